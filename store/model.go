@@ -1,0 +1,216 @@
+package store
+
+import (
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/language"
+)
+
+// Limits on user input.
+const (
+	MaxIDLen     = 64
+	MaxAuthorLen = 100    // characters
+	MaxTitleLen  = 200    // characters
+	MaxBodyLen   = 10_000 // characters
+	MinRating    = 1
+	MaxRating    = 5
+)
+
+// Comment is one product comment.
+type Comment struct {
+	ID        string
+	ProductID string
+	Language  string // canonical BCP 47 tag
+	Rating    int    // 1..5
+	Author    string
+	Title     string
+	Body      string
+	CreatedAt time.Time // UTC
+	Version   int64     // bumped by every update (0 for a new comment)
+}
+
+// SortKey returns the comment's GSISK.
+func (c *Comment) SortKey() string { return SortKey(c.CreatedAt, c.ID) }
+
+// Stats are the rating counters of one product, for one language or all.
+type Stats struct {
+	ProductID string
+	Language  string   // "" for all languages
+	Counts    [6]int64 // Counts[r] for rating r in 1..5; Counts[0] unused
+	Total     int64
+}
+
+// Count returns the number of comments with rating r.
+func (s *Stats) Count(r int) int64 {
+	if r < MinRating || r > MaxRating {
+		return 0
+	}
+	return s.Counts[r]
+}
+
+// ValidateID checks a product or comment id: 1–64 of [A-Za-z0-9_-].
+func ValidateID(what, id string) error {
+	if id == "" || len(id) > MaxIDLen {
+		return Errorf(EINVALID, "%s must be 1 to %d characters of [A-Za-z0-9_-]", what, MaxIDLen)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return Errorf(EINVALID, "%s must be 1 to %d characters of [A-Za-z0-9_-]", what, MaxIDLen)
+		}
+	}
+	return nil
+}
+
+// CanonicalLanguage parses a BCP 47 tag and returns its canonical form
+// ("EN-gb" → "en-GB"). An empty or malformed tag is EINVALID.
+func CanonicalLanguage(tag string) (string, error) {
+	if tag == "" || len(tag) > 35 {
+		return "", Errorf(EINVALID, "language must be a BCP 47 tag such as \"en\" or \"pt-BR\"")
+	}
+	t, err := language.Parse(tag)
+	if err != nil {
+		return "", Errorf(EINVALID, "language %q is not a BCP 47 tag", tag)
+	}
+	s := t.String()
+	if s == "und" {
+		return "", Errorf(EINVALID, "language %q is undetermined", tag)
+	}
+	return s, nil
+}
+
+// ValidateRating checks that r is in 1..5.
+func ValidateRating(r int) error {
+	if r < MinRating || r > MaxRating {
+		return Errorf(EINVALID, "rating must be an integer from %d to %d, got %d", MinRating, MaxRating, r)
+	}
+	return nil
+}
+
+// ValidateText checks a required text field: non-empty after trimming, valid
+// UTF-8, at most max characters.
+func ValidateText(what, s string, max int) error {
+	if !utf8.ValidString(s) {
+		return Errorf(EINVALID, "%s must be valid UTF-8", what)
+	}
+	blank := true
+	for _, r := range s {
+		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
+			blank = false
+			break
+		}
+	}
+	if blank {
+		return Errorf(EINVALID, "%s must not be empty", what)
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return Errorf(EINVALID, "%s must be at most %d characters, got %d", what, max, n)
+	}
+	return nil
+}
+
+// Validate checks every field of c and canonicalises its language and time.
+func (c *Comment) Validate() error {
+	if err := ValidateID("comment id", c.ID); err != nil {
+		return err
+	}
+	if err := ValidateID("productId", c.ProductID); err != nil {
+		return err
+	}
+	lang, err := CanonicalLanguage(c.Language)
+	if err != nil {
+		return err
+	}
+	c.Language = lang
+	if err := ValidateRating(c.Rating); err != nil {
+		return err
+	}
+	if err := ValidateText("author", c.Author, MaxAuthorLen); err != nil {
+		return err
+	}
+	if err := ValidateText("title", c.Title, MaxTitleLen); err != nil {
+		return err
+	}
+	if err := ValidateText("body", c.Body, MaxBodyLen); err != nil {
+		return err
+	}
+	if c.CreatedAt.IsZero() {
+		return Errorf(EINVALID, "createdAt is required")
+	}
+	if y := c.CreatedAt.UTC().Year(); y < 1970 || y > 9999 {
+		return Errorf(EINVALID, "createdAt must be between 1970 and 9999")
+	}
+	c.CreatedAt = c.CreatedAt.UTC()
+	return nil
+}
+
+// Item returns the table item of c, with all four index keys.
+func (c *Comment) Item() Item {
+	k := CommentKey(c.ID)
+	_, gsi1 := PartitionKey(c.ProductID, c.Language, c.Rating)
+	_, gsi2 := PartitionKey(c.ProductID, c.Language, 0)
+	_, gsi3 := PartitionKey(c.ProductID, "", c.Rating)
+	_, gsi4 := PartitionKey(c.ProductID, "", 0)
+	return Item{
+		AttrPK: k.PK, AttrSK: k.SK,
+		AttrGSIPK: gsi1, AttrGSI2PK: gsi2, AttrGSI3PK: gsi3, AttrGSI4PK: gsi4,
+		AttrGSISK:     c.SortKey(),
+		AttrID:        c.ID,
+		AttrProductID: c.ProductID,
+		AttrLanguage:  c.Language,
+		AttrRating:    int64(c.Rating),
+		AttrAuthor:    c.Author,
+		AttrTitle:     c.Title,
+		AttrBody:      c.Body,
+		AttrCreatedAt: c.CreatedAt.UTC().Format(timeLayout),
+		AttrVersion:   c.Version,
+	}
+}
+
+// CommentFromItem decodes a comment item (from the table or an index).
+func CommentFromItem(it Item) (*Comment, error) {
+	t, err := time.Parse(timeLayout, it.S(AttrCreatedAt))
+	if err != nil {
+		return nil, Wrap(EINTERNAL, err, "corrupt comment item %q", it.S(AttrPK))
+	}
+	return &Comment{
+		ID:        it.S(AttrID),
+		ProductID: it.S(AttrProductID),
+		Language:  it.S(AttrLanguage),
+		Rating:    int(it.N(AttrRating)),
+		Author:    it.S(AttrAuthor),
+		Title:     it.S(AttrTitle),
+		Body:      it.S(AttrBody),
+		CreatedAt: t,
+		Version:   it.N(AttrVersion),
+	}, nil
+}
+
+// StatsFromItem decodes a stats item; a nil item is all zeros.
+func StatsFromItem(productID, lang string, it Item) *Stats {
+	s := &Stats{ProductID: productID, Language: lang}
+	if it == nil {
+		return s
+	}
+	for r := MinRating; r <= MaxRating; r++ {
+		s.Counts[r] = it.N(AttrCount(r))
+	}
+	s.Total = it.N(AttrCountTotal)
+	return s
+}
+
+// StatsItem returns the whole stats item of s, with its leaderboard keys while
+// it has 5-star comments.
+func (s *Stats) Item() Item {
+	k := StatsKey(s.ProductID, s.Language)
+	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrCountTotal: s.Total}
+	for r := MinRating; r <= MaxRating; r++ {
+		it[AttrCount(r)] = s.Counts[r]
+	}
+	if s.Counts[5] > 0 {
+		it[AttrGSIPK] = LeadersPK(s.Language)
+		it[AttrGSISK] = LeadersSK(s.Counts[5], s.ProductID)
+	}
+	return it
+}

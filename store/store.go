@@ -1,0 +1,48 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Store is the comments model over a Table: comment and stats operations,
+// the planner-driven comment listing, the leaderboard, and bulk loads.
+type Store struct {
+	table Table
+	now   func() time.Time
+	newID func(time.Time) string
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock sets the clock used for createdAt of new comments.
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// New returns a Store over t.
+func New(t Table, opts ...Option) *Store {
+	s := &Store{
+		table: t,
+		now:   time.Now,
+		newID: func(t time.Time) string { return ulid.MustNew(ulid.Timestamp(t), rand.Reader).String() },
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Table returns the Table the store runs on.
+func (s *Store) Table() Table { return s.table }
+
+// IsEmpty reports whether the table holds no item at all.
+func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
+	items, _, err := s.table.Scan(ctx, 0, 1, nil, 1)
+	if err != nil {
+		return false, err
+	}
+	return len(items) == 0, nil
+}

@@ -1,0 +1,132 @@
+package store
+
+import "context"
+
+// Item is one table item: attribute name → value. A value is a string or an
+// int64 (DynamoDB's S and N); nothing else is stored.
+type Item map[string]any
+
+// S returns the string attribute name, or "" when absent.
+func (it Item) S(name string) string {
+	s, _ := it[name].(string)
+	return s
+}
+
+// N returns the number attribute name, or 0 when absent.
+func (it Item) N(name string) int64 {
+	n, _ := it[name].(int64)
+	return n
+}
+
+// Key is a table item's primary key.
+type Key struct {
+	PK, SK string
+}
+
+// Key returns the primary key of it.
+func (it Item) Key() Key { return Key{PK: it.S(AttrPK), SK: it.S(AttrSK)} }
+
+// SortOp is the comparison of a Query's sort-key condition.
+type SortOp int
+
+// Sort-key conditions.
+const (
+	SortNone       SortOp = iota // no condition on the sort key
+	SortLess                     // sort < value
+	SortGreater                  // sort > value
+	SortBeginsWith               // begins_with(sort, value)
+)
+
+// Query is a key-condition query on the base table (Index "") or on one of
+// the indexes declared in Indexes.
+type Query struct {
+	Index     string // "" for the base table
+	HashValue string // equality on the hash attribute (PK or the index's)
+	SortOp    SortOp
+	SortValue string
+	Forward   bool // ascending by sort key when true; descending otherwise
+	Limit     int  // maximum items to return; must be > 0
+	// StartKey continues a previous query: it is the LastKey of the answer
+	// before (exclusive).
+	StartKey Item
+}
+
+// QueryResult is one page of a Query. LastKey is nil when the partition holds
+// nothing more past Items; a non-nil LastKey means there may be more (the
+// backend stopped at the limit or at its own size limit), to be read by
+// passing it as the next Query's StartKey. A backend may return fewer than
+// Limit items with a non-nil LastKey (DynamoDB's 1 MB page).
+type QueryResult struct {
+	Items   []Item
+	LastKey Item
+}
+
+// OpKind is the kind of one operation of an atomic Write.
+type OpKind int
+
+// Operation kinds.
+const (
+	OpPut    OpKind = iota + 1 // replace the whole item
+	OpDelete                   // delete the item
+	OpUpdate                   // ADD to numbers, SET and REMOVE attributes; creates the item if absent
+)
+
+// CondKind is the kind of a condition on an item of a Write.
+type CondKind int
+
+// Conditions.
+const (
+	CondExists    CondKind = iota + 1 // the item exists
+	CondNotExists                     // the item does not exist
+	CondEquals                        // attribute Attr equals Value (an absent attribute equals nothing)
+	CondAbsent                        // attribute Attr is absent (the item may be absent too)
+)
+
+// Cond is a condition on the item an Op writes. All conditions of a Write are
+// evaluated against the state before it; if any fails, nothing is written and
+// the Write returns an *Error with code ECONFLICT and Op set to the failed
+// operation's index.
+type Cond struct {
+	Kind  CondKind
+	Attr  string
+	Value any
+}
+
+// Op is one operation of an atomic Write. The ops of one Write address
+// distinct items.
+type Op struct {
+	Kind   OpKind
+	Key    Key
+	Item   Item             // OpPut: the whole item (its PK and SK equal Key)
+	Add    map[string]int64 // OpUpdate: ADD to number attributes (absent counts as 0)
+	Set    Item             // OpUpdate: SET attributes
+	Remove []string         // OpUpdate: REMOVE attributes
+	Conds  []Cond           // all must hold
+}
+
+// Table is the seam between the model and a backend: a small, typed subset of
+// DynamoDB. Implementations are safe for concurrent use.
+type Table interface {
+	// Get returns the item with key k, or nil when it does not exist.
+	Get(ctx context.Context, k Key) (Item, error)
+	// BatchGet returns the items of keys, aligned with keys (nil where an
+	// item does not exist). Any number of keys; the backend chunks them.
+	BatchGet(ctx context.Context, keys []Key) ([]Item, error)
+	// Query runs a key-condition query.
+	Query(ctx context.Context, q Query) (QueryResult, error)
+	// Write applies ops atomically (at most MaxWriteOps).
+	Write(ctx context.Context, ops []Op) error
+	// BatchPut writes whole items, not atomically as a group, for bulk loads.
+	BatchPut(ctx context.Context, items []Item) error
+	// Scan reads segment seg of total segments of the base table, a page at
+	// a time: it returns up to limit items after startKey (nil: from the
+	// start) and the key to continue from (nil when the segment is done).
+	// Only rebuild-stats scans.
+	Scan(ctx context.Context, seg, total int, startKey Item, limit int) ([]Item, Item, error)
+	// Close releases the backend's resources.
+	Close() error
+}
+
+// MaxWriteOps is the largest number of operations of one Table.Write
+// (DynamoDB's TransactWriteItems limit).
+const MaxWriteOps = 100
