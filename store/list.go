@@ -1,0 +1,279 @@
+package store
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Page size limits.
+const (
+	DefaultPageSize = 20
+	MaxPageSize     = 100
+)
+
+// PageArgs are a Relay connection's arguments.
+type PageArgs struct {
+	First  *int
+	After  *string
+	Last   *int
+	Before *string
+}
+
+// Edge is one comment of a page with its cursor.
+type Edge struct {
+	Cursor  string
+	Comment *Comment
+}
+
+// Connection is one page of comments.
+type Connection struct {
+	Edges           []Edge
+	HasNextPage     bool
+	HasPreviousPage bool
+	TotalCount      int64
+	Trace           *Trace
+}
+
+// Trace records what a page read: its plan and, per partition, the queries
+// made and items read. It backs EXPLAIN and the cost accounting.
+type Trace struct {
+	Plan      Plan
+	Reads     []PartitionReads // aligned with Plan.Partitions
+	Returned  int
+	ItemsRead int
+	Calls     int
+}
+
+// PartitionReads counts the reads of one partition.
+type PartitionReads struct {
+	Calls  int
+	Items  int
+	Limits []int
+}
+
+// page is the validated form of PageArgs.
+type page struct {
+	size     int
+	backward bool
+	from     string // exclusive start GSISK ("" from the newest/oldest)
+	stop     string // exclusive stop GSISK ("" none)
+}
+
+func parsePage(a PageArgs) (page, error) {
+	var p page
+	if a.First != nil && a.Last != nil {
+		return p, Errorf(EINVALID, "pass either first or last, not both")
+	}
+	p.size = DefaultPageSize
+	switch {
+	case a.First != nil:
+		p.size = *a.First
+	case a.Last != nil:
+		p.size = *a.Last
+		p.backward = true
+	case a.Before != nil && a.After == nil:
+		p.backward = true
+	}
+	if p.size < 0 || p.size > MaxPageSize {
+		return p, Errorf(EINVALID, "first and last must be between 0 and %d, got %d", MaxPageSize, p.size)
+	}
+	var after, before string
+	var err error
+	if a.After != nil {
+		if after, err = DecodeCursor(*a.After); err != nil {
+			return p, Errorf(EINVALID, "after: %s", ErrorMessage(err))
+		}
+	}
+	if a.Before != nil {
+		if before, err = DecodeCursor(*a.Before); err != nil {
+			return p, Errorf(EINVALID, "before: %s", ErrorMessage(err))
+		}
+	}
+	if p.backward {
+		p.from, p.stop = before, after
+	} else {
+		p.from, p.stop = after, before
+	}
+	return p, nil
+}
+
+// ListComments returns one page of product pid's comments matching f, newest
+// first, given the stats of (pid, f.Language) (which the caller loads,
+// batched, through a dataloader). f must hold a canonical language and
+// normalised ratings (see NormalizeRatings).
+func (s *Store) ListComments(ctx context.Context, pid string, f Filter, args PageArgs, st *Stats) (*Connection, error) {
+	if err := ValidateID("product id", pid); err != nil {
+		return nil, err
+	}
+	pg, err := parsePage(args)
+	if err != nil {
+		return nil, err
+	}
+	plan := PlanQuery(pid, f, st, pg.size+1)
+	tr := &Trace{Plan: plan, Reads: make([]PartitionReads, len(plan.Partitions))}
+	conn := &Connection{TotalCount: plan.Total, Trace: tr}
+	if plan.Strategy == StrategyEmpty {
+		return conn, nil
+	}
+	items, more, err := s.merge(ctx, plan, pg, tr)
+	if err != nil {
+		return nil, err
+	}
+	conn.Edges = make([]Edge, 0, len(items))
+	for _, it := range items {
+		c, err := CommentFromItem(it)
+		if err != nil {
+			return nil, err
+		}
+		conn.Edges = append(conn.Edges, Edge{Cursor: EncodeCursor(it.S(AttrGSISK)), Comment: c})
+	}
+	if pg.backward {
+		slices.Reverse(conn.Edges)
+		conn.HasPreviousPage = more
+	} else {
+		conn.HasNextPage = more
+	}
+	tr.Returned = len(conn.Edges)
+	for _, r := range tr.Reads {
+		tr.ItemsRead += r.Items
+		tr.Calls += r.Calls
+	}
+	return conn, nil
+}
+
+// stream is one partition being merged: a buffer of read items, and the key
+// to continue from while the partition may hold more.
+type stream struct {
+	part Partition
+	buf  []Item
+	next Item // StartKey of the next read; nil once exhausted
+	done bool // exhausted (or past the stop bound)
+}
+
+// merge reads the plan's partitions and k-way merges them by GSISK, taking
+// pg.size items and reporting whether one more exists. A partition whose
+// buffer runs dry while it may hold more is read again from its last key
+// (refill), so the result is exact for any first-read limit.
+func (s *Store) merge(ctx context.Context, plan Plan, pg page, tr *Trace) ([]Item, bool, error) {
+	streams := make([]*stream, len(plan.Partitions))
+	for i, p := range plan.Partitions {
+		streams[i] = &stream{part: p}
+	}
+	need := pg.size + 1
+	// First round: every partition in parallel, with its planned limit.
+	first := make([]int, len(streams))
+	for i := range streams {
+		first[i] = i
+	}
+	if err := s.fill(ctx, streams, first, pg, tr, func(st *stream) int { return st.part.Limit }); err != nil {
+		return nil, false, err
+	}
+	out := make([]Item, 0, need)
+	for len(out) < need {
+		var dry []int
+		for i, st := range streams {
+			if len(st.buf) == 0 && !st.done {
+				dry = append(dry, i)
+			}
+		}
+		if len(dry) > 0 {
+			remaining := need - len(out)
+			err := s.fill(ctx, streams, dry, pg, tr, func(st *stream) int {
+				return refillLimit(remaining, st.part.Count, plan.Total, len(streams))
+			})
+			if err != nil {
+				return nil, false, err
+			}
+			continue
+		}
+		best := -1
+		for i, st := range streams {
+			if len(st.buf) == 0 {
+				continue
+			}
+			if best < 0 || before(st.buf[0].S(AttrGSISK), streams[best].buf[0].S(AttrGSISK), pg.backward) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break // every partition exhausted
+		}
+		it := streams[best].buf[0]
+		streams[best].buf = streams[best].buf[1:]
+		if pg.stop != "" && !before(it.S(AttrGSISK), pg.stop, pg.backward) {
+			streams[best].done, streams[best].buf = true, nil
+			continue
+		}
+		if plan.Keep != nil && !slices.Contains(plan.Keep, int(it.N(AttrRating))) {
+			continue
+		}
+		out = append(out, it)
+	}
+	more := len(out) == need
+	if more {
+		out = out[:pg.size]
+	}
+	return out, more, nil
+}
+
+// before reports whether sort key a comes before b in the page's order:
+// descending (newest first) forward, ascending backward.
+func before(a, b string, backward bool) bool {
+	if backward {
+		return a < b
+	}
+	return a > b
+}
+
+// refillLimit sizes a refill read: the partition's share of the items still
+// needed, with half again as margin, at least 2 and at most remaining.
+func refillLimit(remaining int, count, total int64, k int) int {
+	l := remaining
+	if k > 1 && total > 0 {
+		l = int(math.Ceil(1.5*float64(remaining)*float64(count)/float64(total))) + 1
+	}
+	return max(2, min(l, remaining))
+}
+
+// fill reads the streams at idx in parallel, each with limit(stream).
+func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg page, tr *Trace, limit func(*stream) int) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, i := range idx {
+		st := streams[i]
+		lim := limit(st)
+		tr.Reads[i].Limits = append(tr.Reads[i].Limits, lim)
+		q := Query{
+			Index:     st.part.Index,
+			HashValue: st.part.Key,
+			Forward:   pg.backward,
+			Limit:     lim,
+			StartKey:  st.next,
+		}
+		if pg.from != "" {
+			q.SortValue = pg.from
+			q.SortOp = SortLess
+			if pg.backward {
+				q.SortOp = SortGreater
+			}
+		}
+		g.Go(func() error {
+			res, err := s.table.Query(gctx, q)
+			if err != nil {
+				return err
+			}
+			st.buf = append(st.buf, res.Items...)
+			st.next = res.LastKey
+			st.done = res.LastKey == nil
+			return nil
+		})
+	}
+	err := g.Wait()
+	for _, i := range idx {
+		tr.Reads[i].Calls++
+		tr.Reads[i].Items += len(streams[i].buf)
+	}
+	return err
+}

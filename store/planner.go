@@ -1,0 +1,175 @@
+package store
+
+import (
+	"math"
+	"slices"
+)
+
+// Filter selects the comments of one product.
+type Filter struct {
+	// Language is a canonical BCP 47 tag, or "" for all languages.
+	Language string
+	// Ratings are the selected ratings, sorted and unique (see
+	// NormalizeRatings); nil selects all, an empty non-nil slice none.
+	Ratings []int
+}
+
+// NormalizeRatings validates rs and returns them sorted with duplicates
+// removed. nil stays nil (all ratings); an empty list stays empty (none).
+func NormalizeRatings(rs []int) ([]int, error) {
+	if rs == nil {
+		return nil, nil
+	}
+	out := make([]int, 0, len(rs))
+	for _, r := range rs {
+		if err := ValidateRating(r); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Strategy names how a plan reads.
+type Strategy string
+
+// Strategies.
+const (
+	// StrategyEmpty reads nothing: no selected rating has a comment.
+	StrategyEmpty Strategy = "empty"
+	// StrategySingle reads one partition that holds exactly the matches.
+	StrategySingle Strategy = "single"
+	// StrategyMerge reads one partition per rating in parallel and merges
+	// them by GSISK.
+	StrategyMerge Strategy = "merge"
+	// StrategyBroad reads the language's (or product's) whole partition and
+	// drops the comments of unselected ratings, chosen only when that reads
+	// less than a merge (see Plan).
+	StrategyBroad Strategy = "broad"
+)
+
+// Partition is one index partition a plan reads.
+type Partition struct {
+	Index  string
+	Key    string // the index's hash value
+	Rating int    // 0 for a partition of all ratings
+	Count  int64  // comments in the partition, from the stats
+	Limit  int    // first query's limit
+}
+
+// Plan is how one page of comments is read. It is a pure function of the
+// filter, the stats and the page size: see PlanQuery.
+type Plan struct {
+	Strategy   Strategy
+	Partitions []Partition
+	// Keep is, for StrategyBroad (and as a guard for any plan), the ratings
+	// a read item must have to be returned; nil keeps all.
+	Keep []int
+	// Skipped are selected ratings left out because their count is zero.
+	Skipped []int
+	// Total is the exact number of matching comments.
+	Total int64
+}
+
+// Planner tuning. A merge sizes each partition's first query from its share
+// of the selected total plus mergeSlack items; a broad read is chosen over a
+// merge only when the comments it expects to drop are fewer than the items
+// a merge expects to over-read (mergeSlack + 0.5 of rounding per partition).
+const mergeSlack = 1
+
+// PlanQuery plans a page of `need` items (the page size plus one, to learn
+// whether another page follows) of product pid's comments matching f, given
+// the stats of (pid, f.Language). The rules:
+//
+//   - no comments at all, or an empty rating list: empty, no reads;
+//   - ratings omitted or all five: one partition, byLang (with a language) or
+//     all;
+//   - ratings whose count is zero are skipped; none left: empty, no reads;
+//   - one rating left: its partition of byLangAndRating or byRating;
+//   - the selected ratings are every rating that has comments: the broad
+//     partition holds exactly the matches (a single read);
+//   - several: one partition per rating, read in parallel and merged, each
+//     first read sized from its share of the selected total; unless reading
+//     the broad partition and dropping the unselected ratings is expected
+//     to read fewer items (the dropped comments cost less than the merge's
+//     over-read), in which case StrategyBroad.
+func PlanQuery(pid string, f Filter, st *Stats, need int) Plan {
+	if need < 1 {
+		need = 1
+	}
+	if st.Total == 0 || (f.Ratings != nil && len(f.Ratings) == 0) {
+		return Plan{Strategy: StrategyEmpty, Skipped: f.Ratings}
+	}
+	if f.Ratings == nil || len(f.Ratings) == MaxRating-MinRating+1 {
+		idx, key := PartitionKey(pid, f.Language, 0)
+		return Plan{
+			Strategy:   StrategySingle,
+			Partitions: []Partition{{Index: idx, Key: key, Count: st.Total, Limit: need}},
+			Total:      st.Total,
+		}
+	}
+	var p Plan
+	var sel []int
+	for _, r := range f.Ratings {
+		if st.Count(r) == 0 {
+			p.Skipped = append(p.Skipped, r)
+			continue
+		}
+		sel = append(sel, r)
+		p.Total += st.Count(r)
+	}
+	if len(sel) == 0 {
+		p.Strategy = StrategyEmpty
+		return p
+	}
+	if len(sel) == 1 {
+		idx, key := PartitionKey(pid, f.Language, sel[0])
+		p.Strategy = StrategySingle
+		p.Partitions = []Partition{{Index: idx, Key: key, Rating: sel[0], Count: p.Total, Limit: need}}
+		return p
+	}
+	excluded := st.Total - p.Total
+	idx, key := PartitionKey(pid, f.Language, 0)
+	if excluded <= 0 {
+		p.Strategy = StrategySingle
+		p.Partitions = []Partition{{Index: idx, Key: key, Count: st.Total, Limit: need}}
+		p.Keep = sel // a guard against a comment written since the stats were read
+		return p
+	}
+	// Expected items dropped by a broad read to return need items, against
+	// the expected over-read of a merge.
+	dropped := float64(need) * float64(excluded) / float64(p.Total)
+	overRead := float64(len(sel)) * (mergeSlack + 0.5)
+	if dropped < overRead {
+		p.Strategy = StrategyBroad
+		p.Partitions = []Partition{{Index: idx, Key: key, Count: st.Total,
+			Limit: min(int(math.Ceil(float64(need)*float64(st.Total)/float64(p.Total)))+mergeSlack, need*2)}}
+		p.Keep = sel
+		return p
+	}
+	p.Strategy = StrategyMerge
+	for _, r := range sel {
+		idx, key := PartitionKey(pid, f.Language, r)
+		p.Partitions = append(p.Partitions, Partition{
+			Index: idx, Key: key, Rating: r, Count: st.Count(r),
+			Limit: shareLimit(need, st.Count(r), p.Total),
+		})
+	}
+	return p
+}
+
+// shareLimit sizes a partition's read for `need` merged items: its share of
+// the selected total, rounded up, plus mergeSlack, capped at need and at the
+// partition's count (+1, so the read proves the partition is exhausted where
+// a backend cannot tell otherwise).
+func shareLimit(need int, count, total int64) int {
+	l := int(math.Ceil(float64(need)*float64(count)/float64(total))) + mergeSlack
+	l = min(l, need)
+	if c := count + 1; c < int64(l) {
+		l = int(c)
+	}
+	return max(l, 1)
+}
