@@ -1,8 +1,15 @@
 package resolvers
 
-// This file will not be regenerated automatically.
-//
-// It serves as dependency injection for your app, add any dependencies you require
-// here.
+import (
+	"log/slog"
 
-type Resolver struct{}
+	"github.com/acme/comments-gateway/store"
+)
+
+// Resolver is the one injection point of the GraphQL layer: the store and
+// the logger. Resolvers stay thin: they parse arguments, call a loader or
+// the store, and return store errors for the presenter to map.
+type Resolver struct {
+	Store  *store.Store
+	Logger *slog.Logger
+}

@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/graph/model"
@@ -16,52 +15,128 @@ import (
 
 // Product is the resolver for the product field.
 func (r *commentResolver) Product(ctx context.Context, obj *store.Comment) (*model.Product, error) {
-	panic(fmt.Errorf("not implemented: Product - product"))
+	return &model.Product{ID: obj.ProductID}, nil
 }
 
 // CreateComment is the resolver for the createComment field.
 func (r *mutationResolver) CreateComment(ctx context.Context, input model.CreateCommentInput) (*model.CreateCommentPayload, error) {
-	panic(fmt.Errorf("not implemented: CreateComment - createComment"))
+	c, err := r.Store.CreateComment(ctx, store.NewComment{
+		ProductID: input.ProductID, Language: input.Language, Rating: input.Rating,
+		Author: input.Author, Title: input.Title, Body: input.Body,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.CreateCommentPayload{Comment: c}, nil
 }
 
 // UpdateComment is the resolver for the updateComment field.
 func (r *mutationResolver) UpdateComment(ctx context.Context, input model.UpdateCommentInput) (*model.UpdateCommentPayload, error) {
-	panic(fmt.Errorf("not implemented: UpdateComment - updateComment"))
+	c, err := r.Store.UpdateComment(ctx, store.CommentUpdate{
+		ID: input.ID, Language: input.Language, Rating: input.Rating, Title: input.Title, Body: input.Body,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.UpdateCommentPayload{Comment: c}, nil
 }
 
 // DeleteComment is the resolver for the deleteComment field.
 func (r *mutationResolver) DeleteComment(ctx context.Context, input model.DeleteCommentInput) (*model.DeleteCommentPayload, error) {
-	panic(fmt.Errorf("not implemented: DeleteComment - deleteComment"))
+	if err := r.Store.DeleteComment(ctx, input.ID); err != nil {
+		return nil, err
+	}
+	return &model.DeleteCommentPayload{DeletedCommentID: input.ID}, nil
 }
 
 // Comments is the resolver for the comments field.
 func (r *productResolver) Comments(ctx context.Context, obj *model.Product, language *string, ratings []int, first *int, after *string, last *int, before *string) (*model.CommentConnection, error) {
-	panic(fmt.Errorf("not implemented: Comments - comments"))
+	lang, err := optLanguage(language)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := store.NormalizeRatings(ratings)
+	if err != nil {
+		return nil, err
+	}
+	f := store.Filter{Language: lang, Ratings: rs}
+	args := store.PageArgs{First: first, After: after, Last: last, Before: before}
+	if err := store.ValidatePage(args); err != nil {
+		return nil, err
+	}
+	st, err := For(ctx).Stats.Load(ctx, store.StatsID{ProductID: obj.ID, Language: lang})()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := r.Store.ListComments(ctx, obj.ID, f, args, st)
+	if err != nil {
+		return nil, err
+	}
+	recordPlan(ctx, obj.ID, f, conn.Trace)
+	return connection(conn), nil
 }
 
 // Stats is the resolver for the stats field.
 func (r *productResolver) Stats(ctx context.Context, obj *model.Product, language *string) (*model.CommentStats, error) {
-	panic(fmt.Errorf("not implemented: Stats - stats"))
+	lang, err := optLanguage(language)
+	if err != nil {
+		return nil, err
+	}
+	st, err := For(ctx).Stats.Load(ctx, store.StatsID{ProductID: obj.ID, Language: lang})()
+	if err != nil {
+		return nil, err
+	}
+	return commentStats(st), nil
 }
 
 // Languages is the resolver for the languages field.
 func (r *productResolver) Languages(ctx context.Context, obj *model.Product) ([]*model.LanguageStats, error) {
-	panic(fmt.Errorf("not implemented: Languages - languages"))
+	langs, err := r.Store.Languages(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.LanguageStats, len(langs))
+	for i, st := range langs {
+		out[i] = &model.LanguageStats{Language: st.Language, Total: int(st.Total)}
+	}
+	return out, nil
 }
 
 // Product is the resolver for the product field.
 func (r *queryResolver) Product(ctx context.Context, id string) (*model.Product, error) {
-	panic(fmt.Errorf("not implemented: Product - product"))
+	if err := store.ValidateID("product id", id); err != nil {
+		return nil, err
+	}
+	return &model.Product{ID: id}, nil
 }
 
 // Comment is the resolver for the comment field.
 func (r *queryResolver) Comment(ctx context.Context, id string) (*store.Comment, error) {
-	panic(fmt.Errorf("not implemented: Comment - comment"))
+	if err := store.ValidateID("comment id", id); err != nil {
+		return nil, err
+	}
+	return For(ctx).Comments.Load(ctx, id)()
 }
 
 // TopProducts is the resolver for the topProducts field.
 func (r *queryResolver) TopProducts(ctx context.Context, first *int, language *string) ([]*model.ProductRank, error) {
-	panic(fmt.Errorf("not implemented: TopProducts - topProducts"))
+	n := 10
+	if first != nil {
+		n = *first
+	}
+	lang, err := optLanguage(language)
+	if err != nil {
+		return nil, err
+	}
+	ranks, err := r.Store.TopProducts(ctx, lang, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.ProductRank, len(ranks))
+	for i, rk := range ranks {
+		out[i] = &model.ProductRank{Rank: rk.Rank, Product: &model.Product{ID: rk.ProductID}, FiveStarCount: int(rk.FiveStarCount)}
+	}
+	return out, nil
 }
 
 // Comment returns graph.CommentResolver implementation.

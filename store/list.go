@@ -277,3 +277,9 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg page,
 	}
 	return err
 }
+
+// ValidatePage checks a connection's arguments without reading anything.
+func ValidatePage(a PageArgs) error {
+	_, err := parsePage(a)
+	return err
+}

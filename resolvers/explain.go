@@ -1,0 +1,73 @@
+package resolvers
+
+import (
+	"context"
+	"sync"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// PlanEntry is the EXPLAIN of one comments field: how it was read.
+type PlanEntry struct {
+	Product   string           `json:"product"`
+	Language  *string          `json:"language"`
+	Ratings   []int            `json:"ratings"`
+	Strategy  string           `json:"strategy"`
+	Skipped   []int            `json:"skippedRatings"`
+	Parts     []PartitionEntry `json:"partitions"`
+	ItemsRead int              `json:"itemsRead"`
+	Calls     int              `json:"calls"`
+	Returned  int              `json:"itemsReturned"`
+	Total     int64            `json:"totalCount"`
+}
+
+// PartitionEntry is one partition of a PlanEntry.
+type PartitionEntry struct {
+	Index     string `json:"index"`
+	Key       string `json:"key"`
+	Rating    int    `json:"rating,omitempty"`
+	Limits    []int  `json:"limits"`
+	ItemsRead int    `json:"itemsRead"`
+	Calls     int    `json:"calls"`
+}
+
+// explain collects the plans of one request.
+type explain struct {
+	mu      sync.Mutex
+	entries []PlanEntry
+}
+
+type explainKey struct{}
+
+// withExplain returns a context that collects the plans of the request.
+func withExplain(ctx context.Context) (context.Context, *explain) {
+	e := &explain{entries: []PlanEntry{}}
+	return context.WithValue(ctx, explainKey{}, e), e
+}
+
+// recordPlan adds a comments field's trace to the request's EXPLAIN, if the
+// request asked for one.
+func recordPlan(ctx context.Context, pid string, f store.Filter, tr *store.Trace) {
+	e, _ := ctx.Value(explainKey{}).(*explain)
+	if e == nil || tr == nil {
+		return
+	}
+	pe := PlanEntry{
+		Product: pid, Ratings: f.Ratings, Strategy: string(tr.Plan.Strategy),
+		Skipped: tr.Plan.Skipped, ItemsRead: tr.ItemsRead, Calls: tr.Calls,
+		Returned: tr.Returned, Total: tr.Plan.Total, Parts: []PartitionEntry{},
+	}
+	if f.Language != "" {
+		l := f.Language
+		pe.Language = &l
+	}
+	for i, p := range tr.Plan.Partitions {
+		pe.Parts = append(pe.Parts, PartitionEntry{
+			Index: p.Index, Key: p.Key, Rating: p.Rating, Limits: tr.Reads[i].Limits,
+			ItemsRead: tr.Reads[i].Items, Calls: tr.Reads[i].Calls,
+		})
+	}
+	e.mu.Lock()
+	e.entries = append(e.entries, pe)
+	e.mu.Unlock()
+}

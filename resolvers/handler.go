@@ -1,0 +1,130 @@
+package resolvers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/acme/comments-gateway/graph"
+	"github.com/acme/comments-gateway/store"
+)
+
+// Config configures the GraphQL handler.
+type Config struct {
+	Store  *store.Store
+	Logger *slog.Logger
+	// LoaderWait is the dataloaders' batching window (DefaultLoaderWait when 0).
+	LoaderWait time.Duration
+}
+
+// NewHandler returns the GraphQL-over-HTTP handler: POST and GET (queries
+// only), introspection, one error presenter, panic recovery, per-request
+// dataloaders, and EXPLAIN on the X-Explain: 1 header.
+func NewHandler(cfg Config) http.Handler {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger}
+	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: r}))
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.Use(extension.Introspection{})
+	srv.SetErrorPresenter(ErrorPresenter(cfg.Logger))
+	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
+		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		return store.Errorf(store.EINTERNAL, "internal error")
+	})
+	srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+		resp := next(ctx)
+		if e, _ := ctx.Value(explainKey{}).(*explain); e != nil && resp != nil {
+			e.mu.Lock()
+			entries := e.entries
+			e.mu.Unlock()
+			if resp.Extensions == nil {
+				resp.Extensions = map[string]any{}
+			}
+			resp.Extensions["plan"] = entries
+		}
+		return resp
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ctx := context.WithValue(req.Context(), loadersKey{}, NewLoaders(cfg.Store, cfg.LoaderWait))
+		if req.Header.Get("X-Explain") == "1" {
+			ctx, _ = withExplain(ctx)
+		}
+		srv.ServeHTTP(w, req.WithContext(ctx))
+	})
+}
+
+// Codes maps store error codes to GraphQL extensions.code.
+var Codes = map[string]string{
+	store.EINVALID:     "BAD_USER_INPUT",
+	store.ENOTFOUND:    "NOT_FOUND",
+	store.ECONFLICT:    "CONFLICT",
+	store.EUNAVAILABLE: "UNAVAILABLE",
+	store.EINTERNAL:    "INTERNAL",
+}
+
+// ErrorPresenter maps every error to a GraphQL error with extensions.code:
+// store errors by their code; gqlgen's own errors about the request (parse,
+// validation, argument coercion) keep their code or get BAD_USER_INPUT;
+// anything else is logged and shown as INTERNAL without detail.
+func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		gerr := graphql.DefaultErrorPresenter(ctx, err)
+		var se *store.Error
+		switch {
+		case errors.As(err, &se):
+			code := Codes[se.Code]
+			if code == "" {
+				code = "INTERNAL"
+			}
+			if code == "INTERNAL" || code == "UNAVAILABLE" {
+				log.ErrorContext(ctx, "store error", "err", err.Error(), "path", gerr.Path.String())
+			}
+			if code == "INTERNAL" {
+				gerr.Message = "internal error"
+			} else {
+				gerr.Message = se.Message
+			}
+			setCode(gerr, code)
+		case gerr.Extensions["code"] != nil:
+		case isRequestError(err):
+			setCode(gerr, "BAD_USER_INPUT")
+		default:
+			log.ErrorContext(ctx, "unexpected error", "err", err.Error(), "path", gerr.Path.String())
+			gerr.Message = "internal error"
+			setCode(gerr, "INTERNAL")
+		}
+		return gerr
+	}
+}
+
+// isRequestError reports whether err is gqlgen's own error about the request
+// (a *gqlerror.Error, e.g. an argument that could not be coerced), as opposed
+// to an error returned by a resolver, which arrives as it was returned.
+func isRequestError(err error) bool {
+	var g *gqlerror.Error
+	return errors.As(err, &g)
+}
+
+func setCode(e *gqlerror.Error, code string) {
+	if e.Extensions == nil {
+		e.Extensions = map[string]any{}
+	}
+	e.Extensions["code"] = code
+}

@@ -1,0 +1,64 @@
+package resolvers
+
+import (
+	"context"
+	"time"
+
+	"github.com/graph-gophers/dataloader/v7"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// maxBatch matches DynamoDB's BatchGetItem limit: one batch, one call.
+const maxBatch = 100
+
+// DefaultLoaderWait is how long a loader collects keys before it reads.
+// gqlgen resolves sibling fields and list elements concurrently, so every
+// stats lookup of one request lands within this window.
+const DefaultLoaderWait = 2 * time.Millisecond
+
+// Loaders are the per-request dataloaders: every stats lookup and comment
+// lookup of one GraphQL request is batched into one BatchGet each.
+type Loaders struct {
+	Stats    *dataloader.Loader[store.StatsID, *store.Stats]
+	Comments *dataloader.Loader[string, *store.Comment]
+}
+
+// NewLoaders returns fresh loaders over s. Loaders cache for their lifetime,
+// so make new ones for every request (NewHandler does).
+func NewLoaders(s *store.Store, wait time.Duration) *Loaders {
+	if wait <= 0 {
+		wait = DefaultLoaderWait
+	}
+	return &Loaders{
+		Stats: dataloader.NewBatchedLoader(func(ctx context.Context, ids []store.StatsID) []*dataloader.Result[*store.Stats] {
+			stats, err := s.GetStats(ctx, ids)
+			return results(len(ids), stats, err)
+		}, dataloader.WithBatchCapacity[store.StatsID, *store.Stats](maxBatch), dataloader.WithWait[store.StatsID, *store.Stats](wait)),
+		Comments: dataloader.NewBatchedLoader(func(ctx context.Context, ids []string) []*dataloader.Result[*store.Comment] {
+			cs, err := s.GetComments(ctx, ids)
+			return results(len(ids), cs, err)
+		}, dataloader.WithBatchCapacity[string, *store.Comment](maxBatch), dataloader.WithWait[string, *store.Comment](wait)),
+	}
+}
+
+// results aligns a batch's values (or its one error) with its keys.
+func results[V any](n int, vs []V, err error) []*dataloader.Result[V] {
+	out := make([]*dataloader.Result[V], n)
+	for i := range out {
+		if err != nil {
+			out[i] = &dataloader.Result[V]{Error: err}
+		} else {
+			out[i] = &dataloader.Result[V]{Data: vs[i]}
+		}
+	}
+	return out
+}
+
+type loadersKey struct{}
+
+// For returns the request's Loaders (set by NewHandler).
+func For(ctx context.Context) *Loaders {
+	l, _ := ctx.Value(loadersKey{}).(*Loaders)
+	return l
+}
