@@ -1,3 +1,348 @@
+// Command comments-gateway serves the product comments GraphQL API and runs
+// its maintenance commands. Run `go run . help` for the list.
 package main
 
-func main() {}
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/acme/comments-gateway/demo"
+	"github.com/acme/comments-gateway/jsonl"
+	"github.com/acme/comments-gateway/resolvers"
+	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/dynamo"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "error:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = `comments-gateway: the product comments GraphQL gateway.
+
+Usage:
+  comments-gateway [serve] [flags]          serve GraphQL (the default command)
+  comments-gateway import [flags] FILE|-    bulk-load comments from JSON lines
+  comments-gateway seed [flags]             load synthetic comments
+  comments-gateway create-table -store dynamodb:TABLE
+  comments-gateway rebuild-stats [flags]    recount every product's stats
+
+Run "comments-gateway COMMAND -h" for a command's flags. Every flag can also
+be set by an environment variable: -store is COMMENTS_STORE, -addr is
+COMMENTS_ADDR, -rand-seed is COMMENTS_RAND_SEED, and so on; a flag on the
+command line wins over the variable.
+`
+
+// run is the whole program: main only adds signals and the exit code.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return cmdServe(ctx, args, getenv, stdout, stderr)
+	case "import":
+		return cmdImport(ctx, args, getenv, stdin, stdout, stderr)
+	case "seed":
+		return cmdSeed(ctx, args, getenv, stdout, stderr)
+	case "create-table":
+		return cmdCreateTable(ctx, args, getenv, stdout, stderr)
+	case "rebuild-stats":
+		return cmdRebuildStats(ctx, args, getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+}
+
+// newFlags returns a flag set for cmd whose flags take their defaults from
+// COMMENTS_<FLAG> environment variables (see parse).
+func newFlags(cmd string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parse applies defaults < environment < flags.
+func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := "COMMENTS_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		f.Usage += " (env " + env + ")"
+		if v := getenv(env); v != "" && err == nil {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s=%q: %v", env, v, e)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return fs.Parse(args)
+}
+
+const defaultStore = "bolt:comments.db"
+
+// openTable opens the Table a -store spec names: bolt:PATH or dynamodb:TABLE.
+func openTable(ctx context.Context, spec string) (store.Table, error) {
+	kind, arg, ok := strings.Cut(spec, ":")
+	if !ok || arg == "" {
+		return nil, fmt.Errorf("-store %q: want bolt:PATH or dynamodb:TABLE", spec)
+	}
+	switch kind {
+	case "bolt":
+		return bolt.Open(arg)
+	case "dynamodb":
+		return dynamo.Open(ctx, arg)
+	default:
+		return nil, fmt.Errorf("-store %q: unknown store %q (want bolt or dynamodb)", spec, kind)
+	}
+}
+
+func newLogger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+func cmdServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
+	spec := fs.String("store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
+	loadDemo := fs.Bool("demo", true, "load the demo data set when the store is empty")
+	logFormat := fs.String("log-format", "text", "log format: text or json")
+	shutdown := fs.Duration("shutdown-timeout", 10*time.Second, "how long in-flight requests may finish on SIGINT/SIGTERM")
+	if err := parse(fs, args, getenv); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	log := newLogger(stderr, *logFormat)
+	tbl, err := openTable(ctx, *spec)
+	if err != nil {
+		return err
+	}
+	defer tbl.Close()
+	s := store.New(tbl)
+	if *loadDemo {
+		if err := loadDemoData(ctx, s, log); err != nil {
+			return err
+		}
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{Store: s, Logger: log}))
+	mux.Handle("GET /{$}", playground.Handler("Product comments", "/graphql"))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if _, err := tbl.Get(ctx, store.StatsKey("readyz", "")); err != nil {
+			log.WarnContext(ctx, "not ready", "err", err)
+			http.Error(w, "store unreachable", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ok\n")
+	})
+	mux.Handle("GET /metrics", promhttp.Handler())
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	// The first line on stdout is the address, for scripts and tests.
+	fmt.Fprintf(stdout, "listening on http://%s/ (store %s)\n", ln.Addr(), *spec)
+	log.Info("serving", "addr", ln.Addr().String(), "store", *spec, "graphiql", "http://"+ln.Addr().String()+"/")
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", shutdown.String())
+	sctx, cancel := context.WithTimeout(context.Background(), *shutdown)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// loadDemoData loads the demo data set into s when its table is empty.
+func loadDemoData(ctx context.Context, s *store.Store, log *slog.Logger) error {
+	empty, err := s.IsEmpty(ctx)
+	if err != nil || !empty {
+		return err
+	}
+	start := time.Now()
+	cs := demo.Default()
+	if err := s.PutComments(ctx, cs); err != nil {
+		return fmt.Errorf("loading demo data: %w", err)
+	}
+	res, err := s.RebuildStats(ctx, 4)
+	if err != nil {
+		return fmt.Errorf("counting demo data: %w", err)
+	}
+	log.Info("loaded demo data", "comments", res.Comments, "products", res.Products, "took", time.Since(start).Round(time.Millisecond).String())
+	return nil
+}
+
+func cmdSeed(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("seed", stderr)
+	spec := fs.String("store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
+	products := fs.Int("products", demo.DefaultProducts, "number of products")
+	comments := fs.Int("comments", demo.DefaultComments, "number of comments")
+	seed := fs.Uint64("rand-seed", demo.DefaultSeed, "random seed (the same seed gives the same data)")
+	if err := parse(fs, args, getenv); err != nil {
+		return err
+	}
+	if *products < 1 || *comments < 0 {
+		return fmt.Errorf("seed: -products must be at least 1 and -comments at least 0")
+	}
+	tbl, err := openTable(ctx, *spec)
+	if err != nil {
+		return err
+	}
+	defer tbl.Close()
+	s := store.New(tbl)
+	start := time.Now()
+	cfg := demo.DefaultConfig()
+	cfg.Products, cfg.Comments = *products, *comments
+	cs := demo.Generate(demo.NewRand(*seed), cfg)
+	const chunk = 5000
+	for i := 0; i < len(cs); i += chunk {
+		if err := s.PutComments(ctx, cs[i:min(i+chunk, len(cs))]); err != nil {
+			return err
+		}
+	}
+	res, err := s.RebuildStats(ctx, 4)
+	if err != nil {
+		return err
+	}
+	d := time.Since(start)
+	fmt.Fprintf(stdout, "seeded %d comments (%d products with comments) in %s, %.0f comments/s\n",
+		len(cs), res.Products, d.Round(time.Millisecond), float64(len(cs))/d.Seconds())
+	return nil
+}
+
+func cmdCreateTable(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("create-table", stderr)
+	spec := fs.String("store", "", "the table to create: dynamodb:TABLE")
+	if err := parse(fs, args, getenv); err != nil {
+		return err
+	}
+	name, ok := strings.CutPrefix(*spec, "dynamodb:")
+	if !ok || name == "" {
+		return fmt.Errorf("create-table: -store must be dynamodb:TABLE (the embedded store needs no table)")
+	}
+	t, err := dynamo.Open(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if err := t.CreateTable(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "table %s is ACTIVE with its four indexes\n", name)
+	return nil
+}
+
+func cmdRebuildStats(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("rebuild-stats", stderr)
+	spec := fs.String("store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
+	segments := fs.Int("segments", 8, "parallel scan segments")
+	if err := parse(fs, args, getenv); err != nil {
+		return err
+	}
+	tbl, err := openTable(ctx, *spec)
+	if err != nil {
+		return err
+	}
+	defer tbl.Close()
+	start := time.Now()
+	res, err := store.New(tbl).RebuildStats(ctx, *segments)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "recounted %d comments of %d products, wrote %d stats items in %s\n",
+		res.Comments, res.Products, res.StatsItems, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func cmdImport(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("import", stderr)
+	spec := fs.String("store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
+	if err := parse(fs, args, getenv); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("import: want one FILE (or - for standard input), got %d arguments", fs.NArg())
+	}
+	in := stdin
+	if name := fs.Arg(0); name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	tbl, err := openTable(ctx, *spec)
+	if err != nil {
+		return err
+	}
+	defer tbl.Close()
+	s := store.New(tbl)
+	bar := jsonl.NewBar(stderr)
+	sum, err := jsonl.Read(in, jsonl.Options{Progress: bar.Update}, func(batch []*store.Comment) error {
+		return s.PutComments(ctx, batch)
+	})
+	bar.Clear()
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	res, err := s.RebuildStats(ctx, 8)
+	if err != nil {
+		return fmt.Errorf("import: comments loaded, but recounting the stats failed (run rebuild-stats): %w", err)
+	}
+	fmt.Fprintln(stdout, sum)
+	fmt.Fprintf(stdout, "stats recounted: %d comments in the store, %d products\n", res.Comments, res.Products)
+	return nil
+}

@@ -1,0 +1,389 @@
+package jsonl
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// record is one input line as decoded. Which fields are present and not
+// null is told by checkKeys; the raw rating keeps its JSON type.
+type record struct {
+	ID        string          `json:"id"`
+	ProductID string          `json:"productId"`
+	Language  string          `json:"language"`
+	Rating    json.RawMessage `json:"rating"`
+	Author    string          `json:"author"`
+	Title     string          `json:"title"`
+	Body      string          `json:"body"`
+	CreatedAt string          `json:"createdAt"`
+}
+
+// fieldNames are the fields of a line, in their documented order.
+var fieldNames = [...]string{"id", "productId", "language", "rating", "author", "title", "body", "createdAt"}
+
+// Bits of fieldNames, as checkKeys reports them.
+const (
+	fieldID = 1 << iota
+	fieldProductID
+	fieldLanguage
+	fieldRating
+	fieldAuthor
+	fieldTitle
+	fieldBody
+	fieldCreatedAt
+)
+
+// placeholderID stands in for a missing id while the rest is validated.
+const placeholderID = "0"
+
+// parser turns lines into comments. Its buffers are reused across lines.
+type parser struct {
+	br  bytes.Reader
+	h   hash.Hash
+	sum []byte
+}
+
+// parse decodes and validates line n. It reports whether the id was
+// generated.
+func (p *parser) parse(n int, line []byte) (*store.Comment, bool, error) {
+	bad := func(format string, args ...any) (*store.Comment, bool, error) {
+		return nil, false, &LineError{Line: n, Msg: fmt.Sprintf(format, args...)}
+	}
+	if !utf8.Valid(line) {
+		return bad("not valid UTF-8")
+	}
+	var rec record
+	p.br.Reset(line)
+	dec := json.NewDecoder(&p.br)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return nil, false, &LineError{Line: n, Msg: decodeMessage(err), Err: err}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return bad("unexpected data after the JSON object")
+	}
+	if i := skipSpace(line, 0); line[i] != '{' { // valid JSON, so i < len(line)
+		return bad("expected a JSON object, got %s", jsonKind(line[i]))
+	}
+	set, msg := checkKeys(line)
+	if msg != "" {
+		return bad("%s", msg)
+	}
+	var missing []string
+	for i, name := range fieldNames[1:] {
+		if set&(fieldProductID<<i) == 0 {
+			missing = append(missing, name)
+		}
+	}
+	switch len(missing) {
+	case 0:
+	case 1:
+		return bad("%s is required", missing[0])
+	default:
+		return bad("%s are required", strings.Join(missing, ", "))
+	}
+
+	c := &store.Comment{
+		ID:        placeholderID,
+		ProductID: rec.ProductID,
+		Language:  rec.Language,
+		Author:    rec.Author,
+		Title:     rec.Title,
+		Body:      rec.Body,
+	}
+	generated := set&fieldID == 0
+	if !generated {
+		c.ID = rec.ID
+		if err := store.ValidateID("id", c.ID); err != nil {
+			return bad("%s, got %s", store.ErrorMessage(err), quote(c.ID))
+		}
+	}
+	if err := store.ValidateID("productId", c.ProductID); err != nil {
+		return bad("%s, got %s", store.ErrorMessage(err), quote(c.ProductID))
+	}
+	rating, msg := parseRating(rec.Rating)
+	if msg != "" {
+		return bad("%s", msg)
+	}
+	c.Rating = rating
+	t, err := time.Parse(time.RFC3339Nano, rec.CreatedAt)
+	if err == nil && !rfc3339Tail(rec.CreatedAt) {
+		err = errors.New("not RFC 3339")
+	}
+	if err != nil {
+		return nil, false, &LineError{Line: n, Err: err,
+			Msg: fmt.Sprintf("createdAt must be an RFC 3339 time such as \"2024-05-01T12:34:56Z\", got %s", quote(rec.CreatedAt))}
+	}
+	c.CreatedAt = t
+	if err := c.Validate(); err != nil { // canonicalises the language too
+		return nil, false, &LineError{Line: n, Msg: store.ErrorMessage(err), Err: err}
+	}
+	if generated {
+		c.ID = p.newID(c)
+	}
+	return c, generated, nil
+}
+
+// newID returns the ULID of comment c, which has no id: its time is
+// c.CreatedAt and its entropy a hash of c's content, so the same comment
+// always gets the same id.
+func (p *parser) newID(c *store.Comment) string {
+	if p.h == nil {
+		p.h = sha256.New()
+	}
+	p.h.Reset()
+	var buf [binary.MaxVarintLen64]byte
+	field := func(s string) {
+		p.h.Write(binary.AppendUvarint(buf[:0], uint64(len(s))))
+		io.WriteString(p.h, s)
+	}
+	field(c.ProductID)
+	field(c.Language)
+	field(strconv.Itoa(c.Rating))
+	field(c.Author)
+	field(c.Title)
+	field(c.Body)
+	field(c.CreatedAt.Format(time.RFC3339Nano))
+	p.sum = p.h.Sum(p.sum[:0])
+	var id ulid.ULID
+	// Cannot fail: Validate bounded the time to 1970–9999, and the entropy
+	// is long enough.
+	_ = id.SetTime(ulid.Timestamp(c.CreatedAt))
+	_ = id.SetEntropy(p.sum[:10])
+	return id.String()
+}
+
+// rfc3339Tail checks what time.Parse lets through in a time it parsed with
+// time.RFC3339Nano: the fraction must follow a '.', not a ',', and an offset
+// must be at most ±23:59.
+func rfc3339Tail(s string) bool {
+	i := len("2006-01-02T15:04:05")
+	if s[i] == ',' {
+		return false
+	}
+	if s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		}
+	}
+	if s[i] == 'Z' {
+		return true
+	}
+	// ±hh:mm, whose digits time.Parse checked
+	return s[i+1:i+3] <= "23" && s[i+4:i+6] <= "59"
+}
+
+// parseRating returns the rating in raw, which must be a JSON number with an
+// integer value (5 and 5.0 alike), or a message saying what is wrong. Range
+// is checked by store.Comment.Validate.
+func parseRating(raw json.RawMessage) (int, string) {
+	s := string(bytes.TrimSpace(raw))
+	if s[0] != '-' && (s[0] < '0' || s[0] > '9') {
+		return 0, fmt.Sprintf("rating must be a number, got %s", jsonKind(s[0]))
+	}
+	if r, err := strconv.Atoi(s); err == nil {
+		return r, ""
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1e9 {
+		return int(f), ""
+	}
+	return 0, fmt.Sprintf("rating must be an integer from %d to %d, got %s", store.MinRating, store.MaxRating, s)
+}
+
+// decodeMessage turns an encoding/json error into a message for an operator.
+func decodeMessage(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("invalid JSON at byte %d: %s", syn.Offset, syn.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "invalid JSON: the line ends inside the object"
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return fmt.Sprintf("expected a JSON object, got %s", typ.Value)
+		}
+		return fmt.Sprintf("%s must be a string, got %s", typ.Field, typ.Value)
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if strings.HasPrefix(msg, "unknown field ") {
+		return msg + "; the fields are " + strings.Join(fieldNames[:], ", ")
+	}
+	return msg
+}
+
+// checkKeys returns the fields that line, one syntactically valid JSON
+// object, sets to something other than null, or a message if it has a key
+// that is not exactly one of fieldNames (encoding/json matches keys
+// case-insensitively) or has a key twice (encoding/json keeps the last).
+func checkKeys(line []byte) (set uint, msg string) {
+	var seen uint
+	i := skipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return 0, "expected a JSON object"
+	}
+	i++
+	for {
+		i = skipSpace(line, i)
+		if i >= len(line) {
+			return 0, "invalid JSON"
+		}
+		switch line[i] {
+		case '}':
+			return set, ""
+		case ',':
+			i = skipSpace(line, i+1)
+		}
+		if i >= len(line) || line[i] != '"' {
+			return 0, "invalid JSON"
+		}
+		j := skipString(line, i)
+		raw := line[i:j]
+		k := fieldIndex(raw[1 : len(raw)-1])
+		if k < 0 && bytes.IndexByte(raw, '\\') >= 0 {
+			var key string // escaped: decode it
+			if json.Unmarshal(raw, &key) == nil {
+				k = fieldIndex([]byte(key))
+			}
+		}
+		if k < 0 {
+			var key string
+			if json.Unmarshal(raw, &key) != nil {
+				key = string(raw)
+			}
+			return 0, fmt.Sprintf("unknown field %s (field names are case-sensitive); the fields are %s", quote(key), strings.Join(fieldNames[:], ", "))
+		}
+		if seen&(1<<k) != 0 {
+			return 0, fmt.Sprintf("field %q appears twice", fieldNames[k])
+		}
+		seen |= 1 << k
+		i = skipSpace(line, j)
+		if i >= len(line) || line[i] != ':' {
+			return 0, "invalid JSON"
+		}
+		i = skipSpace(line, i+1)
+		if i < len(line) && line[i] != 'n' { // not null
+			set |= 1 << k
+		}
+		i = skipValue(line, i)
+	}
+}
+
+// fieldIndex returns the index of key in fieldNames, or -1.
+func fieldIndex(key []byte) int {
+	switch string(key) { // no allocation
+	case "id":
+		return 0
+	case "productId":
+		return 1
+	case "language":
+		return 2
+	case "rating":
+		return 3
+	case "author":
+		return 4
+	case "title":
+		return 5
+	case "body":
+		return 6
+	case "createdAt":
+		return 7
+	}
+	return -1
+}
+
+// skipSpace returns the index of the first non-whitespace byte at or after i.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just after the JSON string starting at b[i]
+// (a '"'), or len(b) if it is unterminated.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just after the JSON value starting at b[i].
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			i = skipString(b, i)
+			if depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i // the end of the enclosing object
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ',', ' ', '\t', '\r', '\n':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+	}
+	return i
+}
+
+// jsonKind names the kind of JSON value that starts with byte c.
+func jsonKind(c byte) string {
+	switch {
+	case c == '"':
+		return "string"
+	case c == '{':
+		return "object"
+	case c == '[':
+		return "array"
+	case c == 't' || c == 'f':
+		return "boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || c >= '0' && c <= '9':
+		return "number"
+	}
+	return "invalid JSON"
+}
+
+// quote quotes s for a message, shortened if long.
+func quote(s string) string {
+	const max = 80
+	if utf8.RuneCountInString(s) <= max {
+		return strconv.Quote(s)
+	}
+	r := []rune(s)
+	return strconv.Quote(string(r[:max])) + "…"
+}

@@ -1,0 +1,152 @@
+package bolt
+
+import (
+	"fmt"
+	mrand "math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+const benchComments = 100_000
+
+// benchData returns n comments in creation order, as an import or the seed
+// command produces them: ULID ids, 1,000 products, 5 languages, bodies of
+// 50 to 450 bytes.
+func benchData(n int) []store.Comment {
+	rng := mrand.New(mrand.NewSource(1))
+	langs := []string{"en", "de", "fr", "pt-BR", "ja"}
+	at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	body := make([]byte, 450)
+	for i := range body {
+		body[i] = "abcdefghij klmnopqrstuvwxyz."[i%28]
+	}
+	out := make([]store.Comment, n)
+	for i := range out {
+		at = at.Add(time.Duration(1+rng.Intn(60_000)) * time.Millisecond)
+		out[i] = store.Comment{
+			ID:        ulid.MustNew(ulid.Timestamp(at), rng).String(),
+			ProductID: fmt.Sprintf("product-%04d", rng.Intn(1000)),
+			Language:  langs[rng.Intn(len(langs))],
+			Rating:    1 + rng.Intn(5),
+			Author:    fmt.Sprintf("author %d", rng.Intn(10_000)),
+			Title:     fmt.Sprintf("Title of comment %d", i),
+			Body:      string(body[:50+rng.Intn(400)]),
+			CreatedAt: at,
+		}
+	}
+	return out
+}
+
+func benchItems(cs []store.Comment) []store.Item {
+	items := make([]store.Item, len(cs))
+	for i := range cs {
+		items[i] = cs[i].Item()
+	}
+	return items
+}
+
+// BenchmarkBatchPut loads 100,000 comments into a new file: in creation
+// order (import, seed) and shuffled.
+func BenchmarkBatchPut(b *testing.B) {
+	ordered := benchItems(benchData(benchComments))
+	shuffled := append([]store.Item(nil), ordered...)
+	mrand.New(mrand.NewSource(2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for _, c := range []struct {
+		name  string
+		items []store.Item
+	}{{"ordered", ordered}, {"shuffled", shuffled}} {
+		b.Run(c.name, func(b *testing.B) {
+			var size int64
+			for b.Loop() {
+				b.StopTimer()
+				path := filepath.Join(b.TempDir(), "bench.db")
+				t, err := Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := t.BatchPut(b.Context(), c.items); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				t.Close()
+				if fi, err := os.Stat(path); err == nil {
+					size = fi.Size()
+				}
+				os.Remove(path)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(len(c.items))*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+			b.ReportMetric(float64(size)/(1<<20), "MB")
+		})
+	}
+}
+
+// BenchmarkQuery reads pages of 20 comments, newest first, from a file of
+// 100,000: the first page of a product, a page deep in it (behind a sort
+// key condition), a page of one language and rating, and first pages from
+// parallel readers.
+func BenchmarkQuery(b *testing.B) {
+	cs := benchData(benchComments)
+	t, err := Open(filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer t.Close()
+	if err := t.BatchPut(b.Context(), benchItems(cs)); err != nil {
+		b.Fatal(err)
+	}
+	ctx := b.Context()
+	// query runs q; every query but that of a deep page finds items.
+	query := func(b *testing.B, q store.Query) {
+		res, err := t.Query(ctx, q)
+		if err != nil || len(res.Items) == 0 && q.SortOp == store.SortNone {
+			b.Errorf("%+v: %d items, %v", q, len(res.Items), err)
+		}
+	}
+	pick := func(i int) *store.Comment { return &cs[(i*7919)%len(cs)] }
+	b.Run("first-page", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			c := pick(i)
+			i++
+			_, h := store.PartitionKey(c.ProductID, "", 0)
+			query(b, store.Query{Index: store.IndexAll, HashValue: h, Limit: 20})
+		}
+	})
+	b.Run("deep-page", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			c := pick(i)
+			i++
+			_, h := store.PartitionKey(c.ProductID, "", 0)
+			query(b, store.Query{Index: store.IndexAll, HashValue: h, SortOp: store.SortLess, SortValue: c.SortKey(), Limit: 20})
+		}
+	})
+	b.Run("lang-rating", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			c := pick(i)
+			i++
+			_, h := store.PartitionKey(c.ProductID, c.Language, c.Rating)
+			query(b, store.Query{Index: store.IndexByLangAndRating, HashValue: h, Limit: 20})
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				c := pick(i)
+				i++
+				_, h := store.PartitionKey(c.ProductID, "", 0)
+				query(b, store.Query{Index: store.IndexAll, HashValue: h, Limit: 20})
+			}
+		})
+	})
+}

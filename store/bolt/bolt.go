@@ -1,0 +1,327 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// Defaults of the Options.
+const (
+	// DefaultLockTimeout is how long Open waits for the file lock that
+	// another process (or another Open of the same file) holds.
+	DefaultLockTimeout = 2 * time.Second
+	// DefaultBatchSize is the number of items BatchPut writes per
+	// transaction.
+	DefaultBatchSize = 5000
+)
+
+// Bucket names and meta keys of the file layout (see the package doc).
+var (
+	bucketItems = []byte("items")
+	bucketMeta  = []byte("meta")
+	metaFormat  = []byte("format")
+	metaIndexes = []byte("indexes")
+)
+
+// formatVersion is the version of the file layout, recorded in the meta
+// bucket.
+const formatVersion = "1"
+
+const indexBucketPrefix = "index:"
+
+// Table is a store.Table on a bbolt file. It is safe for concurrent use;
+// writes are serialised by bbolt, reads run concurrently with them.
+type Table struct {
+	db        *bbolt.DB
+	path      string
+	indexes   []*index
+	batchSize int
+}
+
+var _ store.Table = (*Table)(nil)
+
+// index is one index of store.Indexes as this store keeps it.
+type index struct {
+	def    store.IndexDef
+	bucket []byte
+	// attrs are the attributes of an index entry, distinct: the table's key
+	// attributes, the index's, then the projection.
+	attrs []string
+}
+
+// entryKey returns the key of it's entry in the index, or nil when it is
+// absent from the index (it lacks the hash or the sort attribute).
+func (ix *index) entryKey(it store.Item) []byte {
+	h, ok := it[ix.def.Hash].(string)
+	if !ok {
+		return nil
+	}
+	s, ok := it[ix.def.Sort].(string)
+	if !ok {
+		return nil
+	}
+	return indexKey(h, s, it.S(store.AttrPK), it.S(store.AttrSK))
+}
+
+// signature describes the index definitions; the index buckets are rebuilt
+// when it changes.
+func signature(defs []store.IndexDef) string {
+	var b strings.Builder
+	for _, d := range defs {
+		fmt.Fprintf(&b, "%s|%s|%s|%s\n", d.Name, d.Hash, d.Sort, strings.Join(d.Projection, ","))
+	}
+	return b.String()
+}
+
+type options struct {
+	lockTimeout time.Duration
+	batchSize   int
+}
+
+// Option configures Open.
+type Option func(*options)
+
+// WithLockTimeout sets how long Open waits for the file lock held by another
+// process before it fails with store.EUNAVAILABLE (default
+// DefaultLockTimeout). Zero waits forever.
+func WithLockTimeout(d time.Duration) Option {
+	return func(o *options) { o.lockTimeout = d }
+}
+
+// WithBatchSize sets the number of items BatchPut writes per transaction
+// (default DefaultBatchSize). Values below 1 are ignored.
+func WithBatchSize(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.batchSize = n
+		}
+	}
+}
+
+// Open opens the bbolt file at path, creating it (mode 0600) and its buckets
+// if need be. The file is locked while open: another Open of it waits for
+// the lock at most the lock timeout, then fails with store.EUNAVAILABLE.
+func Open(path string, opts ...Option) (*Table, error) {
+	o := options{lockTimeout: DefaultLockTimeout, batchSize: DefaultBatchSize}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
+		Timeout:      o.lockTimeout,
+		FreelistType: bbolt.FreelistMapType,
+	})
+	if err != nil {
+		switch {
+		case errors.Is(err, berrors.ErrTimeout):
+			return nil, store.Wrap(store.EUNAVAILABLE, err,
+				"bolt store %s is locked by another process (gave up after %v); stop it or use another file", path, o.lockTimeout)
+		case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
+			return nil, store.Wrap(store.EINTERNAL, err, "%s is not a bolt store or is corrupt", path)
+		}
+		return nil, store.Wrap(store.EUNAVAILABLE, err, "cannot open bolt store %s", path)
+	}
+	t := &Table{db: db, path: path, batchSize: o.batchSize}
+	for _, d := range store.Indexes {
+		ix := &index{def: d, bucket: []byte(indexBucketPrefix + d.Name)}
+		for _, a := range append([]string{store.AttrPK, store.AttrSK, d.Hash, d.Sort}, d.Projection...) {
+			if !containsString(ix.attrs, a) {
+				ix.attrs = append(ix.attrs, a)
+			}
+		}
+		t.indexes = append(t.indexes, ix)
+	}
+	if err := t.init(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// init creates the buckets, checks the format, and rebuilds the index
+// buckets when the index definitions have changed.
+func (t *Table) init() error {
+	sig := []byte(signature(store.Indexes))
+	ready := false
+	err := t.db.View(func(tx *bbolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			return nil
+		}
+		if f := meta.Get(metaFormat); f != nil && string(f) != formatVersion {
+			return store.Errorf(store.EINTERNAL, "bolt store %s has format %q; this program reads format %q", t.path, f, formatVersion)
+		}
+		ready = bytes.Equal(meta.Get(metaIndexes), sig) && tx.Bucket(bucketItems) != nil
+		return nil
+	})
+	if err != nil || ready {
+		return wrapErr(err)
+	}
+	return t.update(func(tx *bbolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return err
+		}
+		items, err := tx.CreateBucketIfNotExists(bucketItems)
+		if err != nil {
+			return err
+		}
+		// Drop every index bucket, including those of indexes no longer
+		// declared, and rebuild them from the items.
+		var old [][]byte
+		err = tx.ForEach(func(name []byte, _ *bbolt.Bucket) error {
+			if bytes.HasPrefix(name, []byte(indexBucketPrefix)) {
+				old = append(old, bytes.Clone(name))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, name := range old {
+			if err := tx.DeleteBucket(name); err != nil {
+				return err
+			}
+		}
+		w, err := t.newWriter(tx)
+		if err != nil {
+			return err
+		}
+		err = items.ForEach(func(k, v []byte) error {
+			it, err := decodeItem(v)
+			if err != nil {
+				return store.Wrap(store.EINTERNAL, err, "rebuilding indexes: item %q", k)
+			}
+			return w.putIndexEntries(nil, it)
+		})
+		if err != nil {
+			return err
+		}
+		if err := meta.Put(metaFormat, []byte(formatVersion)); err != nil {
+			return err
+		}
+		return meta.Put(metaIndexes, sig)
+	})
+}
+
+// Close closes the file. Calls after Close fail with store.EUNAVAILABLE.
+func (t *Table) Close() error {
+	return wrapErr(t.db.Close())
+}
+
+// Get returns the item with key k, or nil when it does not exist.
+func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	key := baseKey(k)
+	var it store.Item
+	err := t.view(func(tx *bbolt.Tx) error {
+		v := tx.Bucket(bucketItems).Get(key)
+		if v == nil {
+			return nil
+		}
+		var err error
+		it, err = decodeItem(v)
+		return err
+	})
+	return it, err
+}
+
+// BatchGet returns the items of keys, aligned with keys (nil where an item
+// does not exist), read in one transaction.
+func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	bkeys := make([][]byte, len(keys))
+	for i, k := range keys {
+		if err := checkKey(k); err != nil {
+			return nil, err
+		}
+		bkeys[i] = baseKey(k)
+	}
+	out := make([]store.Item, len(keys))
+	err := t.view(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketItems)
+		for i, k := range bkeys {
+			if v := b.Get(k); v != nil {
+				it, err := decodeItem(v)
+				if err != nil {
+					return err
+				}
+				out[i] = it
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// view runs fn in a read transaction and translates its error.
+func (t *Table) view(fn func(*bbolt.Tx) error) error {
+	return wrapErr(t.db.View(fn))
+}
+
+// update runs fn in a write transaction, synced to disk on commit, and
+// translates its error.
+func (t *Table) update(fn func(*bbolt.Tx) error) error {
+	return wrapErr(t.db.Update(fn))
+}
+
+// ctxErr returns an EUNAVAILABLE error wrapping ctx.Err() once ctx is done.
+func ctxErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return store.Wrap(store.EUNAVAILABLE, err, "request cancelled")
+	}
+	return nil
+}
+
+// wrapErr translates an error of bbolt (or of the file system under it) to
+// a *store.Error; a *store.Error passes through unchanged.
+func wrapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *store.Error
+	if errors.As(err, &se) {
+		return err
+	}
+	switch {
+	case errors.Is(err, errCorrupt):
+		return store.Wrap(store.EINTERNAL, err, "corrupt item in bolt store")
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
+		return store.Wrap(store.EUNAVAILABLE, err, "bolt store is closed")
+	case errors.Is(err, berrors.ErrKeyTooLarge), errors.Is(err, berrors.ErrValueTooLarge):
+		return store.Wrap(store.EINVALID, err, "item too large")
+	case errors.Is(err, berrors.ErrMaxSizeReached), errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return store.Wrap(store.EUNAVAILABLE, err, "bolt store is full")
+	case errors.Is(err, berrors.ErrDatabaseReadOnly), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EIO):
+		return store.Wrap(store.EUNAVAILABLE, err, "bolt store cannot be written")
+	}
+	return store.Wrap(store.EINTERNAL, err, "bolt store error")
+}

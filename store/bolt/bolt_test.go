@@ -1,0 +1,519 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/storetest"
+)
+
+// MustOpen opens a Table on a new file in a temporary directory; at the end
+// of the test it checks that every index bucket holds exactly the entries
+// of the items, then closes the table.
+func MustOpen(tb testing.TB, opts ...Option) *Table {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "comments.db")
+	t, err := Open(path, opts...)
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := t.checkIndexes(); err != nil {
+			tb.Errorf("index check: %v", err)
+		}
+		if err := t.Close(); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	return t
+}
+
+// checkIndexes verifies that every index bucket holds exactly the entries
+// the items imply, with the projected values.
+func (t *Table) checkIndexes() error {
+	return t.db.View(func(tx *bbolt.Tx) error {
+		want := make([]map[string][]byte, len(t.indexes))
+		for i := range want {
+			want[i] = map[string][]byte{}
+		}
+		err := tx.Bucket(bucketItems).ForEach(func(k, v []byte) error {
+			it, err := decodeItem(v)
+			if err != nil {
+				return fmt.Errorf("item %q: %w", k, err)
+			}
+			if got := baseKey(it.Key()); !bytes.Equal(got, k) {
+				return fmt.Errorf("item %v stored at key %q", it.Key(), k)
+			}
+			for i, ix := range t.indexes {
+				if ek := ix.entryKey(it); ek != nil {
+					want[i][string(ek)] = encodeAttrs(it, ix.attrs)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for i, ix := range t.indexes {
+			n := 0
+			err := tx.Bucket(ix.bucket).ForEach(func(k, v []byte) error {
+				n++
+				w, ok := want[i][string(k)]
+				if !ok {
+					return fmt.Errorf("index %s: orphan entry %q", ix.def.Name, k)
+				}
+				if !bytes.Equal(v, w) {
+					return fmt.Errorf("index %s: entry %q has a stale value", ix.def.Name, k)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if n != len(want[i]) {
+				return fmt.Errorf("index %s: %d entries, want %d", ix.def.Name, n, len(want[i]))
+			}
+		}
+		return nil
+	})
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Table { return MustOpen(t) })
+}
+
+func TestConformanceSmallBatches(t *testing.T) {
+	// BatchPut in many small transactions, with replacements across them.
+	storetest.Run(t, func(t *testing.T) store.Table { return MustOpen(t, WithBatchSize(7)) })
+}
+
+func TestModel(t *testing.T) {
+	storetest.RunModel(t, func(t *testing.T) store.Table { return MustOpen(t) })
+}
+
+func comments(n int) []store.Item {
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	out := make([]store.Item, n)
+	for i := range out {
+		c := store.Comment{
+			ID: fmt.Sprintf("c%05d", i), ProductID: fmt.Sprintf("p%d", i%7), Language: []string{"en", "de"}[i%2],
+			Rating: 1 + i%5, Author: "a", Title: "t", Body: strings.Repeat("b", i%50),
+			CreatedAt: base.Add(time.Duration(i) * time.Minute),
+		}
+		out[i] = c.Item()
+	}
+	return out
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "comments.db")
+	tbl, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := comments(300)
+	storetest.MustBatchPut(t, tbl, items)
+	storetest.MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: store.StatsKey("p1", ""), Add: map[string]int64{"count_5": 3},
+		Set: store.Item{store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(3, "p1")}})
+	q := store.Query{Index: store.IndexByLang, HashValue: "PRODUCT#p3/de", Limit: 7}
+	before := storetest.MustQueryAll(t, tbl, q)
+	if err := tbl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Get(ctx, items[0].Key()); store.ErrorCode(err) != store.EUNAVAILABLE {
+		t.Errorf("Get after Close: %v, want %s", err, store.EUNAVAILABLE)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v (%v), want 0600", fi.Mode(), err)
+	}
+
+	tbl, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	if err := tbl.checkIndexes(); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range []store.Item{items[0], items[150], items[299]} {
+		if got := storetest.MustGet(t, tbl, it.Key()); !reflect.DeepEqual(got, it) {
+			t.Errorf("after reopen, %v = %v", it.Key(), got)
+		}
+	}
+	if after := storetest.MustQueryAll(t, tbl, q); !reflect.DeepEqual(after, before) || len(after) == 0 {
+		t.Errorf("after reopen the query returns %d items, before %d", len(after), len(before))
+	}
+	lead := storetest.MustQueryAll(t, tbl, store.Query{Index: store.IndexByLangAndRating, HashValue: store.LeadersPK(""), Limit: 5})
+	if len(lead) != 1 || lead[0].N("count_5") != 3 {
+		t.Errorf("after reopen the leaderboard is %v", lead)
+	}
+}
+
+func TestLockedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "comments.db")
+	tbl, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	start := time.Now()
+	second, err := Open(path, WithLockTimeout(300*time.Millisecond))
+	if err == nil {
+		second.Close()
+		t.Fatal("a second Open of a locked file succeeded")
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the second Open took %v to fail", d)
+	}
+	if store.ErrorCode(err) != store.EUNAVAILABLE || !strings.Contains(err.Error(), "locked by another process") || !strings.Contains(err.Error(), path) {
+		t.Errorf("second Open: %v; want EUNAVAILABLE saying the file is locked", err)
+	}
+	// Once the first closes, the file opens.
+	tbl.Close()
+	third, err := Open(path, WithLockTimeout(time.Second))
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	third.Close()
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Open(filepath.Join(dir, "missing", "x.db")); store.ErrorCode(err) != store.EUNAVAILABLE {
+		t.Errorf("Open in a missing directory: %v", err)
+	}
+	junk := filepath.Join(dir, "junk.db")
+	if err := os.WriteFile(junk, bytes.Repeat([]byte("not a bolt file "), 1024), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(junk); err == nil {
+		t.Error("Open of a junk file succeeded")
+	}
+	// A file of a later format is refused.
+	path := filepath.Join(dir, "future.db")
+	tbl, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.db.Update(func(tx *bbolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaFormat, []byte("99")) }); err != nil {
+		t.Fatal(err)
+	}
+	tbl.Close()
+	if _, err := Open(path); store.ErrorCode(err) != store.EINTERNAL || !strings.Contains(err.Error(), "format") {
+		t.Errorf("Open of a later format: %v", err)
+	}
+}
+
+func TestIndexRebuild(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "comments.db")
+	tbl, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := comments(100)
+	storetest.MustBatchPut(t, tbl, items)
+	// Simulate index definitions that changed since the file was written:
+	// a different signature, a lost entry, and a bucket of a dropped index.
+	err = tbl.db.Update(func(tx *bbolt.Tx) error {
+		if err := tx.Bucket(bucketMeta).Put(metaIndexes, []byte("old definitions")); err != nil {
+			return err
+		}
+		b := tx.Bucket(tbl.indexes[0].bucket)
+		k, _ := b.Cursor().First()
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucket([]byte(indexBucketPrefix + "dropped"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tbl.checkIndexes() == nil {
+		t.Fatal("the damaged index passes the check")
+	}
+	tbl.Close()
+	tbl, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	if err := tbl.checkIndexes(); err != nil {
+		t.Errorf("after reopening with new index definitions: %v", err)
+	}
+	tbl.db.View(func(tx *bbolt.Tx) error {
+		if tx.Bucket([]byte(indexBucketPrefix+"dropped")) != nil {
+			t.Error("the bucket of a dropped index survived")
+		}
+		return nil
+	})
+}
+
+func TestExactLastKey(t *testing.T) {
+	tbl := MustOpen(t)
+	var items []store.Item
+	for i := range 10 {
+		items = append(items, store.Item{store.AttrPK: "P", store.AttrSK: fmt.Sprintf("s%02d", i),
+			store.AttrGSI4PK: "H", store.AttrGSISK: fmt.Sprintf("g%02d", i)})
+	}
+	storetest.MustBatchPut(t, tbl, items)
+	for _, q := range []store.Query{
+		{HashValue: "P"},
+		{Index: store.IndexAll, HashValue: "H"},
+		{Index: store.IndexAll, HashValue: "H", SortOp: store.SortLess, SortValue: "g05"},
+		{Index: store.IndexAll, HashValue: "H", SortOp: store.SortGreater, SortValue: "g04"},
+		{Index: store.IndexAll, HashValue: "H", SortOp: store.SortBeginsWith, SortValue: "g0"},
+	} {
+		for _, fwd := range []bool{true, false} {
+			q.Forward = fwd
+			q.Limit = 100
+			n := len(storetest.MustQuery(t, tbl, q).Items)
+			q.Limit = n
+			if res := storetest.MustQuery(t, tbl, q); len(res.Items) != n || res.LastKey != nil {
+				t.Errorf("%+v: limit = size gives %d items, LastKey %v; want nil", q, len(res.Items), res.LastKey)
+			}
+			q.Limit = n - 1
+			res := storetest.MustQuery(t, tbl, q)
+			if res.LastKey == nil {
+				t.Errorf("%+v: limit = size-1 gives a nil LastKey", q)
+				continue
+			}
+			q.StartKey, q.Limit = res.LastKey, 1
+			if res := storetest.MustQuery(t, tbl, q); len(res.Items) != 1 || res.LastKey != nil {
+				t.Errorf("%+v: the last page has %d items, LastKey %v", q, len(res.Items), res.LastKey)
+			}
+			q.StartKey = nil
+		}
+	}
+	// Scan is exact too.
+	got, next, err := tbl.Scan(t.Context(), 0, 1, nil, 10)
+	if err != nil || len(got) != 10 || next != nil {
+		t.Errorf("Scan of exactly limit items = %d items, next %v, %v", len(got), next, err)
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	tbl := MustOpen(t)
+	ctx := t.Context()
+	long := strings.Repeat("x", 3000)
+	good := store.Item{store.AttrPK: "P", store.AttrSK: "S"}
+	storetest.MustPut(t, tbl, good)
+	with := func(kv ...any) store.Item {
+		it := store.Item{store.AttrPK: "P", store.AttrSK: "new"}
+		for i := 0; i < len(kv); i += 2 {
+			it[kv[i].(string)] = kv[i+1]
+		}
+		return it
+	}
+	puts := map[string]store.Item{
+		"NUL in PK":            {store.AttrPK: "P\x00", store.AttrSK: "S"},
+		"NUL in SK":            {store.AttrPK: "P", store.AttrSK: "\x00"},
+		"empty PK":             {store.AttrPK: "", store.AttrSK: "S"},
+		"missing SK":           {store.AttrPK: "P"},
+		"number PK":            {store.AttrPK: int64(1), store.AttrSK: "S"},
+		"NUL in index hash":    with(store.AttrGSI2PK, "a\x00b"),
+		"NUL in index sort":    with(store.AttrGSISK, "\x00"),
+		"empty index hash":     with(store.AttrGSI3PK, ""),
+		"number index hash":    with(store.AttrGSI4PK, int64(4)),
+		"long PK":              {store.AttrPK: long, store.AttrSK: "S"},
+		"long index sort":      with(store.AttrGSISK, long[:1025]),
+		"int value":            with("n", 1),
+		"float value":          with("n", 1.0),
+		"empty attribute name": with("", "x"),
+		"item over 400 KB":     with("body", strings.Repeat("b", 401*1024)),
+	}
+	for name, it := range puts {
+		k := store.Key{PK: "P", SK: "new"}
+		if s, ok := it[store.AttrPK].(string); ok && it.S(store.AttrSK) != "" {
+			k = store.Key{PK: s, SK: it.S(store.AttrSK)}
+		}
+		if err := tbl.Write(ctx, []store.Op{{Kind: store.OpPut, Key: k, Item: it}}); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("Write put %s: %v, want EINVALID", name, err)
+		}
+		if err := tbl.BatchPut(ctx, []store.Item{good, it}); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("BatchPut %s: %v, want EINVALID", name, err)
+		}
+	}
+	// NUL bytes are fine outside key attributes.
+	storetest.MustPut(t, tbl, with("s", "a\x00b"))
+
+	ops := map[string]store.Op{
+		"put key mismatch":    {Kind: store.OpPut, Key: store.Key{PK: "P", SK: "other"}, Item: good},
+		"put with Add":        {Kind: store.OpPut, Key: good.Key(), Item: good, Add: map[string]int64{"n": 1}},
+		"delete with Item":    {Kind: store.OpDelete, Key: good.Key(), Item: good},
+		"update with Item":    {Kind: store.OpUpdate, Key: good.Key(), Item: good},
+		"update sets PK":      {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{store.AttrPK: "Q"}},
+		"update removes SK":   {Kind: store.OpUpdate, Key: good.Key(), Remove: []string{store.AttrSK}},
+		"set and remove":      {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": "x"}, Remove: []string{"a"}},
+		"set and add":         {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": "x"}, Add: map[string]int64{"a": 1}},
+		"set NUL index hash":  {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{store.AttrGSIPK: "\x00"}},
+		"set int":             {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": 1}},
+		"unknown kind":        {Kind: 99, Key: good.Key()},
+		"zero kind":           {Key: good.Key()},
+		"NUL in key":          {Kind: store.OpDelete, Key: store.Key{PK: "P", SK: "a\x00"}},
+		"unknown cond":        {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: 42}}},
+		"equals without attr": {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Value: "x"}}},
+		"equals an int":       {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Attr: "a", Value: 1}}},
+		"absent without attr": {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: store.CondAbsent}}},
+	}
+	for name, op := range ops {
+		if err := tbl.Write(ctx, []store.Op{op}); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("Write %s: %v, want EINVALID", name, err)
+		}
+	}
+	// State-dependent failures abort the whole write.
+	storetest.MustPut(t, tbl, store.Item{store.AttrPK: "P", store.AttrSK: "num", "s": "text", "max": int64(math.MaxInt64)})
+	for name, op := range map[string]store.Op{
+		"ADD to a string": {Kind: store.OpUpdate, Key: store.Key{PK: "P", SK: "num"}, Add: map[string]int64{"s": 1}},
+		"ADD overflows":   {Kind: store.OpUpdate, Key: store.Key{PK: "P", SK: "num"}, Add: map[string]int64{"max": 1}},
+	} {
+		err := tbl.Write(ctx, []store.Op{{Kind: store.OpPut, Key: store.Key{PK: "P", SK: "side"}, Item: store.Item{store.AttrPK: "P", store.AttrSK: "side"}}, op})
+		if store.ErrorCode(err) != store.EINVALID || !strings.Contains(store.ErrorMessage(err), "operation 1") {
+			t.Errorf("Write %s: %v, want EINVALID naming operation 1", name, err)
+		}
+		if got := storetest.MustGet(t, tbl, store.Key{PK: "P", SK: "side"}); got != nil {
+			t.Errorf("Write %s wrote its other operation", name)
+		}
+	}
+
+	for name, k := range map[string]store.Key{"NUL": {PK: "a\x00", SK: "b"}, "empty": {PK: "a"}, "long": {PK: long, SK: "b"}} {
+		if _, err := tbl.Get(ctx, k); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("Get %s key: %v", name, err)
+		}
+		if _, err := tbl.BatchGet(ctx, []store.Key{good.Key(), k}); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("BatchGet %s key: %v", name, err)
+		}
+	}
+	for name, q := range map[string]store.Query{
+		"NUL in hash":          {HashValue: "P\x00S", Limit: 1},
+		"empty hash":           {Limit: 1},
+		"NUL in sort":          {HashValue: "P", SortOp: store.SortLess, SortValue: "a\x00", Limit: 1},
+		"empty sort":           {HashValue: "P", SortOp: store.SortBeginsWith, Limit: 1},
+		"unknown sort op":      {HashValue: "P", SortOp: 9, SortValue: "a", Limit: 1},
+		"start key elsewhere":  {HashValue: "P", Limit: 1, StartKey: store.Item{store.AttrPK: "Q", store.AttrSK: "S"}},
+		"start key without SK": {HashValue: "P", Limit: 1, StartKey: store.Item{store.AttrPK: "P"}},
+		"index start key without sort": {Index: store.IndexAll, HashValue: "H", Limit: 1,
+			StartKey: store.Item{store.AttrPK: "P", store.AttrSK: "S", store.AttrGSI4PK: "H"}},
+	} {
+		if _, err := tbl.Query(ctx, q); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("Query %s: %v, want EINVALID", name, err)
+		}
+	}
+	for _, c := range []struct{ seg, total, limit int }{{0, 0, 1}, {1, 1, 1}, {-1, 2, 1}, {0, 1, 0}} {
+		if _, _, err := tbl.Scan(ctx, c.seg, c.total, nil, c.limit); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("Scan(%d, %d, limit %d): %v, want EINVALID", c.seg, c.total, c.limit, err)
+		}
+	}
+	if _, _, err := tbl.Scan(ctx, 0, 1, store.Item{store.AttrPK: "P"}, 1); store.ErrorCode(err) != store.EINVALID {
+		t.Errorf("Scan from a key without SK: %v", err)
+	}
+}
+
+func TestCancelledIsUnavailable(t *testing.T) {
+	tbl := MustOpen(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := tbl.Get(ctx, store.Key{PK: "a", SK: "b"})
+	if store.ErrorCode(err) != store.EUNAVAILABLE || !errors.Is(err, context.Canceled) {
+		t.Errorf("Get with a cancelled context: %v", err)
+	}
+}
+
+func TestScanSegmentsByPartition(t *testing.T) {
+	tbl := MustOpen(t)
+	var items []store.Item
+	for p := range 20 {
+		for s := range 5 {
+			items = append(items, store.Item{store.AttrPK: fmt.Sprintf("P%02d", p), store.AttrSK: fmt.Sprint(s)})
+		}
+	}
+	storetest.MustBatchPut(t, tbl, items)
+	segOf := map[string]int{}
+	for seg := range 3 {
+		for _, it := range storetest.MustScanAll(t, tbl, seg, 3, 4) {
+			pk := it.S(store.AttrPK)
+			if s, ok := segOf[pk]; ok && s != seg {
+				t.Errorf("partition %s is in segments %d and %d", pk, s, seg)
+			}
+			segOf[pk] = seg
+		}
+	}
+	if len(segOf) != 20 {
+		t.Errorf("%d partitions scanned, want 20", len(segOf))
+	}
+}
+
+func TestCodec(t *testing.T) {
+	items := []store.Item{
+		{},
+		{"a": ""},
+		{store.AttrPK: "p", store.AttrSK: "s", "n": int64(-1), "max": int64(math.MaxInt64), "min": int64(math.MinInt64), "z": int64(0)},
+		{"long": strings.Repeat("é", 5000), "nul": "a\x00b", strings.Repeat("k", 300): int64(300)},
+	}
+	for _, it := range items {
+		b, err := encodeItem(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeItem(b)
+		if err != nil || !reflect.DeepEqual(got, it) {
+			t.Errorf("round trip of %v = %v, %v", it, got, err)
+		}
+		if b2, _ := encodeItem(got); !bytes.Equal(b, b2) {
+			t.Errorf("the encoding of %v is not deterministic", it)
+		}
+		// Every truncation is an error, never a panic.
+		for i := range len(b) {
+			if _, err := decodeItem(b[:i]); err == nil {
+				t.Errorf("truncated encoding (%d of %d bytes) decoded", i, len(b))
+			}
+		}
+	}
+	if _, err := encodeItem(store.Item{"f": 1.5}); store.ErrorCode(err) != store.EINVALID {
+		t.Errorf("encoding a float: %v", err)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	b, _ := encodeItem(store.Item{"a": "x", "n": int64(7)})
+	f.Add(b)
+	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Add([]byte{1, 1, 1, 'a', 's', 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		it, err := decodeItem(b)
+		if err != nil {
+			return
+		}
+		// What decodes re-encodes to a decodable item equal to it.
+		b2, err := encodeItem(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it2, err := decodeItem(b2)
+		if err != nil || !reflect.DeepEqual(it, it2) {
+			t.Fatalf("re-encoding %v gives %v, %v", it, it2, err)
+		}
+	})
+}
+
+func TestPrefixEnd(t *testing.T) {
+	for in, want := range map[string]string{"a": "b", "a\x00": "a\x01", "a\xff": "b", "a\xff\xff": "b", "\xff": ""} {
+		got := prefixEnd([]byte(in))
+		if string(got) != want || (want == "" && got != nil) {
+			t.Errorf("prefixEnd(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

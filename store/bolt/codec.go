@@ -1,0 +1,230 @@
+package bolt
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// The item encoding, version 1:
+//
+//	item  = version:byte(1) count:uvarint attr*count
+//	attr  = len(name):uvarint name tag:byte value
+//	value = 's' len:uvarint bytes | 'n' zigzag-varint
+//
+// Attributes of a whole item are in name order; those of an index entry in
+// the index's attribute order. The decoder does not depend on the order.
+const (
+	codecVersion byte = 1
+	tagString    byte = 's'
+	tagNumber    byte = 'n'
+)
+
+// uvarintLen is the length of the uvarint encoding of x.
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// attrLen is the encoded length of one attribute, or -1 when v is neither a
+// string nor an int64.
+func attrLen(name string, v any) int {
+	n := uvarintLen(uint64(len(name))) + len(name) + 1
+	switch v := v.(type) {
+	case string:
+		return n + uvarintLen(uint64(len(v))) + len(v)
+	case int64:
+		return n + uvarintLen(uint64(v<<1)^uint64(v>>63))
+	default:
+		return -1
+	}
+}
+
+func appendAttr(b []byte, name string, v any) []byte {
+	b = binary.AppendUvarint(b, uint64(len(name)))
+	b = append(b, name...)
+	switch v := v.(type) {
+	case string:
+		b = append(b, tagString)
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	case int64:
+		b = append(b, tagNumber)
+		b = binary.AppendVarint(b, v)
+	}
+	return b
+}
+
+// encodeItem encodes a whole item. It fails with EINVALID on a value that is
+// neither a string nor an int64.
+func encodeItem(it store.Item) ([]byte, error) {
+	var buf [32]string
+	names := buf[:0]
+	size := 1 + uvarintLen(uint64(len(it)))
+	for name, v := range it {
+		n := attrLen(name, v)
+		if n < 0 {
+			return nil, badValue(name, v)
+		}
+		size += n
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	b := make([]byte, 0, size)
+	b = append(b, codecVersion)
+	b = binary.AppendUvarint(b, uint64(len(names)))
+	for _, name := range names {
+		b = appendAttr(b, name, it[name])
+	}
+	return b, nil
+}
+
+// encodeAttrs encodes the attributes of it named in names (distinct), in that
+// order, skipping those it lacks. The values must have been validated.
+func encodeAttrs(it store.Item, names []string) []byte {
+	size, count := 1, 0
+	for _, name := range names {
+		if v, ok := it[name]; ok {
+			size += attrLen(name, v)
+			count++
+		}
+	}
+	size += uvarintLen(uint64(count))
+	b := make([]byte, 0, size)
+	b = append(b, codecVersion)
+	b = binary.AppendUvarint(b, uint64(count))
+	for _, name := range names {
+		if v, ok := it[name]; ok {
+			b = appendAttr(b, name, v)
+		}
+	}
+	return b
+}
+
+// decodeItem decodes an encoded item. The item does not alias b (bbolt's
+// memory is valid only during its transaction): all its strings share one
+// copy of b.
+func decodeItem(b []byte) (store.Item, error) {
+	if len(b) == 0 || b[0] != codecVersion {
+		return nil, errCorrupt
+	}
+	s := string(b[1:])
+	count, i, ok := readUvarint(s, 0)
+	// Every attribute takes at least 3 bytes: a bound for corrupt counts.
+	if !ok || count > uint64(len(s)/3+1) {
+		return nil, errCorrupt
+	}
+	it := make(store.Item, count)
+	for range count {
+		var n uint64
+		if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {
+			return nil, errCorrupt
+		}
+		name := s[i : i+int(n)]
+		i += int(n)
+		if i >= len(s) {
+			return nil, errCorrupt
+		}
+		tag := s[i]
+		i++
+		switch tag {
+		case tagString:
+			if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {
+				return nil, errCorrupt
+			}
+			it[name] = s[i : i+int(n)]
+			i += int(n)
+		case tagNumber:
+			if n, i, ok = readUvarint(s, i); !ok {
+				return nil, errCorrupt
+			}
+			x := int64(n >> 1)
+			if n&1 != 0 {
+				x = ^x
+			}
+			it[name] = x
+		default:
+			return nil, errCorrupt
+		}
+	}
+	if i != len(s) {
+		return nil, errCorrupt
+	}
+	return it, nil
+}
+
+// readUvarint reads a uvarint from s at i; it returns the value, the index
+// past it, and false on a truncated or overlong encoding.
+func readUvarint(s string, i int) (uint64, int, bool) {
+	var x uint64
+	var shift uint
+	for j := 0; j < binary.MaxVarintLen64; j++ {
+		if i >= len(s) {
+			return 0, i, false
+		}
+		c := s[i]
+		i++
+		if c < 0x80 {
+			if j == binary.MaxVarintLen64-1 && c > 1 {
+				return 0, i, false
+			}
+			return x | uint64(c)<<shift, i, true
+		}
+		x |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	return 0, i, false
+}
+
+// sep separates the parts of a bucket key. No key attribute value contains
+// it, so the byte order of the keys is the order of (part1, part2, ...).
+const sep = 0
+
+// baseKey is the key of item k in the items bucket: PK + "\x00" + SK.
+func baseKey(k store.Key) []byte {
+	b := make([]byte, 0, len(k.PK)+1+len(k.SK))
+	b = append(b, k.PK...)
+	b = append(b, sep)
+	return append(b, k.SK...)
+}
+
+// indexKey is the key of an index entry: hash, sort, PK and SK, separated by
+// "\x00".
+func indexKey(hash, sort, pk, sk string) []byte {
+	b := make([]byte, 0, len(hash)+len(sort)+len(pk)+len(sk)+3)
+	b = append(b, hash...)
+	b = append(b, sep)
+	b = append(b, sort...)
+	b = append(b, sep)
+	b = append(b, pk...)
+	b = append(b, sep)
+	return append(b, sk...)
+}
+
+// pkOf returns the PK part of a key of the items bucket.
+func pkOf(k []byte) []byte {
+	for i, c := range k {
+		if c == sep {
+			return k[:i]
+		}
+	}
+	return k
+}
+
+// prefixEnd returns the smallest byte string greater than every string that
+// begins with p, or nil when there is none (p is all 0xff).
+func prefixEnd(p []byte) []byte {
+	end := slices.Clone(p)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,317 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// writer changes items and their index entries within one write
+// transaction.
+type writer struct {
+	t     *Table
+	items *bbolt.Bucket
+	idx   []*bbolt.Bucket // aligned with t.indexes
+}
+
+func (t *Table) newWriter(tx *bbolt.Tx) (*writer, error) {
+	w := &writer{t: t, items: tx.Bucket(bucketItems), idx: make([]*bbolt.Bucket, len(t.indexes))}
+	if w.items == nil {
+		return nil, store.Errorf(store.EINTERNAL, "bolt store has no items bucket")
+	}
+	for i, ix := range t.indexes {
+		b, err := tx.CreateBucketIfNotExists(ix.bucket)
+		if err != nil {
+			return nil, err
+		}
+		w.idx[i] = b
+	}
+	return w, nil
+}
+
+// get returns the stored item at key, or nil.
+func (w *writer) get(key []byte) (store.Item, error) {
+	v := w.items.Get(key)
+	if v == nil {
+		return nil, nil
+	}
+	return decodeItem(v)
+}
+
+// put stores it (validated) at key in place of old (nil: absent).
+func (w *writer) put(key []byte, old, it store.Item) error {
+	v, err := encodeItem(it)
+	if err != nil {
+		return err
+	}
+	if err := w.items.Put(key, v); err != nil {
+		return err
+	}
+	return w.putIndexEntries(old, it)
+}
+
+// putIndexEntries replaces the index entries of old (nil: none) by those of
+// it.
+func (w *writer) putIndexEntries(old, it store.Item) error {
+	for i, ix := range w.t.indexes {
+		var oldKey []byte
+		if old != nil {
+			oldKey = ix.entryKey(old)
+		}
+		newKey := ix.entryKey(it)
+		if oldKey != nil && !bytes.Equal(oldKey, newKey) {
+			if err := w.idx[i].Delete(oldKey); err != nil {
+				return err
+			}
+		}
+		if newKey != nil {
+			if err := w.idx[i].Put(newKey, encodeAttrs(it, ix.attrs)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// delete removes old, stored at key, and its index entries.
+func (w *writer) delete(key []byte, old store.Item) error {
+	if err := w.items.Delete(key); err != nil {
+		return err
+	}
+	for i, ix := range w.t.indexes {
+		if k := ix.entryKey(old); k != nil {
+			if err := w.idx[i].Delete(k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Write applies ops atomically in one synced write transaction. Every
+// condition is evaluated against the state before the write; when one
+// fails, nothing is written and the error is a *store.Error with code
+// store.ECONFLICT and Op the index of the first failing operation. More
+// than store.MaxWriteOps operations, two operations on one item, or an
+// operation that is malformed is store.EINVALID.
+func (t *Table) Write(ctx context.Context, ops []store.Op) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if len(ops) > store.MaxWriteOps {
+		return store.Errorf(store.EINVALID, "a write has at most %d operations, got %d", store.MaxWriteOps, len(ops))
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	keys := make([][]byte, len(ops))
+	seen := make(map[store.Key]int, len(ops))
+	for i := range ops {
+		op := &ops[i]
+		if err := t.validateOp(op); err != nil {
+			return prefixed(fmt.Sprintf("operation %d", i), err)
+		}
+		if j, dup := seen[op.Key]; dup {
+			return store.Errorf(store.EINVALID, "operations %d and %d address the same item", j, i)
+		}
+		seen[op.Key] = i
+		keys[i] = baseKey(op.Key)
+	}
+	return t.update(func(tx *bbolt.Tx) error {
+		w, err := t.newWriter(tx)
+		if err != nil {
+			return err
+		}
+		olds := make([]store.Item, len(ops))
+		for i := range ops {
+			if olds[i], err = w.get(keys[i]); err != nil {
+				return err
+			}
+			if !condsHold(ops[i].Conds, olds[i]) {
+				return &store.Error{
+					Code:    store.ECONFLICT,
+					Message: fmt.Sprintf("the condition of operation %d does not hold", i),
+					Op:      i,
+				}
+			}
+		}
+		for i := range ops {
+			op := &ops[i]
+			switch op.Kind {
+			case store.OpPut:
+				err = w.put(keys[i], olds[i], op.Item)
+			case store.OpDelete:
+				if olds[i] != nil {
+					err = w.delete(keys[i], olds[i])
+				}
+			case store.OpUpdate:
+				var it store.Item
+				if it, err = applyUpdate(olds[i], op); err != nil {
+					return prefixed(fmt.Sprintf("operation %d", i), err)
+				}
+				if err = t.validateItem(it); err != nil {
+					return prefixed(fmt.Sprintf("operation %d", i), err)
+				}
+				err = w.put(keys[i], olds[i], it)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// bulkFillPercent is how full BatchPut packs the pages it splits. Bulk
+// loads come in key order (see BatchPut), and later writes mostly append to
+// partitions (new comments are the newest), so pages are packed fuller than
+// bbolt's default of half.
+const bulkFillPercent = 0.9
+
+// BatchPut writes whole items, replacing existing ones (and their index
+// entries), a chunk of the batch size at a time, each chunk in one synced
+// transaction. The items are all validated first: an invalid one is
+// store.EINVALID and nothing is written. Of several items with one key, the
+// last is written. A cancelled ctx stops the load between chunks; the chunks
+// written before stay written.
+//
+// For speed, the items are written in the order of their key in the first
+// index that holds them (for comments: by product), and each chunk's entries
+// are put in key order: a chunk then touches one narrow key range of every
+// bucket instead of pages all over the file, and bbolt appends instead of
+// inserting.
+func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	for i, it := range items {
+		if err := t.validateItem(it); err != nil {
+			return prefixed(fmt.Sprintf("item %d", i), err)
+		}
+	}
+	items = t.bulkOrder(items)
+	for start := 0; start < len(items); start += t.batchSize {
+		if start > 0 {
+			if err := ctxErr(ctx); err != nil {
+				return err
+			}
+		}
+		if err := t.putChunk(items[start:min(start+t.batchSize, len(items))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bulkOrder returns items without those replaced by a later item with the
+// same key, ordered by their key in the first index that holds them (items
+// in no index last, by table key).
+func (t *Table) bulkOrder(items []store.Item) []store.Item {
+	type rec struct {
+		order []byte
+		it    store.Item
+	}
+	order := func(it store.Item) []byte {
+		for i, ix := range t.indexes {
+			if k := ix.entryKey(it); k != nil {
+				return append([]byte{byte(i)}, k...)
+			}
+		}
+		return append([]byte{0xff}, baseKey(it.Key())...)
+	}
+	seen := make(map[store.Key]int, len(items))
+	recs := make([]rec, 0, len(items))
+	for _, it := range items {
+		k := it.Key()
+		if j, dup := seen[k]; dup {
+			recs[j] = rec{order(it), it}
+			continue
+		}
+		seen[k] = len(recs)
+		recs = append(recs, rec{order(it), it})
+	}
+	slices.SortFunc(recs, func(a, b rec) int { return bytes.Compare(a.order, b.order) })
+	out := make([]store.Item, len(recs))
+	for i, r := range recs {
+		out[i] = r.it
+	}
+	return out
+}
+
+// kv is a key and value to put.
+type kv struct{ k, v []byte }
+
+// putChunk writes items (distinct keys, validated) in one transaction.
+func (t *Table) putChunk(items []store.Item) error {
+	// Encode everything before the transaction: the write lock is held for
+	// the bbolt work only.
+	base := make([]kv, len(items))
+	entries := make([][]kv, len(t.indexes)) // per index, in item order, k nil when absent
+	for j := range entries {
+		entries[j] = make([]kv, len(items))
+	}
+	for i, it := range items {
+		v, err := encodeItem(it)
+		if err != nil {
+			return err
+		}
+		base[i] = kv{baseKey(it.Key()), v}
+		for j, ix := range t.indexes {
+			if k := ix.entryKey(it); k != nil {
+				entries[j][i] = kv{k, encodeAttrs(it, ix.attrs)}
+			}
+		}
+	}
+	return t.update(func(tx *bbolt.Tx) error {
+		w, err := t.newWriter(tx)
+		if err != nil {
+			return err
+		}
+		w.items.FillPercent = bulkFillPercent
+		for _, b := range w.idx {
+			b.FillPercent = bulkFillPercent
+		}
+		// Remove the index entries of the items replaced that move.
+		for i := range items {
+			v := w.items.Get(base[i].k)
+			if v == nil {
+				continue
+			}
+			old, err := decodeItem(v)
+			if err != nil {
+				return err
+			}
+			for j, ix := range t.indexes {
+				if k := ix.entryKey(old); k != nil && !bytes.Equal(k, entries[j][i].k) {
+					if err := w.idx[j].Delete(k); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		put := func(b *bbolt.Bucket, kvs []kv) error {
+			kvs = slices.DeleteFunc(kvs, func(e kv) bool { return e.k == nil })
+			slices.SortFunc(kvs, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
+			for _, e := range kvs {
+				if err := b.Put(e.k, e.v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := put(w.items, base); err != nil {
+			return err
+		}
+		for j := range t.indexes {
+			if err := put(w.idx[j], entries[j]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

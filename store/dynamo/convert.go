@@ -1,0 +1,91 @@
+package dynamo
+
+import (
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// toAV converts a store.Item value: a string to S, an int64 to N. Any other
+// type is EINVALID.
+func toAV(name string, v any) (types.AttributeValue, error) {
+	switch x := v.(type) {
+	case string:
+		return &types.AttributeValueMemberS{Value: x}, nil
+	case int64:
+		return &types.AttributeValueMemberN{Value: strconv.FormatInt(x, 10)}, nil
+	}
+	return nil, checkValue(name, v)
+}
+
+// fromAV converts an attribute value back: S to string, N to int64.
+func fromAV(name string, av types.AttributeValue) (any, error) {
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		return x.Value, nil
+	case *types.AttributeValueMemberN:
+		n, err := strconv.ParseInt(x.Value, 10, 64)
+		if err != nil {
+			return nil, store.Wrap(store.EINTERNAL, err, "attribute %q: number %q is not an int64", name, x.Value)
+		}
+		return n, nil
+	}
+	return nil, store.Errorf(store.EINTERNAL, "attribute %q: unsupported attribute type %T (want S or N)", name, av)
+}
+
+// toAVMap converts a whole item (nil for nil).
+func toAVMap(it store.Item) (map[string]types.AttributeValue, error) {
+	if it == nil {
+		return nil, nil
+	}
+	m := make(map[string]types.AttributeValue, len(it))
+	for name, v := range it {
+		av, err := toAV(name, v)
+		if err != nil {
+			return nil, err
+		}
+		m[name] = av
+	}
+	return m, nil
+}
+
+// fromAVMap converts a whole item back (nil for an empty or nil map).
+func fromAVMap(m map[string]types.AttributeValue) (store.Item, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	it := make(store.Item, len(m))
+	for name, av := range m {
+		v, err := fromAV(name, av)
+		if err != nil {
+			return nil, err
+		}
+		it[name] = v
+	}
+	return it, nil
+}
+
+// keyAV returns the primary key attributes of k. An empty or too long PK or
+// SK is EINVALID: DynamoDB rejects them.
+func keyAV(k store.Key) (map[string]types.AttributeValue, error) {
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	return map[string]types.AttributeValue{
+		store.AttrPK: &types.AttributeValueMemberS{Value: k.PK},
+		store.AttrSK: &types.AttributeValueMemberS{Value: k.SK},
+	}, nil
+}
+
+// keyOf returns the primary key of an item as DynamoDB returned it.
+func keyOf(m map[string]types.AttributeValue) store.Key {
+	s := func(name string) string {
+		if v, ok := m[name].(*types.AttributeValueMemberS); ok {
+			return v.Value
+		}
+		return ""
+	}
+	return store.Key{PK: s(store.AttrPK), SK: s(store.AttrSK)}
+}

@@ -1,0 +1,164 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// createWait bounds how long CreateTable waits for the table and its indexes
+// to become ACTIVE when ctx has no earlier deadline.
+const createWait = 15 * time.Minute
+
+// CreateTableInput returns the definition CreateTable sends for a table
+// named table: string keys PK (hash) and SK (range), the four global
+// secondary indexes of store.Indexes (the index's hash attribute and GSISK,
+// projecting the key attributes plus IndexDef.Projection: exactly what a
+// page shows, so an index write stays small and a page read needs no second
+// read of the base table), and on-demand (PAY_PER_REQUEST) billing.
+// deploy/dynamodb-table.json is the same definition for
+// `aws dynamodb create-table --cli-input-json`.
+func CreateTableInput(table string) *dynamodb.CreateTableInput {
+	in := &dynamodb.CreateTableInput{
+		TableName: aws.String(table),
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(store.AttrPK), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(store.AttrSK), KeyType: types.KeyTypeRange},
+		},
+		BillingMode: types.BillingModePayPerRequest,
+	}
+	seen := map[string]bool{}
+	attr := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{
+				AttributeName: aws.String(name), AttributeType: types.ScalarAttributeTypeS,
+			})
+		}
+	}
+	attr(store.AttrPK)
+	attr(store.AttrSK)
+	for _, d := range store.Indexes {
+		attr(d.Hash)
+	}
+	for _, d := range store.Indexes {
+		attr(d.Sort)
+	}
+	for _, d := range store.Indexes {
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
+			IndexName: aws.String(d.Name),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(d.Hash), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(d.Sort), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{
+				ProjectionType:   types.ProjectionTypeInclude,
+				NonKeyAttributes: append([]string(nil), d.Projection...),
+			},
+		})
+	}
+	return in
+}
+
+// CreateTable creates the table (see CreateTableInput) and waits until the
+// table and all its indexes are ACTIVE, bounded by ctx (and by 15 minutes
+// when ctx has no deadline). It is idempotent: when the table exists it
+// waits for it to be ACTIVE and returns nil, or an EINVALID error if the
+// existing table lacks the key schema or one of the indexes.
+func (t *Table) CreateTable(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, createWait)
+		defer cancel()
+	}
+	_, err := t.client.CreateTable(ctx, CreateTableInput(t.name))
+	var inUse *types.ResourceInUseException
+	if err != nil && !errors.As(err, &inUse) {
+		return translate(ctx, "CreateTable", err)
+	}
+	return t.waitActive(ctx)
+}
+
+// waitActive polls DescribeTable until the table and every index are ACTIVE.
+func (t *Table) waitActive(ctx context.Context) error {
+	delay := 200 * time.Millisecond
+	for {
+		out, err := t.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+		var notFound *types.ResourceNotFoundException
+		switch {
+		case errors.As(err, &notFound):
+			// Just created: not visible yet everywhere. Wait.
+		case err != nil:
+			return translate(ctx, "DescribeTable", err)
+		default:
+			if err := checkSchema(out.Table); err != nil {
+				return err
+			}
+			if active(out.Table) {
+				return nil
+			}
+		}
+		if err := sleep(ctx, delay); err != nil {
+			return store.Wrap(store.EUNAVAILABLE, err, "DynamoDB table %q is not ACTIVE yet", t.name)
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+// active reports whether the table and all its global secondary indexes are
+// ACTIVE.
+func active(d *types.TableDescription) bool {
+	if d == nil || d.TableStatus != types.TableStatusActive {
+		return false
+	}
+	for _, g := range d.GlobalSecondaryIndexes {
+		if g.IndexStatus != types.IndexStatusActive {
+			return false
+		}
+	}
+	return true
+}
+
+// checkSchema verifies that an existing table has the keys and indexes this
+// package needs (it does not compare projections or billing).
+func checkSchema(d *types.TableDescription) error {
+	if d == nil {
+		return nil
+	}
+	name := aws.ToString(d.TableName)
+	if !sameKeys(d.KeySchema, store.AttrPK, store.AttrSK) {
+		return store.Errorf(store.EINVALID, "DynamoDB table %q exists with another key schema (want PK, SK)", name)
+	}
+	for _, want := range store.Indexes {
+		found := false
+		for _, g := range d.GlobalSecondaryIndexes {
+			if aws.ToString(g.IndexName) == want.Name {
+				found = sameKeys(g.KeySchema, want.Hash, want.Sort)
+				break
+			}
+		}
+		if !found {
+			return store.Errorf(store.EINVALID, "DynamoDB table %q lacks index %s (%s, %s)", name, want.Name, want.Hash, want.Sort)
+		}
+	}
+	return nil
+}
+
+func sameKeys(ks []types.KeySchemaElement, hash, sort string) bool {
+	var h, s string
+	for _, k := range ks {
+		switch k.KeyType {
+		case types.KeyTypeHash:
+			h = aws.ToString(k.AttributeName)
+		case types.KeyTypeRange:
+			s = aws.ToString(k.AttributeName)
+		}
+	}
+	return h == hash && s == sort
+}

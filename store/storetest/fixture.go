@@ -1,0 +1,245 @@
+package storetest
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// fixtureComments returns n deterministic comments of products p1, p10 and
+// p2 (half, a third and a sixth of them: "PRODUCT#p1" is a prefix of
+// "PRODUCT#p10"), in languages en, en-GB and de ("…/en" is a prefix of
+// "…/en-GB"), with all ratings except 5 for p2 in German. Creation times are
+// not in id order, so that no index order follows the table order. seed
+// varies the ratings and texts.
+func fixtureComments(n int, seed uint64) []store.Comment {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	products := []string{"p1", "p1", "p1", "p10", "p10", "p2"}
+	langs := []string{"en", "en-GB", "de"}
+	base := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	// step*n hours spread the comments over a few weeks; stride is coprime
+	// with n, so the times are distinct and shuffled.
+	stride := 53
+	for gcd(stride, n) != 1 {
+		stride++
+	}
+	out := make([]store.Comment, n)
+	for i := range n {
+		pid := products[i%len(products)]
+		lang := langs[(i/len(products))%len(langs)]
+		rating := 1 + rng.IntN(5)
+		if pid == "p2" && lang == "de" && rating == 5 {
+			rating = 4
+		}
+		out[i] = store.Comment{
+			ID:        fmt.Sprintf("c%04d", i),
+			ProductID: pid,
+			Language:  lang,
+			Rating:    rating,
+			Author:    fmt.Sprintf("author %d", rng.IntN(20)),
+			Title:     fmt.Sprintf("title %d", i),
+			Body:      fmt.Sprintf("Très bien — 很好 %d/%d", i, rng.IntN(1000)),
+			CreatedAt: base.Add(time.Duration((i*stride)%n)*5*time.Hour + time.Duration(i)*time.Millisecond),
+			Version:   int64(i % 4),
+		}
+	}
+	return out
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// commentItems returns the table items of cs.
+func commentItems(cs []store.Comment) []store.Item {
+	out := make([]store.Item, len(cs))
+	for i := range cs {
+		out[i] = cs[i].Item()
+	}
+	return out
+}
+
+// statsItems returns the stats items of cs: one per product and one per
+// product and language, with the leaderboard keys while count_5 > 0.
+func statsItems(cs []store.Comment) []store.Item {
+	type key struct{ pid, lang string }
+	stats := map[key]*store.Stats{}
+	for _, c := range cs {
+		for _, k := range []key{{c.ProductID, ""}, {c.ProductID, c.Language}} {
+			st := stats[k]
+			if st == nil {
+				st = &store.Stats{ProductID: k.pid, Language: k.lang}
+				stats[k] = st
+			}
+			st.Counts[c.Rating]++
+			st.Total++
+		}
+	}
+	var out []store.Item
+	for _, k := range slices.SortedFunc(maps.Keys(stats), func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.pid, b.pid), cmp.Compare(a.lang, b.lang))
+	}) {
+		out = append(out, stats[k].Item())
+	}
+	return out
+}
+
+// plainItems are base-table items in partitions "T", "T#" and "TA" (each a
+// prefix of the next in byte order) with sort keys that are prefixes of each
+// other and non-ASCII ones. One has an index hash attribute but no sort
+// attribute: it is in no index.
+func plainItems() []store.Item {
+	sks := []string{"a", "a#1", "a#2", "ab", "b", "ba", "c", "é", "日本", "~"}
+	var out []store.Item
+	for i, pk := range []string{"T", "T#", "TA"} {
+		for j, sk := range sks[:len(sks)-3*i] {
+			it := store.Item{store.AttrPK: pk, store.AttrSK: sk, "n": int64(100*i + j - 50), "s": pk + "/" + sk}
+			if sk == "c" {
+				it[store.AttrGSI4PK] = store.ProductPK("p1")
+			}
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// fixtureItems is the standard data set: 120 comments, their stats items
+// and the plain items.
+func fixtureItems() []store.Item {
+	cs := fixtureComments(120, 1)
+	items := commentItems(cs)
+	items = append(items, statsItems(cs)...)
+	return append(items, plainItems()...)
+}
+
+// keyAttrs returns the hash and sort attributes of index ("" for the base
+// table) and its definition (nil for the base table).
+func keyAttrs(index string) (hash, sort string, def *store.IndexDef) {
+	if index == "" {
+		return store.AttrPK, store.AttrSK, nil
+	}
+	d, ok := store.IndexByName(index)
+	if !ok {
+		panic("storetest: unknown index " + index)
+	}
+	return d.Hash, d.Sort, &d
+}
+
+// project returns what index def (nil: the base table) holds of it.
+func project(def *store.IndexDef, it store.Item) store.Item {
+	if def == nil {
+		return maps.Clone(it)
+	}
+	out := store.Item{}
+	for _, a := range append([]string{store.AttrPK, store.AttrSK, def.Hash, def.Sort}, def.Projection...) {
+		if v, ok := it[a]; ok {
+			out[a] = v
+		}
+	}
+	return out
+}
+
+// expectQuery is the model of Query: all the items q must return, over all
+// its pages, from a table holding exactly items. q.Limit and q.StartKey are
+// ignored.
+func expectQuery(items []store.Item, q store.Query) []store.Item {
+	hashAttr, sortAttr, def := keyAttrs(q.Index)
+	type entry struct {
+		sort string
+		key  store.Key
+		it   store.Item
+	}
+	var es []entry
+	for _, it := range items {
+		h, ok := it[hashAttr].(string)
+		if !ok || h != q.HashValue {
+			continue
+		}
+		s, ok := it[sortAttr].(string)
+		if !ok {
+			continue
+		}
+		switch q.SortOp {
+		case store.SortLess:
+			ok = s < q.SortValue
+		case store.SortGreater:
+			ok = s > q.SortValue
+		case store.SortBeginsWith:
+			ok = strings.HasPrefix(s, q.SortValue)
+		}
+		if ok {
+			es = append(es, entry{s, it.Key(), project(def, it)})
+		}
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		return cmp.Or(strings.Compare(a.sort, b.sort), strings.Compare(a.key.PK, b.key.PK), strings.Compare(a.key.SK, b.key.SK))
+	})
+	if !q.Forward {
+		slices.Reverse(es)
+	}
+	out := make([]store.Item, len(es))
+	for i, e := range es {
+		out[i] = e.it
+	}
+	return out
+}
+
+// partitions returns the hash values of the partitions of index ("": base
+// table) that items populate, sorted.
+func partitions(items []store.Item, index string) []string {
+	hashAttr, sortAttr, _ := keyAttrs(index)
+	set := map[string]bool{}
+	for _, it := range items {
+		h, ok := it[hashAttr].(string)
+		if _, hasSort := it[sortAttr].(string); ok && hasSort {
+			set[h] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// sortValues returns the sort attribute values of items.
+func sortValues(items []store.Item, index string) []string {
+	_, sortAttr, _ := keyAttrs(index)
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.S(sortAttr)
+	}
+	return out
+}
+
+// model is the expected content of a table.
+type model map[store.Key]store.Item
+
+func newModel(items ...store.Item) model {
+	m := model{}
+	m.put(items...)
+	return m
+}
+
+func (m model) put(items ...store.Item) {
+	for _, it := range items {
+		m[it.Key()] = maps.Clone(it)
+	}
+}
+
+// items returns the model's items in key order.
+func (m model) items() []store.Item {
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b store.Key) int {
+		return cmp.Or(strings.Compare(a.PK, b.PK), strings.Compare(a.SK, b.SK))
+	})
+	out := make([]store.Item, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
+	}
+	return out
+}

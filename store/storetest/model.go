@@ -1,0 +1,630 @@
+package storetest
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// RunModel is the conformance suite of the comments model (store.Store) on a
+// Table: every filter, page size and direction of ListComments, cursors
+// across filters, stats, languages and the leaderboard, all compared with an
+// independent recount of the raw data; then mutations, concurrent ones
+// included, with stats and leaderboard equal to a recount afterwards.
+//
+// Each subtest gets a fresh table from newTable.
+func RunModel(t *testing.T, newTable func(t *testing.T) store.Table) {
+	t.Run("Listing", func(t *testing.T) { testListing(t, newTable(t)) })
+	t.Run("Mutations", func(t *testing.T) { testMutations(t, newTable(t)) })
+	t.Run("ConcurrentMutations", func(t *testing.T) { testConcurrentMutations(t, newTable(t)) })
+	t.Run("Validation", func(t *testing.T) { testValidation(t, newTable(t)) })
+}
+
+// Dataset returns a small deterministic data set with skewed ratings (one
+// product has no 2-star comment, one only 5-star ones), three languages, and
+// runs of identical timestamps to exercise the tie-break on id.
+func Dataset(seed uint64) []*store.Comment {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	products := []struct {
+		id      string
+		n       int
+		ratings []int // weighted pool
+		langs   []string
+	}{
+		{"big", 180, []int{1, 3, 3, 4, 4, 4, 5, 5, 5, 5, 5, 5}, []string{"en", "en", "en", "de", "fr"}},
+		{"mid-1", 60, []int{1, 2, 3, 4, 5, 5}, []string{"en", "de"}},
+		{"only_five", 12, []int{5}, []string{"fr"}},
+		{"one", 1, []int{3}, []string{"de"}},
+	}
+	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	var out []*store.Comment
+	n := 0
+	for _, p := range products {
+		at := base
+		for i := 0; i < p.n; i++ {
+			if rng.IntN(4) != 0 { // one in four shares the previous timestamp
+				at = at.Add(time.Duration(1+rng.IntN(90_000)) * time.Millisecond)
+			}
+			n++
+			out = append(out, &store.Comment{
+				ID:        fmt.Sprintf("c%05d-%c", (n*7919)%100000, 'a'+rune(rng.IntN(26))), // ids not in time order
+				ProductID: p.id,
+				Language:  p.langs[rng.IntN(len(p.langs))],
+				Rating:    p.ratings[rng.IntN(len(p.ratings))],
+				Author:    fmt.Sprintf("author %d", rng.IntN(50)),
+				Title:     fmt.Sprintf("title %d", n),
+				Body:      fmt.Sprintf("body of comment %d", n),
+				CreatedAt: at,
+			})
+		}
+	}
+	return out
+}
+
+// recount is the oracle: the comments matching a filter, newest first, ties
+// by id descending, computed from the raw data without any store code.
+func recount(all []*store.Comment, pid, lang string, ratings []int) []*store.Comment {
+	var out []*store.Comment
+	for _, c := range all {
+		if c.ProductID != pid || (lang != "" && c.Language != lang) {
+			continue
+		}
+		if ratings != nil && !slices.Contains(ratings, c.Rating) {
+			continue
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b *store.Comment) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	return out
+}
+
+// MustLoad bulk-loads cs into a new Store on tbl and rebuilds its stats.
+func MustLoad(tb testing.TB, tbl store.Table, cs []*store.Comment) *store.Store {
+	tb.Helper()
+	s := store.New(tbl)
+	ctx := context.Background()
+	if err := s.PutComments(ctx, cs); err != nil {
+		tb.Fatalf("PutComments: %v", err)
+	}
+	if _, err := s.RebuildStats(ctx, 3); err != nil {
+		tb.Fatalf("RebuildStats: %v", err)
+	}
+	return s
+}
+
+func mustStats(tb testing.TB, s *store.Store, pid, lang string) *store.Stats {
+	tb.Helper()
+	st, err := s.GetStats(context.Background(), []store.StatsID{{ProductID: pid, Language: lang}})
+	if err != nil {
+		tb.Fatalf("GetStats: %v", err)
+	}
+	return st[0]
+}
+
+func ids(cs []*store.Comment) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.ID
+	}
+	return out
+}
+
+// walk pages through a filter, forward (first/after) or backward
+// (last/before), and returns the comments in display order.
+func walk(tb testing.TB, s *store.Store, pid string, f store.Filter, size int, backward bool, want int) []*store.Comment {
+	tb.Helper()
+	ctx := context.Background()
+	st := mustStats(tb, s, pid, f.Language)
+	var got []*store.Comment
+	var cursor *string
+	for pages := 0; ; pages++ {
+		if pages > want+2 {
+			tb.Fatalf("%s %+v size %d backward %v: no end after %d pages", pid, f, size, backward, pages)
+		}
+		n := size
+		args := store.PageArgs{First: &n, After: cursor}
+		if backward {
+			args = store.PageArgs{Last: &n, Before: cursor}
+		}
+		conn, err := s.ListComments(ctx, pid, f, args, st)
+		if err != nil {
+			tb.Fatalf("ListComments: %v", err)
+		}
+		if int(conn.TotalCount) != want {
+			tb.Fatalf("%s %+v: totalCount %d, want %d", pid, f, conn.TotalCount, want)
+		}
+		page := make([]*store.Comment, len(conn.Edges))
+		for i, e := range conn.Edges {
+			page[i] = e.Comment
+		}
+		more := conn.HasNextPage
+		if backward {
+			more = conn.HasPreviousPage
+			got = append(page, got...)
+		} else {
+			got = append(got, page...)
+		}
+		if len(page) > size || (more && len(page) != size) {
+			tb.Fatalf("%s %+v size %d: page of %d, more=%v", pid, f, size, len(page), more)
+		}
+		if !more {
+			return got
+		}
+		if backward {
+			cursor = &conn.Edges[0].Cursor
+		} else {
+			cursor = &conn.Edges[len(conn.Edges)-1].Cursor
+		}
+	}
+}
+
+func testListing(t *testing.T, tbl store.Table) {
+	data := Dataset(1)
+	s := MustLoad(t, tbl, data)
+	ctx := context.Background()
+	filters := [][]int{nil, {}, {5}, {2}, {1, 2}, {1, 3, 5}, {3, 4, 5}, {2, 3, 4, 5}, {1, 2, 3, 4}, {4, 5}, {1, 2, 3, 4, 5}, {5, 1, 5}}
+	for _, pid := range []string{"big", "mid-1", "only_five", "one", "no-comments"} {
+		for _, lang := range []string{"", "en", "de", "fr", "ja"} {
+			for _, rs := range filters {
+				norm, err := store.NormalizeRatings(rs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := store.Filter{Language: lang, Ratings: norm}
+				want := ids(recount(data, pid, lang, norm))
+				for _, size := range []int{1, 7, 20, 100} {
+					if size == 1 && len(want) > 40 {
+						continue // page size 1 is walked on the smaller filters only
+					}
+					for _, backward := range []bool{false, true} {
+						got := ids(walk(t, s, pid, f, size, backward, len(want)))
+						if !slices.Equal(got, want) {
+							t.Fatalf("%s lang=%q ratings=%v size=%d backward=%v:\n got %v\nwant %v", pid, lang, rs, size, backward, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+
+	// A cursor from one filter resumes another filter right after (before)
+	// that comment.
+	all := recount(data, "big", "", nil)
+	st := mustStats(t, s, "big", "en")
+	n := 5
+	for _, k := range []int{0, 1, 17, 90, len(all) - 2, len(all) - 1} {
+		// the cursor of the k-th comment of the unfiltered list
+		cur := cursorAt(t, s, "big", k)
+		f := store.Filter{Language: "en", Ratings: []int{1, 5}}
+		fwd, err := s.ListComments(ctx, "big", f, store.PageArgs{First: &n, After: &cur}, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []*store.Comment
+		for _, c := range all[k+1:] {
+			if c.Language == "en" && (c.Rating == 1 || c.Rating == 5) {
+				want = append(want, c)
+			}
+		}
+		if got := edgeIDs(fwd); !slices.Equal(got, ids(want[:min(n, len(want))])) {
+			t.Errorf("after comment %d: got %v want %v", k, got, ids(want[:min(n, len(want))]))
+		}
+		if fwd.HasNextPage != (len(want) > n) {
+			t.Errorf("after comment %d: hasNextPage %v with %d left", k, fwd.HasNextPage, len(want))
+		}
+		back, err := s.ListComments(ctx, "big", f, store.PageArgs{Last: &n, Before: &cur}, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = want[:0]
+		for _, c := range all[:k] {
+			if c.Language == "en" && (c.Rating == 1 || c.Rating == 5) {
+				want = append(want, c)
+			}
+		}
+		if got := edgeIDs(back); !slices.Equal(got, ids(want[max(0, len(want)-n):])) {
+			t.Errorf("before comment %d: got %v want %v", k, got, ids(want[max(0, len(want)-n):]))
+		}
+		if back.HasPreviousPage != (len(want) > n) {
+			t.Errorf("before comment %d: hasPreviousPage %v with %d before", k, back.HasPreviousPage, len(want))
+		}
+	}
+
+	// first: 0 returns no edges but tells whether any exist.
+	zero := 0
+	conn, err := s.ListComments(ctx, "big", store.Filter{}, store.PageArgs{First: &zero}, mustStats(t, s, "big", ""))
+	if err != nil || len(conn.Edges) != 0 || !conn.HasNextPage {
+		t.Errorf("first: 0 = %d edges, hasNext %v, err %v", len(conn.Edges), conn.HasNextPage, err)
+	}
+
+	// after and before together bound the page on both sides.
+	a, b := cursorAt(t, s, "big", 10), cursorAt(t, s, "big", 20)
+	ten := 50
+	conn, err = s.ListComments(ctx, "big", store.Filter{}, store.PageArgs{First: &ten, After: &a, Before: &b}, mustStats(t, s, "big", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := edgeIDs(conn); !slices.Equal(got, ids(all[11:20])) || conn.HasNextPage {
+		t.Errorf("between 10 and 20: got %v (hasNext %v), want %v", got, conn.HasNextPage, ids(all[11:20]))
+	}
+
+	checkStats(t, s, data, []string{"big", "mid-1", "only_five", "one", "no-comments"})
+}
+
+func cursorAt(tb testing.TB, s *store.Store, pid string, k int) string {
+	tb.Helper()
+	n := k + 1
+	if n > store.MaxPageSize {
+		var cur *string
+		for n > store.MaxPageSize {
+			m := store.MaxPageSize
+			conn, err := s.ListComments(context.Background(), pid, store.Filter{}, store.PageArgs{First: &m, After: cur}, mustStats(tb, s, pid, ""))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			cur = &conn.Edges[len(conn.Edges)-1].Cursor
+			n -= m
+		}
+		conn, err := s.ListComments(context.Background(), pid, store.Filter{}, store.PageArgs{First: &n, After: cur}, mustStats(tb, s, pid, ""))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return conn.Edges[n-1].Cursor
+	}
+	conn, err := s.ListComments(context.Background(), pid, store.Filter{}, store.PageArgs{First: &n}, mustStats(tb, s, pid, ""))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return conn.Edges[k].Cursor
+}
+
+func edgeIDs(c *store.Connection) []string {
+	out := make([]string, len(c.Edges))
+	for i, e := range c.Edges {
+		out[i] = e.Comment.ID
+	}
+	return out
+}
+
+// checkStats compares stats, languages and both leaderboards with a recount.
+func checkStats(t *testing.T, s *store.Store, data []*store.Comment, pids []string) {
+	t.Helper()
+	ctx := context.Background()
+	type key struct{ pid, lang string }
+	counts := map[key]*[6]int64{}
+	langs := map[string]bool{"": true}
+	for _, c := range data {
+		for _, k := range []key{{c.ProductID, ""}, {c.ProductID, c.Language}} {
+			if counts[k] == nil {
+				counts[k] = new([6]int64)
+			}
+			counts[k][c.Rating]++
+		}
+		langs[c.Language] = true
+	}
+	for _, pid := range pids {
+		for lang := range langs {
+			st := mustStats(t, s, pid, lang)
+			want := counts[key{pid, lang}]
+			if want == nil {
+				want = new([6]int64)
+			}
+			var total int64
+			for r := 1; r <= 5; r++ {
+				total += want[r]
+				if st.Counts[r] != want[r] {
+					t.Errorf("stats %s/%q rating %d = %d, want %d", pid, lang, r, st.Counts[r], want[r])
+				}
+			}
+			if st.Total != total {
+				t.Errorf("stats %s/%q total = %d, want %d", pid, lang, st.Total, total)
+			}
+		}
+		got, err := s.Languages(ctx, pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantLangs []*store.Stats
+		for k, c := range counts {
+			if k.pid == pid && k.lang != "" {
+				st := &store.Stats{Language: k.lang}
+				for r := 1; r <= 5; r++ {
+					st.Total += c[r]
+				}
+				if st.Total > 0 {
+					wantLangs = append(wantLangs, st)
+				}
+			}
+		}
+		slices.SortFunc(wantLangs, func(a, b *store.Stats) int {
+			if a.Total != b.Total {
+				return cmp.Compare(b.Total, a.Total)
+			}
+			return cmp.Compare(a.Language, b.Language)
+		})
+		if len(got) != len(wantLangs) {
+			t.Errorf("languages of %s: %d, want %d", pid, len(got), len(wantLangs))
+		}
+		for i := range min(len(got), len(wantLangs)) {
+			if got[i].Language != wantLangs[i].Language || got[i].Total != wantLangs[i].Total {
+				t.Errorf("languages of %s [%d] = %s:%d, want %s:%d", pid, i, got[i].Language, got[i].Total, wantLangs[i].Language, wantLangs[i].Total)
+			}
+		}
+	}
+	for lang := range langs {
+		type rank struct {
+			pid string
+			n   int64
+		}
+		var want []rank
+		for k, c := range counts {
+			if k.lang == lang && c[5] > 0 {
+				want = append(want, rank{k.pid, c[5]})
+			}
+		}
+		slices.SortFunc(want, func(a, b rank) int {
+			if a.n != b.n {
+				return cmp.Compare(b.n, a.n)
+			}
+			return cmp.Compare(b.pid, a.pid)
+		})
+		for _, n := range []int{1, 2, 10, 100} {
+			got, err := s.TopProducts(ctx, lang, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want[:min(n, len(want))]
+			if len(got) != len(w) {
+				t.Errorf("topProducts(%d, %q) has %d entries, want %d", n, lang, len(got), len(w))
+				continue
+			}
+			for i := range w {
+				if got[i].ProductID != w[i].pid || got[i].FiveStarCount != w[i].n || got[i].Rank != i+1 {
+					t.Errorf("topProducts(%d, %q)[%d] = %+v, want %+v", n, lang, i, got[i], w[i])
+				}
+			}
+		}
+	}
+}
+
+func testMutations(t *testing.T, tbl store.Table) {
+	data := Dataset(2)
+	s := MustLoad(t, tbl, data)
+	ctx := context.Background()
+	live := map[string]*store.Comment{}
+	for _, c := range data {
+		live[c.ID] = c
+	}
+	snapshot := func() []*store.Comment {
+		out := make([]*store.Comment, 0, len(live))
+		for _, c := range live {
+			out = append(out, c)
+		}
+		return out
+	}
+	c, err := s.CreateComment(ctx, store.NewComment{ProductID: "mid-1", Language: "EN-gb", Rating: 5, Author: "Ann", Title: "Great", Body: "Really great."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Language != "en-GB" || c.ID == "" || c.CreatedAt.IsZero() {
+		t.Fatalf("created %+v", c)
+	}
+	live[c.ID] = c
+	got, err := s.GetComments(ctx, []string{c.ID, "missing"})
+	if err != nil || got[0] == nil || got[0].Title != "Great" || got[1] != nil {
+		t.Fatalf("GetComments = %v, %v", got, err)
+	}
+	// Newest first: the new comment heads every list it matches.
+	conn, err := s.ListComments(ctx, "mid-1", store.Filter{Language: "en-GB", Ratings: []int{5}}, store.PageArgs{}, mustStats(t, s, "mid-1", "en-GB"))
+	if err != nil || len(conn.Edges) != 1 || conn.Edges[0].Comment.ID != c.ID || conn.TotalCount != 1 {
+		t.Fatalf("list after create: %+v, %v", conn, err)
+	}
+
+	// Update moves it between rating and language partitions and stats.
+	two, de := 2, "de"
+	u, err := s.UpdateComment(ctx, store.CommentUpdate{ID: c.ID, Rating: &two, Language: &de})
+	if err != nil || u.Rating != 2 || u.Language != "de" || u.Title != "Great" || !u.CreatedAt.Equal(c.CreatedAt) {
+		t.Fatalf("update = %+v, %v", u, err)
+	}
+	live[c.ID] = u
+	title := "Changed title"
+	if _, err := s.UpdateComment(ctx, store.CommentUpdate{ID: c.ID, Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	live[c.ID].Title = title
+	checkStats(t, s, snapshot(), []string{"big", "mid-1"})
+
+	// Delete a 5-star comment of the leader and a whole language of a product.
+	for _, d := range data {
+		if d.ProductID == "only_five" || (d.ProductID == "big" && d.Rating == 5 && d.Language == "de") {
+			if err := s.DeleteComment(ctx, d.ID); err != nil {
+				t.Fatal(err)
+			}
+			delete(live, d.ID)
+		}
+	}
+	checkStats(t, s, snapshot(), []string{"big", "mid-1", "only_five"})
+	for _, pid := range []string{"big", "only_five"} {
+		want := ids(recount(snapshot(), pid, "", nil))
+		if got := ids(walk(t, s, pid, store.Filter{}, 20, false, len(want))); !slices.Equal(got, want) {
+			t.Errorf("%s after deletes: got %d comments, want %d", pid, len(got), len(want))
+		}
+	}
+
+	// Missing comments are ENOTFOUND.
+	if err := s.DeleteComment(ctx, data[0].ID+"x"); store.ErrorCode(err) != store.ENOTFOUND {
+		t.Errorf("delete missing: %v", err)
+	}
+	if _, err := s.UpdateComment(ctx, store.CommentUpdate{ID: "nope", Title: &title}); store.ErrorCode(err) != store.ENOTFOUND {
+		t.Errorf("update missing: %v", err)
+	}
+	if err := s.DeleteComment(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteComment(ctx, c.ID); store.ErrorCode(err) != store.ENOTFOUND {
+		t.Errorf("second delete: %v", err)
+	}
+	delete(live, c.ID)
+
+	// Rebuilding the stats changes nothing: they never drifted.
+	before := snapshotStats(t, s, []string{"big", "mid-1", "only_five", "one"})
+	if _, err := s.RebuildStats(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if after := snapshotStats(t, s, []string{"big", "mid-1", "only_five", "one"}); !slices.Equal(before, after) {
+		t.Errorf("stats drifted:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+func snapshotStats(t *testing.T, s *store.Store, pids []string) []string {
+	var out []string
+	for _, pid := range pids {
+		for _, lang := range []string{"", "en", "de", "fr", "en-GB"} {
+			st := mustStats(t, s, pid, lang)
+			out = append(out, fmt.Sprintf("%s/%s:%v", pid, lang, st.Counts))
+		}
+	}
+	top, err := s.TopProducts(context.Background(), "", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, fmt.Sprint(top))
+}
+
+// testConcurrentMutations runs writers on the same products at once, with
+// 5-star changes contending for the leaderboard keys, then compares the
+// stats and leaderboards with a recount.
+func testConcurrentMutations(t *testing.T, tbl store.Table) {
+	data := Dataset(3)[:40]
+	s := MustLoad(t, tbl, data)
+	ctx := context.Background()
+	var (
+		mu   sync.Mutex
+		live = map[string]*store.Comment{}
+	)
+	for _, c := range data {
+		live[c.ID] = c
+	}
+	const workers, perWorker = 6, 15
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			var mine []string
+			for i := 0; i < perWorker; i++ {
+				pid := []string{"big", "p2"}[rng.IntN(2)]
+				switch op := rng.IntN(4); {
+				case op <= 1 || len(mine) == 0:
+					c, err := s.CreateComment(ctx, store.NewComment{ProductID: pid, Language: []string{"en", "de"}[rng.IntN(2)],
+						Rating: 4 + rng.IntN(2), Author: "w", Title: "t", Body: "b"})
+					if err != nil {
+						errs <- fmt.Errorf("create: %w", err)
+						return
+					}
+					mine = append(mine, c.ID)
+					mu.Lock()
+					live[c.ID] = c
+					mu.Unlock()
+				case op == 2:
+					r := 1 + rng.IntN(5)
+					c, err := s.UpdateComment(ctx, store.CommentUpdate{ID: mine[rng.IntN(len(mine))], Rating: &r})
+					if err != nil {
+						errs <- fmt.Errorf("update: %w", err)
+						return
+					}
+					mu.Lock()
+					live[c.ID] = c
+					mu.Unlock()
+				default:
+					k := rng.IntN(len(mine))
+					id := mine[k]
+					mine = slices.Delete(mine, k, k+1)
+					if err := s.DeleteComment(ctx, id); err != nil {
+						errs <- fmt.Errorf("delete: %w", err)
+						return
+					}
+					mu.Lock()
+					delete(live, id)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	var all []*store.Comment
+	for _, c := range live {
+		all = append(all, c)
+	}
+	checkStats(t, s, all, []string{"big", "p2"})
+	for _, pid := range []string{"big", "p2"} {
+		want := ids(recount(all, pid, "", []int{4, 5}))
+		if got := ids(walk(t, s, pid, store.Filter{Ratings: []int{4, 5}}, 20, false, len(want))); !slices.Equal(got, want) {
+			t.Errorf("%s after concurrent writes: %d comments, want %d", pid, len(got), len(want))
+		}
+	}
+}
+
+func testValidation(t *testing.T, tbl store.Table) {
+	s := store.New(tbl)
+	ctx := context.Background()
+	ok := store.NewComment{ProductID: "p", Language: "en", Rating: 3, Author: "a", Title: "t", Body: "b"}
+	long := func(n int) string { return string(slices.Repeat([]byte{'x'}, n)) }
+	bad := []func(*store.NewComment){
+		func(c *store.NewComment) { c.ProductID = "" },
+		func(c *store.NewComment) { c.ProductID = "a/b" },
+		func(c *store.NewComment) { c.ProductID = long(65) },
+		func(c *store.NewComment) { c.Language = "" },
+		func(c *store.NewComment) { c.Language = "en/5" },
+		func(c *store.NewComment) { c.Rating = 0 },
+		func(c *store.NewComment) { c.Rating = 6 },
+		func(c *store.NewComment) { c.Author = "  " },
+		func(c *store.NewComment) { c.Author = long(101) },
+		func(c *store.NewComment) { c.Title = "" },
+		func(c *store.NewComment) { c.Title = long(201) },
+		func(c *store.NewComment) { c.Body = "" },
+		func(c *store.NewComment) { c.Body = long(10_001) },
+		func(c *store.NewComment) { c.Body = "\xff\xfe" },
+	}
+	for i, mut := range bad {
+		in := ok
+		mut(&in)
+		if _, err := s.CreateComment(ctx, in); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("case %d: err = %v, want EINVALID", i, err)
+		}
+	}
+	if empty, err := s.IsEmpty(ctx); err != nil || !empty {
+		t.Errorf("invalid input wrote something: empty=%v err=%v", empty, err)
+	}
+	for _, a := range []store.PageArgs{
+		{First: ptr(-1)}, {First: ptr(101)}, {Last: ptr(-1)}, {First: ptr(1), Last: ptr(1)},
+		{After: ptr("")}, {After: ptr("garbage")}, {Before: ptr("AAAA")},
+	} {
+		if _, err := s.ListComments(ctx, "p", store.Filter{}, a, &store.Stats{}); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("page args %+v: err = %v", a, err)
+		}
+	}
+	if _, err := s.TopProducts(ctx, "", 101); store.ErrorCode(err) != store.EINVALID {
+		t.Errorf("topProducts(101): %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
