@@ -18,10 +18,12 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/acme/comments-gateway/demo"
 	"github.com/acme/comments-gateway/jsonl"
+	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
@@ -151,6 +153,11 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer tbl.Close()
+	m := metrics.New(prometheus.DefaultRegisterer)
+	if d, ok := tbl.(*dynamo.Table); ok {
+		d.OnCall = func(c dynamo.Call) { /* capacity is reported per request through the context below */ _ = c }
+	}
+	tbl = m.Table(tbl)
 	s := store.New(tbl)
 	if *loadDemo {
 		if err := loadDemoData(ctx, s, log); err != nil {
@@ -159,7 +166,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{Store: s, Logger: log}))
+	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{Store: s, Logger: log, Metrics: m}))
 	mux.Handle("GET /{$}", playground.Handler("Product comments", "/graphql"))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -18,6 +19,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/acme/comments-gateway/graph"
+	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -27,11 +29,15 @@ type Config struct {
 	Logger *slog.Logger
 	// LoaderWait is the dataloaders' batching window (DefaultLoaderWait when 0).
 	LoaderWait time.Duration
+	// Metrics, when set, counts requests and their latency by operation.
+	// (Wrap the store's Table with Metrics.Table to count store reads.)
+	Metrics *metrics.Collectors
 }
 
 // NewHandler returns the GraphQL-over-HTTP handler: POST and GET (queries
 // only), introspection, one error presenter, panic recovery, per-request
-// dataloaders, and EXPLAIN on the X-Explain: 1 header.
+// dataloaders, extensions.cost on every response, and EXPLAIN
+// (extensions.plan) on the X-Explain: 1 header.
 func NewHandler(cfg Config) http.Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -48,27 +54,69 @@ func NewHandler(cfg Config) http.Handler {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return store.Errorf(store.EINTERNAL, "internal error")
 	})
+	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		if info, _ := ctx.Value(requestInfoKey{}).(*requestInfo); info != nil {
+			oc := graphql.GetOperationContext(ctx)
+			name := oc.OperationName
+			if name == "" {
+				name = "anonymous"
+			}
+			op := "query"
+			if oc.Operation != nil {
+				op = string(oc.Operation.Operation)
+			}
+			info.operation.Store(op + " " + name)
+		}
+		return next(ctx)
+	})
 	srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 		resp := next(ctx)
-		if e, _ := ctx.Value(explainKey{}).(*explain); e != nil && resp != nil {
+		if resp == nil {
+			return nil
+		}
+		if resp.Extensions == nil {
+			resp.Extensions = map[string]any{}
+		}
+		if u := metrics.UsageFrom(ctx); u != nil {
+			cost := map[string]any{"itemsRead": u.ItemsRead(), "requests": u.Requests()}
+			if rcu := u.ReadCapacity(); rcu > 0 {
+				cost["readCapacityUnits"] = rcu
+			}
+			resp.Extensions["cost"] = cost
+		}
+		if e, _ := ctx.Value(explainKey{}).(*explain); e != nil {
 			e.mu.Lock()
 			entries := e.entries
 			e.mu.Unlock()
-			if resp.Extensions == nil {
-				resp.Extensions = map[string]any{}
-			}
 			resp.Extensions["plan"] = entries
 		}
 		return resp
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		start := time.Now()
 		ctx := context.WithValue(req.Context(), loadersKey{}, NewLoaders(cfg.Store, cfg.LoaderWait))
+		ctx, _ = metrics.WithUsage(ctx)
+		info := &requestInfo{}
+		ctx = context.WithValue(ctx, requestInfoKey{}, info)
 		if req.Header.Get("X-Explain") == "1" {
 			ctx, _ = withExplain(ctx)
 		}
 		srv.ServeHTTP(w, req.WithContext(ctx))
+		op, _ := info.operation.Load().(string)
+		if op == "" {
+			op = "invalid"
+		}
+		cfg.Metrics.ObserveRequest(op, time.Since(start))
 	})
 }
+
+// requestInfo carries what the operation middleware learns back to the
+// HTTP handler (for the metrics' operation label).
+type requestInfo struct {
+	operation atomic.Value // string: "query Name"
+}
+
+type requestInfoKey struct{}
 
 // Codes maps store error codes to GraphQL extensions.code.
 var Codes = map[string]string{
