@@ -229,13 +229,14 @@ func before(a, b string, backward bool) bool {
 }
 
 // refillLimit sizes a refill read: the partition's share of the items still
-// needed, with half again as margin, at least 2 and at most remaining.
+// needed, plus one (the item that shows where the partition continues), at
+// most remaining.
 func refillLimit(remaining int, count, total int64, k int) int {
 	l := remaining
 	if k > 1 && total > 0 {
-		l = int(math.Ceil(1.5*float64(remaining)*float64(count)/float64(total))) + 1
+		l = int(math.Ceil(float64(remaining)*float64(count)/float64(total))) + 1
 	}
-	return max(2, min(l, remaining))
+	return max(1, min(l, remaining))
 }
 
 // fill reads the streams at idx in parallel, each with limit(stream).

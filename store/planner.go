@@ -78,7 +78,7 @@ type Plan struct {
 // of the selected total plus mergeSlack items; a broad read is chosen over a
 // merge only when the comments it expects to drop are fewer than the items
 // a merge expects to over-read (mergeSlack + 0.5 of rounding per partition).
-const mergeSlack = 1
+var mergeSlack = 0.5 // a variable only so that tuning experiments (export_test.go) can vary it
 
 // PlanQuery plans a page of `need` items (the page size plus one, to learn
 // whether another page follows) of product pid's comments matching f, given
@@ -146,7 +146,7 @@ func PlanQuery(pid string, f Filter, st *Stats, need int) Plan {
 	if dropped < overRead {
 		p.Strategy = StrategyBroad
 		p.Partitions = []Partition{{Index: idx, Key: key, Count: st.Total,
-			Limit: min(int(math.Ceil(float64(need)*float64(st.Total)/float64(p.Total)))+mergeSlack, need*2)}}
+			Limit: min(int(math.Ceil(float64(need)*float64(st.Total)/float64(p.Total)+mergeSlack)), need*2)}}
 		p.Keep = sel
 		return p
 	}
@@ -166,7 +166,7 @@ func PlanQuery(pid string, f Filter, st *Stats, need int) Plan {
 // partition's count (+1, so the read proves the partition is exhausted where
 // a backend cannot tell otherwise).
 func shareLimit(need int, count, total int64) int {
-	l := int(math.Ceil(float64(need)*float64(count)/float64(total))) + mergeSlack
+	l := int(math.Ceil(float64(need)*float64(count)/float64(total) + mergeSlack))
 	l = min(l, need)
 	if c := count + 1; c < int64(l) {
 		l = int(c)

@@ -136,7 +136,7 @@ func ExamplePlanQuery() {
 	// Output:
 	// single byLangAndRating PRODUCT#shoe-42/de/1 skipped [2]
 	// merge total 40
-	//   byRating PRODUCT#shoe-42/1 limit 7
+	//   byRating PRODUCT#shoe-42/1 limit 6
 	//   byRating PRODUCT#shoe-42/3 limit 17
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -49,7 +50,7 @@ func (t *Table) checkIndexes() error {
 			want[i] = map[string][]byte{}
 		}
 		err := tx.Bucket(bucketItems).ForEach(func(k, v []byte) error {
-			it, err := decodeItem(v)
+			it, err := decodeItem(k, v)
 			if err != nil {
 				return fmt.Errorf("item %q: %w", k, err)
 			}
@@ -58,7 +59,7 @@ func (t *Table) checkIndexes() error {
 			}
 			for i, ix := range t.indexes {
 				if ek := ix.entryKey(it); ek != nil {
-					want[i][string(ek)] = encodeAttrs(it, ix.attrs)
+					want[i][string(ek)] = encodeAttrs(it, ix.stored)
 				}
 			}
 			return nil
@@ -461,29 +462,61 @@ func TestCodec(t *testing.T) {
 		{},
 		{"a": ""},
 		{store.AttrPK: "p", store.AttrSK: "s", "n": int64(-1), "max": int64(math.MaxInt64), "min": int64(math.MinInt64), "z": int64(0)},
-		{"long": strings.Repeat("é", 5000), "nul": "a\x00b", strings.Repeat("k", 300): int64(300)},
+		{store.AttrPK: "p", store.AttrSK: "s#t", "long": strings.Repeat("é", 5000), "nul": "a\x00b", strings.Repeat("k", 300): int64(300)},
 	}
 	for _, it := range items {
 		b, err := encodeItem(it)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := decodeItem(b)
-		if err != nil || !reflect.DeepEqual(got, it) {
+		want := maps.Clone(it)
+		delete(want, store.AttrPK)
+		delete(want, store.AttrSK)
+		got, err := decodeAttrs(b, 0)
+		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("round trip of %v = %v, %v", it, got, err)
 		}
 		if b2, _ := encodeItem(got); !bytes.Equal(b, b2) {
 			t.Errorf("the encoding of %v is not deterministic", it)
 		}
+		if _, ok := it[store.AttrPK]; ok {
+			if full, err := decodeItem(baseKey(it.Key()), b); err != nil || !reflect.DeepEqual(full, it) {
+				t.Errorf("decodeItem of %v = %v, %v", it, full, err)
+			}
+		}
 		// Every truncation is an error, never a panic.
 		for i := range len(b) {
-			if _, err := decodeItem(b[:i]); err == nil {
+			if _, err := decodeAttrs(b[:i], 0); err == nil {
 				t.Errorf("truncated encoding (%d of %d bytes) decoded", i, len(b))
 			}
 		}
 	}
 	if _, err := encodeItem(store.Item{"f": 1.5}); store.ErrorCode(err) != store.EINVALID {
 		t.Errorf("encoding a float: %v", err)
+	}
+	if _, err := decodeItem([]byte("no separator"), []byte{codecVersion, 0}); err == nil {
+		t.Error("decodeItem of a key without separator succeeded")
+	}
+
+	// Index entries hold the projection; the key attributes come from the key.
+	tbl := MustOpen(t)
+	c := comments(1)[0]
+	c[store.AttrVersion] = int64(3)
+	for _, ix := range tbl.indexes {
+		k := ix.entryKey(c)
+		got, err := ix.decodeEntry(k, encodeAttrs(c, ix.stored))
+		want := store.Item{}
+		for _, a := range append([]string{store.AttrPK, store.AttrSK, ix.def.Hash, ix.def.Sort}, ix.def.Projection...) {
+			if v, ok := c[a]; ok {
+				want[a] = v
+			}
+		}
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("index %s: entry %v, %v; want %v", ix.def.Name, got, err, want)
+		}
+		if _, err := ix.decodeEntry(k[:bytes.LastIndexByte(k, sep)], encodeAttrs(c, ix.stored)); err == nil {
+			t.Errorf("index %s: an entry key of three parts decoded", ix.def.Name)
+		}
 	}
 }
 
@@ -493,16 +526,18 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Add([]byte{1, 1, 1, 'a', 's', 0xff})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		it, err := decodeItem(b)
+		it, err := decodeAttrs(b, 0)
 		if err != nil {
 			return
 		}
 		// What decodes re-encodes to a decodable item equal to it.
+		delete(it, store.AttrPK)
+		delete(it, store.AttrSK)
 		b2, err := encodeItem(it)
 		if err != nil {
 			t.Fatal(err)
 		}
-		it2, err := decodeItem(b2)
+		it2, err := decodeAttrs(b2, 0)
 		if err != nil || !reflect.DeepEqual(it, it2) {
 			t.Fatalf("re-encoding %v gives %v, %v", it, it2, err)
 		}

@@ -3,18 +3,22 @@ package bolt
 import (
 	"encoding/binary"
 	"slices"
+	"strings"
 
 	"github.com/acme/comments-gateway/store"
 )
 
-// The item encoding, version 1:
+// The value encoding, version 1:
 //
-//	item  = version:byte(1) count:uvarint attr*count
-//	attr  = len(name):uvarint name tag:byte value
-//	value = 's' len:uvarint bytes | 'n' zigzag-varint
+//	value = version:byte(1) count:uvarint attr*count
+//	attr  = len(name):uvarint name tag:byte v
+//	v     = 's' len:uvarint bytes | 'n' zigzag-varint
 //
-// Attributes of a whole item are in name order; those of an index entry in
-// the index's attribute order. The decoder does not depend on the order.
+// The attributes that the bucket key holds are not repeated in the value:
+// an item's value lacks PK and SK, an index entry's lacks PK, SK and the
+// index's hash and sort attributes. Decoding takes them from the key.
+// Attributes of an item are in name order; those of an index entry in the
+// index's attribute order. The decoder does not depend on the order.
 const (
 	codecVersion byte = 1
 	tagString    byte = 's'
@@ -60,13 +64,17 @@ func appendAttr(b []byte, name string, v any) []byte {
 	return b
 }
 
-// encodeItem encodes a whole item. It fails with EINVALID on a value that is
-// neither a string nor an int64.
+// encodeItem encodes the value of a whole item: all its attributes but PK
+// and SK. It fails with EINVALID on a value that is neither a string nor an
+// int64.
 func encodeItem(it store.Item) ([]byte, error) {
 	var buf [32]string
 	names := buf[:0]
-	size := 1 + uvarintLen(uint64(len(it)))
+	size := 1
 	for name, v := range it {
+		if name == store.AttrPK || name == store.AttrSK {
+			continue
+		}
 		n := attrLen(name, v)
 		if n < 0 {
 			return nil, badValue(name, v)
@@ -74,6 +82,7 @@ func encodeItem(it store.Item) ([]byte, error) {
 		size += n
 		names = append(names, name)
 	}
+	size += uvarintLen(uint64(len(names)))
 	slices.Sort(names)
 	b := make([]byte, 0, size)
 	b = append(b, codecVersion)
@@ -106,10 +115,46 @@ func encodeAttrs(it store.Item, names []string) []byte {
 	return b
 }
 
-// decodeItem decodes an encoded item. The item does not alias b (bbolt's
-// memory is valid only during its transaction): all its strings share one
-// copy of b.
-func decodeItem(b []byte) (store.Item, error) {
+// decodeItem decodes the item stored at key k of the items bucket.
+func decodeItem(k, v []byte) (store.Item, error) {
+	ks := string(k)
+	i := strings.IndexByte(ks, sep)
+	if i < 0 {
+		return nil, errCorrupt
+	}
+	it, err := decodeAttrs(v, 2)
+	if err != nil {
+		return nil, err
+	}
+	it[store.AttrPK], it[store.AttrSK] = ks[:i], ks[i+1:]
+	return it, nil
+}
+
+// decodeEntry decodes the index entry stored at key k of ix's bucket.
+func (ix *index) decodeEntry(k, v []byte) (store.Item, error) {
+	ks := string(k)
+	var parts [4]string
+	for p := range 3 {
+		i := strings.IndexByte(ks, sep)
+		if i < 0 {
+			return nil, errCorrupt
+		}
+		parts[p], ks = ks[:i], ks[i+1:]
+	}
+	parts[3] = ks
+	it, err := decodeAttrs(v, 4)
+	if err != nil {
+		return nil, err
+	}
+	it[ix.def.Hash], it[ix.def.Sort] = parts[0], parts[1]
+	it[store.AttrPK], it[store.AttrSK] = parts[2], parts[3]
+	return it, nil
+}
+
+// decodeAttrs decodes an encoded value into a new item with room for extra
+// more attributes. The item does not alias b (bbolt's memory is valid only
+// during its transaction): all its strings share one copy of b.
+func decodeAttrs(b []byte, extra int) (store.Item, error) {
 	if len(b) == 0 || b[0] != codecVersion {
 		return nil, errCorrupt
 	}
@@ -119,7 +164,7 @@ func decodeItem(b []byte) (store.Item, error) {
 	if !ok || count > uint64(len(s)/3+1) {
 		return nil, errCorrupt
 	}
-	it := make(store.Item, count)
+	it := make(store.Item, int(count)+extra)
 	for range count {
 		var n uint64
 		if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {

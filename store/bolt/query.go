@@ -169,7 +169,13 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, er
 				more = true
 				break
 			}
-			it, err := decodeItem(v)
+			var it store.Item
+			var err error
+			if sp.ix == nil {
+				it, err = decodeItem(k, v)
+			} else {
+				it, err = sp.ix.decodeEntry(k, v)
+			}
 			if err != nil {
 				return err
 			}
@@ -232,7 +238,7 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, l
 				more = true
 				break
 			}
-			it, err := decodeItem(v)
+			it, err := decodeItem(k, v)
 			if err != nil {
 				return err
 			}

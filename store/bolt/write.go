@@ -40,7 +40,7 @@ func (w *writer) get(key []byte) (store.Item, error) {
 	if v == nil {
 		return nil, nil
 	}
-	return decodeItem(v)
+	return decodeItem(key, v)
 }
 
 // put stores it (validated) at key in place of old (nil: absent).
@@ -70,7 +70,7 @@ func (w *writer) putIndexEntries(old, it store.Item) error {
 			}
 		}
 		if newKey != nil {
-			if err := w.idx[i].Put(newKey, encodeAttrs(it, ix.attrs)); err != nil {
+			if err := w.idx[i].Put(newKey, encodeAttrs(it, ix.stored)); err != nil {
 				return err
 			}
 		}
@@ -181,10 +181,10 @@ const bulkFillPercent = 0.9
 // written before stay written.
 //
 // For speed, the items are written in the order of their key in the first
-// index that holds them (for comments: by product), and each chunk's entries
-// are put in key order: a chunk then touches one narrow key range of every
-// bucket instead of pages all over the file, and bbolt appends instead of
-// inserting.
+// index that holds them (for comments: by product), so that a chunk touches
+// one narrow key range of each index instead of pages all over the file;
+// each chunk's entries are put in key order, so that bbolt appends rather
+// than inserts; and the next chunk is encoded while one is written.
 func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 	if err := ctxErr(ctx); err != nil {
 		return err
@@ -195,13 +195,35 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 		}
 	}
 	items = t.bulkOrder(items)
-	for start := 0; start < len(items); start += t.batchSize {
-		if start > 0 {
+	chunks := make(chan *chunk, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(chunks)
+		for start := 0; start < len(items); start += t.batchSize {
+			c, err := t.encodeChunk(items[start:min(start+t.batchSize, len(items))])
+			if err != nil {
+				c = &chunk{err: err}
+			}
+			select {
+			case chunks <- c:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	first := true
+	for c := range chunks {
+		if c.err != nil {
+			return c.err
+		}
+		if !first {
 			if err := ctxErr(ctx); err != nil {
 				return err
 			}
 		}
-		if err := t.putChunk(items[start:min(start+t.batchSize, len(items))]); err != nil {
+		first = false
+		if err := t.update(c.write); err != nil {
 			return err
 		}
 	}
@@ -246,72 +268,89 @@ func (t *Table) bulkOrder(items []store.Item) []store.Item {
 // kv is a key and value to put.
 type kv struct{ k, v []byte }
 
-// putChunk writes items (distinct keys, validated) in one transaction.
-func (t *Table) putChunk(items []store.Item) error {
-	// Encode everything before the transaction: the write lock is held for
-	// the bbolt work only.
-	base := make([]kv, len(items))
-	entries := make([][]kv, len(t.indexes)) // per index, in item order, k nil when absent
-	for j := range entries {
-		entries[j] = make([]kv, len(items))
+// chunk is a part of a BatchPut, encoded.
+type chunk struct {
+	t     *Table
+	base  []kv   // the items, in key order
+	index [][]kv // per index, the entries, in key order
+	// newEntry maps an item's key to its entry key in each index (nil where
+	// absent).
+	newEntry map[string][][]byte
+	err      error
+}
+
+// encodeChunk encodes items (distinct keys, validated) for one transaction.
+func (t *Table) encodeChunk(items []store.Item) (*chunk, error) {
+	c := &chunk{
+		t:        t,
+		base:     make([]kv, len(items)),
+		index:    make([][]kv, len(t.indexes)),
+		newEntry: make(map[string][][]byte, len(items)),
 	}
 	for i, it := range items {
 		v, err := encodeItem(it)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		base[i] = kv{baseKey(it.Key()), v}
+		c.base[i] = kv{baseKey(it.Key()), v}
+		entries := make([][]byte, len(t.indexes))
 		for j, ix := range t.indexes {
 			if k := ix.entryKey(it); k != nil {
-				entries[j][i] = kv{k, encodeAttrs(it, ix.attrs)}
+				entries[j] = k
+				c.index[j] = append(c.index[j], kv{k, encodeAttrs(it, ix.stored)})
 			}
 		}
+		c.newEntry[string(c.base[i].k)] = entries
 	}
-	return t.update(func(tx *bbolt.Tx) error {
-		w, err := t.newWriter(tx)
+	byKey := func(a, b kv) int { return bytes.Compare(a.k, b.k) }
+	slices.SortFunc(c.base, byKey)
+	for _, es := range c.index {
+		slices.SortFunc(es, byKey)
+	}
+	return c, nil
+}
+
+// write writes the chunk in transaction tx.
+func (c *chunk) write(tx *bbolt.Tx) error {
+	w, err := c.t.newWriter(tx)
+	if err != nil {
+		return err
+	}
+	w.items.FillPercent = bulkFillPercent
+	for _, b := range w.idx {
+		b.FillPercent = bulkFillPercent
+	}
+	// Remove the entries of the items replaced that the new ones do not
+	// overwrite.
+	for _, e := range c.base {
+		v := w.items.Get(e.k)
+		if v == nil {
+			continue
+		}
+		old, err := decodeItem(e.k, v)
 		if err != nil {
 			return err
 		}
-		w.items.FillPercent = bulkFillPercent
-		for _, b := range w.idx {
-			b.FillPercent = bulkFillPercent
-		}
-		// Remove the index entries of the items replaced that move.
-		for i := range items {
-			v := w.items.Get(base[i].k)
-			if v == nil {
-				continue
-			}
-			old, err := decodeItem(v)
-			if err != nil {
-				return err
-			}
-			for j, ix := range t.indexes {
-				if k := ix.entryKey(old); k != nil && !bytes.Equal(k, entries[j][i].k) {
-					if err := w.idx[j].Delete(k); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		put := func(b *bbolt.Bucket, kvs []kv) error {
-			kvs = slices.DeleteFunc(kvs, func(e kv) bool { return e.k == nil })
-			slices.SortFunc(kvs, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
-			for _, e := range kvs {
-				if err := b.Put(e.k, e.v); err != nil {
+		entries := c.newEntry[string(e.k)]
+		for j, ix := range c.t.indexes {
+			if k := ix.entryKey(old); k != nil && !bytes.Equal(k, entries[j]) {
+				if err := w.idx[j].Delete(k); err != nil {
 					return err
 				}
 			}
-			return nil
 		}
-		if err := put(w.items, base); err != nil {
+	}
+	for _, e := range c.base {
+		if err := w.items.Put(e.k, e.v); err != nil {
 			return err
 		}
-		for j := range t.indexes {
-			if err := put(w.idx[j], entries[j]); err != nil {
+	}
+	for j, es := range c.index {
+		for _, e := range es {
+			if err := w.idx[j].Put(e.k, e.v); err != nil {
 				return err
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }

@@ -1,0 +1,135 @@
+package store_test
+
+import (
+	"context"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/acme/comments-gateway/demo"
+	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/bolt"
+)
+
+// countingTable counts the items every read returns.
+type countingTable struct {
+	store.Table
+	items, calls atomic.Int64
+}
+
+func (c *countingTable) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
+	res, err := c.Table.Query(ctx, q)
+	c.items.Add(int64(len(res.Items)))
+	c.calls.Add(1)
+	return res, err
+}
+
+func (c *countingTable) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+	items, err := c.Table.BatchGet(ctx, keys)
+	for _, it := range items {
+		if it != nil {
+			c.items.Add(1)
+		}
+	}
+	c.calls.Add(1)
+	return items, err
+}
+
+// workloadRatings are the rating filters of the browsing workload.
+var workloadRatings = [][]int{nil, {5}, {1, 2}, {1, 3, 5}, {1, 2, 3, 4}, {4, 5}}
+
+// browse runs the browsing workload: every product × {all languages, the
+// product's most common language} × workloadRatings × the first `pages`
+// pages of 20, reading the stats once per page as the gateway does. It
+// returns items read (stats items included) and items returned.
+func browse(tb testing.TB, s *store.Store, products []string, pages int) (read, returned int64) {
+	tb.Helper()
+	ctx := context.Background()
+	ct := s.Table().(*countingTable)
+	start := ct.items.Load()
+	size := 20
+	for _, pid := range products {
+		langs, err := s.Languages(ctx, pid)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, lang := range []string{"", langs[0].Language} {
+			for _, rs := range workloadRatings {
+				var after *string
+				for p := 0; p < pages; p++ {
+					st, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
+					if err != nil {
+						tb.Fatal(err)
+					}
+					conn, err := s.ListComments(ctx, pid, store.Filter{Language: lang, Ratings: rs}, store.PageArgs{First: &size, After: after}, st[0])
+					if err != nil {
+						tb.Fatal(err)
+					}
+					returned += int64(len(conn.Edges))
+					if !conn.HasNextPage {
+						break
+					}
+					after = &conn.Edges[len(conn.Edges)-1].Cursor
+				}
+			}
+		}
+	}
+	// Languages' own reads are not part of the page workload.
+	return ct.items.Load() - start - languagesReads(tb, s, products), returned
+}
+
+func languagesReads(tb testing.TB, s *store.Store, products []string) int64 {
+	var n int64
+	for _, pid := range products {
+		langs, err := s.Languages(context.Background(), pid)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n += int64(len(langs))
+	}
+	return n
+}
+
+// MustDemoStore loads the demo data set into a bolt store behind a
+// countingTable.
+func MustDemoStore(tb testing.TB) (*store.Store, []string) {
+	tb.Helper()
+	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "bench.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { tbl.Close() })
+	s := store.New(&countingTable{Table: tbl})
+	ctx := context.Background()
+	cs := demo.Default()
+	if err := s.PutComments(ctx, cs); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.RebuildStats(ctx, 2); err != nil {
+		tb.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var products []string
+	for _, c := range cs {
+		if !seen[c.ProductID] {
+			seen[c.ProductID] = true
+			products = append(products, c.ProductID)
+		}
+	}
+	return s, products
+}
+
+// BenchmarkBrowsingWorkload reports the read amplification (items read,
+// stats items included, per item returned) of the browsing workload on the
+// demo data set.
+func BenchmarkBrowsingWorkload(b *testing.B) {
+	s, products := MustDemoStore(b)
+	b.ResetTimer()
+	var read, returned int64
+	for b.Loop() {
+		r, n := browse(b, s, products, 10)
+		read += r
+		returned += n
+	}
+	b.ReportMetric(float64(read)/float64(returned), "items-read/item-returned")
+}
