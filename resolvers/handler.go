@@ -163,11 +163,11 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 }
 
 // isRequestError reports whether err is gqlgen's own error about the request
-// (a *gqlerror.Error, e.g. an argument that could not be coerced), as opposed
-// to an error returned by a resolver, which arrives as it was returned.
+// (a *gqlerror.Error built from a message, e.g. by validation), as opposed to
+// an error a resolver returned, which gqlgen wraps with its path (Err set).
 func isRequestError(err error) bool {
 	var g *gqlerror.Error
-	return errors.As(err, &g)
+	return errors.As(err, &g) && g.Err == nil
 }
 
 func setCode(e *gqlerror.Error, code string) {

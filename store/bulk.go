@@ -45,7 +45,8 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	for seg := 0; seg < segments; seg++ {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			defer recoverTo(&err)
 			local := map[StatsID]*Stats{}
 			localSeen := map[StatsID]bool{}
 			var n int64

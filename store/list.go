@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"runtime/debug"
 	"slices"
 
 	"golang.org/x/sync/errgroup"
@@ -260,7 +262,8 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg page,
 				q.SortOp = SortGreater
 			}
 		}
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			defer recoverTo(&err)
 			res, err := s.table.Query(gctx, q)
 			if err != nil {
 				return err
@@ -283,4 +286,12 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg page,
 func ValidatePage(a PageArgs) error {
 	_, err := parsePage(a)
 	return err
+}
+
+// recoverTo turns a panic in a goroutine of ours into an EINTERNAL error (a
+// panic there would otherwise end the process: nothing above it recovers).
+func recoverTo(err *error) {
+	if p := recover(); p != nil {
+		*err = Wrap(EINTERNAL, fmt.Errorf("panic: %v\n%s", p, debug.Stack()), "internal error")
+	}
 }
