@@ -29,13 +29,14 @@ import (
 // testLoaderWait is the dataloaders' batching window in these tests. The
 // default (2ms) is tuned for latency; on a loaded 2-core CI machine under
 // -race, the 90 resolvers of a 30-product query may take longer than that to
-// reach their Load calls, and a late one would start a second batch. 20ms
+// reach their Load calls, and a late one would start a second batch. 100ms
 // makes "one BatchGet per request" deterministic without hiding a real
 // batching bug: keys that arrive sequentially (one per request round trip)
 // would still show up as several calls. (Measured: 0 splits in 270 runs of
 // the 30-product test with three -race test binaries sharing 2 cores; with
-// GOMAXPROCS=1 under that load a window can still close early, 3 in 90.)
-const testLoaderWait = 20 * time.Millisecond
+// GOMAXPROCS=1 under that load a 20ms window could still close early, 3 in
+// 90; hence 100ms.)
+const testLoaderWait = 100 * time.Millisecond
 
 // ---------------------------------------------------------------------------
 // The data set.

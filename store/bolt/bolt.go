@@ -22,8 +22,8 @@ const (
 	// another process (or another Open of the same file) holds.
 	DefaultLockTimeout = 2 * time.Second
 	// DefaultBatchSize is the number of items BatchPut writes per
-	// transaction.
-	DefaultBatchSize = 5000
+	// transaction (fewer when they encode to more than 32 MiB).
+	DefaultBatchSize = 10000
 )
 
 // initialMmapSize is the address space bbolt maps at first (not the file
@@ -67,7 +67,7 @@ type index struct {
 	stored []string
 }
 
-// entryKey returns the key of it's entry in the index, or nil when it is
+// entryKey returns the key of its entry in the index, or nil when it is
 // absent from the index (it lacks the hash or the sort attribute).
 func (ix *index) entryKey(it store.Item) []byte {
 	h, ok := it[ix.def.Hash].(string)
@@ -107,7 +107,8 @@ func WithLockTimeout(d time.Duration) Option {
 }
 
 // WithBatchSize sets the number of items BatchPut writes per transaction
-// (default DefaultBatchSize). Values below 1 are ignored.
+// (default DefaultBatchSize; fewer when they encode to more than 32 MiB).
+// Values below 1 are ignored.
 func WithBatchSize(n int) Option {
 	return func(o *options) {
 		if n > 0 {

@@ -100,10 +100,6 @@ func TestConformanceSmallBatches(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Table { return MustOpen(t, WithBatchSize(7)) })
 }
 
-func TestModel(t *testing.T) {
-	storetest.RunModel(t, func(t *testing.T) store.Table { return MustOpen(t) })
-}
-
 func comments(n int) []store.Item {
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	out := make([]store.Item, n)
@@ -549,6 +545,27 @@ func TestPrefixEnd(t *testing.T) {
 		got := prefixEnd([]byte(in))
 		if string(got) != want || (want == "" && got != nil) {
 			t.Errorf("prefixEnd(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestBatchPutDuplicates(t *testing.T) {
+	tbl := MustOpen(t, WithBatchSize(2))
+	c := comments(3)
+	storetest.MustBatchPut(t, tbl, c)
+	// Two versions of c[0] in one batch, in different partitions: the last
+	// one wins and the first leaves no index entry behind.
+	v1, v2 := maps.Clone(c[0]), maps.Clone(c[0])
+	v1[store.AttrGSI4PK], v1["n"] = "PRODUCT#one", int64(1)
+	v2[store.AttrGSI4PK], v2["n"] = "PRODUCT#two", int64(2)
+	storetest.MustBatchPut(t, tbl, []store.Item{v1, c[1], v2})
+	if got := storetest.MustGet(t, tbl, c[0].Key()); !reflect.DeepEqual(got, v2) {
+		t.Errorf("after a batch with two versions, Get = %v, want the last", got)
+	}
+	for h, n := range map[string]int{"PRODUCT#one": 0, "PRODUCT#two": 1, c[0].S(store.AttrGSI4PK): 0} {
+		got := storetest.MustQueryAll(t, tbl, store.Query{Index: store.IndexAll, HashValue: h, Limit: 10})
+		if len(got) != n {
+			t.Errorf("partition %s has %d items, want %d", h, len(got), n)
 		}
 	}
 }

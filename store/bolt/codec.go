@@ -11,7 +11,8 @@ import (
 // The value encoding, version 1:
 //
 //	value = version:byte(1) count:uvarint attr*count
-//	attr  = len(name):uvarint name tag:byte v
+//	attr  = name tag:byte v
+//	name  = len:uvarint(>0) bytes | 0 code:byte (dictNames[code])
 //	v     = 's' len:uvarint bytes | 'n' zigzag-varint
 //
 // The attributes that the bucket key holds are not repeated in the value:
@@ -25,6 +26,25 @@ const (
 	tagNumber    byte = 'n'
 )
 
+// dictNames are the attribute names of the single-table design, encoded as
+// one code byte (their index) instead of their bytes. Files hold the codes:
+// the list is append-only, and holds literals rather than the store
+// constants so that renaming a constant changes no file's meaning.
+var dictNames = [...]string{
+	"PK", "SK", "GSIPK", "GSI2PK", "GSI3PK", "GSI4PK", "GSISK",
+	"id", "productId", "language", "rating", "author", "title", "body", "createdAt", "version",
+	"count_total", "count_1", "count_2", "count_3", "count_4", "count_5",
+}
+
+// dictCode maps a name of dictNames to its code.
+var dictCode = func() map[string]byte {
+	m := make(map[string]byte, len(dictNames))
+	for i, n := range dictNames {
+		m[n] = byte(i)
+	}
+	return m
+}()
+
 // uvarintLen is the length of the uvarint encoding of x.
 func uvarintLen(x uint64) int {
 	n := 1
@@ -35,10 +55,21 @@ func uvarintLen(x uint64) int {
 	return n
 }
 
+// nameLen is the encoded length of an attribute name.
+func nameLen(name string) int {
+	if _, ok := dictCode[name]; ok {
+		return 2
+	}
+	return uvarintLen(uint64(len(name))) + len(name)
+}
+
 // attrLen is the encoded length of one attribute, or -1 when v is neither a
-// string nor an int64.
+// string nor an int64 or the name is empty.
 func attrLen(name string, v any) int {
-	n := uvarintLen(uint64(len(name))) + len(name) + 1
+	if name == "" {
+		return -1
+	}
+	n := nameLen(name) + 1
 	switch v := v.(type) {
 	case string:
 		return n + uvarintLen(uint64(len(v))) + len(v)
@@ -50,8 +81,12 @@ func attrLen(name string, v any) int {
 }
 
 func appendAttr(b []byte, name string, v any) []byte {
-	b = binary.AppendUvarint(b, uint64(len(name)))
-	b = append(b, name...)
+	if c, ok := dictCode[name]; ok {
+		b = append(b, 0, c)
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(name)))
+		b = append(b, name...)
+	}
 	switch v := v.(type) {
 	case string:
 		b = append(b, tagString)
@@ -77,6 +112,9 @@ func encodeItem(it store.Item) ([]byte, error) {
 		}
 		n := attrLen(name, v)
 		if n < 0 {
+			if name == "" {
+				return nil, store.Errorf(store.EINVALID, "attribute name must not be empty")
+			}
 			return nil, badValue(name, v)
 		}
 		size += n
@@ -167,11 +205,21 @@ func decodeAttrs(b []byte, extra int) (store.Item, error) {
 	it := make(store.Item, int(count)+extra)
 	for range count {
 		var n uint64
-		if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {
+		if n, i, ok = readUvarint(s, i); !ok || n >= uint64(len(s)-i) {
 			return nil, errCorrupt
 		}
-		name := s[i : i+int(n)]
-		i += int(n)
+		var name string
+		if n == 0 {
+			c := int(s[i])
+			if c >= len(dictNames) {
+				return nil, errCorrupt
+			}
+			name = dictNames[c]
+			i++
+		} else {
+			name = s[i : i+int(n)]
+			i += int(n)
+		}
 		if i >= len(s) {
 			return nil, errCorrupt
 		}

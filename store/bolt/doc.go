@@ -4,12 +4,14 @@
 // It owns the on-disk layout of the single-table design:
 //
 //   - bucket "items" holds every item, keyed PK + "\x00" + SK, valued with a
-//     compact binary encoding of the whole item (strings and int64 only);
+//     compact binary encoding of the item (strings and int64 only; see
+//     codec.go);
 //   - one bucket per index of store.Indexes ("index:<name>"), keyed
 //     hash + "\x00" + sort + "\x00" + PK + "\x00" + SK and valued with the
 //     projected item (the index's Projection plus the table and index key
 //     attributes). An item lacking the index's hash or sort attribute is
-//     absent from that index (sparse);
+//     absent from that index (sparse). The key attributes are read back
+//     from the bucket key rather than stored twice;
 //   - bucket "meta" records the format version and the index definitions the
 //     index buckets were built for; Open rebuilds the index buckets when
 //     store.Indexes has changed since.

@@ -200,14 +200,18 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 	defer close(stop)
 	go func() {
 		defer close(chunks)
-		for start := 0; start < len(items); start += t.batchSize {
+		for start := 0; start < len(items); {
 			c, err := t.encodeChunk(items[start:min(start+t.batchSize, len(items))])
 			if err != nil {
 				c = &chunk{err: err}
 			}
+			start += c.n
 			select {
 			case chunks <- c:
 			case <-stop:
+				return
+			}
+			if err != nil {
 				return
 			}
 		}
@@ -265,12 +269,17 @@ func (t *Table) bulkOrder(items []store.Item) []store.Item {
 	return out
 }
 
+// maxChunkBytes bounds the encoded size of the items of one BatchPut
+// transaction, whatever their number.
+const maxChunkBytes = 32 << 20
+
 // kv is a key and value to put.
 type kv struct{ k, v []byte }
 
 // chunk is a part of a BatchPut, encoded.
 type chunk struct {
 	t     *Table
+	n     int    // items
 	base  []kv   // the items, in key order
 	index [][]kv // per index, the entries, in key order
 	// newEntry maps an item's key to its entry key in each index (nil where
@@ -279,28 +288,41 @@ type chunk struct {
 	err      error
 }
 
-// encodeChunk encodes items (distinct keys, validated) for one transaction.
+// encodeChunk encodes items (distinct keys, validated) for one transaction:
+// all of them, or as many as make maxChunkBytes.
 func (t *Table) encodeChunk(items []store.Item) (*chunk, error) {
 	c := &chunk{
 		t:        t,
-		base:     make([]kv, len(items)),
+		base:     make([]kv, 0, len(items)),
 		index:    make([][]kv, len(t.indexes)),
 		newEntry: make(map[string][][]byte, len(items)),
 	}
-	for i, it := range items {
+	for j := range c.index {
+		c.index[j] = make([]kv, 0, len(items))
+	}
+	size := 0
+	for _, it := range items {
+		if size >= maxChunkBytes {
+			break
+		}
 		v, err := encodeItem(it)
 		if err != nil {
 			return nil, err
 		}
-		c.base[i] = kv{baseKey(it.Key()), v}
+		base := kv{baseKey(it.Key()), v}
+		c.base = append(c.base, base)
+		size += len(base.k) + len(base.v)
 		entries := make([][]byte, len(t.indexes))
 		for j, ix := range t.indexes {
 			if k := ix.entryKey(it); k != nil {
+				e := kv{k, encodeAttrs(it, ix.stored)}
 				entries[j] = k
-				c.index[j] = append(c.index[j], kv{k, encodeAttrs(it, ix.stored)})
+				c.index[j] = append(c.index[j], e)
+				size += len(e.k) + len(e.v)
 			}
 		}
-		c.newEntry[string(c.base[i].k)] = entries
+		c.newEntry[string(base.k)] = entries
+		c.n++
 	}
 	byKey := func(a, b kv) int { return bytes.Compare(a.k, b.k) }
 	slices.SortFunc(c.base, byKey)
