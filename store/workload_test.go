@@ -3,8 +3,10 @@ package store_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/acme/comments-gateway/demo"
 	"github.com/acme/comments-gateway/store"
@@ -132,4 +134,70 @@ func BenchmarkBrowsingWorkload(b *testing.B) {
 		returned += n
 	}
 	b.ReportMetric(float64(read)/float64(returned), "items-read/item-returned")
+}
+
+// BenchmarkDeepPage measures page 1 and page 500 of a single-partition and a
+// 3-rating merged filter on one product with 40,000 comments, alternating
+// them in one run, and reports the ratio of their median latencies (so
+// machine noise hits both alike).
+func BenchmarkDeepPage(b *testing.B) {
+	tbl, err := bolt.Open(filepath.Join(b.TempDir(), "deep.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { tbl.Close() })
+	s := store.New(tbl)
+	ctx := context.Background()
+	cfg := demo.DefaultConfig()
+	cfg.Products, cfg.Comments = 1, 40_000
+	cs := demo.Generate(demo.NewRand(7), cfg)
+	if err := s.PutComments(ctx, cs); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.RebuildStats(ctx, 2); err != nil {
+		b.Fatal(err)
+	}
+	pid := cs[0].ProductID
+	for _, tc := range []struct {
+		name    string
+		ratings []int
+	}{{"all", nil}, {"merged-1-3-5", []int{1, 3, 5}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			f := store.Filter{Ratings: tc.ratings}
+			st, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			size := 20
+			page := func(after *string) *store.Connection {
+				conn, err := s.ListComments(ctx, pid, f, store.PageArgs{First: &size, After: after}, st[0])
+				if err != nil {
+					b.Fatal(err)
+				}
+				return conn
+			}
+			var cursor *string
+			for p := 1; p < 500; p++ {
+				conn := page(cursor)
+				cursor = &conn.Edges[len(conn.Edges)-1].Cursor
+			}
+			var first, deep []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				page(nil)
+				t1 := time.Now()
+				page(cursor)
+				first, deep = append(first, t1.Sub(t0)), append(deep, time.Since(t1))
+			}
+			b.ReportMetric(float64(median(first))/1e3, "page1-µs")
+			b.ReportMetric(float64(median(deep))/1e3, "page500-µs")
+			b.ReportMetric(float64(median(deep))/float64(median(first)), "page500/page1")
+		})
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
