@@ -217,23 +217,23 @@ func sortValues(items []store.Item, index string) []string {
 	return out
 }
 
-// model is the expected content of a table.
-type model map[store.Key]store.Item
+// tableModel is the expected content of a table.
+type tableModel map[store.Key]store.Item
 
-func newModel(items ...store.Item) model {
-	m := model{}
+func newTableModel(items ...store.Item) tableModel {
+	m := tableModel{}
 	m.put(items...)
 	return m
 }
 
-func (m model) put(items ...store.Item) {
+func (m tableModel) put(items ...store.Item) {
 	for _, it := range items {
 		m[it.Key()] = maps.Clone(it)
 	}
 }
 
-// items returns the model's items in key order.
-func (m model) items() []store.Item {
+// items returns the tableModel's items in key order.
+func (m tableModel) items() []store.Item {
 	keys := slices.SortedFunc(maps.Keys(m), func(a, b store.Key) int {
 		return cmp.Or(strings.Compare(a.PK, b.PK), strings.Compare(a.SK, b.SK))
 	})

@@ -61,11 +61,11 @@ func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 }
 
 // put is one OpPut of it.
-func put(it store.Item, conds ...store.Cond) store.Op {
+func putOp(it store.Item, conds ...store.Cond) store.Op {
 	return store.Op{Kind: store.OpPut, Key: it.Key(), Item: it, Conds: conds}
 }
 
-func key(pk, sk string) store.Key { return store.Key{PK: pk, SK: sk} }
+func mkKey(pk, sk string) store.Key { return store.Key{PK: pk, SK: sk} }
 
 func tableGetPut(t *testing.T, tbl store.Table) {
 	it := store.Item{
@@ -73,17 +73,17 @@ func tableGetPut(t *testing.T, tbl store.Table) {
 		"s": "héllo 世界", "empty": "", "zero": int64(0), "neg": int64(-42),
 		"max": int64(math.MaxInt64), "min": int64(math.MinInt64),
 	}
-	MustWrite(t, tbl, put(it))
-	got := MustGet(t, tbl, key("G", "1"))
+	MustWrite(t, tbl, putOp(it))
+	got := MustGet(t, tbl, mkKey("G", "1"))
 	if !reflect.DeepEqual(got, it) {
 		t.Fatalf("Get = %v, want %v", got, it)
 	}
 	// The item returned is the caller's.
 	got["s"] = "changed"
-	if again := MustGet(t, tbl, key("G", "1")); !reflect.DeepEqual(again, it) {
+	if again := MustGet(t, tbl, mkKey("G", "1")); !reflect.DeepEqual(again, it) {
 		t.Errorf("changing a returned item changed the table: %v", again)
 	}
-	for _, k := range []store.Key{key("G", "2"), key("G2", "1"), key("G", "1x"), key("GG", "1")} {
+	for _, k := range []store.Key{mkKey("G", "2"), mkKey("G2", "1"), mkKey("G", "1x"), mkKey("GG", "1")} {
 		if got := MustGet(t, tbl, k); got != nil {
 			t.Errorf("Get(%v) of a missing item = %v", k, got)
 		}
@@ -91,9 +91,9 @@ func tableGetPut(t *testing.T, tbl store.Table) {
 	// A put replaces the whole item; the table keeps no reference to the
 	// caller's item.
 	it2 := store.Item{store.AttrPK: "G", store.AttrSK: "1", "s": "other"}
-	MustWrite(t, tbl, put(it2))
+	MustWrite(t, tbl, putOp(it2))
 	it2["s"] = "mutated after the write"
-	if got := MustGet(t, tbl, key("G", "1")); !reflect.DeepEqual(got, store.Item{store.AttrPK: "G", store.AttrSK: "1", "s": "other"}) {
+	if got := MustGet(t, tbl, mkKey("G", "1")); !reflect.DeepEqual(got, store.Item{store.AttrPK: "G", store.AttrSK: "1", "s": "other"}) {
 		t.Errorf("after replacing put, Get = %v", got)
 	}
 }
@@ -101,9 +101,9 @@ func tableGetPut(t *testing.T, tbl store.Table) {
 func tableValueTypes(t *testing.T, tbl store.Table) {
 	ctx := t.Context()
 	for i, v := range []any{1.5, true, []byte("x"), nil, struct{}{}, []string{"a"}} {
-		k := key("V", fmt.Sprint(i))
+		k := mkKey("V", fmt.Sprint(i))
 		it := store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "bad": v}
-		if err := tbl.Write(ctx, []store.Op{put(it)}); err == nil {
+		if err := tbl.Write(ctx, []store.Op{putOp(it)}); err == nil {
 			t.Errorf("put of a %T value: no error", v)
 		}
 		if err := tbl.BatchPut(ctx, []store.Item{it}); err == nil {
@@ -131,9 +131,9 @@ func tableBatchGet(t *testing.T, tbl store.Table) {
 	// the table's, with missing ones throughout.
 	var keys []store.Key
 	for i := n - 1; i >= 0; i-- {
-		keys = append(keys, key(fmt.Sprintf("B#%03d", i), "x"))
+		keys = append(keys, mkKey(fmt.Sprintf("B#%03d", i), "x"))
 		if i%10 == 0 {
-			keys = append(keys, key(fmt.Sprintf("B#%03d", i), "y"))
+			keys = append(keys, mkKey(fmt.Sprintf("B#%03d", i), "y"))
 		}
 	}
 	got := MustBatchGet(t, tbl, keys)
@@ -456,9 +456,9 @@ func tableWriteAtomic(t *testing.T, tbl store.Table) {
 	MustPut(t, tbl, a, c, d)
 	b := store.Item{store.AttrPK: "W", store.AttrSK: "B", store.AttrGSI4PK: "W", store.AttrGSISK: "2"}
 	ops := []store.Op{
-		put(b),
+		putOp(b),
 		{Kind: store.OpUpdate, Key: a.Key(), Add: map[string]int64{"n": 5}, Set: store.Item{store.AttrGSI4PK: "W2"}},
-		put(store.Item{store.AttrPK: "W", store.AttrSK: "C", "n": int64(30)}, store.Cond{Kind: store.CondNotExists}),
+		putOp(store.Item{store.AttrPK: "W", store.AttrSK: "C", "n": int64(30)}, store.Cond{Kind: store.CondNotExists}),
 		{Kind: store.OpDelete, Key: d.Key()},
 	}
 	err := tbl.Write(t.Context(), ops)
@@ -554,7 +554,7 @@ func tableConditions(t *testing.T, tbl store.Table) {
 	}
 	MustPut(t, tbl, setup...)
 	for i, c := range cases {
-		k := key("C", fmt.Sprint(i))
+		k := mkKey("C", fmt.Sprint(i))
 		before := MustGet(t, tbl, k)
 		op := store.Op{Kind: c.kind, Key: k, Conds: c.conds}
 		var after store.Item // the item when the write applies
@@ -594,7 +594,7 @@ func tableConditions(t *testing.T, tbl store.Table) {
 }
 
 func tableUpdate(t *testing.T, tbl store.Table) {
-	k := key("U", "1")
+	k := mkKey("U", "1")
 	get := func(want store.Item) {
 		t.Helper()
 		want[store.AttrPK], want[store.AttrSK] = k.PK, k.SK
@@ -614,7 +614,7 @@ func tableUpdate(t *testing.T, tbl store.Table) {
 	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: k, Add: map[string]int64{"a": -20}})
 	get(store.Item{"a": int64(-5), "c": int64(1), "s": int64(4), "t": "new"})
 	// An update under a failing condition creates nothing.
-	k2 := key("U", "2")
+	k2 := mkKey("U", "2")
 	err := tbl.Write(t.Context(), []store.Op{{Kind: store.OpUpdate, Key: k2, Add: map[string]int64{"a": 1}, Conds: []store.Cond{{Kind: store.CondExists}}}})
 	MustErrorCode(t, err, store.ECONFLICT)
 	if got := MustGet(t, tbl, k2); got != nil {
@@ -635,8 +635,8 @@ func tableDelete(t *testing.T, tbl store.Table) {
 	c := fixtureComments(1, 5)[0].Item()
 	MustPut(t, tbl, c)
 	// Deleting a missing item is a no-op.
-	MustWrite(t, tbl, store.Op{Kind: store.OpDelete, Key: key("D", "missing")})
-	if got := MustGet(t, tbl, key("D", "missing")); got != nil {
+	MustWrite(t, tbl, store.Op{Kind: store.OpDelete, Key: mkKey("D", "missing")})
+	if got := MustGet(t, tbl, mkKey("D", "missing")); got != nil {
 		t.Errorf("deleting a missing item created %v", got)
 	}
 	MustWrite(t, tbl, store.Op{Kind: store.OpDelete, Key: c.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Attr: store.AttrVersion, Value: c[store.AttrVersion]}}})
@@ -654,7 +654,7 @@ func tableWriteInvalid(t *testing.T, tbl store.Table) {
 	ctx := t.Context()
 	ops := make([]store.Op, store.MaxWriteOps+1)
 	for i := range ops {
-		ops[i] = store.Op{Kind: store.OpUpdate, Key: key("I", fmt.Sprintf("%03d", i)), Add: map[string]int64{"n": 1}}
+		ops[i] = store.Op{Kind: store.OpUpdate, Key: mkKey("I", fmt.Sprintf("%03d", i)), Add: map[string]int64{"n": 1}}
 	}
 	MustErrorCode(t, tbl.Write(ctx, ops), store.EINVALID)
 	if got := MustGet(t, tbl, ops[0].Key); got != nil {
@@ -667,22 +667,22 @@ func tableWriteInvalid(t *testing.T, tbl store.Table) {
 	}
 	// Two operations on one item.
 	dup := []store.Op{
-		{Kind: store.OpUpdate, Key: key("I", "new"), Add: map[string]int64{"n": 1}},
-		{Kind: store.OpUpdate, Key: key("I", "000"), Add: map[string]int64{"n": 1}},
-		{Kind: store.OpDelete, Key: key("I", "000")},
+		{Kind: store.OpUpdate, Key: mkKey("I", "new"), Add: map[string]int64{"n": 1}},
+		{Kind: store.OpUpdate, Key: mkKey("I", "000"), Add: map[string]int64{"n": 1}},
+		{Kind: store.OpDelete, Key: mkKey("I", "000")},
 	}
 	MustErrorCode(t, tbl.Write(ctx, dup), store.EINVALID)
-	if got := MustGet(t, tbl, key("I", "new")); got != nil {
+	if got := MustGet(t, tbl, mkKey("I", "new")); got != nil {
 		t.Errorf("an invalid write wrote %v", got)
 	}
-	if got := MustGet(t, tbl, key("I", "000")); got.N("n") != 1 {
+	if got := MustGet(t, tbl, mkKey("I", "000")); got.N("n") != 1 {
 		t.Errorf("an invalid write changed %v", got)
 	}
 }
 
 func tableConcurrentAdd(t *testing.T, tbl store.Table) {
 	const workers, perWorker = 8, 25
-	k1, k2 := key("N", "1"), key("N", "2")
+	k1, k2 := mkKey("N", "1"), mkKey("N", "2")
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -720,7 +720,7 @@ func tableConcurrentAdd(t *testing.T, tbl store.Table) {
 
 // checkModel compares every item, and every partition of every index in
 // which the model has or had items, with the model.
-func checkModel(t *testing.T, tbl store.Table, m model, had []store.Item) {
+func checkModel(t *testing.T, tbl store.Table, m tableModel, had []store.Item) {
 	t.Helper()
 	items := m.items()
 	keys := make([]store.Key, len(items))
@@ -743,7 +743,7 @@ func tableBatchPut(t *testing.T, tbl store.Table) {
 	cs := fixtureComments(250, 11)
 	items := commentItems(cs)
 	MustBatchPut(t, tbl, items)
-	m := newModel(items...)
+	m := newTableModel(items...)
 	checkModel(t, tbl, m, nil)
 
 	// A second load replaces items and their index entries: every fifth
@@ -764,7 +764,7 @@ func tableBatchPut(t *testing.T, tbl store.Table) {
 func tableScan(t *testing.T, tbl store.Table) {
 	items := fixtureItems()
 	MustBatchPut(t, tbl, items)
-	m := newModel(items...)
+	m := newTableModel(items...)
 	for _, c := range []struct{ total, limit int }{{1, 1000}, {1, 7}, {4, 5}, {4, 1000}} {
 		seen := map[store.Key]int{}
 		for seg := range c.total {
@@ -817,7 +817,7 @@ func tableCancelled(t *testing.T, tbl store.Table) {
 	if _, _, err := tbl.Scan(ctx, 0, 1, nil, 10); err == nil {
 		t.Error("Scan with a cancelled context: no error")
 	}
-	if err := tbl.Write(ctx, []store.Op{put(nw)}); err == nil {
+	if err := tbl.Write(ctx, []store.Op{putOp(nw)}); err == nil {
 		t.Error("Write with a cancelled context: no error")
 	}
 	if err := tbl.BatchPut(ctx, []store.Item{nw}); err == nil {
