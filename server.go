@@ -141,6 +141,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	loadDemo := fs.Bool("demo", true, "load the demo data set when the store is empty")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	shutdown := fs.Duration("shutdown-timeout", 10*time.Second, "how long in-flight requests may finish on SIGINT/SIGTERM")
+	loaderWait := fs.Duration("loader-wait", resolvers.DefaultLoaderWait, "how long a dataloader collects keys before its one batched read")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
 	}
@@ -166,7 +167,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{Store: s, Logger: log, Metrics: m}))
+	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait}))
 	mux.Handle("GET /{$}", playground.Handler("Product comments", "/graphql"))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {

@@ -15,7 +15,7 @@ const maxBatch = 100
 // DefaultLoaderWait is how long a loader collects keys before it reads.
 // gqlgen resolves sibling fields and list elements concurrently, so every
 // stats lookup of one request lands within this window.
-const DefaultLoaderWait = 2 * time.Millisecond
+const DefaultLoaderWait = time.Millisecond
 
 // Loaders are the per-request dataloaders: every stats lookup and comment
 // lookup of one GraphQL request is batched into one BatchGet each.

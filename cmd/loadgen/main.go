@@ -1,0 +1,243 @@
+// Command loadgen drives a running gateway with the page queries that matter
+// and prints, per scenario, requests/s, p50 and p99 latency and the items
+// each request read (from extensions.cost), plus the ratios that the
+// planner's targets are stated in (deep page ÷ first page, merged ÷ single).
+//
+//	go run ./cmd/loadgen -url http://127.0.0.1:8080/graphql -duration 10s
+//
+// It only talks to loopback addresses and stops after -duration per
+// scenario (or -requests requests, whichever comes first).
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+type scenario struct {
+	name    string
+	query   string
+	vars    map[string]any
+	results []time.Duration
+	items   []float64
+	errors  int
+}
+
+func run(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	endpoint := fs.String("url", "http://127.0.0.1:8080/graphql", "GraphQL endpoint (loopback only)")
+	product := fs.String("product", "", "product id (default: the product with the most comments on the leaderboard)")
+	duration := fs.Duration("duration", 10*time.Second, "how long each scenario runs")
+	maxRequests := fs.Int("requests", 100000, "most requests per scenario")
+	conc := fs.Int("concurrency", 4, "concurrent clients")
+	depth := fs.Int("depth", 500, "page number of the deep-page scenarios (capped by the data)")
+	ratings := fs.String("ratings", "[1,3,5]", "ratings of the merged scenarios, as a JSON list")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	u, err := url.Parse(*endpoint)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("-url %s: loadgen only targets loopback addresses", *endpoint)
+	}
+	var rs []int
+	if err := json.Unmarshal([]byte(*ratings), &rs); err != nil {
+		return fmt.Errorf("-ratings: %v", err)
+	}
+	c := &client{url: *endpoint, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *conc * 2, Proxy: nil}}}
+	ctx := context.Background()
+	if *product == "" {
+		var top struct {
+			TopProducts []struct{ Product struct{ ID string } } `json:"topProducts"`
+		}
+		if _, err := c.do(ctx, `{ topProducts(first: 1) { product { id } } }`, nil, &top); err != nil {
+			return err
+		}
+		if len(top.TopProducts) == 0 {
+			return errors.New("no products on the leaderboard; load data first")
+		}
+		*product = top.TopProducts[0].Product.ID
+	}
+	const page = `query Page($p: ID!, $r: [Int!], $after: String) { product(id: $p) {
+		comments(ratings: $r, first: 20, after: $after) { totalCount pageInfo { hasNextPage endCursor }
+			edges { cursor node { id rating language author title body createdAt } } } } }`
+	deepSingle, nSingle, err := c.cursorAt(ctx, page, *product, nil, *depth)
+	if err != nil {
+		return err
+	}
+	deepMerged, nMerged, err := c.cursorAt(ctx, page, *product, rs, *depth)
+	if err != nil {
+		return err
+	}
+	scenarios := []*scenario{
+		{name: "first page", query: page, vars: map[string]any{"p": *product}},
+		{name: fmt.Sprintf("deep page (page %d)", nSingle), query: page, vars: map[string]any{"p": *product, "after": deepSingle}},
+		{name: fmt.Sprintf("merged page %v", rs), query: page, vars: map[string]any{"p": *product, "r": rs}},
+		{name: fmt.Sprintf("merged deep page (page %d)", nMerged), query: page, vars: map[string]any{"p": *product, "r": rs, "after": deepMerged}},
+		{name: "product page", query: `query ProductPage($p: ID!) { product(id: $p) {
+			stats { total averageRating ratings { rating count } } languages { language total }
+			comments(first: 20) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id rating author title body createdAt } } } } }`,
+			vars: map[string]any{"p": *product}},
+	}
+	fmt.Fprintf(out, "endpoint %s, product %s, %d clients, %s per scenario\n\n", *endpoint, *product, *conc, *duration)
+	fmt.Fprintf(out, "%-32s %8s %9s %9s %9s %11s %6s\n", "scenario", "requests", "req/s", "p50", "p99", "items read", "errors")
+	for _, sc := range scenarios {
+		start := time.Now()
+		c.load(ctx, sc, *conc, *duration, *maxRequests)
+		el := time.Since(start)
+		fmt.Fprintf(out, "%-32s %8d %9.0f %9s %9s %11.1f %6d\n", sc.name, len(sc.results), float64(len(sc.results))/el.Seconds(),
+			pct(sc.results, 50), pct(sc.results, 99), mean(sc.items), sc.errors)
+	}
+	ratio := func(a, b *scenario) float64 { return float64(pct(a.results, 50)) / float64(pct(b.results, 50)) }
+	fmt.Fprintf(out, "\nmedian ratios: deep/first %.2f, merged deep/merged first %.2f, merged/single %.2f\n",
+		ratio(scenarios[1], scenarios[0]), ratio(scenarios[3], scenarios[2]), ratio(scenarios[2], scenarios[0]))
+	return nil
+}
+
+type client struct {
+	url  string
+	http *http.Client
+}
+
+// do runs one query and decodes its data into v; it returns the items read.
+func (c *client) do(ctx context.Context, query string, vars map[string]any, v any) (float64, error) {
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data       json.RawMessage
+		Errors     []struct{ Message string }
+		Extensions struct {
+			Cost struct{ ItemsRead float64 }
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return 0, fmt.Errorf("HTTP %d: %v", resp.StatusCode, err)
+	}
+	if len(r.Errors) > 0 {
+		return 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, r.Errors[0].Message)
+	}
+	if v != nil {
+		if err := json.Unmarshal(r.Data, v); err != nil {
+			return 0, err
+		}
+	}
+	return r.Extensions.Cost.ItemsRead, nil
+}
+
+// cursorAt walks to page n (or the last full page) and returns the cursor
+// that starts it, with the page number reached.
+func (c *client) cursorAt(ctx context.Context, q, pid string, rs []int, n int) (string, int, error) {
+	var after any
+	for p := 1; p < n; p++ {
+		var d struct {
+			Product struct {
+				Comments struct {
+					PageInfo struct {
+						HasNextPage bool
+						EndCursor   string
+					}
+				}
+			}
+		}
+		vars := map[string]any{"p": pid, "after": after}
+		if rs != nil {
+			vars["r"] = rs
+		}
+		if _, err := c.do(ctx, q, vars, &d); err != nil {
+			return "", 0, err
+		}
+		if !d.Product.Comments.PageInfo.HasNextPage {
+			break
+		}
+		after = d.Product.Comments.PageInfo.EndCursor
+	}
+	if after == nil {
+		return "", 1, errors.New("the product has a single page: load more data for the deep-page scenarios")
+	}
+	return after.(string), n, nil
+}
+
+func (c *client) load(ctx context.Context, sc *scenario, conc int, d time.Duration, maxReq int) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				mu.Lock()
+				if len(sc.results)+sc.errors >= maxReq {
+					mu.Unlock()
+					return
+				}
+				mu.Unlock()
+				t0 := time.Now()
+				items, err := c.do(ctx, sc.query, sc.vars, nil)
+				el := time.Since(t0)
+				mu.Lock()
+				switch {
+				case ctx.Err() != nil:
+				case err != nil:
+					sc.errors++
+				default:
+					sc.results = append(sc.results, el)
+					sc.items = append(sc.items, items)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)].Round(time.Microsecond)
+}
+
+func mean(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	if len(xs) == 0 {
+		return 0
+	}
+	return s / float64(len(xs))
+}
