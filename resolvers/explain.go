@@ -57,6 +57,9 @@ func recordPlan(ctx context.Context, pid string, f store.Filter, tr *store.Trace
 		Skipped: tr.Plan.Skipped, ItemsRead: tr.ItemsRead, Calls: tr.Calls,
 		Returned: tr.Returned, Total: tr.Plan.Total, Parts: []PartitionEntry{},
 	}
+	if pe.Skipped == nil {
+		pe.Skipped = []int{}
+	}
 	if f.Language != "" {
 		l := f.Language
 		pe.Language = &l
