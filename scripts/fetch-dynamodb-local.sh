@@ -23,6 +23,7 @@ command -v node >/dev/null || die "node is required (it reads package-lock.json 
 command -v npm >/dev/null || die "npm is required (npm pack fetches the tarball)"
 
 # version and integrity pinned in package-lock.json (and package.json must agree)
+# shellcheck disable=SC2016 # JavaScript, not shell
 read -r version integrity < <(node -e '
   const [lockPath, jsonPath, name] = process.argv.slice(1);
   const lock = require(lockPath), pj = require(jsonPath);
@@ -59,6 +60,7 @@ tgz=$tmp/$pkg-$version.tgz
 [[ -f $tgz ]] || die "npm pack did not write $tgz"
 
 # check the tarball against the lockfile's integrity (sha512, base64)
+# shellcheck disable=SC2016 # JavaScript, not shell
 node -e '
   const [file, want] = process.argv.slice(1);
   const [algo, digest] = want.split("-", 2);

@@ -20,8 +20,8 @@
 # Env: TEST_TIMEOUT (go test -timeout, default 20m), DYNAMODB_START_TIMEOUT
 # (seconds, default 60), DYNAMODB_ENDPOINT, TEST_NETNS=0 (never use a network
 # namespace), TEST_FLAGS (more go test flags, e.g. "-run TestFault"). The full
-# go test -v log is written
-# to artifacts/go-test.log. Exit status: non-zero when a check or a test failed.
+# go test -v log is copied to artifacts/go-test.log. Exit status: non-zero when
+# a check or a test failed.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -30,6 +30,15 @@ test_timeout=${TEST_TIMEOUT:-20m}
 start_timeout=${DYNAMODB_START_TIMEOUT:-60}
 artifacts=$root/artifacts
 mkdir -p "$artifacts"
+# This run's logs; copied to artifacts/ at the end (concurrent runs do not
+# mix their logs).
+owns_run=
+if [[ -z ${TEST_RUN_DIR:-} ]]; then
+	TEST_RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/comments-test.XXXXXX")
+	export TEST_RUN_DIR
+	owns_run=1
+fi
+run=$TEST_RUN_DIR
 
 step() { printf '\n==> %s\n' "$*"; }
 note() { printf '    %s\n' "$*"; }
@@ -47,18 +56,26 @@ stop_dynamodb() {
 		ddb_pid=
 	fi
 }
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	stop_dynamodb
+	if [[ -n $owns_run ]]; then
+		cp -f "$run"/*.log "$artifacts"/ 2>/dev/null || true
+		rm -rf "$run"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # start_dynamodb EMULATOR_DIR PORT: starts DynamoDB Local in the background and
 # waits until it answers ListTables, at most $start_timeout seconds.
 start_dynamodb() {
-	local dir=$1 port=$2 log=$artifacts/dynamodb-local.log started
+	local dir=$1 port=$2 log=$run/dynamodb-local.log started
 	step "Starting DynamoDB Local on 127.0.0.1:$port"
 	started=$(date +%s%N)
 	(cd "$dir" && exec java -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar \
 		-inMemory -port "$port" -disableTelemetry) >"$log" 2>&1 &
 	ddb_pid=$!
-	trap stop_dynamodb EXIT
-	trap 'exit 130' INT TERM
 	if ! node -e '
 		const [url, secs, pid] = [process.argv[1], +process.argv[2], +process.argv[3]];
 		const deadline = Date.now() + secs * 1000;
@@ -95,9 +112,9 @@ run_tests() {
 	# nothing may reach for the network from here on
 	export GOFLAGS="${GOFLAGS:+$GOFLAGS }-mod=mod" GOPROXY=off
 
-	local log=$artifacts/go-test.log status=0
+	local log=$run/go-test.log status=0
 	step "go test -race -count=1 -timeout $test_timeout ${TEST_FLAGS:+$TEST_FLAGS }$* (DYNAMODB_ENDPOINT=$DYNAMODB_ENDPOINT)"
-	note "full -v log: ${log#"$root"/}; below: results and test output, without RUN lines and passing subtests"
+	note "full -v log: artifacts/go-test.log (at the end); below: results and test output, without RUN lines and passing subtests"
 	set +e
 	# shellcheck disable=SC2086 # TEST_FLAGS is a list of flags
 	go test -race -count=1 -timeout "$test_timeout" -v ${TEST_FLAGS:-} "$@" 2>&1 | tee "$log" |
@@ -182,7 +199,8 @@ go vet ./... || checks_failed+=("go vet")
 step "gofmt"
 unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path './node_modules/*' -not -path './.dynamodb/*' -print0 | xargs -0 -r gofmt -l)
 if [[ -n $unformatted ]]; then
-	note "not gofmt-ed:" $unformatted
+	note "not gofmt-ed:"
+	printf '%s\n' "$unformatted" | sed 's/^/        /'
 	checks_failed+=("gofmt")
 else
 	note "ok"
@@ -197,7 +215,7 @@ else
 	snapshot() {
 		{
 			git status --porcelain=v1 -uall
-			git diff HEAD
+			git diff HEAD 2>/dev/null || git diff
 			git ls-files -z --others --exclude-standard | xargs -0 -r sha256sum
 		} | sha256sum
 	}
@@ -215,27 +233,37 @@ else
 fi
 
 step "Building race-enabled test binaries"
-if go test -race -count=1 -run '^$' "${pkgs[@]}" >"$artifacts/go-test-build.log" 2>&1; then
+if go test -race -count=1 -run '^$' "${pkgs[@]}" >"$run/go-test-build.log" 2>&1; then
 	note "ok"
 else
-	cat "$artifacts/go-test-build.log"
+	cat "$run/go-test-build.log"
 	checks_failed+=("build")
+fi
+
+use_netns=
+if [[ -z ${DYNAMODB_ENDPOINT:-} && ${TEST_NETNS:-1} != 0 && $(id -u) == 0 ]] &&
+	command -v unshare >/dev/null && unshare -n true 2>/dev/null; then
+	if ! command -v ip >/dev/null; then
+		step "Installing iproute2 (ip link set lo up, in the network namespace)"
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends iproute2; } >/dev/null 2>&1 ||
+			note "apt-get install iproute2 failed"
+	fi
+	if command -v ip >/dev/null; then
+		use_netns=1
+	else
+		note "no ip(8): DynamoDB Local runs without a network namespace"
+	fi
 fi
 
 status=0
 if [[ -n ${DYNAMODB_ENDPOINT:-} ]]; then
 	step "Using DYNAMODB_ENDPOINT=$DYNAMODB_ENDPOINT (nothing started)"
 	run_tests "${pkgs[@]}" || status=$?
-elif [[ ${TEST_NETNS:-1} != 0 && $(id -u) == 0 ]] && command -v unshare >/dev/null && unshare -n true 2>/dev/null; then
-	if ! command -v ip >/dev/null; then
-		step "Installing iproute2 (for ip link set lo up in the namespace)"
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends iproute2; } >/dev/null ||
-			die "cannot install iproute2"
-	fi
+elif [[ -n $use_netns ]]; then
 	step "Entering a private network namespace (loopback only)"
 	unshare -n -- "$root/scripts/test.sh" --in-netns "${pkgs[@]}" || status=$?
 else
-	step "No root or no unshare: running DynamoDB Local on 127.0.0.1 directly"
+	step "Running DynamoDB Local on 127.0.0.1 directly (no root, no unshare, or TEST_NETNS=0)"
 	port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })')
 	start_dynamodb "$DYNAMODB_LOCAL_DIR" "$port"
 	run_tests "${pkgs[@]}" || status=$?

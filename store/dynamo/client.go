@@ -43,7 +43,8 @@ const (
 	MaxAttempts = 10
 	// retryBase and retryMax bound the full-jitter exponential backoff of the
 	// SDK retryer: attempt n waits a random time in [0, min(retryMax,
-	// retryBase·2ⁿ)). Ten attempts wait about 3.5 s on average in all.
+	// retryBase·2ⁿ)). The nine waits of ten attempts add up to 4.6 s on
+	// average, 9.2 s at most.
 	retryBase = 25 * time.Millisecond
 	retryMax  = 2 * time.Second
 	// unprocessedBase and unprocessedMax bound the backoff between the calls
