@@ -156,7 +156,13 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer tbl.Close()
 	m := metrics.New(prometheus.DefaultRegisterer)
 	if d, ok := tbl.(*dynamo.Table); ok {
-		d.OnCall = func(c dynamo.Call) { /* capacity is reported per request through the context below */ _ = c }
+		// extensions.cost reports the read capacity DynamoDB says each
+		// request consumed.
+		d.OnCall = func(ctx context.Context, c dynamo.Call) {
+			if u := metrics.UsageFrom(ctx); u != nil && c.Err == nil && isRead(c.Op) {
+				u.AddCapacity(c.Capacity)
+			}
+		}
 	}
 	tbl = m.Table(tbl)
 	s := store.New(tbl)
@@ -211,6 +217,15 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// isRead reports whether a DynamoDB operation consumes read capacity.
+func isRead(op string) bool {
+	switch op {
+	case "GetItem", "BatchGetItem", "Query", "Scan":
+		return true
+	}
+	return false
 }
 
 // loadDemoData loads the demo data set into s when its table is empty.

@@ -371,7 +371,7 @@ func TestBatchAndScan(t *testing.T) {
 	tbl := MustTable(t, c, counter)
 	var mu sync.Mutex
 	var calls []Call
-	tbl.OnCall = func(call Call) { mu.Lock(); calls = append(calls, call); mu.Unlock() }
+	tbl.OnCall = func(_ context.Context, call Call) { mu.Lock(); calls = append(calls, call); mu.Unlock() }
 	ctx := ctxT(t)
 	at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	var items []store.Item

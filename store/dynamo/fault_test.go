@@ -200,7 +200,7 @@ func TestFaultThrottledSubQueryRetried(t *testing.T) {
 	want := loadPartitions(t, tbl)
 	var mu sync.Mutex
 	var calls []Call
-	tbl.OnCall = func(call Call) { mu.Lock(); calls = append(calls, call); mu.Unlock() }
+	tbl.OnCall = func(_ context.Context, call Call) { mu.Lock(); calls = append(calls, call); mu.Unlock() }
 	f.queryFault = func(call int) func(int) error {
 		if call%3 == 0 {
 			return nil

@@ -34,7 +34,7 @@ type Table struct {
 	// UpdateItem, TransactWriteItems, BatchWriteItem), from the goroutine
 	// that made it, so it must be safe for concurrent use. It is the hook
 	// for metrics: request counts, items, consumed capacity and latency.
-	OnCall func(Call)
+	OnCall func(context.Context, Call)
 }
 
 var _ store.Table = (*Table)(nil)
@@ -75,7 +75,7 @@ func (t *Table) Name() string { return t.name }
 func (t *Table) Close() error { return nil }
 
 // report calls OnCall, if set.
-func (t *Table) report(op, index string, items int, cc []types.ConsumedCapacity, start time.Time, err error) {
+func (t *Table) report(ctx context.Context, op, index string, items int, cc []types.ConsumedCapacity, start time.Time, err error) {
 	if t.OnCall == nil {
 		return
 	}
@@ -83,7 +83,7 @@ func (t *Table) report(op, index string, items int, cc []types.ConsumedCapacity,
 	for _, c := range cc {
 		units += aws.ToFloat64(c.CapacityUnits)
 	}
-	t.OnCall(Call{Op: op, Index: index, Items: items, Capacity: units, Duration: time.Since(start), Err: err})
+	t.OnCall(ctx, Call{Op: op, Index: index, Items: items, Capacity: units, Duration: time.Since(start), Err: err})
 }
 
 // one returns a single ConsumedCapacity as a slice (nil for nil).
@@ -109,14 +109,14 @@ func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	if err != nil {
-		t.report("GetItem", "", 0, nil, start, err)
+		t.report(ctx, "GetItem", "", 0, nil, start, err)
 		return nil, translate(ctx, "GetItem", err)
 	}
 	n := 0
 	if len(out.Item) > 0 {
 		n = 1
 	}
-	t.report("GetItem", "", n, one(out.ConsumedCapacity), start, nil)
+	t.report(ctx, "GetItem", "", n, one(out.ConsumedCapacity), start, nil)
 	return fromAVMap(out.Item)
 }
 
@@ -194,11 +194,11 @@ func (t *Table) batchGetChunk(ctx context.Context, keys []map[string]types.Attri
 			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 		})
 		if err != nil {
-			t.report("BatchGetItem", "", 0, nil, start, err)
+			t.report(ctx, "BatchGetItem", "", 0, nil, start, err)
 			return nil, translate(ctx, "BatchGetItem", err)
 		}
 		got := res.Responses[t.name]
-		t.report("BatchGetItem", "", len(got), res.ConsumedCapacity, start, nil)
+		t.report(ctx, "BatchGetItem", "", len(got), res.ConsumedCapacity, start, nil)
 		items = append(items, got...)
 		next, ok := res.UnprocessedKeys[t.name]
 		if !ok || len(next.Keys) == 0 {
@@ -285,10 +285,10 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, er
 	start := time.Now()
 	out, err := t.client.Query(ctx, in)
 	if err != nil {
-		t.report("Query", q.Index, 0, nil, start, err)
+		t.report(ctx, "Query", q.Index, 0, nil, start, err)
 		return store.QueryResult{}, translate(ctx, "Query", err)
 	}
-	t.report("Query", q.Index, len(out.Items), one(out.ConsumedCapacity), start, nil)
+	t.report(ctx, "Query", q.Index, len(out.Items), one(out.ConsumedCapacity), start, nil)
 	var res store.QueryResult
 	if len(out.Items) > 0 {
 		res.Items = make([]store.Item, len(out.Items))
@@ -333,10 +333,10 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, l
 	start := time.Now()
 	out, err := t.client.Scan(ctx, in)
 	if err != nil {
-		t.report("Scan", "", 0, nil, start, err)
+		t.report(ctx, "Scan", "", 0, nil, start, err)
 		return nil, nil, translate(ctx, "Scan", err)
 	}
-	t.report("Scan", "", len(out.Items), one(out.ConsumedCapacity), start, nil)
+	t.report(ctx, "Scan", "", len(out.Items), one(out.ConsumedCapacity), start, nil)
 	var items []store.Item
 	if len(out.Items) > 0 {
 		items = make([]store.Item, len(out.Items))

@@ -61,10 +61,10 @@ func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	if err != nil {
-		t.report("TransactWriteItems", "", 0, nil, start, err)
+		t.report(ctx, "TransactWriteItems", "", 0, nil, start, err)
 		return translate(ctx, "TransactWriteItems", err)
 	}
-	t.report("TransactWriteItems", "", len(ops), out.ConsumedCapacity, start, nil)
+	t.report(ctx, "TransactWriteItems", "", len(ops), out.ConsumedCapacity, start, nil)
 	return nil
 }
 
@@ -238,10 +238,10 @@ func (t *Table) writeOne(ctx context.Context, op store.Op) error {
 		}
 	}
 	if err != nil {
-		t.report(opName, "", 0, nil, start, err)
+		t.report(ctx, opName, "", 0, nil, start, err)
 		return translate(ctx, opName, err) // ConditionalCheckFailed → ECONFLICT, Op 0
 	}
-	t.report(opName, "", 1, one(cc), start, nil)
+	t.report(ctx, opName, "", 1, one(cc), start, nil)
 	return nil
 }
 
@@ -297,11 +297,11 @@ func (t *Table) batchWriteChunk(ctx context.Context, reqs []types.WriteRequest) 
 			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 		})
 		if err != nil {
-			t.report("BatchWriteItem", "", 0, nil, start, err)
+			t.report(ctx, "BatchWriteItem", "", 0, nil, start, err)
 			return translate(ctx, "BatchWriteItem", err)
 		}
 		next := out.UnprocessedItems[t.name]
-		t.report("BatchWriteItem", "", len(reqs)-len(next), out.ConsumedCapacity, start, nil)
+		t.report(ctx, "BatchWriteItem", "", len(reqs)-len(next), out.ConsumedCapacity, start, nil)
 		if len(next) == 0 {
 			return nil
 		}
