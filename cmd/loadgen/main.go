@@ -39,6 +39,8 @@ type scenario struct {
 	vars    map[string]any
 	results []time.Duration
 	items   []float64
+	calls   []float64
+	rcu     []float64
 	errors  int
 }
 
@@ -101,13 +103,13 @@ func run(args []string, out io.Writer) error {
 			vars: map[string]any{"p": *product}},
 	}
 	fmt.Fprintf(out, "endpoint %s, product %s, %d clients, %s per scenario\n\n", *endpoint, *product, *conc, *duration)
-	fmt.Fprintf(out, "%-32s %8s %9s %9s %9s %11s %6s\n", "scenario", "requests", "req/s", "p50", "p99", "items read", "errors")
+	fmt.Fprintf(out, "%-32s %8s %8s %9s %9s %11s %11s %7s %6s\n", "scenario", "requests", "req/s", "p50", "p99", "items read", "store calls", "RCU", "errors")
 	for _, sc := range scenarios {
 		start := time.Now()
 		c.load(ctx, sc, *conc, *duration, *maxRequests)
 		el := time.Since(start)
-		fmt.Fprintf(out, "%-32s %8d %9.0f %9s %9s %11.1f %6d\n", sc.name, len(sc.results), float64(len(sc.results))/el.Seconds(),
-			pct(sc.results, 50), pct(sc.results, 99), mean(sc.items), sc.errors)
+		fmt.Fprintf(out, "%-32s %8d %8.0f %9s %9s %11.1f %11.2f %7.2f %6d\n", sc.name, len(sc.results), float64(len(sc.results))/el.Seconds(),
+			pct(sc.results, 50), pct(sc.results, 99), mean(sc.items), mean(sc.calls), mean(sc.rcu), sc.errors)
 	}
 	ratio := func(a, b *scenario) float64 { return float64(pct(a.results, 50)) / float64(pct(b.results, 50)) }
 	fmt.Fprintf(out, "\nmedian ratios: deep/first %.2f, merged deep/merged first %.2f, merged/single %.2f\n",
@@ -120,38 +122,43 @@ type client struct {
 	http *http.Client
 }
 
-// do runs one query and decodes its data into v; it returns the items read.
-func (c *client) do(ctx context.Context, query string, vars map[string]any, v any) (float64, error) {
+// cost is a response's extensions.cost.
+type cost struct {
+	ItemsRead         float64
+	Requests          float64
+	ReadCapacityUnits float64
+}
+
+// do runs one query and decodes its data into v; it returns its cost.
+func (c *client) do(ctx context.Context, query string, vars map[string]any, v any) (cost, error) {
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return 0, err
+		return cost{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, err
+		return cost{}, err
 	}
 	defer resp.Body.Close()
 	var r struct {
 		Data       json.RawMessage
 		Errors     []struct{ Message string }
-		Extensions struct {
-			Cost struct{ ItemsRead float64 }
-		}
+		Extensions struct{ Cost cost }
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return 0, fmt.Errorf("HTTP %d: %v", resp.StatusCode, err)
+		return cost{}, fmt.Errorf("HTTP %d: %v", resp.StatusCode, err)
 	}
 	if len(r.Errors) > 0 {
-		return 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, r.Errors[0].Message)
+		return cost{}, fmt.Errorf("HTTP %d: %s", resp.StatusCode, r.Errors[0].Message)
 	}
 	if v != nil {
 		if err := json.Unmarshal(r.Data, v); err != nil {
-			return 0, err
+			return cost{}, err
 		}
 	}
-	return r.Extensions.Cost.ItemsRead, nil
+	return r.Extensions.Cost, nil
 }
 
 // cursorAt walks to page n (or the last full page) and returns the cursor
@@ -204,7 +211,7 @@ func (c *client) load(ctx context.Context, sc *scenario, conc int, d time.Durati
 				}
 				mu.Unlock()
 				t0 := time.Now()
-				items, err := c.do(ctx, sc.query, sc.vars, nil)
+				cst, err := c.do(ctx, sc.query, sc.vars, nil)
 				el := time.Since(t0)
 				mu.Lock()
 				switch {
@@ -213,7 +220,9 @@ func (c *client) load(ctx context.Context, sc *scenario, conc int, d time.Durati
 					sc.errors++
 				default:
 					sc.results = append(sc.results, el)
-					sc.items = append(sc.items, items)
+					sc.items = append(sc.items, cst.ItemsRead)
+					sc.calls = append(sc.calls, cst.Requests)
+					sc.rcu = append(sc.rcu, cst.ReadCapacityUnits)
 				}
 				mu.Unlock()
 			}
