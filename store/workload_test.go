@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -40,56 +42,40 @@ func (c *countingTable) BatchGet(ctx context.Context, keys []store.Key) ([]store
 // workloadRatings are the rating filters of the browsing workload.
 var workloadRatings = [][]int{nil, {5}, {1, 2}, {1, 3, 5}, {1, 2, 3, 4}, {4, 5}}
 
-// browse runs the browsing workload: every product × {all languages, the
-// product's most common language} × workloadRatings × the first `pages`
-// pages of 20, reading the stats once per page as the gateway does. It
-// returns items read (stats items included) and items returned.
-func browse(tb testing.TB, s *store.Store, products []string, pages int) (read, returned int64) {
+// browse runs one slice of the browsing workload: every product × one
+// language choice (all languages, or each product's most common one) × one
+// rating filter × the first `pages` pages of 20, reading the stats once per
+// page as the gateway does. It returns items read (stats items included)
+// and items returned.
+func browse(tb testing.TB, s *store.Store, products []string, topLang map[string]string, byLang bool, rs []int, pages int) (read, returned int64) {
 	tb.Helper()
 	ctx := context.Background()
 	ct := s.Table().(*countingTable)
 	start := ct.items.Load()
 	size := 20
 	for _, pid := range products {
-		langs, err := s.Languages(ctx, pid)
-		if err != nil {
-			tb.Fatal(err)
+		lang := ""
+		if byLang {
+			lang = topLang[pid]
 		}
-		for _, lang := range []string{"", langs[0].Language} {
-			for _, rs := range workloadRatings {
-				var after *string
-				for p := 0; p < pages; p++ {
-					st, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
-					if err != nil {
-						tb.Fatal(err)
-					}
-					conn, err := s.ListComments(ctx, pid, store.Filter{Language: lang, Ratings: rs}, store.PageArgs{First: &size, After: after}, st[0])
-					if err != nil {
-						tb.Fatal(err)
-					}
-					returned += int64(len(conn.Edges))
-					if !conn.HasNextPage {
-						break
-					}
-					after = &conn.Edges[len(conn.Edges)-1].Cursor
-				}
+		var after *string
+		for p := 0; p < pages; p++ {
+			st, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
+			if err != nil {
+				tb.Fatal(err)
 			}
+			conn, err := s.ListComments(ctx, pid, store.Filter{Language: lang, Ratings: rs}, store.PageArgs{First: &size, After: after}, st[0])
+			if err != nil {
+				tb.Fatal(err)
+			}
+			returned += int64(len(conn.Edges))
+			if !conn.HasNextPage {
+				break
+			}
+			after = &conn.Edges[len(conn.Edges)-1].Cursor
 		}
 	}
-	// Languages' own reads are not part of the page workload.
-	return ct.items.Load() - start - languagesReads(tb, s, products), returned
-}
-
-func languagesReads(tb testing.TB, s *store.Store, products []string) int64 {
-	var n int64
-	for _, pid := range products {
-		langs, err := s.Languages(context.Background(), pid)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		n += int64(len(langs))
-	}
-	return n
+	return ct.items.Load() - start, returned
 }
 
 // MustDemoStore loads the demo data set into a bolt store behind a
@@ -123,17 +109,52 @@ func MustDemoStore(tb testing.TB) (*store.Store, []string) {
 
 // BenchmarkBrowsingWorkload reports the read amplification (items read,
 // stats items included, per item returned) of the browsing workload on the
-// demo data set.
+// demo data set (50 products, 20,000 comments), per filter and in total:
+// every product × {all languages, its most common language} × the rating
+// filters of workloadRatings × the first 10 pages of 20.
 func BenchmarkBrowsingWorkload(b *testing.B) {
 	s, products := MustDemoStore(b)
-	b.ResetTimer()
-	var read, returned int64
-	for b.Loop() {
-		r, n := browse(b, s, products, 10)
-		read += r
-		returned += n
+	topLang := map[string]string{}
+	for _, pid := range products {
+		langs, err := s.Languages(context.Background(), pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		topLang[pid] = langs[0].Language
 	}
-	b.ReportMetric(float64(read)/float64(returned), "items-read/item-returned")
+	var allRead, allReturned int64
+	for _, byLang := range []bool{false, true} {
+		for _, rs := range workloadRatings {
+			rname := fmt.Sprint(rs)
+			if rs == nil {
+				rname = "any"
+			}
+			name := fmt.Sprintf("lang=%s/ratings=%s", map[bool]string{false: "all", true: "top"}[byLang], rname)
+			b.Run(strings.ReplaceAll(name, " ", ","), func(b *testing.B) {
+				var read, returned int64
+				for b.Loop() {
+					read, returned = browse(b, s, products, topLang, byLang, rs, 10)
+				}
+				allRead += read
+				allReturned += returned
+				b.ReportMetric(float64(read)/float64(returned), "read/returned")
+			})
+		}
+	}
+	b.Run("total", func(b *testing.B) {
+		for b.Loop() {
+		}
+		b.ReportMetric(float64(allRead)/float64(allReturned), "read/returned")
+	})
+}
+
+// BenchmarkPlanQuery measures the pure planner on a merge.
+func BenchmarkPlanQuery(b *testing.B) {
+	st := &store.Stats{ProductID: "p", Total: 1000, Counts: [6]int64{0, 110, 70, 120, 250, 450}}
+	f := store.Filter{Language: "en", Ratings: []int{1, 3, 5}}
+	for b.Loop() {
+		store.PlanQuery("p", f, st, 21)
+	}
 }
 
 // BenchmarkDeepPage measures page 1 and page 500 of a single-partition and a
