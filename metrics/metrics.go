@@ -202,3 +202,9 @@ func (m *table) Scan(ctx context.Context, seg, total int, start store.Item, limi
 }
 
 func (m *table) Close() error { return m.t.Close() }
+
+// Local forwards the wrapped table's Local, if it has one (see store.New).
+func (m *table) Local() bool {
+	l, ok := m.t.(interface{ Local() bool })
+	return ok && l.Local()
+}

@@ -241,7 +241,9 @@ func refillLimit(remaining int, count, total int64, k int) int {
 	return max(1, min(l, remaining))
 }
 
-// fill reads the streams at idx in parallel, each with limit(stream).
+// fill reads the streams at idx, each with limit(stream): in parallel on a
+// remote store, one after the other on a local one (where a read takes
+// microseconds and a goroutine would cost more than it saves).
 func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg page, tr *Trace, limit func(*stream) int) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, i := range idx {
@@ -262,7 +264,7 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg page,
 				q.SortOp = SortGreater
 			}
 		}
-		g.Go(func() (err error) {
+		read := func() (err error) {
 			defer recoverTo(&err)
 			res, err := s.table.Query(gctx, q)
 			if err != nil {
@@ -272,7 +274,15 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg page,
 			st.next = res.LastKey
 			st.done = res.LastKey == nil
 			return nil
-		})
+		}
+		if len(idx) == 1 || s.local {
+			if err := read(); err != nil {
+				g.Go(func() error { return err })
+				break
+			}
+			continue
+		}
+		g.Go(read)
 	}
 	err := g.Wait()
 	for _, i := range idx {

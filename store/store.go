@@ -12,6 +12,7 @@ import (
 // the planner-driven comment listing, the leaderboard, and bulk loads.
 type Store struct {
 	table Table
+	local bool // the table answers in-process: no point reading in parallel
 	now   func() time.Time
 	newID func(time.Time) string
 }
@@ -22,7 +23,8 @@ type Option func(*Store)
 // WithClock sets the clock used for createdAt of new comments.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
-// New returns a Store over t.
+// New returns a Store over t. A Table that has a method Local() bool
+// returning true (an embedded store) is read sequentially.
 func New(t Table, opts ...Option) *Store {
 	s := &Store{
 		table: t,
@@ -31,6 +33,9 @@ func New(t Table, opts ...Option) *Store {
 	}
 	for _, o := range opts {
 		o(s)
+	}
+	if l, ok := t.(interface{ Local() bool }); ok {
+		s.local = l.Local()
 	}
 	return s
 }

@@ -222,3 +222,9 @@ func median(ds []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// Local forwards the wrapped table's Local (see store.New).
+func (c *countingTable) Local() bool {
+	l, ok := c.Table.(interface{ Local() bool })
+	return ok && l.Local()
+}

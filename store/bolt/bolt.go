@@ -233,6 +233,10 @@ func (t *Table) init() error {
 }
 
 // Close closes the file. Calls after Close fail with store.EUNAVAILABLE.
+// Local reports that the table answers in-process, so store.Store reads
+// the partitions of a merge one after the other rather than in parallel.
+func (t *Table) Local() bool { return true }
+
 func (t *Table) Close() error {
 	return wrapErr(t.db.Close())
 }
