@@ -226,7 +226,11 @@ var listeningRE = regexp.MustCompile(`^listening on http://(127\.0\.0\.1:[0-9]+)
 func MustStartServer(tb testing.TB, args ...string) *Server {
 	tb.Helper()
 	bin := MustBinary(tb)
-	argv := append([]string{"serve", "-addr", "127.0.0.1:0", "-demo=false"}, args...)
+	// The suite's snapshot query reads every product × language and every
+	// leaderboard in one request (111 aliases, dozens of topProducts(first:
+	// 100) lists): larger
+	// than the client limits, which resolvers/limits_test.go covers.
+	argv := append([]string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-max-aliases", "1000", "-max-complexity", "1000000"}, args...)
 	cmd := exec.Command(bin, argv...)
 	cmd.Env = gwEnv()
 	cmd.Dir = tb.TempDir()

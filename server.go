@@ -143,6 +143,13 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	shutdown := fs.Duration("shutdown-timeout", 10*time.Second, "how long in-flight requests may finish on SIGINT/SIGTERM")
 	loaderWait := fs.Duration("loader-wait", resolvers.DefaultLoaderWait, "how long a dataloader collects keys before its one batched read")
+	var lim resolvers.Limits
+	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", resolvers.DefaultMaxBodyBytes, "largest request body; larger ones get 413")
+	fs.IntVar(&lim.MaxComplexity, "max-complexity", resolvers.DefaultMaxComplexity, "largest query complexity (page sizes multiply their selections)")
+	fs.IntVar(&lim.MaxDepth, "max-depth", resolvers.DefaultMaxDepth, "deepest selection nesting")
+	fs.IntVar(&lim.MaxAliases, "max-aliases", resolvers.DefaultMaxAliases, "most aliased fields in one operation")
+	fs.IntVar(&lim.MaxTokens, "max-tokens", resolvers.DefaultMaxTokens, "most lexer tokens in one query")
+	reqTimeout := fs.Duration("request-timeout", resolvers.DefaultRequestTimeout, "bound on one request's work, store calls included")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
 	}
@@ -174,7 +181,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait}))
+	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout}))
 	mux.Handle("GET /{$}", playground.Handler("Product comments", "/graphql"))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {

@@ -29,6 +29,11 @@ type Config struct {
 	Logger *slog.Logger
 	// LoaderWait is the dataloaders' batching window (DefaultLoaderWait when 0).
 	LoaderWait time.Duration
+	// Limits bound each request (defaults for zero fields).
+	Limits Limits
+	// RequestTimeout bounds each request's work, store calls included
+	// (DefaultRequestTimeout when 0).
+	RequestTimeout time.Duration
 	// Metrics, when set, counts requests and their latency by operation.
 	// (Wrap the store's Table with Metrics.Table to count store reads.)
 	Metrics *metrics.Collectors
@@ -42,13 +47,20 @@ func NewHandler(cfg Config) http.Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	lim := cfg.Limits.withDefaults()
 	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger}
-	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: r}))
+	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()}))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
+	srv.SetParserTokenLimit(lim.MaxTokens)
+	srv.Use(shapeLimit{maxDepth: lim.MaxDepth, maxAliases: lim.MaxAliases})
+	srv.Use(extension.FixedComplexityLimit(lim.MaxComplexity))
 	srv.SetErrorPresenter(ErrorPresenter(cfg.Logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -92,9 +104,11 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		return resp
 	})
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	return limitBody(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
-		ctx := context.WithValue(req.Context(), loadersKey{}, NewLoaders(cfg.Store, cfg.LoaderWait))
+		ctx, cancel := context.WithTimeout(req.Context(), cfg.RequestTimeout)
+		defer cancel()
+		ctx = context.WithValue(ctx, loadersKey{}, NewLoaders(cfg.Store, cfg.LoaderWait))
 		ctx, _ = metrics.WithUsage(ctx)
 		info := &requestInfo{}
 		ctx = context.WithValue(ctx, requestInfoKey{}, info)
@@ -107,8 +121,11 @@ func NewHandler(cfg Config) http.Handler {
 			op = "invalid"
 		}
 		cfg.Metrics.ObserveRequest(op, time.Since(start))
-	})
+	}))
 }
+
+// DefaultRequestTimeout bounds one request's work.
+const DefaultRequestTimeout = 10 * time.Second
 
 // requestInfo carries what the operation middleware learns back to the
 // HTTP handler (for the metrics' operation label).

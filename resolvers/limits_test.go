@@ -1,0 +1,100 @@
+package resolvers_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/acme/comments-gateway/resolvers"
+	"github.com/acme/comments-gateway/store"
+)
+
+// TestLimitsRefuseBeforeAnyRead sends oversized operations over HTTP: each
+// gets a 4xx with a coded error, and the store is not touched.
+func TestLimitsRefuseBeforeAnyRead(t *testing.T) {
+	tbl := MustOpenLoaded(t, genComments())
+	spy := newSpy(tbl)
+	h := resolvers.NewHandler(resolvers.Config{Store: store.New(spy), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	page := `comments(first: 100) { edges { cursor node { id rating author title body createdAt } } }`
+	aliases := func(n int) string {
+		var b strings.Builder
+		b.WriteString("{ product(id: \"big\") {")
+		for i := range n {
+			fmt.Fprintf(&b, " c%d: %s", i, page)
+		}
+		b.WriteString(" } }")
+		return b.String()
+	}
+	deep := "{ product(id: \"big\") { comments { nodes { product { comments { nodes { product { comments { nodes { product { comments { nodes { id } } } } } } } } } } } } }"
+	tests := []struct {
+		name   string
+		body   string
+		status int
+		code   string
+	}{
+		{"400 aliases of comments(first: 100)", aliases(400), 422, "ALIAS_LIMIT_EXCEEDED"},
+		{"20 pages of 100", aliases(20), 422, "COMPLEXITY_LIMIT_EXCEEDED"},
+		{"topProducts(first: 100) with deep children", `{ topProducts(first: 100) { product { a: comments(first: 100) { nodes { id } } } } }`, 422, "COMPLEXITY_LIMIT_EXCEEDED"},
+		{"nested 13 levels", deep, 422, "DEPTH_LIMIT_EXCEEDED"},
+		{"too many tokens", "{ " + strings.Repeat("__typename ", 20_000) + "}", 422, "GRAPHQL_PARSE_FAILED"},
+		{"fragment cycle", `{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }`, 422, "GRAPHQL_VALIDATION_FAILED"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := spy.TotalCalls()
+			body, _ := json.Marshal(map[string]string{"query": tc.body})
+			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(string(body)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var r struct {
+				Errors []struct {
+					Message    string
+					Extensions map[string]any
+				}
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tc.status || len(r.Errors) == 0 || r.Errors[0].Extensions["code"] != tc.code {
+				t.Errorf("status %d, errors %+v; want %d %s", resp.StatusCode, r.Errors, tc.status, tc.code)
+			}
+			if n := spy.TotalCalls() - before; n != 0 {
+				t.Errorf("a refused request made %d store calls", n)
+			}
+		})
+	}
+
+	// A body over 1 MiB is refused with 413 before it is read.
+	big := `{"query":"{ __typename }","variables":{"x":"` + strings.Repeat("a", 2<<20) + `"}}`
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("2 MiB body: status %d, want 413", resp.StatusCode)
+	}
+
+	// An ordinary product page is well within every limit.
+	ok := `{ product(id: "big") { stats { total } languages { language } ` + page + ` } topProducts { product { id } } }`
+	body, _ := json.Marshal(map[string]string{"query": ok})
+	resp, err = http.Post(srv.URL, "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.Contains(string(b), `"errors"`) {
+		t.Errorf("product page: %d %s", resp.StatusCode, b)
+	}
+}
