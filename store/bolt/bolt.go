@@ -246,7 +246,7 @@ func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
-	if err := checkKey(k); err != nil {
+	if err := store.ValidateKey(k); err != nil {
 		return nil, err
 	}
 	key := baseKey(k)
@@ -271,7 +271,7 @@ func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, e
 	}
 	bkeys := make([][]byte, len(keys))
 	for i, k := range keys {
-		if err := checkKey(k); err != nil {
+		if err := store.ValidateKey(k); err != nil {
 			return nil, err
 		}
 		bkeys[i] = baseKey(k)

@@ -115,7 +115,7 @@ func encodeItem(it store.Item) ([]byte, error) {
 			if name == "" {
 				return nil, store.Errorf(store.EINVALID, "attribute name must not be empty")
 			}
-			return nil, badValue(name, v)
+			return nil, store.ValidateValue(name, v)
 		}
 		size += n
 		names = append(names, name)

@@ -35,7 +35,7 @@ func (t *Table) plan(q *store.Query) (*span, error) {
 		}
 		sp.bucket, sp.hashAttr, sp.sortAttr = sp.ix.bucket, sp.ix.def.Hash, sp.ix.def.Sort
 	}
-	if err := checkKeyValue("query hash value", q.HashValue, maxHashLen); err != nil {
+	if err := store.ValidateKeyValue("query hash value", q.HashValue, store.MaxHashKeyLen); err != nil {
 		return nil, err
 	}
 	// Every key of the partition begins with prefix = hash + "\x00"; the
@@ -48,7 +48,7 @@ func (t *Table) plan(q *store.Query) (*span, error) {
 	prefix := append([]byte(q.HashValue), sep)
 	sp.lo, sp.hi = prefix, prefixEnd(prefix)
 	if q.SortOp != store.SortNone {
-		if err := checkKeyValue("query sort value", q.SortValue, maxSortLen); err != nil {
+		if err := store.ValidateKeyValue("query sort value", q.SortValue, store.MaxSortKeyLen); err != nil {
 			return nil, err
 		}
 	}
@@ -88,25 +88,25 @@ func (t *Table) plan(q *store.Query) (*span, error) {
 
 // startKey returns the bucket key of q.StartKey.
 func (sp *span) startKey(q *store.Query) ([]byte, error) {
-	h, err := keyAttr(q.StartKey, sp.hashAttr, maxHashLen)
+	h, err := keyAttr(q.StartKey, sp.hashAttr, store.MaxHashKeyLen)
 	if err != nil {
 		return nil, prefixed("start key", err)
 	}
 	if h != q.HashValue {
 		return nil, store.Errorf(store.EINVALID, "start key is not in the queried partition")
 	}
-	pk, err := keyAttr(q.StartKey, store.AttrPK, maxHashLen)
+	pk, err := keyAttr(q.StartKey, store.AttrPK, store.MaxHashKeyLen)
 	if err != nil {
 		return nil, prefixed("start key", err)
 	}
-	sk, err := keyAttr(q.StartKey, store.AttrSK, maxSortLen)
+	sk, err := keyAttr(q.StartKey, store.AttrSK, store.MaxSortKeyLen)
 	if err != nil {
 		return nil, prefixed("start key", err)
 	}
 	if sp.ix == nil {
 		return baseKey(store.Key{PK: pk, SK: sk}), nil
 	}
-	s, err := keyAttr(q.StartKey, sp.sortAttr, maxSortLen)
+	s, err := keyAttr(q.StartKey, sp.sortAttr, store.MaxSortKeyLen)
 	if err != nil {
 		return nil, prefixed("start key", err)
 	}
@@ -210,11 +210,11 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, l
 	}
 	var from []byte
 	if startKey != nil {
-		pk, err := keyAttr(startKey, store.AttrPK, maxHashLen)
+		pk, err := keyAttr(startKey, store.AttrPK, store.MaxHashKeyLen)
 		if err != nil {
 			return nil, nil, prefixed("start key", err)
 		}
-		sk, err := keyAttr(startKey, store.AttrSK, maxSortLen)
+		sk, err := keyAttr(startKey, store.AttrSK, store.MaxSortKeyLen)
 		if err != nil {
 			return nil, nil, prefixed("start key", err)
 		}

@@ -113,7 +113,7 @@ func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 	seen := make(map[store.Key]int, len(ops))
 	for i := range ops {
 		op := &ops[i]
-		if err := t.validateOp(op); err != nil {
+		if err := store.ValidateOp(*op); err != nil {
 			return prefixed(fmt.Sprintf("operation %d", i), err)
 		}
 		if j, dup := seen[op.Key]; dup {
@@ -154,7 +154,7 @@ func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 				if it, err = applyUpdate(olds[i], op); err != nil {
 					return prefixed(fmt.Sprintf("operation %d", i), err)
 				}
-				if err = t.validateItem(it); err != nil {
+				if err = store.ValidateItem(it); err != nil {
 					return prefixed(fmt.Sprintf("operation %d", i), err)
 				}
 				err = w.put(keys[i], olds[i], it)
@@ -190,7 +190,7 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 		return err
 	}
 	for i, it := range items {
-		if err := t.validateItem(it); err != nil {
+		if err := store.ValidateItem(it); err != nil {
 			return prefixed(fmt.Sprintf("item %d", i), err)
 		}
 	}

@@ -17,7 +17,7 @@ func toAV(name string, v any) (types.AttributeValue, error) {
 	case int64:
 		return &types.AttributeValueMemberN{Value: strconv.FormatInt(x, 10)}, nil
 	}
-	return nil, checkValue(name, v)
+	return nil, store.ValidateValue(name, v)
 }
 
 // fromAV converts an attribute value back: S to string, N to int64.
@@ -70,7 +70,7 @@ func fromAVMap(m map[string]types.AttributeValue) (store.Item, error) {
 // keyAV returns the primary key attributes of k. An empty or too long PK or
 // SK is EINVALID: DynamoDB rejects them.
 func keyAV(k store.Key) (map[string]types.AttributeValue, error) {
-	if err := checkKey(k); err != nil {
+	if err := store.ValidateKey(k); err != nil {
 		return nil, err
 	}
 	return map[string]types.AttributeValue{

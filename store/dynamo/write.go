@@ -81,7 +81,7 @@ type parts struct {
 // build validates op and builds its parameters.
 func build(op store.Op) (parts, error) {
 	var p parts
-	if err := checkOp(op); err != nil {
+	if err := store.ValidateOp(op); err != nil {
 		return p, err
 	}
 	var err error
@@ -117,7 +117,7 @@ func build(op store.Op) (parts, error) {
 	return p, nil
 }
 
-// condition returns the conjunction of conds (checked by checkOp), and
+// condition returns the conjunction of conds (checked by store.ValidateOp), and
 // whether there is any.
 func condition(conds []store.Cond) (expression.ConditionBuilder, bool) {
 	var cs []expression.ConditionBuilder
@@ -143,7 +143,7 @@ func condition(conds []store.Cond) (expression.ConditionBuilder, bool) {
 	return expression.And(cs[0], cs[1], cs[2:]...), true
 }
 
-// update returns the update expression of op (checked by checkOp): ADD,
+// update returns the update expression of op (checked by store.ValidateOp): ADD,
 // SET and REMOVE.
 func update(op store.Op) (expression.UpdateBuilder, error) {
 	var u expression.UpdateBuilder
@@ -263,7 +263,7 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 		last[k] = i
 	}
 	for _, it := range items {
-		if err := checkItem(it); err != nil {
+		if err := store.ValidateItem(it); err != nil {
 			return err
 		}
 	}
