@@ -51,11 +51,15 @@ type Query struct {
 	StartKey Item
 }
 
-// QueryResult is one page of a Query. LastKey is nil when the partition holds
-// nothing more past Items; a non-nil LastKey means there may be more (the
-// backend stopped at the limit or at its own size limit), to be read by
+// QueryResult is one page of a Query. LastKey is nil when nothing more
+// matches the query past Items; a non-nil LastKey means there may be more
+// (the backend stopped at the limit or at its own size limit), to be read by
 // passing it as the next Query's StartKey. A backend may return fewer than
-// Limit items with a non-nil LastKey (DynamoDB's 1 MB page).
+// Limit items with a non-nil LastKey (DynamoDB's 1 MB page), and DynamoDB
+// returns a LastKey whenever it stops at the limit, even if nothing follows.
+//
+// Index queries may be eventually consistent (they are on DynamoDB); Get,
+// BatchGet and base-table queries are strongly consistent.
 type QueryResult struct {
 	Items   []Item
 	LastKey Item
@@ -85,7 +89,9 @@ const (
 // Cond is a condition on the item an Op writes. All conditions of a Write are
 // evaluated against the state before it; if any fails, nothing is written and
 // the Write returns an *Error with code ECONFLICT and Op set to the failed
-// operation's index.
+// operation's index. DynamoDB may also cancel a transaction that conflicts
+// with a concurrent one: ECONFLICT with Op -1. Either way the caller may
+// re-read and retry.
 type Cond struct {
 	Kind  CondKind
 	Attr  string
@@ -93,7 +99,10 @@ type Cond struct {
 }
 
 // Op is one operation of an atomic Write. The ops of one Write address
-// distinct items.
+// distinct items; an op carries only the fields of its kind; an update
+// changes at least one attribute and never PK or SK; values are strings or
+// int64s within DynamoDB's limits (see ValidateOp, which both backends
+// apply).
 type Op struct {
 	Kind   OpKind
 	Key    Key
