@@ -1,9 +1,19 @@
 package resolvers
 
 import (
+	"context"
+	"slices"
+
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/acme/comments-gateway/graph/model"
 	"github.com/acme/comments-gateway/store"
 )
+
+// wantsField reports whether the current field's selection (fragments
+// included) asks for the named child field.
+func wantsField(ctx context.Context, name string) bool {
+	return slices.Contains(graphql.CollectAllFields(ctx), name)
+}
 
 // optLanguage canonicalises an optional language argument ("" for all).
 func optLanguage(l *string) (string, error) {

@@ -18,7 +18,7 @@ type PlanEntry struct {
 	ItemsRead int              `json:"itemsRead"`
 	Calls     int              `json:"calls"`
 	Returned  int              `json:"itemsReturned"`
-	Total     int64            `json:"totalCount"`
+	Total     *int64           `json:"totalCount"` // null when the stats were not read
 }
 
 // PartitionEntry is one partition of a PlanEntry.
@@ -55,7 +55,10 @@ func recordPlan(ctx context.Context, pid string, f store.Filter, tr *store.Trace
 	pe := PlanEntry{
 		Product: pid, Ratings: f.Ratings, Strategy: string(tr.Plan.Strategy),
 		Skipped: tr.Plan.Skipped, ItemsRead: tr.ItemsRead, Calls: tr.Calls,
-		Returned: tr.Returned, Total: tr.Plan.Total, Parts: []PartitionEntry{},
+		Returned: tr.Returned, Parts: []PartitionEntry{},
+	}
+	if t := tr.Plan.Total; t >= 0 {
+		pe.Total = &t
 	}
 	if pe.Skipped == nil {
 		pe.Skipped = []int{}

@@ -98,3 +98,24 @@ func TestLimitsRefuseBeforeAnyRead(t *testing.T) {
 		t.Errorf("product page: %d %s", resp.StatusCode, b)
 	}
 }
+
+// TestStatsReadOnlyWhenNeeded: a page without totalCount and without a
+// merge is read without the stats item; asking for totalCount reads it once.
+func TestStatsReadOnlyWhenNeeded(t *testing.T) {
+	e := MustEnv(t)
+	for _, tc := range []struct {
+		query     string
+		batchGets int
+	}{
+		{`{ product(id: "big") { comments(first: 5) { nodes { id } } } }`, 0},
+		{`{ product(id: "big") { comments(ratings: [5], first: 5) { nodes { id } } } }`, 0},
+		{`{ product(id: "big") { comments(first: 5) { totalCount nodes { id } } } }`, 1},
+		{`{ product(id: "big") { comments(ratings: [1, 5], first: 5) { nodes { id } } } }`, 1},
+	} {
+		e.spy.Reset()
+		e.MustQuery(t, tc.query, nil)
+		if got := e.spy.Calls("BatchGet"); got != tc.batchGets {
+			t.Errorf("%s: %d BatchGet calls, want %d", tc.query, got, tc.batchGets)
+		}
+	}
+}

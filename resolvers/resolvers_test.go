@@ -1530,8 +1530,9 @@ func TestExplain(t *testing.T) {
 	e := MustEnv(t)
 	const q = `{ product(id: "big") {
 	  a: comments(ratings: [2, 5], first: 4) { nodes { id } }
-	  b: comments(language: "en", first: 3) { nodes { id } }
+	  b: comments(language: "en", first: 3) { totalCount nodes { id } }
 	  c: comments(ratings: []) { nodes { id } }
+	  e: comments(ratings: [4], first: 2) { nodes { id } }
 	  d: comments(ratings: [1, 3], first: 5) { nodes { id } }
 	} }`
 
@@ -1548,8 +1549,8 @@ func TestExplain(t *testing.T) {
 	}
 	var keyed []map[string]json.RawMessage
 	_ = json.Unmarshal(rawJSON, &keyed)
-	if len(plan) != 4 {
-		t.Fatalf("extensions.plan has %d entries, want 4 (one per comments field): %s", len(plan), rawJSON)
+	if len(plan) != 5 {
+		t.Fatalf("extensions.plan has %d entries, want 5 (one per comments field): %s", len(plan), rawJSON)
 	}
 	for i, m := range keyed {
 		for _, k := range []string{"strategy", "partitions", "skippedRatings", "itemsReturned"} {
@@ -1591,6 +1592,11 @@ func TestExplain(t *testing.T) {
 	c := find("", []int{})
 	if c.Strategy != "empty" || len(c.Partitions) != 0 || c.ItemsReturned != 0 || c.Calls != 0 {
 		t.Errorf("ratings []: %+v, want empty, no partitions", *c)
+	}
+
+	// Without totalCount a single-partition page does not read the stats.
+	if e4 := find("", []int{4}); e4.Strategy != "single" || e4.TotalCount != 0 || !strings.Contains(string(rawJSON), `"totalCount":null`) {
+		t.Errorf("ratings [4] without totalCount: %+v, want single with a null total", *e4)
 	}
 
 	d := find("", []int{1, 3})

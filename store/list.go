@@ -105,7 +105,9 @@ func parsePage(a PageArgs) (page, error) {
 // ListComments returns one page of product pid's comments matching f, newest
 // first, given the stats of (pid, f.Language) (which the caller loads,
 // batched, through a dataloader). f must hold a canonical language and
-// normalised ratings (see NormalizeRatings).
+// normalised ratings (see NormalizeRatings). st may be nil when the caller
+// does not want TotalCount (it is then -1) and StatsNeeded(f) is false: the
+// page is exact all the same, and the stats item is not read.
 func (s *Store) ListComments(ctx context.Context, pid string, f Filter, args PageArgs, st *Stats) (*Connection, error) {
 	if err := ValidateID("product id", pid); err != nil {
 		return nil, err

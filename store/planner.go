@@ -82,7 +82,8 @@ var mergeSlack = 0.5 // a variable only so that tuning experiments (export_test.
 
 // PlanQuery plans a page of `need` items (the page size plus one, to learn
 // whether another page follows) of product pid's comments matching f, given
-// the stats of (pid, f.Language). The rules:
+// the stats of (pid, f.Language), or nil stats when the caller needs no
+// total and StatsNeeded(f) is false. The rules:
 //
 //   - no comments at all, or an empty rating list: empty, no reads;
 //   - ratings omitted or all five: one partition, byLang (with a language) or
@@ -99,6 +100,9 @@ var mergeSlack = 0.5 // a variable only so that tuning experiments (export_test.
 func PlanQuery(pid string, f Filter, st *Stats, need int) Plan {
 	if need < 1 {
 		need = 1
+	}
+	if st == nil {
+		return planWithoutStats(pid, f, need)
 	}
 	if st.Total == 0 || (f.Ratings != nil && len(f.Ratings) == 0) {
 		return Plan{Strategy: StrategyEmpty, Skipped: f.Ratings}
@@ -159,6 +163,41 @@ func PlanQuery(pid string, f Filter, st *Stats, need int) Plan {
 		})
 	}
 	return p
+}
+
+// planWithoutStats plans a filter whose stats the caller did not load
+// because nothing needs them: no ratings or all five (one broad partition),
+// or one rating (its partition; an empty one reads nothing and costs one
+// call, which is cheaper than the stats item). Several ratings get equal
+// shares. The total is unknown (-1).
+func planWithoutStats(pid string, f Filter, need int) Plan {
+	p := Plan{Total: -1}
+	switch {
+	case f.Ratings != nil && len(f.Ratings) == 0:
+		return Plan{Strategy: StrategyEmpty, Skipped: f.Ratings}
+	case f.Ratings == nil || len(f.Ratings) == MaxRating-MinRating+1:
+		idx, key := PartitionKey(pid, f.Language, 0)
+		p.Strategy, p.Partitions = StrategySingle, []Partition{{Index: idx, Key: key, Limit: need}}
+	case len(f.Ratings) == 1:
+		idx, key := PartitionKey(pid, f.Language, f.Ratings[0])
+		p.Strategy, p.Partitions = StrategySingle, []Partition{{Index: idx, Key: key, Rating: f.Ratings[0], Limit: need}}
+	default:
+		p.Strategy = StrategyMerge
+		for _, r := range f.Ratings {
+			idx, key := PartitionKey(pid, f.Language, r)
+			p.Partitions = append(p.Partitions, Partition{Index: idx, Key: key, Rating: r, Count: 1,
+				Limit: shareLimit(need, 1, int64(len(f.Ratings)))})
+		}
+		p.Total = -1
+	}
+	return p
+}
+
+// StatsNeeded reports whether planning filter f needs the stats of its
+// product and language: only a merge of several (but not all) ratings does.
+// (totalCount needs them too; that is the caller's to know.)
+func StatsNeeded(f Filter) bool {
+	return len(f.Ratings) > 1 && len(f.Ratings) < MaxRating-MinRating+1
 }
 
 // shareLimit sizes a partition's read for `need` merged items: its share of

@@ -45,9 +45,10 @@ var workloadRatings = [][]int{nil, {5}, {1, 2}, {1, 3, 5}, {1, 2, 3, 4}, {4, 5}}
 // browse runs one slice of the browsing workload: every product × one
 // language choice (all languages, or each product's most common one) × one
 // rating filter × the first `pages` pages of 20, reading the stats once per
-// page as the gateway does. It returns items read (stats items included)
+// page when the client asks for totalCount (withTotal) or the plan needs
+// them, as the gateway does. It returns items read (stats items included)
 // and items returned.
-func browse(tb testing.TB, s *store.Store, products []string, topLang map[string]string, byLang bool, rs []int, pages int) (read, returned int64) {
+func browse(tb testing.TB, s *store.Store, products []string, topLang map[string]string, byLang bool, rs []int, pages int, withTotal bool) (read, returned int64) {
 	tb.Helper()
 	ctx := context.Background()
 	ct := s.Table().(*countingTable)
@@ -58,13 +59,18 @@ func browse(tb testing.TB, s *store.Store, products []string, topLang map[string
 		if byLang {
 			lang = topLang[pid]
 		}
+		f := store.Filter{Language: lang, Ratings: rs}
 		var after *string
 		for p := 0; p < pages; p++ {
-			st, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
-			if err != nil {
-				tb.Fatal(err)
+			var st *store.Stats // read only when needed, as the resolver does
+			if withTotal || store.StatsNeeded(f) {
+				sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
+				if err != nil {
+					tb.Fatal(err)
+				}
+				st = sts[0]
 			}
-			conn, err := s.ListComments(ctx, pid, store.Filter{Language: lang, Ratings: rs}, store.PageArgs{First: &size, After: after}, st[0])
+			conn, err := s.ListComments(ctx, pid, f, store.PageArgs{First: &size, After: after}, st)
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -111,7 +117,9 @@ func MustDemoStore(tb testing.TB) (*store.Store, []string) {
 // stats items included, per item returned) of the browsing workload on the
 // demo data set (50 products, 20,000 comments), per filter and in total:
 // every product × {all languages, its most common language} × the rating
-// filters of workloadRatings × the first 10 pages of 20.
+// filters of workloadRatings × the first 10 pages of 20; once with clients
+// asking for totalCount on every page (the stats item read every time),
+// once without (stats read only for merges).
 func BenchmarkBrowsingWorkload(b *testing.B) {
 	s, products := MustDemoStore(b)
 	topLang := map[string]string{}
@@ -122,30 +130,32 @@ func BenchmarkBrowsingWorkload(b *testing.B) {
 		}
 		topLang[pid] = langs[0].Language
 	}
-	var allRead, allReturned int64
-	for _, byLang := range []bool{false, true} {
-		for _, rs := range workloadRatings {
-			rname := fmt.Sprint(rs)
-			if rs == nil {
-				rname = "any"
-			}
-			name := fmt.Sprintf("lang=%s/ratings=%s", map[bool]string{false: "all", true: "top"}[byLang], rname)
-			b.Run(strings.ReplaceAll(name, " ", ","), func(b *testing.B) {
-				var read, returned int64
-				for b.Loop() {
-					read, returned = browse(b, s, products, topLang, byLang, rs, 10)
+	for _, withTotal := range []bool{true, false} {
+		var allRead, allReturned int64
+		for _, byLang := range []bool{false, true} {
+			for _, rs := range workloadRatings {
+				rname := fmt.Sprint(rs)
+				if rs == nil {
+					rname = "any"
 				}
-				allRead += read
-				allReturned += returned
-				b.ReportMetric(float64(read)/float64(returned), "read/returned")
-			})
+				name := fmt.Sprintf("totalCount=%v/lang=%s/ratings=%s", withTotal, map[bool]string{false: "all", true: "top"}[byLang], rname)
+				b.Run(strings.ReplaceAll(name, " ", ","), func(b *testing.B) {
+					var read, returned int64
+					for b.Loop() {
+						read, returned = browse(b, s, products, topLang, byLang, rs, 10, withTotal)
+					}
+					allRead += read
+					allReturned += returned
+					b.ReportMetric(float64(read)/float64(returned), "read/returned")
+				})
+			}
 		}
+		b.Run(fmt.Sprintf("totalCount=%v/total", withTotal), func(b *testing.B) {
+			for b.Loop() {
+			}
+			b.ReportMetric(float64(allRead)/float64(allReturned), "read/returned")
+		})
 	}
-	b.Run("total", func(b *testing.B) {
-		for b.Loop() {
-		}
-		b.ReportMetric(float64(allRead)/float64(allReturned), "read/returned")
-	})
 }
 
 // BenchmarkPlanQuery measures the pure planner on a merge.
