@@ -219,7 +219,8 @@ type Server struct {
 
 var listeningRE = regexp.MustCompile(`^listening on http://(127\.0\.0\.1:[0-9]+)/ `)
 
-// MustStartServer starts `gw serve -addr 127.0.0.1:0 -demo=false ARGS...`,
+// MustStartServer starts `gw serve -addr 127.0.0.1:0 -demo=false
+// -open-mutations -graphiql ARGS...` (production mode with open mutations),
 // learns its address from the first line of its standard output, and
 // registers a cleanup that stops it with SIGTERM and checks that it exits
 // cleanly.
@@ -230,7 +231,7 @@ func MustStartServer(tb testing.TB, args ...string) *Server {
 	// leaderboard in one request (111 aliases, dozens of topProducts(first:
 	// 100) lists): larger
 	// than the client limits, which resolvers/limits_test.go covers.
-	argv := append([]string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-max-aliases", "1000", "-max-complexity", "1000000"}, args...)
+	argv := append([]string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-open-mutations", "-graphiql", "-max-aliases", "1000", "-max-complexity", "1000000"}, args...)
 	cmd := exec.Command(bin, argv...)
 	cmd.Env = gwEnv()
 	cmd.Dir = tb.TempDir()

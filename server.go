@@ -13,17 +13,22 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rs/cors"
 
+	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/demo"
 	"github.com/acme/comments-gateway/jsonl"
 	"github.com/acme/comments-gateway/metrics"
+	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
@@ -46,7 +51,8 @@ func main() {
 const usage = `comments-gateway: the product comments GraphQL gateway.
 
 Usage:
-  comments-gateway [serve] [flags]          serve GraphQL (the default command)
+  comments-gateway [flags]                  serve GraphQL in dev mode (-dev=true)
+  comments-gateway serve [flags]            serve GraphQL in production mode
   comments-gateway import [flags] FILE|-    bulk-load comments from JSON lines
   comments-gateway seed [flags]             load synthetic comments
   comments-gateway create-table -store dynamodb:TABLE
@@ -60,13 +66,15 @@ command line wins over the variable.
 
 // run is the whole program: main only adds signals and the exit code.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	cmd := "serve"
+	cmd, named := "serve", false
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
+		cmd, args, named = args[0], args[1:], true
 	}
 	switch cmd {
 	case "serve":
-		return cmdServe(ctx, args, getenv, stdout, stderr)
+		// Without a command word (`go run .`) the gateway runs in dev mode;
+		// `serve` named explicitly defaults to production mode.
+		return cmdServe(ctx, args, !named, getenv, stdout, stderr)
 	case "import":
 		return cmdImport(ctx, args, getenv, stdin, stdout, stderr)
 	case "seed":
@@ -112,35 +120,174 @@ func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
 
 const defaultStore = "bolt:comments.db"
 
-// openTable opens the Table a -store spec names: bolt:PATH or dynamodb:TABLE.
-func openTable(ctx context.Context, spec string) (store.Table, error) {
+// parseStoreSpec splits a -store spec: bolt:PATH or dynamodb:TABLE.
+func parseStoreSpec(spec string) (kind, arg string, err error) {
 	kind, arg, ok := strings.Cut(spec, ":")
 	if !ok || arg == "" {
-		return nil, fmt.Errorf("-store %q: want bolt:PATH or dynamodb:TABLE", spec)
+		return "", "", fmt.Errorf("-store %q: want bolt:PATH or dynamodb:TABLE", spec)
 	}
-	switch kind {
-	case "bolt":
+	if kind != "bolt" && kind != "dynamodb" {
+		return "", "", fmt.Errorf("-store %q: unknown store %q (want bolt or dynamodb)", spec, kind)
+	}
+	return kind, arg, nil
+}
+
+// openTable opens the Table a -store spec names: bolt:PATH or dynamodb:TABLE.
+func openTable(ctx context.Context, spec string) (store.Table, error) {
+	kind, arg, err := parseStoreSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	if kind == "bolt" {
 		return bolt.Open(arg)
-	case "dynamodb":
-		return dynamo.Open(ctx, arg)
-	default:
-		return nil, fmt.Errorf("-store %q: unknown store %q (want bolt or dynamodb)", spec, kind)
 	}
+	return dynamo.Open(ctx, arg)
 }
 
-func newLogger(w io.Writer, format string) *slog.Logger {
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
+// newLogger returns a logger writing text or JSON records to w; records
+// logged with a request's context carry its requestId.
+func newLogger(w io.Writer, format string) (*slog.Logger, error) {
+	switch format {
+	case "json":
+		return slog.New(obs.NewHandler(slog.NewJSONHandler(w, nil))), nil
+	case "text":
+		return slog.New(obs.NewHandler(slog.NewTextHandler(w, nil))), nil
 	}
-	return slog.New(slog.NewTextHandler(w, nil))
+	return nil, fmt.Errorf("-log-format %q: want text or json", format)
 }
 
-func cmdServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// modeBool is a boolean flag whose default depends on -dev: it remembers
+// whether it was set (by the environment or the command line).
+type modeBool struct {
+	v, set bool
+}
+
+func (b *modeBool) String() string {
+	if b == nil {
+		return "false"
+	}
+	return strconv.FormatBool(b.v)
+}
+func (b *modeBool) IsBoolFlag() bool { return true }
+func (b *modeBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.v, b.set = v, true
+	return nil
+}
+
+// or returns the flag's value when set, else def.
+func (b *modeBool) or(def bool) bool {
+	if b.set {
+		return b.v
+	}
+	return def
+}
+
+// accessConfig is the serve flags about who may do what.
+type accessConfig struct {
+	dev, open                 bool
+	apiKeys, apiKeysFile      string
+	jwksURL, issuer, audience string
+	rolesClaim                string
+}
+
+// authenticator builds the mutations' credentials from the flags, and
+// decides whether serving with open mutations is allowed: in dev mode
+// (with a warning), or with -open-mutations; never silently in production.
+func (c accessConfig) authenticator(ctx context.Context, log *slog.Logger) (*auth.Authenticator, error) {
+	a := &auth.Authenticator{Keys: &auth.KeySet{}}
+	if c.apiKeys != "" {
+		ks, err := auth.ParseKeyHashes(c.apiKeys)
+		if err != nil {
+			return nil, fmt.Errorf("-api-keys: %w", err)
+		}
+		a.Keys.Add(ks)
+	}
+	if c.apiKeysFile != "" {
+		ks, err := auth.LoadKeyHashes(c.apiKeysFile)
+		if err != nil {
+			return nil, fmt.Errorf("-api-keys-file: %w", err)
+		}
+		a.Keys.Add(ks)
+	}
+	if c.jwksURL == "" && (c.issuer != "" || c.audience != "") {
+		return nil, errors.New("-jwt-issuer and -jwt-audience need -jwks-url")
+	}
+	if a.Keys.Len() > 0 || c.jwksURL != "" {
+		if c.open {
+			return nil, errors.New("-open-mutations contradicts -api-keys/-api-keys-file/-jwks-url: drop one")
+		}
+	} else {
+		switch {
+		case c.open:
+			log.Warn("WARNING: mutations are open to anyone (-open-mutations): no credential is checked")
+		case c.dev:
+			log.Warn("WARNING: dev mode: mutations are open to anyone; configure -api-keys or -jwks-url, and run `serve` (production mode), before exposing this server")
+		default:
+			return nil, errors.New("serve: mutations would be open to anyone: configure -api-keys, -api-keys-file or -jwks-url, or pass -open-mutations to allow it explicitly (or -dev for dev mode)")
+		}
+		return nil, nil
+	}
+	if c.jwksURL != "" {
+		j, err := auth.NewJWKS(ctx, auth.JWTConfig{JWKSURL: c.jwksURL, Issuer: c.issuer, Audience: c.audience, RolesClaim: c.rolesClaim})
+		if err != nil {
+			return nil, err
+		}
+		a.JWT = j
+	}
+	log.Info("mutations need a credential", "apiKeys", a.Keys.Len(), "jwks", c.jwksURL != "")
+	return a, nil
+}
+
+// splitList splits a comma-separated flag value, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// withCORS answers CORS for the allowed origins (github.com/rs/cors); no
+// origins, no CORS headers at all.
+func withCORS(origins []string, h http.Handler) http.Handler {
+	if len(origins) == 0 {
+		return h
+	}
+	return cors.New(cors.Options{
+		AllowedOrigins: origins,
+		AllowedMethods: []string{http.MethodGet, http.MethodPost},
+		AllowedHeaders: []string{"Content-Type", "Accept", "Authorization", "X-API-Key", "X-Request-Id", "X-Explain"},
+		ExposedHeaders: []string{"X-Request-Id"},
+		MaxAge:         600,
+	}).Handler(h)
+}
+
+func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
+	var acc accessConfig
+	fs.BoolVar(&acc.dev, "dev", devDefault, "dev mode: open mutations allowed (with a warning), introspection and GraphiQL on, text logs (default true without a command word, false for the serve command)")
+	fs.BoolVar(&acc.open, "open-mutations", false, "allow mutations without any credential outside dev mode")
+	fs.StringVar(&acc.apiKeys, "api-keys", "", "comma-separated SHA-256 hex hashes of the accepted API keys")
+	fs.StringVar(&acc.apiKeysFile, "api-keys-file", "", "file of API key hashes, one a line (# comments)")
+	fs.StringVar(&acc.jwksURL, "jwks-url", "", "JWKS URL: accept JWT bearer tokens signed by its keys")
+	fs.StringVar(&acc.issuer, "jwt-issuer", "", "required JWT iss (with -jwks-url)")
+	fs.StringVar(&acc.audience, "jwt-audience", "", "required JWT aud (with -jwks-url)")
+	fs.StringVar(&acc.rolesClaim, "jwt-roles-claim", auth.DefaultRolesClaim, "JWT claim listing roles; \""+auth.ModeratorRole+"\" may change anyone's comments")
+	var introspection, graphiql modeBool
+	fs.Var(&introspection, "introspection", "allow introspection (default: on in dev mode); off also hides field suggestions")
+	fs.Var(&graphiql, "graphiql", "serve GraphiQL at / (default: on in dev mode)")
+	corsOrigins := fs.String("cors-origins", "", "comma-separated origins allowed by CORS on /graphql (e.g. https://shop.example.com, https://*.example.com); empty: no CORS headers")
+	apqSize := fs.Int("apq-cache-size", resolvers.DefaultAPQCacheSize, "automatic persisted queries kept in the LRU cache; 0 turns APQ off")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
 	spec := fs.String("store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
 	loadDemo := fs.Bool("demo", true, "load the demo data set when the store is empty")
-	logFormat := fs.String("log-format", "text", "log format: text or json")
+	logFormat := fs.String("log-format", "", "log format: text or json (default: text in dev mode, json otherwise)")
 	shutdown := fs.Duration("shutdown-timeout", 10*time.Second, "how long in-flight requests may finish on SIGINT/SIGTERM")
 	loaderWait := fs.Duration("loader-wait", resolvers.DefaultLoaderWait, "how long a dataloader collects keys before its one batched read")
 	var lim resolvers.Limits
@@ -156,13 +303,36 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
-	log := newLogger(stderr, *logFormat)
+	if *logFormat == "" {
+		*logFormat = "json"
+		if acc.dev {
+			*logFormat = "text"
+		}
+	}
+	log, err := newLogger(stderr, *logFormat)
+	if err != nil {
+		return err
+	}
+	if _, _, err := parseStoreSpec(*spec); err != nil {
+		return err
+	}
+	if *apqSize < 0 {
+		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", *apqSize)
+	}
+	authn, err := acc.authenticator(ctx, log)
+	if err != nil {
+		return err
+	}
 	tbl, err := openTable(ctx, *spec)
 	if err != nil {
 		return err
 	}
 	defer tbl.Close()
-	m := metrics.New(prometheus.DefaultRegisterer)
+	// A registry per server (the Go runtime's and the process's collectors
+	// and ours), so that one process may run several servers (tests).
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := metrics.New(reg)
 	if d, ok := tbl.(*dynamo.Table); ok {
 		// extensions.cost reports the read capacity DynamoDB says each
 		// request consumed.
@@ -181,8 +351,18 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout}))
-	mux.Handle("GET /{$}", playground.Handler("Product comments", "/graphql"))
+	apq := *apqSize
+	if apq == 0 {
+		apq = -1 // off
+	}
+	gql := resolvers.NewHandler(resolvers.Config{
+		Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout,
+		Auth: authn, DisableIntrospection: !introspection.or(acc.dev), APQCacheSize: apq,
+	})
+	mux.Handle("/graphql", withCORS(splitList(*corsOrigins), gql))
+	if graphiql.or(acc.dev) {
+		mux.Handle("GET /{$}", playground.Handler("Product comments", "/graphql"))
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
@@ -194,14 +374,14 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		io.WriteString(w, "ok\n")
 	})
-	mux.Handle("GET /metrics", promhttp.Handler())
+	mux.Handle("GET /metrics", promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           obs.Middleware(log, mux),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -209,7 +389,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	// The first line on stdout is the address, for scripts and tests.
 	fmt.Fprintf(stdout, "listening on http://%s/ (store %s)\n", ln.Addr(), *spec)
-	log.Info("serving", "addr", ln.Addr().String(), "store", *spec, "graphiql", "http://"+ln.Addr().String()+"/")
+	log.Info("serving", "addr", ln.Addr().String(), "store", *spec, "dev", acc.dev,
+		"introspection", introspection.or(acc.dev), "graphiql", graphiql.or(acc.dev), "cors", *corsOrigins)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -18,8 +18,10 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/metrics"
+	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -37,15 +39,34 @@ type Config struct {
 	// Metrics, when set, counts requests and their latency by operation.
 	// (Wrap the store's Table with Metrics.Table to count store reads.)
 	Metrics *metrics.Collectors
+	// Auth, when it has credentials configured, makes mutations need one
+	// (see guardMutations). Nil or empty leaves mutations open: cmdServe
+	// refuses that outside dev mode unless -open-mutations is given.
+	Auth *auth.Authenticator
+	// DisableIntrospection turns off __schema/__type and hides "did you
+	// mean" field suggestions in validation errors.
+	DisableIntrospection bool
+	// APQCacheSize is how many automatic persisted queries are kept
+	// (DefaultAPQCacheSize when 0; negative turns APQ off).
+	APQCacheSize int
 }
 
+// DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
+const DefaultAPQCacheSize = 1000
+
 // NewHandler returns the GraphQL-over-HTTP handler: POST and GET (queries
-// only), introspection, one error presenter, panic recovery, per-request
+// only), introspection (switchable), automatic persisted queries, access
+// control on mutations, one error presenter, panic recovery, per-request
 // dataloaders, extensions.cost on every response, and EXPLAIN
-// (extensions.plan) on the X-Explain: 1 header.
+// (extensions.plan) on the X-Explain: 1 header. Each request's operation and
+// cost go on its log line (package obs).
 func NewHandler(cfg Config) http.Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	// Every record logged with a request's context carries its requestId.
+	if _, ok := cfg.Logger.Handler().(*obs.Handler); !ok {
+		cfg.Logger = slog.New(obs.NewHandler(cfg.Logger.Handler()))
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -57,7 +78,20 @@ func NewHandler(cfg Config) http.Handler {
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.Use(extension.Introspection{})
+	if cfg.DisableIntrospection {
+		srv.SetDisableSuggestion(true)
+		srv.Use(noIntrospection{})
+	} else {
+		srv.Use(extension.Introspection{})
+	}
+	if cfg.APQCacheSize >= 0 {
+		n := cfg.APQCacheSize
+		if n == 0 {
+			n = DefaultAPQCacheSize
+		}
+		srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](n)})
+	}
+	srv.AroundFields(guardMutations(cfg.Auth, cfg.Store))
 	srv.SetParserTokenLimit(lim.MaxTokens)
 	srv.Use(shapeLimit{maxDepth: lim.MaxDepth, maxAliases: lim.MaxAliases})
 	srv.Use(extension.FixedComplexityLimit(lim.MaxComplexity))
@@ -70,6 +104,9 @@ func NewHandler(cfg Config) http.Handler {
 		if info, _ := ctx.Value(requestInfoKey{}).(*requestInfo); info != nil {
 			oc := graphql.GetOperationContext(ctx)
 			name := oc.OperationName
+			if name == "" && oc.Operation != nil {
+				name = oc.Operation.Name
+			}
 			if name == "" {
 				name = "anonymous"
 			}
@@ -78,6 +115,7 @@ func NewHandler(cfg Config) http.Handler {
 				op = string(oc.Operation.Operation)
 			}
 			info.operation.Store(op + " " + name)
+			obs.Set(ctx, slog.String("operation", op+" "+name))
 		}
 		return next(ctx)
 	})
@@ -95,6 +133,10 @@ func NewHandler(cfg Config) http.Handler {
 				cost["readCapacityUnits"] = rcu
 			}
 			resp.Extensions["cost"] = cost
+			obs.Set(ctx, slog.Int64("itemsRead", u.ItemsRead()), slog.Int64("storeRequests", u.Requests()))
+			if rcu := u.ReadCapacity(); rcu > 0 {
+				obs.Set(ctx, slog.Float64("readCapacityUnits", rcu))
+			}
 		}
 		if e, _ := ctx.Value(explainKey{}).(*explain); e != nil {
 			e.mu.Lock()
@@ -104,7 +146,7 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		return resp
 	})
-	return limitBody(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	var h http.Handler = limitBody(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(req.Context(), cfg.RequestTimeout)
 		defer cancel()
@@ -122,6 +164,10 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		cfg.Metrics.ObserveRequest(op, time.Since(start))
 	}))
+	if cfg.Auth.Enabled() {
+		h = cfg.Auth.Middleware(h)
+	}
+	return h
 }
 
 // DefaultRequestTimeout bounds one request's work.
@@ -163,6 +209,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			}
 			if code == "INTERNAL" {
 				gerr.Message = "internal error"
+				setRequestID(ctx, gerr)
 			} else {
 				gerr.Message = se.Message
 			}
@@ -174,6 +221,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			log.ErrorContext(ctx, "unexpected error", "err", err.Error(), "path", gerr.Path.String())
 			gerr.Message = "internal error"
 			setCode(gerr, "INTERNAL")
+			setRequestID(ctx, gerr)
 		}
 		return gerr
 	}
@@ -185,6 +233,15 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 func isRequestError(err error) bool {
 	var g *gqlerror.Error
 	return errors.As(err, &g) && g.Err == nil
+}
+
+// setRequestID puts the request's id (see package obs) in an INTERNAL
+// error's extensions.requestId, so a client can quote it and an operator
+// find the logged cause.
+func setRequestID(ctx context.Context, e *gqlerror.Error) {
+	if id := obs.RequestID(ctx); id != "" {
+		e.Extensions["requestId"] = id
+	}
 }
 
 func setCode(e *gqlerror.Error, code string) {

@@ -8,6 +8,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/graph/model"
 	"github.com/acme/comments-gateway/store"
@@ -20,10 +21,16 @@ func (r *commentResolver) Product(ctx context.Context, obj *store.Comment) (*mod
 
 // CreateComment is the resolver for the createComment field.
 func (r *mutationResolver) CreateComment(ctx context.Context, input model.CreateCommentInput) (*model.CreateCommentPayload, error) {
-	c, err := r.Store.CreateComment(ctx, store.NewComment{
+	nc := store.NewComment{
 		ProductID: input.ProductID, Language: input.Language, Rating: input.Rating,
 		Author: input.Author, Title: input.Title, Body: input.Body,
-	})
+	}
+	// With a JWT the token's subject is the author and the owner (see
+	// guardMutations); input.author is ignored.
+	if p, _ := auth.FromContext(ctx); p != nil && p.Kind == auth.KindJWT {
+		nc.Author, nc.AuthorID = p.Subject, p.Subject
+	}
+	c, err := r.Store.CreateComment(ctx, nc)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ trap 'cleanup; rm -rf "$work"' EXIT
 
 # serve STORE PORT: starts the gateway and waits for its address line.
 serve() {
-	"$bin/gw" serve -store "$1" -addr "127.0.0.1:$2" -demo=false >"$work/serve-$2.out" 2>"$work/serve-$2.err" &
+	"$bin/gw" serve -store "$1" -addr "127.0.0.1:$2" -demo=false -open-mutations >"$work/serve-$2.out" 2>"$work/serve-$2.err" &
 	pids+=($!)
 	for _ in $(seq 100); do grep -q listening "$work/serve-$2.out" 2>/dev/null && return; sleep 0.1; done
 	cat "$work/serve-$2.err" >&2; exit 1

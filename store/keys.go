@@ -25,7 +25,8 @@ const (
 	AttrTitle     = "title"
 	AttrBody      = "body"
 	AttrCreatedAt = "createdAt"
-	AttrVersion   = "version" // bumped by every update; guards read-modify-write
+	AttrVersion   = "version"  // bumped by every update; guards read-modify-write
+	AttrAuthorID  = "authorId" // optional: the authenticated creator's subject
 
 	AttrCountTotal = "count_total"
 )

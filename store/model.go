@@ -28,6 +28,11 @@ type Comment struct {
 	Body      string
 	CreatedAt time.Time // UTC
 	Version   int64     // bumped by every update (0 for a new comment)
+	// AuthorID is the authenticated subject (a JWT's sub) that created the
+	// comment; "" for comments created otherwise, which no end user owns.
+	// Stored only when set (attribute authorId), never projected to the
+	// indexes: ownership checks read the item itself.
+	AuthorID string
 }
 
 // SortKey returns the comment's GSISK.
@@ -152,7 +157,7 @@ func (c *Comment) Item() Item {
 	_, gsi2 := PartitionKey(c.ProductID, c.Language, 0)
 	_, gsi3 := PartitionKey(c.ProductID, "", c.Rating)
 	_, gsi4 := PartitionKey(c.ProductID, "", 0)
-	return Item{
+	it := Item{
 		AttrPK: k.PK, AttrSK: k.SK,
 		AttrGSIPK: gsi1, AttrGSI2PK: gsi2, AttrGSI3PK: gsi3, AttrGSI4PK: gsi4,
 		AttrGSISK:     c.SortKey(),
@@ -166,6 +171,10 @@ func (c *Comment) Item() Item {
 		AttrCreatedAt: c.CreatedAt.UTC().Format(timeLayout),
 		AttrVersion:   c.Version,
 	}
+	if c.AuthorID != "" {
+		it[AttrAuthorID] = c.AuthorID
+	}
+	return it
 }
 
 // CommentFromItem decodes a comment item (from the table or an index).
@@ -184,6 +193,7 @@ func CommentFromItem(it Item) (*Comment, error) {
 		Body:      it.S(AttrBody),
 		CreatedAt: t,
 		Version:   it.N(AttrVersion),
+		AuthorID:  it.S(AttrAuthorID),
 	}, nil
 }
 

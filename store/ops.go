@@ -138,6 +138,7 @@ type NewComment struct {
 	Author    string
 	Title     string
 	Body      string
+	AuthorID  string // optional: the authenticated creator (see Comment.AuthorID)
 }
 
 // CommentUpdate is the input of UpdateComment; nil fields are unchanged.
@@ -160,6 +161,7 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 	c := &Comment{
 		ID: s.newID(now), ProductID: in.ProductID, Language: in.Language, Rating: in.Rating,
 		Author: in.Author, Title: in.Title, Body: in.Body, CreatedAt: now,
+		AuthorID: in.AuthorID,
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

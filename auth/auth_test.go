@@ -1,0 +1,241 @@
+package auth_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lestrrat-go/jwx/v3/jwa"
+	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/lestrrat-go/jwx/v3/jwt"
+
+	"github.com/acme/comments-gateway/auth"
+)
+
+func TestKeySet(t *testing.T) {
+	h1, h2 := auth.HashKey("one"), auth.HashKey("two")
+	ks, err := auth.ParseKeyHashes(h1 + ", " + strings.ToUpper(h2))
+	if err != nil || ks.Len() != 2 {
+		t.Fatalf("parse: %v, %d keys", err, ks.Len())
+	}
+	for key, want := range map[string]bool{"one": true, "two": true, "three": false, "": false, h1: false, "one ": false} {
+		if ks.Match(key) != want {
+			t.Errorf("Match(%q) = %v", key, !want)
+		}
+	}
+	for _, bad := range []string{"xyz", h1[:63], h1 + "00", "one"} {
+		if _, err := auth.ParseKeyHashes(bad); err == nil {
+			t.Errorf("ParseKeyHashes(%q): no error", bad)
+		}
+	}
+	// The file form: one a line, comments and blank lines allowed.
+	p := filepath.Join(t.TempDir(), "keys")
+	os.WriteFile(p, []byte("# ci\n"+h1+"\n\n# app\n"+h2+"\n"), 0o600)
+	fks, err := auth.LoadKeyHashes(p)
+	if err != nil || fks.Len() != 2 || !fks.Match("two") {
+		t.Errorf("LoadKeyHashes: %v, %d", err, fks.Len())
+	}
+	// sha256sum's output format is what HashKey returns.
+	if auth.HashKey("abc") != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Errorf("HashKey(abc) = %s", auth.HashKey("abc"))
+	}
+}
+
+func TestAuthenticate(t *testing.T) {
+	ks, _ := auth.ParseKeyHashes(auth.HashKey("k"))
+	a := &auth.Authenticator{Keys: ks}
+	for _, tc := range []struct {
+		hdr, val string
+		ok       bool
+		err      bool
+	}{
+		{"", "", false, false},
+		{"X-API-Key", "k", true, false},
+		{"X-API-Key", "bad", false, true},
+		{"Authorization", "Bearer k", true, false},
+		{"Authorization", "bearer k", true, false},
+		{"Authorization", "Bearer bad", false, true},
+		{"Authorization", "Basic k", false, true},
+		{"Authorization", "Bearer ", false, true},
+		{"Authorization", "Bearer a.b.c", false, true}, // no JWT configured: an API key
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/graphql", nil)
+		if tc.hdr != "" {
+			r.Header.Set(tc.hdr, tc.val)
+		}
+		p, err := a.Authenticate(r)
+		if (p != nil) != tc.ok || (err != nil) != tc.err || (err != nil && !errors.Is(err, auth.ErrInvalidCredential)) {
+			t.Errorf("%s: %s: principal %+v err %v", tc.hdr, tc.val, p, err)
+		}
+		if p != nil && (p.Kind != auth.KindAPIKey || !p.MayChangeAny()) {
+			t.Errorf("%s: %+v", tc.val, p)
+		}
+	}
+	if (&auth.Authenticator{}).Enabled() || (*auth.Authenticator)(nil).Enabled() || !a.Enabled() {
+		t.Error("Enabled")
+	}
+}
+
+// jwksServer serves the public halves of an RSA and an EC key.
+type jwksServer struct {
+	*httptest.Server
+	rsa, ec jwk.Key
+}
+
+func MustJWKS(tb testing.TB) *jwksServer {
+	tb.Helper()
+	rk, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ek, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := &jwksServer{}
+	set := jwk.NewSet()
+	for kid, raw := range map[string]any{"rsa-1": rk, "ec-1": ek} {
+		priv, err := jwk.Import(raw)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		priv.Set(jwk.KeyIDKey, kid)
+		if kid == "rsa-1" {
+			priv.Set(jwk.AlgorithmKey, jwa.RS256())
+			s.rsa = priv
+		} else {
+			priv.Set(jwk.AlgorithmKey, jwa.ES256())
+			s.ec = priv
+		}
+		pub, err := priv.PublicKey()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		set.AddKey(pub)
+	}
+	body, _ := json.Marshal(set)
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Sign returns a token signed with the RSA key (or the EC one).
+func (s *jwksServer) Sign(tb testing.TB, ec bool, claims map[string]any) string {
+	tb.Helper()
+	tok := jwt.New()
+	for k, v := range claims {
+		if err := tok.Set(k, v); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	key, alg := s.rsa, jwa.RS256()
+	if ec {
+		key, alg = s.ec, jwa.ES256()
+	}
+	b, err := jwt.Sign(tok, jwt.WithKey(alg, key))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestJWKS(t *testing.T) {
+	srv := MustJWKS(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	v, err := auth.NewJWKS(ctx, auth.JWTConfig{JWKSURL: srv.URL, Issuer: "https://idp.test/", Audience: "comments", RolesClaim: "app_roles"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	good := func() map[string]any {
+		return map[string]any{"sub": "user-1", "iss": "https://idp.test/", "aud": []string{"comments"}, "exp": now.Add(time.Hour), "iat": now}
+	}
+	with := func(k string, v any) map[string]any {
+		c := good()
+		if v == nil {
+			delete(c, k)
+		} else {
+			c[k] = v
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name   string
+		token  string
+		ok     bool
+		modera bool
+	}{
+		{"RSA", srv.Sign(t, false, good()), true, false},
+		{"EC", srv.Sign(t, true, good()), true, false},
+		{"moderator", srv.Sign(t, false, with("app_roles", []string{"reader", "moderator"})), true, true},
+		{"moderator as a string", srv.Sign(t, false, with("app_roles", "reader moderator")), true, true},
+		{"other roles claim", srv.Sign(t, false, with("roles", []string{"moderator"})), true, false},
+		{"expired", srv.Sign(t, false, with("exp", now.Add(-time.Hour))), false, false},
+		{"no exp", srv.Sign(t, false, with("exp", nil)), false, false},
+		{"no sub", srv.Sign(t, false, with("sub", nil)), false, false},
+		{"wrong issuer", srv.Sign(t, false, with("iss", "https://evil.test/")), false, false},
+		{"wrong audience", srv.Sign(t, false, with("aud", []string{"other"})), false, false},
+		{"not yet valid", srv.Sign(t, false, with("nbf", now.Add(time.Hour))), false, false},
+		{"tampered", tamper(srv.Sign(t, false, good())), false, false},
+		{"garbage", "a.b.c", false, false},
+		{"unsigned", unsigned(good()), false, false},
+		{"foreign key", MustJWKS(t).Sign(t, false, good()), false, false},
+	} {
+		p, err := v.Verify(ctx, tc.token)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: %+v, %v", tc.name, p, err)
+			continue
+		}
+		if tc.ok && (p.Subject != "user-1" || p.Kind != auth.KindJWT || p.Moderator != tc.modera || p.MayChangeAny() != tc.modera) {
+			t.Errorf("%s: principal %+v", tc.name, p)
+		}
+	}
+
+	// Through the authenticator: a bearer value with two dots is a token.
+	a := &auth.Authenticator{JWT: v}
+	r := httptest.NewRequest(http.MethodPost, "/", nil)
+	r.Header.Set("Authorization", "Bearer "+srv.Sign(t, true, good()))
+	if p, err := a.Authenticate(r); err != nil || p.Subject != "user-1" {
+		t.Errorf("Authenticate: %+v %v", p, err)
+	}
+	r.Header.Set("Authorization", "Bearer "+srv.Sign(t, true, with("exp", now.Add(-time.Hour))))
+	if _, err := a.Authenticate(r); !errors.Is(err, auth.ErrInvalidCredential) {
+		t.Errorf("expired through Authenticate: %v", err)
+	}
+
+	short, cancelShort := context.WithTimeout(ctx, time.Second)
+	defer cancelShort()
+	if _, err := auth.NewJWKS(short, auth.JWTConfig{JWKSURL: "http://127.0.0.1:1/jwks"}); err == nil {
+		t.Error("an unreachable JWKS URL: no error")
+	}
+}
+
+func tamper(tok string) string {
+	parts := strings.Split(tok, ".")
+	parts[1] = strings.TrimRight(parts[1], "=") + "x"
+	return strings.Join(parts, ".")
+}
+
+// unsigned makes an alg:none token.
+func unsigned(claims map[string]any) string {
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return strings.TrimRight(b64(b), "=")
+	}
+	return enc(map[string]any{"alg": "none", "typ": "JWT", "kid": "rsa-1"}) + "." + enc(claims) + "."
+}

@@ -1,0 +1,56 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// noIntrospection refuses, as a validation error (HTTP 422,
+// GRAPHQL_VALIDATION_FAILED), operations that select __schema or __type
+// while introspection is off, rather than letting gqlgen fail the field
+// (which the presenter would count as an INTERNAL error). __typename stays
+// allowed.
+type noIntrospection struct{}
+
+func (noIntrospection) ExtensionName() string                   { return "NoIntrospection" }
+func (noIntrospection) Validate(graphql.ExecutableSchema) error { return nil }
+func (noIntrospection) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	op := oc.Doc.Operations.ForName(oc.OperationName)
+	if op == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var find func(ss ast.SelectionSet) bool
+	find = func(ss ast.SelectionSet) bool {
+		for _, sel := range ss {
+			switch s := sel.(type) {
+			case *ast.Field:
+				if s.Name == "__schema" || s.Name == "__type" {
+					return true
+				}
+			case *ast.InlineFragment:
+				if find(s.SelectionSet) {
+					return true
+				}
+			case *ast.FragmentSpread:
+				if s.Definition != nil && !seen[s.Name] {
+					seen[s.Name] = true
+					if find(s.Definition.SelectionSet) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	if find(op.SelectionSet) {
+		err := gqlerror.Errorf("introspection is disabled on this server")
+		errcode.Set(err, errcode.ValidationFailed)
+		return err
+	}
+	return nil
+}
