@@ -18,7 +18,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -33,6 +32,7 @@ import (
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
 	"github.com/acme/comments-gateway/store/dynamo"
+	"github.com/acme/comments-gateway/web"
 )
 
 func main() {
@@ -361,7 +361,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	})
 	mux.Handle("/graphql", withCORS(splitList(*corsOrigins), gql))
 	if graphiql.or(acc.dev) {
-		mux.Handle("GET /{$}", playground.Handler("Product comments", "/graphql"))
+		web.Register(mux, "/graphql") // GraphiQL at /, its assets, and /demo
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {

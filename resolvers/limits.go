@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
@@ -119,7 +120,9 @@ func (s shapeLimit) MutateOperationContext(_ context.Context, oc *graphql.Operat
 				if s.Alias != "" && s.Alias != s.Name {
 					aliases++
 				}
-				if len(s.SelectionSet) > 0 {
+				// Introspection (GraphiQL's schema query is 11 levels deep)
+				// is bounded by the schema itself, not by the client.
+				if len(s.SelectionSet) > 0 && !strings.HasPrefix(s.Name, "__") {
 					deepest = max(deepest, walk(s.SelectionSet, depth+1))
 				}
 			case *ast.InlineFragment:

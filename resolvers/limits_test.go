@@ -119,3 +119,17 @@ func TestStatsReadOnlyWhenNeeded(t *testing.T) {
 		}
 	}
 }
+
+// TestDepthLimitSparesIntrospection: GraphiQL's schema query nests deeper
+// than the depth limit; introspection is bounded by the schema, so it passes.
+func TestDepthLimitSparesIntrospection(t *testing.T) {
+	e := MustEnv(t)
+	q := `{ __schema { types { name fields { name type { kind ofType { kind ofType { kind ofType { kind ofType { kind ofType { kind ofType { name } } } } } } } } } } }`
+	var out struct {
+		Schema struct{ Types []struct{ Name string } } `json:"__schema"`
+	}
+	e.MustQuery(t, q, &out)
+	if len(out.Schema.Types) == 0 {
+		t.Fatal("no types from a deep introspection query")
+	}
+}

@@ -1,0 +1,225 @@
+// The product-page demo: plain DOM, one fetch per view. Read top to bottom.
+const endpoint = document.querySelector('meta[name="graphql-endpoint"]').content;
+const PAGE_SIZE = 10;
+const $ = (id) => document.getElementById(id);
+
+// POSTs a GraphQL request. X-Explain: 1 asks the gateway for the read plan
+// of every `comments` field, returned in extensions.plan.
+async function graphql(query, variables) {
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Explain': '1' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await res.json();
+  if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join('; '));
+  return body;
+}
+
+const PRODUCTS = `query Products { topProducts(first: 50) { rank fiveStarCount product { id } } }`;
+
+// One request per view: languages for the select, stats for the toggles and
+// the histogram, and one page of comments. Paging forward passes first/after,
+// backward last/before; the variables left out stay unset.
+const PAGE = `query Page($id: ID!, $language: String, $ratings: [Int!],
+    $first: Int, $after: String, $last: Int, $before: String) {
+  product(id: $id) {
+    languages { language total }
+    stats(language: $language) { total averageRating ratings { rating count } }
+    comments(language: $language, ratings: $ratings,
+             first: $first, after: $after, last: $last, before: $before) {
+      totalCount
+      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+      edges { node { id rating author title body language createdAt } }
+    }
+  }
+}`;
+
+// The view's state: what is selected, and where in the list we are.
+const state = {
+  product: '',
+  language: '',
+  ratings: new Set([1, 2, 3, 4, 5]),
+  page: { first: PAGE_SIZE }, // or { first, after } / { last, before }
+  pageNo: 1,
+  pageInfo: null,
+};
+
+async function load() {
+  const variables = {
+    id: state.product,
+    language: state.language || null,
+    ratings: [...state.ratings].sort(),
+    ...state.page,
+  };
+  try {
+    const { data, extensions } = await graphql(PAGE, variables);
+    render(data.product, extensions?.plan?.[0], extensions?.cost);
+    $('error').hidden = true;
+  } catch (err) {
+    $('error').textContent = `Request failed: ${err.message}`;
+    $('error').hidden = false;
+  }
+  document.body.dataset.loaded = String(Date.now()); // for the browser test
+}
+
+function render(product, plan, cost) {
+  renderLanguages(product.languages);
+  renderRatings(product.stats);
+  renderHistogram(product.stats);
+  renderComments(product.comments);
+  renderPlan(plan, cost);
+}
+
+function renderLanguages(languages) {
+  const select = $('language');
+  select.replaceChildren(new Option('all languages', ''));
+  for (const { language, total } of languages) {
+    select.add(new Option(`${language} (${total})`, language));
+  }
+  select.value = state.language;
+}
+
+function renderRatings(stats) {
+  const group = $('ratings');
+  group.replaceChildren();
+  for (const { rating, count } of [...stats.ratings].reverse()) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.dataset.rating = rating;
+    button.setAttribute('aria-pressed', String(state.ratings.has(rating)));
+    button.textContent = `${'★'.repeat(rating)} ${count}`;
+    button.addEventListener('click', () => {
+      if (state.ratings.has(rating)) state.ratings.delete(rating);
+      else state.ratings.add(rating);
+      firstPage();
+    });
+    group.append(button);
+  }
+}
+
+function renderHistogram(stats) {
+  const max = Math.max(1, ...stats.ratings.map((r) => r.count));
+  $('average').textContent = stats.total
+    ? `${stats.averageRating.toFixed(2)} average from ${stats.total} comments`
+    : 'No comments yet';
+  $('histogram').replaceChildren(...[...stats.ratings].reverse().map(({ rating, count }) => {
+    const row = document.createElement('div');
+    row.className = 'bar';
+    row.innerHTML = `<span>${rating} ★</span><span class="track"><span class="fill"></span></span><span class="n"></span>`;
+    row.querySelector('.fill').style.width = `${(100 * count) / max}%`;
+    row.querySelector('.n').textContent = count;
+    return row;
+  }));
+}
+
+function renderComments(connection) {
+  const { totalCount, pageInfo, edges } = connection;
+  state.pageInfo = pageInfo;
+  $('summary').textContent = `${totalCount} comments match`;
+  $('summary').dataset.totalCount = totalCount;
+  $('comments').replaceChildren(...edges.map(({ node }) => {
+    const li = document.createElement('li');
+    li.dataset.id = node.id;
+    li.dataset.rating = node.rating;
+    li.dataset.language = node.language;
+    li.dataset.createdAt = node.createdAt;
+    li.innerHTML = '<span class="stars"></span><h3></h3><div class="meta"></div><p></p>';
+    li.querySelector('.stars').textContent = '★'.repeat(node.rating) + '☆'.repeat(5 - node.rating);
+    li.querySelector('h3').textContent = node.title;
+    li.querySelector('.meta').textContent =
+      `${node.author} · ${node.language} · ${new Date(node.createdAt).toLocaleString()}`;
+    li.querySelector('p').textContent = node.body;
+    return li;
+  }));
+  const pages = Math.max(1, Math.ceil(totalCount / PAGE_SIZE));
+  $('page').textContent = `Page ${state.pageNo} of ${pages}`;
+  // Forward paging knows hasNextPage exactly, backward paging hasPreviousPage
+  // (the Relay spec lets the other flag be false); the page number covers the
+  // other direction.
+  const backward = 'last' in state.page;
+  $('next').disabled = backward ? false : !pageInfo.hasNextPage;
+  $('prev').disabled = backward ? !pageInfo.hasPreviousPage : state.pageNo <= 1;
+  if (!edges.length) $('next').disabled = $('prev').disabled = true;
+}
+
+function renderPlan(plan, cost) {
+  const box = $('plan');
+  if (!plan) {
+    box.textContent = 'No plan (this gateway does not support X-Explain).';
+    return;
+  }
+  const facts = [
+    ['strategy', plan.strategy],
+    ['partitions', plan.partitions.length],
+    ['items read', plan.itemsRead],
+    ['store calls', plan.calls],
+    ['items returned', plan.itemsReturned],
+    ['skipped ratings', plan.skippedRatings?.join(', ') || '–'],
+    ['request cost', cost ? `${cost.itemsRead} items, ${cost.requests} requests` : '–'],
+  ];
+  const dl = document.createElement('dl');
+  for (const [k, v] of facts) {
+    const dt = document.createElement('dt');
+    const dd = document.createElement('dd');
+    dt.textContent = k;
+    dd.textContent = v;
+    dd.dataset.fact = k;
+    dl.append(dt, dd);
+  }
+  const table = document.createElement('table');
+  table.innerHTML = '<thead><tr><th>index</th><th>key (after product)</th><th class="num">read</th><th class="num">calls</th></tr></thead><tbody></tbody>';
+  for (const p of plan.partitions) {
+    const tr = table.tBodies[0].insertRow();
+    for (const [v, cls] of [[p.index], [p.key.replace(/^PRODUCT#[^/]*\/?/, '') || '(all)'], [p.itemsRead, 'num'], [p.calls, 'num']]) {
+      const td = tr.insertCell();
+      td.textContent = v;
+      if (cls) td.className = cls;
+    }
+  }
+  box.replaceChildren(dl, table);
+}
+
+function firstPage() {
+  state.page = { first: PAGE_SIZE };
+  state.pageNo = 1;
+  load();
+}
+
+$('product').addEventListener('change', (e) => {
+  state.product = e.target.value;
+  state.language = '';
+  firstPage();
+});
+$('language').addEventListener('change', (e) => {
+  state.language = e.target.value;
+  firstPage();
+});
+$('next').addEventListener('click', () => {
+  state.page = { first: PAGE_SIZE, after: state.pageInfo.endCursor };
+  state.pageNo++;
+  load();
+});
+$('prev').addEventListener('click', () => {
+  state.page = { last: PAGE_SIZE, before: state.pageInfo.startCursor };
+  state.pageNo--;
+  load();
+});
+
+// Start: fill the product picker from the 5-star leaderboard, then show the
+// first product (or ?product=ID).
+const { data } = await graphql(PRODUCTS).catch((err) => {
+  $('error').textContent = `Request failed: ${err.message}`;
+  $('error').hidden = false;
+  return { data: { topProducts: [] } };
+});
+for (const { rank, fiveStarCount, product } of data.topProducts) {
+  $('product').add(new Option(`#${rank} ${product.id} (${fiveStarCount} × 5★)`, product.id));
+}
+const wanted = new URLSearchParams(location.search).get('product');
+state.product = wanted || data.topProducts[0]?.product.id || 'bread-maker';
+if (![...$('product').options].some((o) => o.value === state.product)) {
+  $('product').add(new Option(state.product, state.product));
+}
+$('product').value = state.product;
+load();

@@ -1,0 +1,232 @@
+// Browser test: builds and starts the gateway on 127.0.0.1 with a fresh bolt
+// store (demo data), then drives Debian's Chromium through playwright-core:
+// GraphiQL runs its default query; /demo filters, pages and shows what the
+// API's stats say. Fails on any request to another host, any CSP violation
+// or page error. Screenshots go to artifacts/ (UPDATE_DOCS=1: docs/demo.png).
+//
+//   web/test.sh      (npm ci in web/ + this script)
+//   env: CHROMIUM (default /usr/bin/chromium), GATEWAY_BIN (skip go build)
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const artifacts = join(root, 'artifacts');
+mkdirSync(artifacts, { recursive: true });
+const tmp = mkdtempSync(join(tmpdir(), 'gw-browser-'));
+const cleanups = [() => rmSync(tmp, { recursive: true, force: true })];
+const log = (...a) => console.log('browser:', ...a);
+const problems = []; // foreign requests, CSP violations, page errors
+let failed = false;
+
+async function main() {
+  // 1. The gateway.
+  let bin = process.env.GATEWAY_BIN;
+  if (!bin) {
+    bin = join(tmp, 'gw');
+    log('go build');
+    execFileSync('go', ['build', '-o', bin, '.'], { cwd: root, stdio: 'inherit' });
+  }
+  // Flags this gateway has that the test needs (older builds lack some).
+  const h = spawnSync(bin, ['serve', '-h'], { encoding: 'utf8' });
+  const help = `${h.stdout}${h.stderr}`;
+  const args = ['serve', '-addr', '127.0.0.1:0', '-store', `bolt:${join(tmp, 'comments.db')}`];
+  for (const flag of ['-open-mutations', '-graphiql', '-introspection']) {
+    if (help.includes(`  ${flag}`)) args.push(flag);
+  }
+  const base = await startGateway(bin, args);
+  log('gateway at', base);
+
+  // 2. Chromium, fresh profile, nothing but loopback.
+  const userDataDir = join(tmp, 'profile');
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run'],
+    viewport: { width: 1280, height: 900 },
+  });
+  cleanups.unshift(() => context.close());
+  context.on('request', (req) => {
+    const url = new URL(req.url());
+    if (!['data:', 'blob:'].includes(url.protocol) && url.origin !== base) {
+      problems.push(`request to another origin: ${req.url()}`);
+    }
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  cleanups.unshift(async () => {
+    if (failed) await page.screenshot({ path: join(artifacts, 'browser-failure.png') });
+  });
+  page.on('response', async (r) => {
+    if (r.status() >= 400) {
+      problems.push(`HTTP ${r.status()} ${r.url()} ${(r.request().postData() || '').slice(0, 80)}: ${(await r.text().catch(() => '')).slice(0, 300)}`);
+    }
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if ((msg.type() === 'error' && !/^Failed to load resource/.test(msg.text()))
+      || /Content Security Policy/i.test(msg.text())) {
+      problems.push(`console ${msg.type()}: ${msg.text()}`);
+    }
+  });
+
+  await testGraphiQL(page, base);
+  assert.deepEqual(problems, [], 'GraphiQL: no foreign requests, CSP violations or errors');
+  await testDemo(page, base);
+  assert.deepEqual(problems, [], 'demo: no foreign requests, CSP violations or errors');
+  log('PASS');
+}
+
+function startGateway(bin, args) {
+  return new Promise((resolveBase, reject) => {
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.unshift(() => child.kill('SIGTERM'));
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 60_000);
+    const onData = (chunk) => {
+      out += chunk;
+      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)\//);
+      if (m) {
+        clearTimeout(timer);
+        resolveBase(m[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`gateway exited (${code}):\n${out}`)));
+  });
+}
+
+async function gql(base, query, variables) {
+  const res = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await res.json();
+  assert.ok(!body.errors, JSON.stringify(body.errors));
+  return body.data;
+}
+
+async function testGraphiQL(page, base) {
+  log('GraphiQL');
+  const res = await page.goto(`${base}/`);
+  assert.match(res.headers()['content-security-policy'] || '', /default-src 'self'/,
+    'no CSP at /: is web.Register (package web) mounted in server.go?');
+  // The editor shows the default query once Monaco has started.
+  await page.locator('.graphiql-query-editor').getByText('bread-maker').first().waitFor({ timeout: 30_000 });
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.url() === `${base}/graphql`
+      && (r.request().postData() || '').includes('ProductComments')),
+    page.locator('.graphiql-execute-button').click(),
+  ]);
+  assert.equal(response.request().headers()['x-explain'], '1', 'the header preset is sent');
+  const body = await response.json();
+  assert.ok(!body.errors, JSON.stringify(body.errors));
+  const comments = body.data.product.comments;
+  assert.ok(comments.totalCount > 0 && comments.edges.length === 5, 'default query returns comments');
+  assert.ok(body.extensions?.plan?.length, 'X-Explain preset yields extensions.plan');
+  // ...and the result pane shows it.
+  await page.waitForFunction(() => {
+    const text = document.querySelector('.graphiql-response .view-lines')?.textContent || '';
+    return text.includes('"data"') && text.includes('"bread-maker"');
+  });
+  await page.screenshot({ path: join(artifacts, 'graphiql.png') });
+}
+
+async function testDemo(page, base) {
+  log('demo');
+  const product = 'bread-maker';
+  const STATS = `query S($id: ID!, $l: String) { product(id: $id) {
+    stats(language: $l) { total ratings { rating count } } languages { language total } } }`;
+  const all = (await gql(base, STATS, { id: product })).product;
+  const countOf = (stats, ratings) => stats.ratings.filter((r) => ratings.includes(r.rating))
+    .reduce((n, r) => n + r.count, 0);
+
+  const res = await page.goto(`${base}/demo?product=${product}`);
+  assert.match(res.headers()['content-security-policy'] || '', /default-src 'self'/);
+  await page.locator('#comments li').first().waitFor();
+  const shown = async () => ({
+    total: Number(await page.locator('#summary').getAttribute('data-total-count')),
+    ids: await page.locator('#comments li').evaluateAll((els) => els.map((e) => e.dataset.id)),
+    ratings: await page.locator('#comments li').evaluateAll((els) => els.map((e) => Number(e.dataset.rating))),
+    languages: await page.locator('#comments li').evaluateAll((els) => els.map((e) => e.dataset.language)),
+    created: await page.locator('#comments li').evaluateAll((els) => els.map((e) => e.dataset.createdAt)),
+  });
+  const act = async (fn) => {
+    const before = await page.evaluate(() => document.body.dataset.loaded);
+    await fn();
+    await page.waitForFunction((b) => document.body.dataset.loaded !== b, before);
+  };
+  const newestFirst = (v) => v.created.every((c, i) => i === 0 || v.created[i - 1] >= c);
+
+  let v = await shown();
+  assert.equal(v.total, all.stats.total, 'all comments: totalCount = stats.total');
+  assert.ok(newestFirst(v), 'newest first');
+  assert.equal(await page.locator('#plan [data-fact="strategy"]').count(), 1, 'plan shown');
+  for (const { rating, count } of all.stats.ratings) {
+    assert.match(await page.locator(`#ratings [data-rating="${rating}"]`).innerText(), new RegExp(`\\b${count}$`));
+  }
+
+  // Rating 5 off.
+  await act(() => page.locator('#ratings [data-rating="5"]').click());
+  v = await shown();
+  assert.equal(v.total, countOf(all.stats, [1, 2, 3, 4]), 'ratings 1-4: totalCount');
+  assert.ok(v.ratings.every((r) => r <= 4));
+
+  // A language: the second most common, to keep it interesting.
+  const language = all.languages[1].language;
+  await act(() => page.locator('#language').selectOption(language));
+  const langStats = (await gql(base, STATS, { id: product, l: language })).product.stats;
+  v = await shown();
+  assert.equal(v.total, countOf(langStats, [1, 2, 3, 4]), `${language}, ratings 1-4: totalCount`);
+  assert.ok(v.languages.every((l) => l === language));
+  for (const { rating, count } of langStats.ratings) {
+    assert.match(await page.locator(`#ratings [data-rating="${rating}"]`).innerText(), new RegExp(`\\b${count}$`));
+  }
+  // Rating 1 off too.
+  await act(() => page.locator('#ratings [data-rating="1"]').click());
+  const expected = countOf(langStats, [2, 3, 4]);
+  v = await shown();
+  assert.equal(v.total, expected, `${language}, ratings 2-4: totalCount`);
+  assert.ok(expected > 20, 'enough comments to page through');
+  await page.screenshot({ path: join(artifacts, 'demo.png'), fullPage: true });
+  if (process.env.UPDATE_DOCS) await page.screenshot({ path: join(root, 'docs', 'demo.png') });
+
+  // Forward twice, back twice: the same pages, no overlap, newest first.
+  const p1 = await shown();
+  await act(() => page.locator('#next').click());
+  const p2 = await shown();
+  await act(() => page.locator('#next').click());
+  const p3 = await shown();
+  for (const p of [p1, p2, p3]) {
+    assert.ok(p.ratings.every((r) => r >= 2 && r <= 4) && p.languages.every((l) => l === language));
+    assert.ok(newestFirst(p));
+  }
+  const seen = [...p1.ids, ...p2.ids, ...p3.ids];
+  assert.equal(new Set(seen).size, seen.length, 'pages do not overlap');
+  assert.ok(p1.created.at(-1) >= p2.created[0] && p2.created.at(-1) >= p3.created[0], 'pages in order');
+  await act(() => page.locator('#prev').click());
+  assert.deepEqual((await shown()).ids, p2.ids, 'Previous returns page 2');
+  await act(() => page.locator('#prev').click());
+  assert.deepEqual((await shown()).ids, p1.ids, 'Previous returns page 1');
+  assert.ok(await page.locator('#prev').isDisabled(), 'no Previous on page 1');
+  assert.match(await page.locator('#page').innerText(), /^Page 1 of /);
+  await page.screenshot({ path: join(artifacts, 'demo-paged.png'), fullPage: true });
+}
+
+try {
+  await main();
+} catch (err) {
+  failed = true;
+  console.error('browser: FAIL', err);
+} finally {
+  for (const fn of cleanups) {
+    try { await fn(); } catch { /* already gone */ }
+  }
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,53 @@
+// GraphiQL entry point, bundled by build.sh into dist/graphiql/.
+// Everything (React, GraphiQL, Monaco and its workers) is served by the
+// gateway itself; nothing is fetched from any other host.
+import React from 'react';
+import { createRoot } from 'react-dom/client';
+import { GraphiQL } from 'graphiql';
+import 'graphiql/style.css';
+
+// Monaco runs its language services in web workers; build.sh bundles each
+// one into a classic-script file next to this module.
+const workers = { json: 'json.worker.js', graphql: 'graphql.worker.js' };
+globalThis.MonacoEnvironment = {
+  getWorker(_id, label) {
+    return new Worker(new URL(workers[label] || 'editor.worker.js', import.meta.url));
+  },
+};
+
+// The server writes the endpoint and the defaults into a JSON data block
+// (not executed, so it needs no script-src exception).
+const config = JSON.parse(document.getElementById('graphiql-config').textContent);
+
+// GraphiQL's introspection query nests TypeRef's ofType nine levels deep,
+// past the gateway's depth limit (10). Four levels describe every type of
+// this schema (the deepest is [RatingCount!]!), so ask for that many.
+const TYPE_REF = 'fragment TypeRef on __Type';
+function shallowIntrospection(query) {
+  const at = query.indexOf(TYPE_REF);
+  if (at < 0) return query;
+  let ref = 'kind name';
+  for (let i = 0; i < 4; i++) ref = `kind name ofType { ${ref} }`;
+  return `${query.slice(0, at)}${TYPE_REF} { ${ref} }\n`;
+}
+
+async function fetcher(params, opts = {}) {
+  if (params.operationName === 'IntrospectionQuery') {
+    params = { ...params, query: shallowIntrospection(params.query) };
+  }
+  const res = await fetch(config.endpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(opts.headers || {}) },
+    body: JSON.stringify(params),
+  });
+  return res.json();
+}
+
+createRoot(document.getElementById('graphiql')).render(
+  React.createElement(GraphiQL, {
+    fetcher,
+    defaultQuery: config.query,
+    defaultHeaders: config.headers,
+    defaultEditorToolsVisibility: 'headers',
+  }),
+);
