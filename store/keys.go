@@ -153,6 +153,11 @@ func ParseSortKey(sk string) (time.Time, string, error) {
 	if err := ValidateID("comment id", id); err != nil {
 		return time.Time{}, "", err
 	}
+	// time.Parse is lenient (it accepts "," before the fraction): only the
+	// exact form SortKey writes is a sort key.
+	if SortKey(t, id) != sk {
+		return time.Time{}, "", Errorf(EINVALID, "malformed sort key")
+	}
 	return t, id, nil
 }
 

@@ -74,15 +74,27 @@ func CanonicalLanguage(tag string) (string, error) {
 	if tag == "" || len(tag) > 35 {
 		return "", Errorf(EINVALID, "language must be a BCP 47 tag such as \"en\" or \"pt-BR\"")
 	}
-	t, err := language.Parse(tag)
-	if err != nil {
-		return "", Errorf(EINVALID, "language %q is not a BCP 47 tag", tag)
+	// x/text canonicalises some tags with malformed extensions in more than
+	// one step ("aa-u-00-00-u-00-00" → "aa-u-00-u-00-00" → "aa-u-00-u-00"),
+	// and a few into forms it then refuses. A stored language must be its
+	// own canonical form, or filtering by it would miss the comment: take
+	// the fixed point, and refuse a tag that has none.
+	s := tag
+	for range 3 {
+		t, err := language.Parse(s)
+		if err != nil {
+			return "", Errorf(EINVALID, "language %q is not a BCP 47 tag", tag)
+		}
+		c := t.String()
+		if c == "und" {
+			return "", Errorf(EINVALID, "language %q is undetermined", tag)
+		}
+		if c == s {
+			return c, nil
+		}
+		s = c
 	}
-	s := t.String()
-	if s == "und" {
-		return "", Errorf(EINVALID, "language %q is undetermined", tag)
-	}
-	return s, nil
+	return "", Errorf(EINVALID, "language %q has no stable canonical form", tag)
 }
 
 // ValidateRating checks that r is in 1..5.
