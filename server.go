@@ -297,6 +297,10 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	fs.IntVar(&lim.MaxAliases, "max-aliases", resolvers.DefaultMaxAliases, "most aliased fields in one operation")
 	fs.IntVar(&lim.MaxTokens, "max-tokens", resolvers.DefaultMaxTokens, "most lexer tokens in one query")
 	reqTimeout := fs.Duration("request-timeout", resolvers.DefaultRequestTimeout, "bound on one request's work, store calls included")
+	var rateLimit resolvers.RateLimit
+	fs.Float64Var(&rateLimit.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
+	fs.IntVar(&rateLimit.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
+	fs.BoolVar(&rateLimit.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
 	}
@@ -356,7 +360,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 		apq = -1 // off
 	}
 	gql := resolvers.NewHandler(resolvers.Config{
-		Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout,
+		Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout, RateLimit: rateLimit,
 		Auth: authn, DisableIntrospection: !introspection.or(acc.dev), APQCacheSize: apq,
 	})
 	mux.Handle("/graphql", withCORS(splitList(*corsOrigins), gql))

@@ -46,6 +46,9 @@ type Config struct {
 	// DisableIntrospection turns off __schema/__type and hides "did you
 	// mean" field suggestions in validation errors.
 	DisableIntrospection bool
+	// RateLimit limits each client by the cost of its operations (off when
+	// its Rate is 0).
+	RateLimit RateLimit
 	// APQCacheSize is how many automatic persisted queries are kept
 	// (DefaultAPQCacheSize when 0; negative turns APQ off).
 	APQCacheSize int
@@ -119,6 +122,10 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		return next(ctx)
 	})
+	rl := newRateLimiter(cfg.RateLimit)
+	if rl != nil {
+		srv.AroundOperations(rl.around)
+	}
 	srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 		resp := next(ctx)
 		if resp == nil {
@@ -131,6 +138,12 @@ func NewHandler(cfg Config) http.Handler {
 			cost := map[string]any{"itemsRead": u.ItemsRead(), "requests": u.Requests()}
 			if rcu := u.ReadCapacity(); rcu > 0 {
 				cost["readCapacityUnits"] = rcu
+			}
+			if ri, _ := ctx.Value(requestInfoKey{}).(*requestInfo); ri != nil {
+				if t := ri.throttle.Load(); t != nil {
+					cost["requestedQueryCost"] = t.requested
+					cost["throttleStatus"] = t.status
+				}
 			}
 			resp.Extensions["cost"] = cost
 			obs.Set(ctx, slog.Int64("itemsRead", u.ItemsRead()), slog.Int64("storeRequests", u.Requests()))
@@ -154,6 +167,9 @@ func NewHandler(cfg Config) http.Handler {
 		ctx, _ = metrics.WithUsage(ctx)
 		info := &requestInfo{}
 		ctx = context.WithValue(ctx, requestInfoKey{}, info)
+		if rl != nil {
+			ctx = context.WithValue(ctx, clientKey{}, rl.clientOf(req))
+		}
 		if req.Header.Get("X-Explain") == "1" {
 			ctx, _ = withExplain(ctx)
 		}
@@ -176,7 +192,8 @@ const DefaultRequestTimeout = 10 * time.Second
 // requestInfo carries what the operation middleware learns back to the
 // HTTP handler (for the metrics' operation label).
 type requestInfo struct {
-	operation atomic.Value // string: "query Name"
+	operation atomic.Value                 // string: "query Name"
+	throttle  atomic.Pointer[throttleInfo] // set when the rate limit took the operation's cost
 }
 
 type requestInfoKey struct{}

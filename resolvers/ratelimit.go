@@ -1,0 +1,142 @@
+package resolvers
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+	"golang.org/x/time/rate"
+
+	"github.com/acme/comments-gateway/auth"
+)
+
+// CodeThrottled is the error code of an operation refused by the rate
+// limit (HTTP 200, like Shopify's THROTTLED: the response says when to retry
+// through extensions.cost.throttleStatus).
+const CodeThrottled = "THROTTLED"
+
+// RateLimit limits each client by the cost of its operations: a token
+// bucket per client (golang.org/x/time/rate) that holds Burst cost points
+// and refills at Rate points a second; an operation takes its complexity
+// (the number the complexity limit computes). Off when Rate is 0.
+//
+// A client is the JWT's subject when the request carries one, otherwise its
+// IP address (the first X-Forwarded-For entry when TrustForwardedFor, for a
+// gateway behind a CDN or load balancer that sets it). Requests with an API
+// key (trusted services) are not limited.
+type RateLimit struct {
+	Rate              float64
+	Burst             int
+	TrustForwardedFor bool
+}
+
+// maxClients bounds the per-client buckets kept (least recently used go
+// first; a forgotten client starts again with a full bucket).
+const maxClients = 100_000
+
+type rateLimiter struct {
+	cfg     RateLimit
+	mu      sync.Mutex
+	clients *lru.LRU[*rate.Limiter]
+}
+
+func newRateLimiter(cfg RateLimit) *rateLimiter {
+	if cfg.Rate <= 0 {
+		return nil
+	}
+	if cfg.Burst <= 0 {
+		cfg.Burst = int(cfg.Rate * 10)
+	}
+	return &rateLimiter{cfg: cfg, clients: lru.New[*rate.Limiter](maxClients)}
+}
+
+func (rl *rateLimiter) limiter(ctx context.Context, client string) *rate.Limiter {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	l, ok := rl.clients.Get(ctx, client)
+	if !ok {
+		l = rate.NewLimiter(rate.Limit(rl.cfg.Rate), rl.cfg.Burst)
+		rl.clients.Add(ctx, client, l)
+	}
+	return l
+}
+
+type clientKey struct{}
+
+// clientOf names the client of a request for the rate limit ("" for one
+// that is not limited).
+func (rl *rateLimiter) clientOf(r *http.Request) string {
+	if p, _ := auth.FromContext(r.Context()); p != nil {
+		if p.Kind == auth.KindAPIKey {
+			return ""
+		}
+		return "sub:" + p.Subject
+	}
+	if rl.cfg.TrustForwardedFor {
+		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
+			first, _, _ := strings.Cut(xff, ",")
+			if ip := net.ParseIP(strings.TrimSpace(first)); ip != nil {
+				return "ip:" + ip.String()
+			}
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "ip:" + host
+}
+
+// throttleStatus is what extensions.cost.throttleStatus reports.
+type throttleStatus struct {
+	MaximumAvailable   float64 `json:"maximumAvailable"`
+	CurrentlyAvailable float64 `json:"currentlyAvailable"`
+	RestoreRate        float64 `json:"restoreRate"`
+}
+
+// throttleInfo is the rate limit's view of one request, for its response.
+type throttleInfo struct {
+	requested int
+	status    throttleStatus
+}
+
+// around takes the operation's cost from its client's bucket, or refuses
+// the operation with THROTTLED before anything runs.
+func (rl *rateLimiter) around(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	client, _ := ctx.Value(clientKey{}).(string)
+	stats := extension.GetComplexityStats(ctx)
+	if client == "" || stats == nil {
+		return next(ctx)
+	}
+	cost := max(stats.Complexity, 1)
+	l := rl.limiter(ctx, client)
+	now := time.Now()
+	allowed := l.AllowN(now, cost)
+	info := &throttleInfo{requested: cost, status: throttleStatus{
+		MaximumAvailable:   float64(rl.cfg.Burst),
+		CurrentlyAvailable: l.TokensAt(now),
+		RestoreRate:        rl.cfg.Rate,
+	}}
+	if allowed {
+		if ri, _ := ctx.Value(requestInfoKey{}).(*requestInfo); ri != nil {
+			ri.throttle.Store(info)
+		}
+		return next(ctx)
+	}
+	msg := "throttled: this operation costs more than your remaining budget; retry when enough has been restored (see extensions.cost.throttleStatus)"
+	if cost > rl.cfg.Burst {
+		msg = "this operation costs more than the largest budget a client can have; ask for less"
+	}
+	err := &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": CodeThrottled}}
+	return graphql.OneShot(&graphql.Response{
+		Errors:     gqlerror.List{err},
+		Extensions: map[string]any{"cost": map[string]any{"requestedQueryCost": cost, "throttleStatus": info.status}},
+	})
+}

@@ -1,0 +1,86 @@
+package resolvers_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/acme/comments-gateway/resolvers"
+	"github.com/acme/comments-gateway/store"
+)
+
+// TestRateLimitByCost: a client's budget is spent by the complexity of its
+// operations; past it, operations are refused with THROTTLED before any
+// read, other clients keep their own budget, and every answer reports the
+// budget in extensions.cost.throttleStatus.
+func TestRateLimitByCost(t *testing.T) {
+	tbl := MustOpenLoaded(t, genComments())
+	spy := newSpy(tbl)
+	h := resolvers.NewHandler(resolvers.Config{
+		Store:     store.New(spy),
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		RateLimit: resolvers.RateLimit{Rate: 0.001, Burst: 500, TrustForwardedFor: true},
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	body := `{"query":"{ product(id: \"big\") { comments(first: 20) { nodes { id rating } } } }"}`
+	type answer struct {
+		Errors []struct {
+			Extensions map[string]any
+		}
+		Extensions struct {
+			Cost struct {
+				RequestedQueryCost int
+				ThrottleStatus     struct {
+					MaximumAvailable, CurrentlyAvailable, RestoreRate float64
+				}
+			}
+		}
+	}
+	send := func(client string) answer {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", client+", 10.0.0.1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var a answer
+		if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	var ok int
+	var last answer
+	for range 20 {
+		last = send("192.0.2.1")
+		if len(last.Errors) > 0 {
+			break
+		}
+		ok++
+		if c := last.Extensions.Cost; c.RequestedQueryCost <= 0 || c.ThrottleStatus.MaximumAvailable != 500 {
+			t.Fatalf("cost extension: %+v", c)
+		}
+	}
+	if want := 500 / last.Extensions.Cost.RequestedQueryCost; ok < want-1 || ok > want {
+		t.Errorf("%d operations of cost %d passed a budget of 500", ok, last.Extensions.Cost.RequestedQueryCost)
+	}
+	if len(last.Errors) == 0 || last.Errors[0].Extensions["code"] != resolvers.CodeThrottled {
+		t.Fatalf("no THROTTLED error after %d operations: %+v", ok, last)
+	}
+	before := spy.TotalCalls()
+	if a := send("192.0.2.1"); len(a.Errors) == 0 || spy.TotalCalls() != before {
+		t.Errorf("a throttled operation ran (%d store calls)", spy.TotalCalls()-before)
+	}
+	if a := send("192.0.2.2"); len(a.Errors) != 0 {
+		t.Errorf("another client was throttled: %+v", a.Errors)
+	}
+}
