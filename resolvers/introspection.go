@@ -12,7 +12,8 @@ import (
 // noIntrospection refuses, as a validation error (HTTP 422,
 // GRAPHQL_VALIDATION_FAILED), operations that select __schema or __type
 // while introspection is off, rather than letting gqlgen fail the field
-// (which the presenter would count as an INTERNAL error). __typename stays
+// (which the presenter would count as an INTERNAL error). The federation
+// SDL (_service) is introspection too and goes with it. __typename stays
 // allowed.
 type noIntrospection struct{}
 
@@ -29,7 +30,7 @@ func (noIntrospection) MutateOperationContext(_ context.Context, oc *graphql.Ope
 		for _, sel := range ss {
 			switch s := sel.(type) {
 			case *ast.Field:
-				if s.Name == "__schema" || s.Name == "__type" {
+				if s.Name == "__schema" || s.Name == "__type" || s.Name == "_service" {
 					return true
 				}
 			case *ast.InlineFragment:

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Browser test of GraphiQL (/) and the demo (/demo): installs the pinned npm
 # packages (playwright-core) in web/, Debian's Chromium when it is missing,
-# builds the gateway and runs web/e2e/browser.mjs against it on 127.0.0.1.
+# builds the gateway and runs web/e2e/browser.mjs against it on 127.0.0.1;
+# then the client test, web/e2e/client.mjs (Apollo Client, relay-style
+# paging through every page of several filters, against a recount), which
+# builds and starts its own gateway the same way. Fails if either fails.
 # Screenshots: artifacts/graphiql.png, artifacts/demo*.png.
 #   UPDATE_DOCS=1 web/test.sh   also refreshes docs/demo.png
 #   CHROMIUM=/path/to/chrome    another browser binary
@@ -20,4 +23,7 @@ if [[ ! -x $chromium ]]; then
 fi
 
 npm ci --no-audit --no-fund --loglevel=error
-exec node e2e/browser.mjs
+status=0
+node e2e/browser.mjs || status=$?
+node e2e/client.mjs || status=1
+exit "$status"

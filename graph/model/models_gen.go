@@ -130,6 +130,12 @@ type Product struct {
 	ID string `json:"id"`
 }
 
+func (Product) IsEntity() {}
+
+type ProductByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 // One entry of the 5-star leaderboard (`Query.topProducts`).
 type ProductRank struct {
 	// Position in the leaderboard, starting at 1 for the product with the most
