@@ -32,6 +32,7 @@ import (
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
 	"github.com/acme/comments-gateway/store/dynamo"
+	"github.com/acme/comments-gateway/tracing"
 	"github.com/acme/comments-gateway/web"
 )
 
@@ -301,6 +302,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	fs.Float64Var(&rateLimit.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rateLimit.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
 	fs.BoolVar(&rateLimit.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
+	otlpEndpoint := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
 	}
@@ -326,6 +328,21 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	authn, err := acc.authenticator(ctx, log)
 	if err != nil {
 		return err
+	}
+	tp, shutdownTracing, err := tracing.Setup(ctx, *otlpEndpoint, getenv)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Flush the last spans (after the server's graceful shutdown).
+		fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdownTracing(fctx); err != nil {
+			log.Warn("flush traces", "err", err)
+		}
+	}()
+	if tp != nil {
+		log.Info("tracing on", "exporter", "otlp/http")
 	}
 	tbl, err := openTable(ctx, *spec)
 	if err != nil {
@@ -362,8 +379,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	gql := resolvers.NewHandler(resolvers.Config{
 		Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout, RateLimit: rateLimit,
 		Auth: authn, DisableIntrospection: !introspection.or(acc.dev), APQCacheSize: apq,
+		TracerProvider: tp,
 	})
-	mux.Handle("/graphql", withCORS(splitList(*corsOrigins), gql))
+	mux.Handle("/graphql", tracing.HTTP(withCORS(splitList(*corsOrigins), gql), tp))
 	if graphiql.or(acc.dev) {
 		web.Register(mux, "/graphql") // GraphiQL at /, its assets, and /demo
 	}

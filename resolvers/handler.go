@@ -17,12 +17,14 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/tracing"
 )
 
 // Config configures the GraphQL handler.
@@ -52,6 +54,9 @@ type Config struct {
 	// APQCacheSize is how many automatic persisted queries are kept
 	// (DefaultAPQCacheSize when 0; negative turns APQ off).
 	APQCacheSize int
+	// TracerProvider, when set, gives each operation and each resolver call a
+	// span (package tracing); nil: no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
@@ -93,6 +98,9 @@ func NewHandler(cfg Config) http.Handler {
 			n = DefaultAPQCacheSize
 		}
 		srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](n)})
+	}
+	if cfg.TracerProvider != nil {
+		srv.Use(tracing.NewExtension(cfg.TracerProvider))
 	}
 	srv.AroundFields(guardMutations(cfg.Auth, cfg.Store))
 	srv.SetParserTokenLimit(lim.MaxTokens)
@@ -232,7 +240,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			}
 			setCode(gerr, code)
 		case gerr.Extensions["code"] != nil:
-		case isRequestError(err):
+		case isRequestError(err), isEntitiesError(gerr):
 			setCode(gerr, "BAD_USER_INPUT")
 		default:
 			log.ErrorContext(ctx, "unexpected error", "err", err.Error(), "path", gerr.Path.String())
@@ -259,6 +267,13 @@ func setRequestID(ctx context.Context, e *gqlerror.Error) {
 	if id := obs.RequestID(ctx); id != "" {
 		e.Extensions["requestId"] = id
 	}
+}
+
+// isEntitiesError reports whether e is about a federation representation
+// (the generated _entities code reports a malformed one, such as an unknown
+// __typename or a missing id, with a plain error).
+func isEntitiesError(e *gqlerror.Error) bool {
+	return len(e.Path) > 0 && e.Path[0] == ast.PathName("_entities")
 }
 
 func setCode(e *gqlerror.Error, code string) {
