@@ -6,15 +6,13 @@
 //
 //   web/test.sh      (npm ci in web/ + this script)
 //   env: CHROMIUM (default /usr/bin/chromium), GATEWAY_BIN (skip go build)
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
+import { launchGateway, root } from './gateway.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const artifacts = join(root, 'artifacts');
 mkdirSync(artifacts, { recursive: true });
 const tmp = mkdtempSync(join(tmpdir(), 'gw-browser-'));
@@ -25,20 +23,7 @@ let failed = false;
 
 async function main() {
   // 1. The gateway.
-  let bin = process.env.GATEWAY_BIN;
-  if (!bin) {
-    bin = join(tmp, 'gw');
-    log('go build');
-    execFileSync('go', ['build', '-o', bin, '.'], { cwd: root, stdio: 'inherit' });
-  }
-  // Flags this gateway has that the test needs (older builds lack some).
-  const h = spawnSync(bin, ['serve', '-h'], { encoding: 'utf8' });
-  const help = `${h.stdout}${h.stderr}`;
-  const args = ['serve', '-addr', '127.0.0.1:0', '-store', `bolt:${join(tmp, 'comments.db')}`];
-  for (const flag of ['-open-mutations', '-graphiql', '-introspection']) {
-    if (help.includes(`  ${flag}`)) args.push(flag);
-  }
-  const base = await startGateway(bin, args);
+  const base = await launchGateway({ tmp, flags: ['-open-mutations', '-graphiql', '-introspection'], log, cleanups });
   log('gateway at', base);
 
   // 2. Chromium, fresh profile, nothing but loopback.
@@ -79,26 +64,6 @@ async function main() {
   await testDemo(page, base);
   assert.deepEqual(problems, [], 'demo: no foreign requests, CSP violations or errors');
   log('PASS');
-}
-
-function startGateway(bin, args) {
-  return new Promise((resolveBase, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    cleanups.unshift(() => child.kill('SIGTERM'));
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 60_000);
-    const onData = (chunk) => {
-      out += chunk;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)\//);
-      if (m) {
-        clearTimeout(timer);
-        resolveBase(m[1]);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`gateway exited (${code}):\n${out}`)));
-  });
 }
 
 async function gql(base, query, variables) {

@@ -12,16 +12,14 @@
 //   web/test.sh  (npm ci in web/ + browser.mjs + this script)
 //   node web/e2e/client.mjs   (after npm ci in web/)
 //   env: GATEWAY_BIN (skip go build)
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { ApolloClient, InMemoryCache, HttpLink, gql } from '@apollo/client';
 import { relayStylePagination } from '@apollo/client/utilities';
+import { launchGateway } from './gateway.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'gw-client-'));
 const cleanups = [() => rmSync(tmp, { recursive: true, force: true })];
 const log = (...a) => console.log('client:', ...a);
@@ -43,17 +41,7 @@ let pagesFetched = 0;
 
 async function main() {
   // 1. The gateway, as browser.mjs starts it.
-  let bin = process.env.GATEWAY_BIN;
-  if (!bin) {
-    bin = join(tmp, 'gw');
-    log('go build');
-    execFileSync('go', ['build', '-o', bin, '.'], { cwd: root, stdio: 'inherit' });
-  }
-  const h = spawnSync(bin, ['serve', '-h'], { encoding: 'utf8' });
-  const help = `${h.stdout}${h.stderr}`;
-  const args = ['serve', '-addr', '127.0.0.1:0', '-store', `bolt:${join(tmp, 'comments.db')}`];
-  if (help.includes('  -open-mutations')) args.push('-open-mutations');
-  const base = await startGateway(bin, args);
+  const base = await launchGateway({ tmp, flags: ['-open-mutations'], log, cleanups });
   log('gateway at', base);
   const uri = `${base}/graphql`;
 
@@ -286,36 +274,6 @@ async function plain(uri, query, variables) {
   const body = await res.json();
   assert.ok(res.ok && !body.errors, `HTTP ${res.status}: ${JSON.stringify(body.errors)}`);
   return body.data;
-}
-
-function startGateway(bin, args) {
-  return new Promise((resolveBase, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    cleanups.unshift(() => stopGateway(child));
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 60_000);
-    const onData = (chunk) => {
-      out += chunk;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)\//);
-      if (m) {
-        clearTimeout(timer);
-        resolveBase(m[1]);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`gateway exited (${code}):\n${out}`)));
-  });
-}
-
-// SIGTERM by pid, SIGKILL if it is still there after 10 s.
-function stopGateway(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return undefined;
-  return new Promise((done) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => { clearTimeout(kill); done(); });
-    child.kill('SIGTERM');
-  });
 }
 
 let failed = false;

@@ -1,0 +1,53 @@
+// The gateway under test for browser.mjs and client.mjs: built from the
+// repository (or GATEWAY_BIN), served on 127.0.0.1 with a fresh bolt store
+// (the demo data loads), stopped by pid.
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+// launchGateway builds and starts the gateway in tmp with those of flags
+// this build has (older builds lack some), registers its stop in cleanups
+// (run first to last), and resolves to its base URL.
+export async function launchGateway({ tmp, flags, log, cleanups }) {
+  let bin = process.env.GATEWAY_BIN;
+  if (!bin) {
+    bin = join(tmp, 'gw');
+    log('go build');
+    execFileSync('go', ['build', '-o', bin, '.'], { cwd: root, stdio: 'inherit' });
+  }
+  const h = spawnSync(bin, ['serve', '-h'], { encoding: 'utf8' });
+  const help = `${h.stdout}${h.stderr}`;
+  const args = ['serve', '-addr', '127.0.0.1:0', '-store', `bolt:${join(tmp, 'comments.db')}`];
+  for (const flag of flags) {
+    if (help.includes(`  ${flag}`)) args.push(flag);
+  }
+  return new Promise((resolveBase, reject) => {
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.unshift(() => stopGateway(child));
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 60_000);
+    const onData = (chunk) => {
+      out += chunk;
+      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)\//);
+      if (m) {
+        clearTimeout(timer);
+        resolveBase(m[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`gateway exited (${code}):\n${out}`)));
+  });
+}
+
+// stopGateway sends SIGTERM by pid, and SIGKILL if it is still there after 10 s.
+function stopGateway(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return undefined;
+  return new Promise((done) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => { clearTimeout(kill); done(); });
+    child.kill('SIGTERM');
+  });
+}
