@@ -1,6 +1,7 @@
 package resolvers_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -131,5 +133,47 @@ func TestDepthLimitSparesIntrospection(t *testing.T) {
 	e.MustQuery(t, q, &out)
 	if len(out.Schema.Types) == 0 {
 		t.Fatal("no types from a deep introspection query")
+	}
+}
+
+// slowTable answers queries only when the caller gives up, as a store that
+// hangs would; the backends report an expired context as EUNAVAILABLE.
+type slowTable struct{ store.Table }
+
+func (s slowTable) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
+	<-ctx.Done()
+	return store.QueryResult{}, store.Wrap(store.EUNAVAILABLE, ctx.Err(), "the store did not answer in time")
+}
+
+// TestRequestTimeout: a request's work is bounded by RequestTimeout; a
+// store that hangs gives an UNAVAILABLE error, not a hung request.
+func TestRequestTimeout(t *testing.T) {
+	tbl := MustOpenLoaded(t, genComments())
+	h := resolvers.NewHandler(resolvers.Config{
+		Store:          store.New(slowTable{tbl}),
+		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+		RequestTimeout: 200 * time.Millisecond,
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	done := make(chan struct{})
+	var body []byte
+	go func() {
+		defer close(done)
+		resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"query":"{ product(id: \"big\") { comments(first: 2) { nodes { id } } } }"}`))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer resp.Body.Close()
+		body, _ = io.ReadAll(resp.Body)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // a hang, not a slow machine
+		t.Fatal("the request outlived its timeout by far")
+	}
+	if !strings.Contains(string(body), `"UNAVAILABLE"`) {
+		t.Errorf("answer %s, want an UNAVAILABLE error", body)
 	}
 }
