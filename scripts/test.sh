@@ -256,7 +256,8 @@ grep -v '^ok ' "$run/audit.log" | sed 's/^/    /' || true # passes are in artifa
 
 step "Browser test: GraphiQL and /demo in headless Chromium (web/test.sh)"
 if DEBIAN_FRONTEND=noninteractive timeout 900 web/test.sh >"$run/browser.log" 2>&1; then
-	note "$(tail -1 "$run/browser.log") (screenshots in artifacts/)"
+	grep -E '^(browser|client): (PASS|FAIL)' "$run/browser.log" | sed 's/^/    /' || true
+	note "screenshots in artifacts/"
 else
 	tail -40 "$run/browser.log"
 	checks_failed+=("browser test")
