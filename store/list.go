@@ -247,49 +247,48 @@ func refillLimit(remaining int, count, total int64, k int) int {
 // remote store, one after the other on a local one (where a read takes
 // microseconds and a goroutine would cost more than it saves).
 func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg page, tr *Trace, limit func(*stream) int) error {
-	g, gctx := errgroup.WithContext(ctx)
-	for _, i := range idx {
+	read := func(ctx context.Context, i int, q Query) (err error) {
+		defer recoverTo(&err)
+		res, err := s.table.Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		st := streams[i]
+		st.buf = append(st.buf, res.Items...)
+		st.next = res.LastKey
+		st.done = res.LastKey == nil
+		return nil
+	}
+	queries := make([]Query, len(idx))
+	for n, i := range idx {
 		st := streams[i]
 		lim := limit(st)
 		tr.Reads[i].Limits = append(tr.Reads[i].Limits, lim)
-		q := Query{
-			Index:     st.part.Index,
-			HashValue: st.part.Key,
-			Forward:   pg.backward,
-			Limit:     lim,
-			StartKey:  st.next,
-		}
+		tr.Reads[i].Calls++
+		queries[n] = Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.backward, Limit: lim, StartKey: st.next}
 		if pg.from != "" {
-			q.SortValue = pg.from
-			q.SortOp = SortLess
+			queries[n].SortValue, queries[n].SortOp = pg.from, SortLess
 			if pg.backward {
-				q.SortOp = SortGreater
+				queries[n].SortOp = SortGreater
 			}
 		}
-		read := func() (err error) {
-			defer recoverTo(&err)
-			res, err := s.table.Query(gctx, q)
-			if err != nil {
-				return err
-			}
-			st.buf = append(st.buf, res.Items...)
-			st.next = res.LastKey
-			st.done = res.LastKey == nil
-			return nil
-		}
-		if len(idx) == 1 || s.local {
-			if err := read(); err != nil {
-				g.Go(func() error { return err })
+	}
+	var err error
+	if len(idx) == 1 || s.local {
+		for n, i := range idx {
+			if err = read(ctx, i, queries[n]); err != nil {
 				break
 			}
-			continue
 		}
-		g.Go(read)
+	} else {
+		g, gctx := errgroup.WithContext(ctx)
+		for n, i := range idx {
+			g.Go(func() error { return read(gctx, i, queries[n]) })
+		}
+		err = g.Wait()
 	}
-	err := g.Wait()
 	for _, i := range idx {
-		tr.Reads[i].Calls++
-		tr.Reads[i].Items += len(streams[i].buf)
+		tr.Reads[i].Items += len(streams[i].buf) // the buffers were empty before
 	}
 	return err
 }
