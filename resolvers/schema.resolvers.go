@@ -67,8 +67,8 @@ func (r *productResolver) Comments(ctx context.Context, obj *model.Product, lang
 		return nil, err
 	}
 	f := store.Filter{Language: lang, Ratings: rs}
-	args := store.PageArgs{First: first, After: after, Last: last, Before: before}
-	if err := store.ValidatePage(args); err != nil {
+	pg, err := store.ParsePage(store.PageArgs{First: first, After: after, Last: last, Before: before})
+	if err != nil {
 		return nil, err
 	}
 	// The stats give totalCount and size a merge's reads; a page that needs
@@ -79,7 +79,7 @@ func (r *productResolver) Comments(ctx context.Context, obj *model.Product, lang
 			return nil, err
 		}
 	}
-	conn, err := r.Store.ListComments(ctx, obj.ID, f, args, st)
+	conn, err := r.Store.ListPage(ctx, obj.ID, f, pg, st)
 	if err != nil {
 		return nil, err
 	}

@@ -284,7 +284,7 @@ func FuzzPlanQuery(f *testing.F) {
 	})
 }
 
-// FuzzValidatePage: the connection arguments (first, last, after, before;
+// FuzzValidatePage: ParsePage on the connection arguments (first, last, after, before;
 // each may be absent) never panic, and are refused exactly when first and
 // last are both given, the page size is outside 0..100, or a cursor does not
 // decode.
@@ -314,7 +314,7 @@ func FuzzValidatePage(f *testing.F) {
 		if mask&8 != 0 {
 			a.Before = &before
 		}
-		err := store.ValidatePage(a)
+		_, err := store.ParsePage(a)
 		want := true
 		if a.First != nil && a.Last != nil {
 			want = false
@@ -332,10 +332,10 @@ func FuzzValidatePage(f *testing.F) {
 			}
 		}
 		if want != (err == nil) {
-			t.Fatalf("ValidatePage(first %v, last %v, after %v, before %v) = %v, want ok=%v", first, last, after, before, err, want)
+			t.Fatalf("ParsePage(first %v, last %v, after %v, before %v) = %v, want ok=%v", first, last, after, before, err, want)
 		}
 		if err != nil && store.ErrorCode(err) != store.EINVALID {
-			t.Fatalf("ValidatePage: error %v is not EINVALID", err)
+			t.Fatalf("ParsePage: error %v is not EINVALID", err)
 		}
 	})
 }

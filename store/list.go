@@ -56,16 +56,18 @@ type PartitionReads struct {
 	Limits []int
 }
 
-// page is the validated form of PageArgs.
-type page struct {
+// Page is the validated form of PageArgs (see ParsePage).
+type Page struct {
 	size     int
 	backward bool
 	from     string // exclusive start GSISK ("" from the newest/oldest)
 	stop     string // exclusive stop GSISK ("" none)
 }
 
-func parsePage(a PageArgs) (page, error) {
-	var p page
+// ParsePage validates a connection's arguments without reading anything:
+// first or last (0–100, 20 by default), and the cursors.
+func ParsePage(a PageArgs) (Page, error) {
+	var p Page
 	if a.First != nil && a.Last != nil {
 		return p, Errorf(EINVALID, "pass either first or last, not both")
 	}
@@ -109,11 +111,17 @@ func parsePage(a PageArgs) (page, error) {
 // does not want TotalCount (it is then -1) and StatsNeeded(f) is false: the
 // page is exact all the same, and the stats item is not read.
 func (s *Store) ListComments(ctx context.Context, pid string, f Filter, args PageArgs, st *Stats) (*Connection, error) {
-	if err := ValidateID("product id", pid); err != nil {
+	pg, err := ParsePage(args)
+	if err != nil {
 		return nil, err
 	}
-	pg, err := parsePage(args)
-	if err != nil {
+	return s.ListPage(ctx, pid, f, pg, st)
+}
+
+// ListPage is ListComments with arguments already parsed by ParsePage (a
+// caller that checks them before loading the stats parses them once).
+func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st *Stats) (*Connection, error) {
+	if err := ValidateID("product id", pid); err != nil {
 		return nil, err
 	}
 	plan := PlanQuery(pid, f, st, pg.size+1)
@@ -161,7 +169,7 @@ type stream struct {
 // pg.size items and reporting whether one more exists. A partition whose
 // buffer runs dry while it may hold more is read again from its last key
 // (refill), so the result is exact for any first-read limit.
-func (s *Store) merge(ctx context.Context, plan Plan, pg page, tr *Trace) ([]Item, bool, error) {
+func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace) ([]Item, bool, error) {
 	streams := make([]*stream, len(plan.Partitions))
 	for i, p := range plan.Partitions {
 		streams[i] = &stream{part: p}
@@ -246,7 +254,7 @@ func refillLimit(remaining int, count, total int64, k int) int {
 // fill reads the streams at idx, each with limit(stream): in parallel on a
 // remote store, one after the other on a local one (where a read takes
 // microseconds and a goroutine would cost more than it saves).
-func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg page, tr *Trace, limit func(*stream) int) error {
+func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page, tr *Trace, limit func(*stream) int) error {
 	read := func(ctx context.Context, i int, q Query) (err error) {
 		defer recoverTo(&err)
 		res, err := s.table.Query(ctx, q)
@@ -290,12 +298,6 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg page,
 	for _, i := range idx {
 		tr.Reads[i].Items += len(streams[i].buf) // the buffers were empty before
 	}
-	return err
-}
-
-// ValidatePage checks a connection's arguments without reading anything.
-func ValidatePage(a PageArgs) error {
-	_, err := parsePage(a)
 	return err
 }
 
