@@ -35,38 +35,9 @@ type crashServer struct {
 // it (SIGKILL) if it is still running.
 func startCrashServer(tb testing.TB, db string) *crashServer {
 	tb.Helper()
-	bin := MustBinary(tb)
-	argv := append([]string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-store", "bolt:" + db}, serveExtraArgs(tb)...)
-	cmd := exec.Command(bin, argv...)
-	cmd.Env = gwEnv()
-	cmd.Dir = tb.TempDir()
-	stdout := &firstLineWriter{line: make(chan string, 1)}
-	s := &Server{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = stdout, s.stderr
-	if err := cmd.Start(); err != nil {
-		tb.Fatalf("starting gw %s: %v", strings.Join(argv, " "), err)
-	}
-	go func() {
-		s.waitErr = cmd.Wait()
-		close(s.exited)
-	}()
-	cs := &crashServer{Server: s, pid: cmd.Process.Pid}
-	tb.Cleanup(func() { cs.kill(tb) })
-	select {
-	case line := <-stdout.line:
-		m := listeningRE.FindStringSubmatch(line)
-		if m == nil {
-			tb.Fatalf("gw serve: first line %q is not `listening on http://127.0.0.1:PORT/ ...`", line)
-		}
-		s.URL = "http://" + m[1]
-	case <-s.exited:
-		tb.Fatalf("gw %s exited before listening: %v\nstderr:\n%s", strings.Join(argv, " "), s.waitErr, tail(s.stderr.String(), 4000))
-	case <-time.After(e2eListenTimeout):
-		tb.Fatalf("gw %s printed no address within %s", strings.Join(argv, " "), e2eListenTimeout)
-	}
-	s.client = &http.Client{Timeout: e2eRequestTimeout, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 32}}
-	tb.Logf("gw %s: %s (pid %d)", strings.Join(argv[1:], " "), s.URL, cs.pid)
-	return cs
+	argv := []string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-open-mutations", "-store", "bolt:" + db}
+	s := startServer(tb, argv, func(s *Server) { (&crashServer{Server: s, pid: s.cmd.Process.Pid}).kill(tb) })
+	return &crashServer{Server: s, pid: s.cmd.Process.Pid}
 }
 
 // kill sends SIGKILL to the server's pid and waits for it to exit.
@@ -84,7 +55,9 @@ func (cs *crashServer) kill(tb testing.TB) {
 	case <-time.After(30 * time.Second):
 		tb.Errorf("gw serve (pid %d) still running 30s after SIGKILL", cs.pid)
 	}
-	cs.client.CloseIdleConnections()
+	if cs.client != nil {
+		cs.client.CloseIdleConnections()
+	}
 	if strings.Contains(cs.stderr.String(), "DATA RACE") {
 		tb.Errorf("gw serve (pid %d): data race:\n%s", cs.pid, tail(cs.stderr.String(), 8000))
 	}

@@ -226,13 +226,20 @@ var listeningRE = regexp.MustCompile(`^listening on http://(127\.0\.0\.1:[0-9]+)
 // cleanly.
 func MustStartServer(tb testing.TB, args ...string) *Server {
 	tb.Helper()
-	bin := MustBinary(tb)
 	// The suite's snapshot query reads every product × language and every
 	// leaderboard in one request (111 aliases, dozens of topProducts(first:
-	// 100) lists): larger
-	// than the client limits, which resolvers/limits_test.go covers.
+	// 100) lists): larger than the client limits, which
+	// resolvers/limits_test.go covers.
 	argv := append([]string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-open-mutations", "-graphiql", "-max-aliases", "1000", "-max-complexity", "1000000"}, args...)
-	cmd := exec.Command(bin, argv...)
+	return startServer(tb, argv, func(s *Server) { s.Stop(tb) })
+}
+
+// startServer runs the binary with argv (a `serve` command on
+// 127.0.0.1:0), registers stop as its cleanup before anything can fail, and
+// learns its address from the first line of its standard output.
+func startServer(tb testing.TB, argv []string, stop func(*Server)) *Server {
+	tb.Helper()
+	cmd := exec.Command(MustBinary(tb), argv...)
 	cmd.Env = gwEnv()
 	cmd.Dir = tb.TempDir()
 	stdout := &firstLineWriter{line: make(chan string, 1)}
@@ -245,7 +252,7 @@ func MustStartServer(tb testing.TB, args ...string) *Server {
 		s.waitErr = cmd.Wait()
 		close(s.exited)
 	}()
-	tb.Cleanup(func() { s.Stop(tb) })
+	tb.Cleanup(func() { stop(s) })
 
 	timer := time.NewTimer(e2eListenTimeout)
 	defer timer.Stop()
@@ -270,7 +277,7 @@ func MustStartServer(tb testing.TB, args ...string) *Server {
 			IdleConnTimeout:     30 * time.Second,
 		},
 	}
-	tb.Logf("gw serve %s: %s (pid %d)", strings.Join(args, " "), s.URL, cmd.Process.Pid)
+	tb.Logf("gw %s: %s (pid %d)", strings.Join(argv[1:], " "), s.URL, cmd.Process.Pid)
 	return s
 }
 

@@ -14,35 +14,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 )
-
-// serveExtraArgs are the flags every server this file (and crash_test.go)
-// starts gets besides its own: -open-mutations when the binary has that flag
-// (mutations outside dev mode need a credential otherwise). Decided from the
-// built binary's `serve -h` output, once.
-var serveExtra struct {
-	once sync.Once
-	args []string
-}
-
-func serveExtraArgs(tb testing.TB) []string {
-	tb.Helper()
-	bin := MustBinary(tb)
-	serveExtra.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		out, _ := exec.CommandContext(ctx, bin, "serve", "-h").CombinedOutput() // help may exit non-zero
-		if strings.Contains(string(out), "-open-mutations") {
-			serveExtra.args = []string{"-open-mutations"}
-		}
-	})
-	return serveExtra.args
-}
 
 // hostileCase is one request of the barrage.
 type hostileCase struct {
@@ -428,8 +402,7 @@ func TestHostileInputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}
-	args := append([]string{"-store", "bolt:hostile.db", "-max-aliases", "100", "-max-complexity", "10000"}, serveExtraArgs(t)...)
-	s := MustStartServer(t, args...)
+	s := MustStartServer(t, "-store", "bolt:hostile.db", "-max-aliases", "100", "-max-complexity", "10000")
 	client := &http.Client{Timeout: e2eRequestTimeout, Transport: &http.Transport{Proxy: nil}}
 	defer client.CloseIdleConnections()
 
