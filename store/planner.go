@@ -188,7 +188,6 @@ func planWithoutStats(pid string, f Filter, need int) Plan {
 			p.Partitions = append(p.Partitions, Partition{Index: idx, Key: key, Rating: r, Count: 1,
 				Limit: shareLimit(need, 1, int64(len(f.Ratings)))})
 		}
-		p.Total = -1
 	}
 	return p
 }

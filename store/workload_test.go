@@ -6,38 +6,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/acme/comments-gateway/demo"
+	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
 )
-
-// countingTable counts the items every read returns.
-type countingTable struct {
-	store.Table
-	items, calls atomic.Int64
-}
-
-func (c *countingTable) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
-	res, err := c.Table.Query(ctx, q)
-	c.items.Add(int64(len(res.Items)))
-	c.calls.Add(1)
-	return res, err
-}
-
-func (c *countingTable) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
-	items, err := c.Table.BatchGet(ctx, keys)
-	for _, it := range items {
-		if it != nil {
-			c.items.Add(1)
-		}
-	}
-	c.calls.Add(1)
-	return items, err
-}
 
 // workloadRatings are the rating filters of the browsing workload.
 var workloadRatings = [][]int{nil, {5}, {1, 2}, {1, 3, 5}, {1, 2, 3, 4}, {4, 5}}
@@ -50,9 +26,7 @@ var workloadRatings = [][]int{nil, {5}, {1, 2}, {1, 3, 5}, {1, 2, 3, 4}, {4, 5}}
 // and items returned.
 func browse(tb testing.TB, s *store.Store, products []string, topLang map[string]string, byLang bool, rs []int, pages int, withTotal bool) (read, returned int64) {
 	tb.Helper()
-	ctx := context.Background()
-	ct := s.Table().(*countingTable)
-	start := ct.items.Load()
+	ctx, usage := metrics.WithUsage(context.Background())
 	size := 20
 	for _, pid := range products {
 		lang := ""
@@ -81,11 +55,11 @@ func browse(tb testing.TB, s *store.Store, products []string, topLang map[string
 			after = &conn.Edges[len(conn.Edges)-1].Cursor
 		}
 	}
-	return ct.items.Load() - start, returned
+	return usage.ItemsRead(), returned
 }
 
 // MustDemoStore loads the demo data set into a bolt store behind a
-// countingTable.
+// metrics Table, which counts what every read returns.
 func MustDemoStore(tb testing.TB) (*store.Store, []string) {
 	tb.Helper()
 	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "bench.db"))
@@ -93,7 +67,7 @@ func MustDemoStore(tb testing.TB) (*store.Store, []string) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { tbl.Close() })
-	s := store.New(&countingTable{Table: tbl})
+	s := store.New((*metrics.Collectors)(nil).Table(tbl))
 	ctx := context.Background()
 	cs := demo.Default()
 	if err := s.PutComments(ctx, cs); err != nil {
@@ -231,10 +205,4 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-// Local forwards the wrapped table's Local (see store.New).
-func (c *countingTable) Local() bool {
-	l, ok := c.Table.(interface{ Local() bool })
-	return ok && l.Local()
 }
