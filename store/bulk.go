@@ -40,7 +40,7 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 	var (
 		mu     sync.Mutex
 		counts = map[StatsID]*Stats{}
-		seen   = map[StatsID]bool{} // existing stats items
+		seen   = map[StatsID]int64{} // existing stats items: their versions
 		res    RebuildResult
 	)
 	g, gctx := errgroup.WithContext(ctx)
@@ -48,7 +48,7 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 		g.Go(func() (err error) {
 			defer recoverTo(&err)
 			local := map[StatsID]*Stats{}
-			localSeen := map[StatsID]bool{}
+			localSeen := map[StatsID]int64{}
 			var n int64
 			var start Item
 			for {
@@ -59,7 +59,7 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 				for _, it := range items {
 					if pid, ok := ProductIDFromPK(it.S(AttrPK)); ok {
 						if lang, ok := LangFromStatsSK(it.S(AttrSK)); ok {
-							localSeen[StatsID{pid, lang}] = true
+							localSeen[StatsID{pid, lang}] = it.N(AttrVersion)
 						}
 						continue
 					}
@@ -99,8 +99,8 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 					counts[id] = st
 				}
 			}
-			for id := range localSeen {
-				seen[id] = true
+			for id, v := range localSeen {
+				seen[id] = v
 			}
 			return nil
 		})
@@ -128,6 +128,7 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 	})
 	items := make([]Item, len(ids))
 	for i, id := range ids {
+		counts[id].Version = seen[id] + 1 // cursors issued under the old counts fall back
 		items[i] = counts[id].Item()
 	}
 	res.StatsItems = len(items)

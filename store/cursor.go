@@ -2,14 +2,67 @@ package store
 
 import (
 	"encoding/base64"
+	"encoding/binary"
+	"hash/fnv"
+	"slices"
 )
 
-// cursorV1 is the version byte of the cursor format. A cursor is
-// base64url(version || GSISK): opaque to clients, valid across filters,
-// because GSISK is a unique position in every index.
-const cursorV1 = 1
+// Cursor formats. A cursor is opaque to clients and valid across filters,
+// because GSISK is a unique position in every index:
+//
+//   - v1: base64url(0x01 ‖ GSISK);
+//   - v2: base64url(0x02 ‖ uvarint len(GSISK) ‖ GSISK ‖ position), where the
+//     position tells how many comments of the page's filter remain after the
+//     cursor (see Position). A v2 cursor used with another filter, product or
+//     language is a plain v1 cursor: its position is ignored.
+const (
+	cursorV1 = 1
+	cursorV2 = 2
+)
 
-// EncodeCursor returns the cursor of the comment with sort key sk.
+// maxPositionCounts bounds the counts a position carries: one per selected
+// rating, or one for all ratings.
+const maxPositionCounts = MaxRating - MinRating + 1
+
+// Position is what a forward cursor knows about the comments after it: for
+// the filter it was issued under (Filter, a hash of product, language and
+// ratings), the number of matching comments older than the cursor, one count
+// per selected rating (or a single count when every rating is selected), as
+// of the stats item's Version. It is a hint: a page reads exactly the same
+// comments with or without it. It only sizes the reads, and, when the stats
+// read with the page still have the same version, lets the page know that
+// more comments follow without reading one past the page.
+type Position struct {
+	Filter    uint32
+	Version   int64
+	Remaining []int64
+}
+
+// Cursor is a decoded cursor.
+type Cursor struct {
+	SortKey string
+	Pos     *Position // nil: a v1 cursor, or one issued by a backward page
+}
+
+// FilterHash binds a Position to product pid and filter f.
+func FilterHash(pid string, f Filter) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(pid))
+	h.Write([]byte{0})
+	h.Write([]byte(f.Language))
+	h.Write([]byte{0})
+	var mask byte = 0x80 // all ratings
+	if f.Ratings != nil && len(f.Ratings) < maxPositionCounts {
+		mask = 0
+		for _, r := range f.Ratings {
+			mask |= 1 << r
+		}
+	}
+	h.Write([]byte{mask})
+	return h.Sum32()
+}
+
+// EncodeCursor returns the (v1) cursor of the comment with sort key sk.
 func EncodeCursor(sk string) string {
 	b := make([]byte, 0, len(sk)+1)
 	b = append(b, cursorV1)
@@ -17,25 +70,108 @@ func EncodeCursor(sk string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// EncodePositionCursor returns the cursor of the comment with sort key sk
+// carrying position p (a v1 cursor when p is nil).
+func EncodePositionCursor(sk string, p *Position) string {
+	if p == nil {
+		return EncodeCursor(sk)
+	}
+	b := make([]byte, 0, len(sk)+8+binary.MaxVarintLen64*(2+len(p.Remaining)))
+	b = append(b, cursorV2)
+	b = binary.AppendUvarint(b, uint64(len(sk)))
+	b = append(b, sk...)
+	b = binary.BigEndian.AppendUint32(b, p.Filter)
+	b = binary.AppendUvarint(b, uint64(p.Version))
+	b = append(b, byte(len(p.Remaining)))
+	for _, n := range p.Remaining {
+		b = binary.AppendUvarint(b, uint64(n))
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
 // DecodeCursor returns the sort key held by cursor c. Anything that is not a
 // cursor this server issued is EINVALID.
 func DecodeCursor(c string) (string, error) {
+	cur, err := ParseCursor(c)
+	return cur.SortKey, err
+}
+
+// ParseCursor decodes cursor c, with its position if it carries one.
+// Anything that is not a cursor this server issued is EINVALID.
+func ParseCursor(c string) (Cursor, error) {
+	bad := Errorf(EINVALID, "malformed cursor")
 	if c == "" {
-		return "", Errorf(EINVALID, "cursor must not be empty")
+		return Cursor{}, Errorf(EINVALID, "cursor must not be empty")
 	}
-	if len(c) > 200 {
-		return "", Errorf(EINVALID, "malformed cursor")
+	if len(c) > 300 {
+		return Cursor{}, bad
 	}
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || len(b) < 2 {
-		return "", Errorf(EINVALID, "malformed cursor")
+		return Cursor{}, bad
 	}
-	if b[0] != cursorV1 {
-		return "", Errorf(EINVALID, "unsupported cursor version")
+	var cur Cursor
+	switch b[0] {
+	case cursorV1:
+		cur.SortKey = string(b[1:])
+	case cursorV2:
+		if cur, err = parseV2(b[1:]); err != nil {
+			return Cursor{}, bad
+		}
+	default:
+		return Cursor{}, Errorf(EINVALID, "unsupported cursor version")
 	}
-	sk := string(b[1:])
-	if _, _, err := ParseSortKey(sk); err != nil {
-		return "", Errorf(EINVALID, "malformed cursor")
+	if _, _, err := ParseSortKey(cur.SortKey); err != nil {
+		return Cursor{}, bad
 	}
-	return sk, nil
+	return cur, nil
+}
+
+// parseV2 decodes the body of a v2 cursor; every byte must be used.
+func parseV2(b []byte) (Cursor, error) {
+	bad := Errorf(EINVALID, "malformed cursor")
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n == 0 || n > uint64(len(b)-k) {
+		return Cursor{}, bad
+	}
+	b = b[k:]
+	cur := Cursor{SortKey: string(b[:n]), Pos: &Position{}}
+	b = b[n:]
+	if len(b) < 4 {
+		return Cursor{}, bad
+	}
+	cur.Pos.Filter = binary.BigEndian.Uint32(b)
+	b = b[4:]
+	v, k := binary.Uvarint(b)
+	if k <= 0 || v > 1<<62 {
+		return Cursor{}, bad
+	}
+	cur.Pos.Version = int64(v)
+	b = b[k:]
+	if len(b) < 1 || b[0] < 1 || b[0] > maxPositionCounts {
+		return Cursor{}, bad
+	}
+	cur.Pos.Remaining = make([]int64, b[0])
+	b = b[1:]
+	for i := range cur.Pos.Remaining {
+		v, k := binary.Uvarint(b)
+		if k <= 0 || v > 1<<62 {
+			return Cursor{}, bad
+		}
+		cur.Pos.Remaining[i] = int64(v)
+		b = b[k:]
+	}
+	if len(b) != 0 {
+		return Cursor{}, bad
+	}
+	return cur, nil
+}
+
+// positionRatings are the ratings a Position of filter f counts, in order:
+// the selected ones, or {0} (all ratings together) when all are selected.
+func positionRatings(f Filter) []int {
+	if f.Ratings == nil || len(f.Ratings) == maxPositionCounts {
+		return []int{0}
+	}
+	return slices.Clone(f.Ratings)
 }

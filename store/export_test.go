@@ -1,4 +1,4 @@
 package store
 
-// SetMergeSlack changes the planner's merge slack (for tuning experiments).
-func SetMergeSlack(v float64) (old float64) { old, mergeSlack = mergeSlack, v; return old }
+// SetSizing changes a store's merge sizing (for tuning experiments).
+func (s *Store) SetSizing(sz Sizing) (old Sizing) { old, s.sizing = s.sizing, sz; return old }

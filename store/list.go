@@ -47,6 +47,13 @@ type Trace struct {
 	Returned  int
 	ItemsRead int
 	Calls     int
+	Rounds    int // query rounds: reads made one after another (a round's queries run in parallel)
+	// Positioned: the page knew the comments remaining after its start
+	// (from the stats on a first page, else from its after cursor).
+	Positioned bool
+	// KnownMore: those counts were exact and showed that more follow, so no
+	// item past the page was read.
+	KnownMore bool
 }
 
 // PartitionReads counts the reads of one partition.
@@ -60,8 +67,9 @@ type PartitionReads struct {
 type Page struct {
 	size     int
 	backward bool
-	from     string // exclusive start GSISK ("" from the newest/oldest)
-	stop     string // exclusive stop GSISK ("" none)
+	from     string    // exclusive start GSISK ("" from the newest/oldest)
+	stop     string    // exclusive stop GSISK ("" none)
+	pos      *Position // the after cursor's position, on a forward page
 }
 
 // ParsePage validates a connection's arguments without reading anything:
@@ -84,24 +92,41 @@ func ParsePage(a PageArgs) (Page, error) {
 	if p.size < 0 || p.size > MaxPageSize {
 		return p, Errorf(EINVALID, "first and last must be between 0 and %d, got %d", MaxPageSize, p.size)
 	}
-	var after, before string
+	var after, before Cursor
 	var err error
 	if a.After != nil {
-		if after, err = DecodeCursor(*a.After); err != nil {
+		if after, err = ParseCursor(*a.After); err != nil {
 			return p, Errorf(EINVALID, "after: %s", ErrorMessage(err))
 		}
 	}
 	if a.Before != nil {
-		if before, err = DecodeCursor(*a.Before); err != nil {
+		if before, err = ParseCursor(*a.Before); err != nil {
 			return p, Errorf(EINVALID, "before: %s", ErrorMessage(err))
 		}
 	}
 	if p.backward {
-		p.from, p.stop = before, after
+		p.from, p.stop = before.SortKey, after.SortKey
 	} else {
-		p.from, p.stop = after, before
+		p.from, p.stop, p.pos = after.SortKey, before.SortKey, after.Pos
 	}
 	return p, nil
+}
+
+// position returns the after cursor's position if it was issued for
+// product pid and filter f, nil otherwise.
+func (pg Page) position(pid string, f Filter) *Position {
+	if pg.pos == nil || pg.backward || pg.pos.Filter != FilterHash(pid, f) || len(pg.pos.Remaining) != len(positionRatings(f)) {
+		return nil
+	}
+	return pg.pos
+}
+
+// NeedsStats reports whether reading page pg of product pid's comments
+// matching f needs the stats of (pid, f.Language), totalCount aside: a merge
+// of several ratings does (StatsNeeded), unless the after cursor carries a
+// position for this filter, whose remaining counts size the reads instead.
+func (pg Page) NeedsStats(pid string, f Filter) bool {
+	return StatsNeeded(f) && pg.position(pid, f) == nil
 }
 
 // ListComments returns one page of product pid's comments matching f, newest
@@ -120,27 +145,78 @@ func (s *Store) ListComments(ctx context.Context, pid string, f Filter, args Pag
 
 // ListPage is ListComments with arguments already parsed by ParsePage (a
 // caller that checks them before loading the stats parses them once).
+//
+// A forward page knows, when it can, how many matching comments remain after
+// its start, per selected rating: on the first page from the stats, on a
+// later page from the after cursor's Position. Those counts size a merge's
+// reads (so a later page of a merge needs no stats item), and every cursor of
+// the page carries them on. When the stats read with the page have the
+// version the counts were derived under (or this is the first page), they
+// are exact, and a page they show is followed by more is read without the
+// item past it. The counts never end a page or a partition early: "no more"
+// is always shown by a read, which costs no item when it is true.
 func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st *Stats) (*Connection, error) {
 	if err := ValidateID("product id", pid); err != nil {
 		return nil, err
 	}
-	plan := PlanQuery(pid, f, st, pg.size+1)
-	tr := &Trace{Plan: plan, Reads: make([]PartitionReads, len(plan.Partitions))}
+	var rem []int64 // comments after the page's start, per positionRatings(f); nil unknown
+	verified := false
+	pos := pg.position(pid, f)
+	switch {
+	case pg.backward:
+	case pg.from == "" && st != nil:
+		rem, verified = statsRemaining(st, f), true
+	case pos != nil:
+		rem = pos.Remaining
+		verified = st != nil && st.Version == pos.Version
+	}
+	knownMore := verified && pg.stop == "" && sum(rem) > int64(pg.size)
+	need := pg.size + 1 // the item past the page shows that more follow
+	if knownMore {
+		need = pg.size
+	}
+	var plan Plan
+	switch {
+	case rem == nil || !StatsNeeded(f):
+		plan = planQuery(pid, f, st, need, s.sizing)
+	case verified && s.local:
+		// Exact counts on a store whose indexes are written with the
+		// stats: plan as from stats of what remains.
+		plan = planQuery(pid, f, remainingStats(st, f, rem), need, s.sizing)
+	default:
+		plan = planMerge(pid, f, need, rem, s.sizing)
+	}
+	plan.Total = matchTotal(st, f)
+	tr := &Trace{Plan: plan, Reads: make([]PartitionReads, len(plan.Partitions)), Positioned: rem != nil, KnownMore: knownMore}
 	conn := &Connection{TotalCount: plan.Total, Trace: tr}
 	if plan.Strategy == StrategyEmpty {
 		return conn, nil
 	}
-	items, more, err := s.merge(ctx, plan, pg, tr)
+	items, more, err := s.merge(ctx, plan, pg, tr, knownMore)
 	if err != nil {
 		return nil, err
 	}
+	var next *Position
+	if rem != nil {
+		next = &Position{Filter: FilterHash(pid, f), Version: st.versionOr(pos), Remaining: slices.Clone(rem)}
+	}
+	ratings := positionRatings(f)
 	conn.Edges = make([]Edge, 0, len(items))
 	for _, it := range items {
 		c, err := CommentFromItem(it)
 		if err != nil {
 			return nil, err
 		}
-		conn.Edges = append(conn.Edges, Edge{Cursor: EncodeCursor(it.S(AttrGSISK)), Comment: c})
+		if next != nil {
+			i := 0
+			if ratings[0] != 0 {
+				i = slices.Index(ratings, c.Rating)
+			}
+			if i >= 0 && next.Remaining[i] > 0 {
+				next.Remaining[i]--
+			}
+		}
+		conn.Edges = append(conn.Edges, Edge{Cursor: EncodePositionCursor(it.S(AttrGSISK), next), Comment: c})
 	}
 	if pg.backward {
 		slices.Reverse(conn.Edges)
@@ -156,6 +232,69 @@ func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st 
 	return conn, nil
 }
 
+// statsRemaining returns the counts of a Position of filter f at the start
+// of the list, from its stats.
+func statsRemaining(st *Stats, f Filter) []int64 {
+	rs := positionRatings(f)
+	out := make([]int64, len(rs))
+	for i, r := range rs {
+		if r == 0 {
+			out[i] = st.Total
+		} else {
+			out[i] = st.Count(r)
+		}
+	}
+	return out
+}
+
+// remainingStats returns st with the counts of f's selected ratings replaced
+// by what remains of them after a cursor (rem, per positionRatings(f)).
+func remainingStats(st *Stats, f Filter, rem []int64) *Stats {
+	v := *st
+	for i, r := range positionRatings(f) {
+		if r != 0 {
+			v.Total += rem[i] - v.Counts[r]
+			v.Counts[r] = rem[i]
+		}
+	}
+	return &v
+}
+
+// matchTotal returns the number of comments matching f, or -1 without stats.
+func matchTotal(st *Stats, f Filter) int64 {
+	if st == nil {
+		return -1
+	}
+	if f.Ratings == nil {
+		return st.Total
+	}
+	var n int64
+	for _, r := range f.Ratings {
+		n += st.Count(r)
+	}
+	return n
+}
+
+// versionOr returns the stats' version, or, without stats, the version of
+// the position the page started from.
+func (st *Stats) versionOr(pos *Position) int64 {
+	if st != nil && (pos == nil || st.Version == pos.Version) {
+		return st.Version
+	}
+	if pos != nil {
+		return pos.Version
+	}
+	return 0
+}
+
+func sum(ns []int64) int64 {
+	var t int64
+	for _, n := range ns {
+		t += n
+	}
+	return t
+}
+
 // stream is one partition being merged: a buffer of read items, and the key
 // to continue from while the partition may hold more.
 type stream struct {
@@ -166,15 +305,20 @@ type stream struct {
 }
 
 // merge reads the plan's partitions and k-way merges them by GSISK, taking
-// pg.size items and reporting whether one more exists. A partition whose
-// buffer runs dry while it may hold more is read again from its last key
-// (refill), so the result is exact for any first-read limit.
-func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace) ([]Item, bool, error) {
+// pg.size items and reporting whether more follow. A partition whose buffer
+// runs dry while it may hold more is read again from its last key (refill),
+// so the result is exact for any first-read limit.
+//
+// The page is exact once every partition that may hold more has shown an
+// item past it; such an item also shows that more follow. Only when none is
+// buffered does showing "more" take a read: none when knownMore (the counts
+// say so), else a read of one item (which costs nothing on an exhausted
+// partition).
+func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownMore bool) ([]Item, bool, error) {
 	streams := make([]*stream, len(plan.Partitions))
 	for i, p := range plan.Partitions {
 		streams[i] = &stream{part: p}
 	}
-	need := pg.size + 1
 	// First round: every partition in parallel, with its planned limit.
 	first := make([]int, len(streams))
 	for i := range streams {
@@ -183,52 +327,84 @@ func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace) ([]Ite
 	if err := s.fill(ctx, streams, first, pg, tr, func(st *stream) int { return st.part.Limit }); err != nil {
 		return nil, false, err
 	}
-	out := make([]Item, 0, need)
-	for len(out) < need {
-		var dry []int
-		for i, st := range streams {
-			if len(st.buf) == 0 && !st.done {
-				dry = append(dry, i)
+	var counted int64 // the partitions' counts, for sizing refills
+	for _, p := range plan.Partitions {
+		counted += p.Count
+	}
+	out := make([]Item, 0, pg.size)
+	// next returns the stream holding the next item of the page, refilling
+	// dry partitions first (they may hold it); -1 when all are exhausted.
+	// With anyItem, a buffered item of any stream will do (it shows that more
+	// follow), and dry partitions are refilled only when none is buffered.
+	next := func(anyItem bool) (int, error) {
+		for {
+			for _, st := range streams {
+				st.trim(pg, plan.Keep)
 			}
-		}
-		if len(dry) > 0 {
-			remaining := need - len(out)
+			best := -1
+			var dry []int
+			for i, st := range streams {
+				switch {
+				case len(st.buf) > 0:
+					if best < 0 || before(st.buf[0].S(AttrGSISK), streams[best].buf[0].S(AttrGSISK), pg.backward) {
+						best = i
+					}
+				case !st.done:
+					dry = append(dry, i)
+				}
+			}
+			if len(dry) == 0 || (anyItem && best >= 0) {
+				return best, nil
+			}
+			if anyItem && knownMore {
+				return len(streams), nil // more follow; no read needed
+			}
+			remaining := max(pg.size-len(out), 1)
 			err := s.fill(ctx, streams, dry, pg, tr, func(st *stream) int {
-				return refillLimit(remaining, st.part.Count, plan.Total, len(streams))
+				if anyItem {
+					return 1
+				}
+				return refillLimit(remaining, st.part.Count, counted, len(streams), s.sizing.LeanRefill)
 			})
 			if err != nil {
-				return nil, false, err
+				return -1, err
 			}
-			continue
 		}
-		best := -1
-		for i, st := range streams {
-			if len(st.buf) == 0 {
-				continue
-			}
-			if best < 0 || before(st.buf[0].S(AttrGSISK), streams[best].buf[0].S(AttrGSISK), pg.backward) {
-				best = i
-			}
+	}
+	for len(out) < pg.size {
+		best, err := next(false)
+		if err != nil {
+			return nil, false, err
 		}
 		if best < 0 {
-			break // every partition exhausted
+			return out, false, nil // every partition exhausted
 		}
-		it := streams[best].buf[0]
+		out = append(out, streams[best].buf[0])
 		streams[best].buf = streams[best].buf[1:]
+	}
+	best, err := next(true)
+	if err != nil {
+		return nil, false, err
+	}
+	return out, best >= 0, nil
+}
+
+// trim drops the buffered items that are not on the page: those of ratings
+// outside keep (when not nil), and everything from the stop bound on (which
+// ends the partition).
+func (st *stream) trim(pg Page, keep []int) {
+	for len(st.buf) > 0 {
+		it := st.buf[0]
 		if pg.stop != "" && !before(it.S(AttrGSISK), pg.stop, pg.backward) {
-			streams[best].done, streams[best].buf = true, nil
+			st.done, st.buf = true, nil
+			return
+		}
+		if keep != nil && !slices.Contains(keep, int(it.N(AttrRating))) {
+			st.buf = st.buf[1:]
 			continue
 		}
-		if plan.Keep != nil && !slices.Contains(plan.Keep, int(it.N(AttrRating))) {
-			continue
-		}
-		out = append(out, it)
+		return
 	}
-	more := len(out) == need
-	if more {
-		out = out[:pg.size]
-	}
-	return out, more, nil
 }
 
 // before reports whether sort key a comes before b in the page's order:
@@ -241,12 +417,16 @@ func before(a, b string, backward bool) bool {
 }
 
 // refillLimit sizes a refill read: the partition's share of the items still
-// needed, plus one (the item that shows where the partition continues), at
-// most remaining.
-func refillLimit(remaining int, count, total int64, k int) int {
+// needed, rounded up (lean: down, at least 1), at most remaining.
+func refillLimit(remaining int, count, total int64, k int, lean bool) int {
 	l := remaining
 	if k > 1 && total > 0 {
-		l = int(math.Ceil(float64(remaining)*float64(count)/float64(total))) + 1
+		share := float64(remaining) * float64(count) / float64(total)
+		if lean {
+			l = int(math.Floor(share))
+		} else {
+			l = int(math.Ceil(share))
+		}
 	}
 	return max(1, min(l, remaining))
 }
@@ -267,6 +447,7 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page,
 		st.done = res.LastKey == nil
 		return nil
 	}
+	tr.Rounds++
 	queries := make([]Query, len(idx))
 	for n, i := range idx {
 		st := streams[i]

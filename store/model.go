@@ -44,6 +44,10 @@ type Stats struct {
 	Language  string   // "" for all languages
 	Counts    [6]int64 // Counts[r] for rating r in 1..5; Counts[0] unused
 	Total     int64
+	// Version changes with every change of the counts (each write ADDs 1;
+	// rebuild-stats writes the old version + 1): a cursor's Position holds
+	// the version its counts were derived under.
+	Version int64
 }
 
 // Count returns the number of comments with rating r.
@@ -219,6 +223,7 @@ func StatsFromItem(productID, lang string, it Item) *Stats {
 		s.Counts[r] = it.N(AttrCount(r))
 	}
 	s.Total = it.N(AttrCountTotal)
+	s.Version = it.N(AttrVersion)
 	return s
 }
 
@@ -226,7 +231,7 @@ func StatsFromItem(productID, lang string, it Item) *Stats {
 // it has 5-star comments.
 func (s *Stats) Item() Item {
 	k := StatsKey(s.ProductID, s.Language)
-	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrCountTotal: s.Total}
+	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrCountTotal: s.Total, AttrVersion: s.Version}
 	for r := MinRating; r <= MaxRating; r++ {
 		it[AttrCount(r)] = s.Counts[r]
 	}

@@ -352,7 +352,7 @@ func (s *Store) statsOps(ctx context.Context, pid string, d statsDelta) ([]Op, e
 	ops := make([]Op, 0, len(langs)+1)
 	for _, lang := range langs {
 		v := d[lang]
-		op := Op{Kind: OpUpdate, Key: StatsKey(pid, lang), Add: map[string]int64{}}
+		op := Op{Kind: OpUpdate, Key: StatsKey(pid, lang), Add: map[string]int64{AttrVersion: 1}}
 		var total int64
 		for r := MinRating; r <= MaxRating; r++ {
 			if v[r] != 0 {

@@ -74,11 +74,34 @@ type Plan struct {
 	Total int64
 }
 
-// Planner tuning. A merge sizes each partition's first query from its share
-// of the selected total plus mergeSlack items; a broad read is chosen over a
-// merge only when the comments it expects to drop are fewer than the items
-// a merge expects to over-read (mergeSlack + 0.5 of rounding per partition).
-var mergeSlack = 0.5 // a variable only so that tuning experiments (export_test.go) can vary it
+// Sizing is how a merge sizes its reads, trading items read against query
+// rounds (a refill is a round that waits for the one before). Each store
+// picks its own (see Store): a round costs microseconds on the embedded
+// store and a network round trip plus at least half a read capacity unit
+// on DynamoDB. docs/BENCHMARKS.md has the measured trade-off.
+type Sizing struct {
+	// Slack is added to each partition's share of the page in its first
+	// read (negative: read less than the share, and refill).
+	Slack float64
+	// LeanRefill sizes a refill at its share of the items still needed
+	// rounded down (at least one) instead of up.
+	LeanRefill bool
+}
+
+// The sizings of the stores.
+var (
+	// RemoteSizing is DynamoDB's: first reads half an item under the share,
+	// refills rounded up.
+	RemoteSizing = Sizing{Slack: -0.5}
+	// LocalSizing is the embedded store's: first reads an item under the
+	// share, refills rounded down.
+	LocalSizing = Sizing{Slack: -1, LeanRefill: true}
+)
+
+// mergeOverRead is the items a merge is expected to read past the page per
+// partition (each but one must show its first item past the page), against
+// which a broad read's dropped comments are weighed.
+const mergeOverRead = 1.0
 
 // PlanQuery plans a page of `need` items (the page size plus one, to learn
 // whether another page follows) of product pid's comments matching f, given
@@ -97,12 +120,18 @@ var mergeSlack = 0.5 // a variable only so that tuning experiments (export_test.
 //     the broad partition and dropping the unselected ratings is expected
 //     to read fewer items (the dropped comments cost less than the merge's
 //     over-read), in which case StrategyBroad.
+//
+// Merged reads are sized with RemoteSizing; a Store plans with its own.
 func PlanQuery(pid string, f Filter, st *Stats, need int) Plan {
+	return planQuery(pid, f, st, need, RemoteSizing)
+}
+
+func planQuery(pid string, f Filter, st *Stats, need int, sz Sizing) Plan {
 	if need < 1 {
 		need = 1
 	}
 	if st == nil {
-		return planWithoutStats(pid, f, need)
+		return planWithoutStats(pid, f, need, sz)
 	}
 	if st.Total == 0 || (f.Ratings != nil && len(f.Ratings) == 0) {
 		return Plan{Strategy: StrategyEmpty, Skipped: f.Ratings}
@@ -146,11 +175,11 @@ func PlanQuery(pid string, f Filter, st *Stats, need int) Plan {
 	// Expected items dropped by a broad read to return need items, against
 	// the expected over-read of a merge.
 	dropped := float64(need) * float64(excluded) / float64(p.Total)
-	overRead := float64(len(sel)) * (mergeSlack + 0.5)
+	overRead := float64(len(sel)) * mergeOverRead
 	if dropped < overRead {
 		p.Strategy = StrategyBroad
 		p.Partitions = []Partition{{Index: idx, Key: key, Count: st.Total,
-			Limit: min(int(math.Ceil(float64(need)*float64(st.Total)/float64(p.Total)+mergeSlack)), need*2)}}
+			Limit: min(int(math.Ceil(float64(need)*float64(st.Total)/float64(p.Total)+0.5)), need*2)}}
 		p.Keep = sel
 		return p
 	}
@@ -159,7 +188,7 @@ func PlanQuery(pid string, f Filter, st *Stats, need int) Plan {
 		idx, key := PartitionKey(pid, f.Language, r)
 		p.Partitions = append(p.Partitions, Partition{
 			Index: idx, Key: key, Rating: r, Count: st.Count(r),
-			Limit: shareLimit(need, st.Count(r), p.Total),
+			Limit: shareLimit(need, st.Count(r), p.Total, sz.Slack),
 		})
 	}
 	return p
@@ -170,26 +199,44 @@ func PlanQuery(pid string, f Filter, st *Stats, need int) Plan {
 // or one rating (its partition; an empty one reads nothing and costs one
 // call, which is cheaper than the stats item). Several ratings get equal
 // shares. The total is unknown (-1).
-func planWithoutStats(pid string, f Filter, need int) Plan {
-	p := Plan{Total: -1}
+func planWithoutStats(pid string, f Filter, need int, sz Sizing) Plan {
 	switch {
 	case f.Ratings != nil && len(f.Ratings) == 0:
 		return Plan{Strategy: StrategyEmpty, Skipped: f.Ratings}
 	case f.Ratings == nil || len(f.Ratings) == MaxRating-MinRating+1:
 		idx, key := PartitionKey(pid, f.Language, 0)
-		p.Strategy, p.Partitions = StrategySingle, []Partition{{Index: idx, Key: key, Limit: need}}
+		return Plan{Strategy: StrategySingle, Partitions: []Partition{{Index: idx, Key: key, Limit: need}}, Total: -1}
 	case len(f.Ratings) == 1:
 		idx, key := PartitionKey(pid, f.Language, f.Ratings[0])
-		p.Strategy, p.Partitions = StrategySingle, []Partition{{Index: idx, Key: key, Rating: f.Ratings[0], Limit: need}}
-	default:
-		p.Strategy = StrategyMerge
-		for _, r := range f.Ratings {
-			idx, key := PartitionKey(pid, f.Language, r)
-			p.Partitions = append(p.Partitions, Partition{Index: idx, Key: key, Rating: r, Count: 1,
-				Limit: shareLimit(need, 1, int64(len(f.Ratings)))})
-		}
+		return Plan{Strategy: StrategySingle, Partitions: []Partition{{Index: idx, Key: key, Rating: f.Ratings[0], Limit: need}}, Total: -1}
+	}
+	return planMerge(pid, f, need, nil, sz)
+}
+
+// planMerge plans a merge of every selected rating of f (several), each
+// read sized from its share of rem (what remains of each rating after the
+// page's start, aligned with f.Ratings; nil: equal shares). No rating is
+// skipped: a count that is not from this request's stats may be stale, and
+// an empty partition costs a call but no item. The total is unknown (-1).
+func planMerge(pid string, f Filter, need int, rem []int64, sz Sizing) Plan {
+	p := Plan{Strategy: StrategyMerge, Total: -1}
+	var total int64
+	for i := range f.Ratings {
+		total += remAt(rem, i)
+	}
+	for i, r := range f.Ratings {
+		idx, key := PartitionKey(pid, f.Language, r)
+		p.Partitions = append(p.Partitions, Partition{Index: idx, Key: key, Rating: r, Count: remAt(rem, i),
+			Limit: shareLimit(need, max(remAt(rem, i), 1), max(total, 1), sz.Slack)})
 	}
 	return p
+}
+
+func remAt(rem []int64, i int) int64 {
+	if rem == nil {
+		return 1
+	}
+	return rem[i]
 }
 
 // StatsNeeded reports whether planning filter f needs the stats of its
@@ -199,12 +246,12 @@ func StatsNeeded(f Filter) bool {
 	return len(f.Ratings) > 1 && len(f.Ratings) < MaxRating-MinRating+1
 }
 
-// shareLimit sizes a partition's read for `need` merged items: its share of
-// the selected total, rounded up, plus mergeSlack, capped at need and at the
-// partition's count (+1, so the read proves the partition is exhausted where
-// a backend cannot tell otherwise).
-func shareLimit(need int, count, total int64) int {
-	l := int(math.Ceil(float64(need)*float64(count)/float64(total) + mergeSlack))
+// shareLimit sizes a partition's first read for `need` merged items: its
+// share of the selected total plus slack, rounded up, at least 1, capped at
+// need and at the partition's count (+1, so the read proves the partition is
+// exhausted where a backend cannot tell otherwise).
+func shareLimit(need int, count, total int64, slack float64) int {
+	l := int(math.Ceil(float64(need)*float64(count)/float64(total) + slack))
 	l = min(l, need)
 	if c := count + 1; c < int64(l) {
 		l = int(c)

@@ -12,7 +12,12 @@ import (
 // the planner-driven comment listing, the leaderboard, and bulk loads.
 type Store struct {
 	table Table
-	local bool // the table answers in-process: no point reading in parallel
+	// local: the table answers in-process, so a merge reads its partitions
+	// one after another (a goroutine would cost more than the read), and its
+	// indexes are written in the stats' transaction, so counts verified
+	// against the stats are exact.
+	local  bool
+	sizing Sizing // LocalSizing or RemoteSizing
 	now   func() time.Time
 	newID func(time.Time) string
 }
@@ -24,7 +29,7 @@ type Option func(*Store)
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
 // New returns a Store over t. A Table that has a method Local() bool
-// returning true (an embedded store) is read sequentially.
+// returning true (an embedded store) is read sequentially, with LocalSizing.
 func New(t Table, opts ...Option) *Store {
 	s := &Store{
 		table: t,
@@ -36,6 +41,10 @@ func New(t Table, opts ...Option) *Store {
 	}
 	if l, ok := t.(interface{ Local() bool }); ok {
 		s.local = l.Local()
+	}
+	s.sizing = RemoteSizing
+	if s.local {
+		s.sizing = LocalSizing
 	}
 	return s
 }

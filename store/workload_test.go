@@ -24,7 +24,7 @@ var workloadRatings = [][]int{nil, {5}, {1, 2}, {1, 3, 5}, {1, 2, 3, 4}, {4, 5}}
 // page when the client asks for totalCount (withTotal) or the plan needs
 // them, as the gateway does. It returns items read (stats items included)
 // and items returned.
-func browse(tb testing.TB, s *store.Store, products []string, topLang map[string]string, byLang bool, rs []int, pages int, withTotal bool) (read, returned int64) {
+func browse(tb testing.TB, s *store.Store, products []string, topLang map[string]string, byLang bool, rs []int, pages int, withTotal bool) (read, returned, rounds, pagesRead int64) {
 	tb.Helper()
 	ctx, usage := metrics.WithUsage(context.Background())
 	size := 20
@@ -36,26 +36,32 @@ func browse(tb testing.TB, s *store.Store, products []string, topLang map[string
 		f := store.Filter{Language: lang, Ratings: rs}
 		var after *string
 		for p := 0; p < pages; p++ {
+			pg, err := store.ParsePage(store.PageArgs{First: &size, After: after})
+			if err != nil {
+				tb.Fatal(err)
+			}
 			var st *store.Stats // read only when needed, as the resolver does
-			if withTotal || store.StatsNeeded(f) {
+			if withTotal || pg.NeedsStats(pid, f) {
 				sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
 				if err != nil {
 					tb.Fatal(err)
 				}
 				st = sts[0]
 			}
-			conn, err := s.ListComments(ctx, pid, f, store.PageArgs{First: &size, After: after}, st)
+			conn, err := s.ListPage(ctx, pid, f, pg, st)
 			if err != nil {
 				tb.Fatal(err)
 			}
 			returned += int64(len(conn.Edges))
+			rounds += int64(conn.Trace.Rounds)
+			pagesRead++
 			if !conn.HasNextPage {
 				break
 			}
 			after = &conn.Edges[len(conn.Edges)-1].Cursor
 		}
 	}
-	return usage.ItemsRead(), returned
+	return usage.ItemsRead(), returned, rounds, pagesRead
 }
 
 // MustDemoStore loads the demo data set into a bolt store behind a
@@ -104,31 +110,41 @@ func BenchmarkBrowsingWorkload(b *testing.B) {
 		}
 		topLang[pid] = langs[0].Language
 	}
-	for _, withTotal := range []bool{true, false} {
-		var allRead, allReturned int64
-		for _, byLang := range []bool{false, true} {
-			for _, rs := range workloadRatings {
-				rname := fmt.Sprint(rs)
-				if rs == nil {
-					rname = "any"
-				}
-				name := fmt.Sprintf("totalCount=%v/lang=%s/ratings=%s", withTotal, map[bool]string{false: "all", true: "top"}[byLang], rname)
-				b.Run(strings.ReplaceAll(name, " ", ","), func(b *testing.B) {
-					var read, returned int64
-					for b.Loop() {
-						read, returned = browse(b, s, products, topLang, byLang, rs, 10, withTotal)
+	for _, sz := range []struct {
+		name string
+		sz   store.Sizing
+	}{{"local", store.LocalSizing}, {"remote", store.RemoteSizing}} {
+		s.SetSizing(sz.sz)
+		for _, withTotal := range []bool{true, false} {
+			var allRead, allReturned, allRounds, allPages int64
+			for _, byLang := range []bool{false, true} {
+				for _, rs := range workloadRatings {
+					rname := fmt.Sprint(rs)
+					if rs == nil {
+						rname = "any"
 					}
-					allRead += read
-					allReturned += returned
-					b.ReportMetric(float64(read)/float64(returned), "read/returned")
-				})
+					name := fmt.Sprintf("sizing=%s/totalCount=%v/lang=%s/ratings=%s", sz.name, withTotal, map[bool]string{false: "all", true: "top"}[byLang], rname)
+					b.Run(strings.ReplaceAll(name, " ", ","), func(b *testing.B) {
+						var read, returned, rounds, pages int64
+						for b.Loop() {
+							read, returned, rounds, pages = browse(b, s, products, topLang, byLang, rs, 10, withTotal)
+						}
+						allRead += read
+						allReturned += returned
+						allRounds += rounds
+						allPages += pages
+						b.ReportMetric(float64(read)/float64(returned), "read/returned")
+						b.ReportMetric(float64(rounds)/float64(pages), "rounds/page")
+					})
+				}
 			}
+			b.Run(fmt.Sprintf("sizing=%s/totalCount=%v/total", sz.name, withTotal), func(b *testing.B) {
+				for b.Loop() {
+				}
+				b.ReportMetric(float64(allRead)/float64(allReturned), "read/returned")
+				b.ReportMetric(float64(allRounds)/float64(allPages), "rounds/page")
+			})
 		}
-		b.Run(fmt.Sprintf("totalCount=%v/total", withTotal), func(b *testing.B) {
-			for b.Loop() {
-			}
-			b.ReportMetric(float64(allRead)/float64(allReturned), "read/returned")
-		})
 	}
 }
 
