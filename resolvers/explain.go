@@ -17,8 +17,15 @@ type PlanEntry struct {
 	Parts     []PartitionEntry `json:"partitions"`
 	ItemsRead int              `json:"itemsRead"`
 	Calls     int              `json:"calls"`
+	Rounds    int              `json:"rounds"` // query rounds, one after another
 	Returned  int              `json:"itemsReturned"`
 	Total     *int64           `json:"totalCount"` // null when the stats were not read
+	// Positioned: the page knew how many comments remain after its start
+	// (first page: from the stats; later pages: from the after cursor).
+	Positioned bool `json:"positioned"`
+	// KnownMore: those counts were exact and showed more follow, so no
+	// item past the page was read.
+	KnownMore bool `json:"hasNextPageFromCounts"`
 }
 
 // PartitionEntry is one partition of a PlanEntry.
@@ -54,8 +61,8 @@ func recordPlan(ctx context.Context, pid string, f store.Filter, tr *store.Trace
 	}
 	pe := PlanEntry{
 		Product: pid, Ratings: f.Ratings, Strategy: string(tr.Plan.Strategy),
-		Skipped: tr.Plan.Skipped, ItemsRead: tr.ItemsRead, Calls: tr.Calls,
-		Returned: tr.Returned, Parts: []PartitionEntry{},
+		Skipped: tr.Plan.Skipped, ItemsRead: tr.ItemsRead, Calls: tr.Calls, Rounds: tr.Rounds,
+		Returned: tr.Returned, Parts: []PartitionEntry{}, Positioned: tr.Positioned, KnownMore: tr.KnownMore,
 	}
 	if t := tr.Plan.Total; t >= 0 {
 		pe.Total = &t

@@ -71,10 +71,11 @@ func (r *productResolver) Comments(ctx context.Context, obj *model.Product, lang
 	if err != nil {
 		return nil, err
 	}
-	// The stats give totalCount and size a merge's reads; a page that needs
-	// neither is read without them (one item less).
+	// The stats give totalCount and size a merge's reads (unless the after
+	// cursor's position does); a page that needs neither is read without
+	// them (one item less).
 	var st *store.Stats
-	if store.StatsNeeded(f) || wantsField(ctx, "totalCount") {
+	if pg.NeedsStats(obj.ID, f) || wantsField(ctx, "totalCount") {
 		if st, err = For(ctx).Stats.Load(ctx, store.StatsID{ProductID: obj.ID, Language: lang})(); err != nil {
 			return nil, err
 		}

@@ -177,14 +177,11 @@ func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st 
 	}
 	var plan Plan
 	switch {
-	case rem == nil || !StatsNeeded(f):
-		plan = planQuery(pid, f, st, need, s.sizing)
-	case verified && s.local:
-		// Exact counts on a store whose indexes are written with the
-		// stats: plan as from stats of what remains.
-		plan = planQuery(pid, f, remainingStats(st, f, rem), need, s.sizing)
-	default:
+	case st == nil && rem != nil && StatsNeeded(f):
+		// A later page of a merge without stats: sized by the cursor.
 		plan = planMerge(pid, f, need, rem, s.sizing)
+	default:
+		plan = planQuery(pid, f, st, need, s.sizing)
 	}
 	plan.Total = matchTotal(st, f)
 	tr := &Trace{Plan: plan, Reads: make([]PartitionReads, len(plan.Partitions)), Positioned: rem != nil, KnownMore: knownMore}
@@ -245,19 +242,6 @@ func statsRemaining(st *Stats, f Filter) []int64 {
 		}
 	}
 	return out
-}
-
-// remainingStats returns st with the counts of f's selected ratings replaced
-// by what remains of them after a cursor (rem, per positionRatings(f)).
-func remainingStats(st *Stats, f Filter, rem []int64) *Stats {
-	v := *st
-	for i, r := range positionRatings(f) {
-		if r != 0 {
-			v.Total += rem[i] - v.Counts[r]
-			v.Counts[r] = rem[i]
-		}
-	}
-	return &v
 }
 
 // matchTotal returns the number of comments matching f, or -1 without stats.

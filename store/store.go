@@ -13,13 +13,11 @@ import (
 type Store struct {
 	table Table
 	// local: the table answers in-process, so a merge reads its partitions
-	// one after another (a goroutine would cost more than the read), and its
-	// indexes are written in the stats' transaction, so counts verified
-	// against the stats are exact.
+	// one after another (a goroutine would cost more than the read).
 	local  bool
 	sizing Sizing // LocalSizing or RemoteSizing
-	now   func() time.Time
-	newID func(time.Time) string
+	now    func() time.Time
+	newID  func(time.Time) string
 }
 
 // Option configures a Store.
