@@ -1627,3 +1627,56 @@ func TestExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestCursorPositionSavesReads: a later page of a merge whose cursor carries
+// its position reads no stats item when totalCount is not asked for; a page
+// whose stats item still has the cursor's version knows that more follow
+// without reading past the page, and one written since reads one item past.
+func TestCursorPositionSavesReads(t *testing.T) {
+	e := MustEnv(t)
+	var got struct{ Product struct{ Comments page } }
+	q := `query($after: String) { product(id: "big") { comments(ratings: [1, 3, 5], first: 7, after: $after) { pageInfo { hasNextPage endCursor } nodes { id } } } }`
+	all := expect(e.data, bigID, "", []int{1, 3, 5})
+	e.spy.Reset()
+	e.MustQuery(t, q, &got, client.Var("after", nil))
+	if n := e.spy.Calls("BatchGet"); n != 1 {
+		t.Fatalf("first page of a merge: %d BatchGet calls, want 1 (the stats)", n)
+	}
+	for p := 1; got.Product.Comments.PageInfo.HasNextPage; p++ {
+		after := got.Product.Comments.PageInfo.EndCursor
+		e.spy.Reset()
+		e.MustQuery(t, q, &got, client.Var("after", after))
+		if n := e.spy.Calls("BatchGet"); n != 0 {
+			t.Fatalf("page %d of a merge with a positioned cursor: %d BatchGet calls, want 0", p+1, n)
+		}
+		if want := idsOf(all[7*p : min(7*p+7, len(all))]); !slices.Equal(got.Product.Comments.NodeIDs(), want) {
+			t.Fatalf("page %d = %v, want %v", p+1, got.Product.Comments.NodeIDs(), want)
+		}
+		if more := len(all) > 7*p+7; got.Product.Comments.PageInfo.HasNextPage != more {
+			t.Fatalf("page %d hasNextPage = %v, want %v", p+1, !more, more)
+		}
+	}
+
+	q = `query($after: String) { product(id: "big") { comments(first: 7, after: $after) { totalCount pageInfo { hasNextPage endCursor } } } }`
+	e.MustQuery(t, q, &got, client.Var("after", nil))
+	cursor := got.Product.Comments.PageInfo.EndCursor
+	limits := func() []int {
+		var out []int
+		for _, q := range e.spy.Queries() {
+			out = append(out, q.Limit)
+		}
+		return out
+	}
+	e.spy.Reset()
+	e.MustQuery(t, q, &got, client.Var("after", cursor))
+	if l := limits(); !slices.Equal(l, []int{7}) || !got.Product.Comments.PageInfo.HasNextPage {
+		t.Fatalf("page 2 with totalCount, stats unchanged: query limits %v, hasNextPage %v; want [7], true", l, got.Product.Comments.PageInfo.HasNextPage)
+	}
+	var created struct{ CreateComment struct{ Comment struct{ ID string } } }
+	e.MustQuery(t, `mutation { createComment(input: {productId: "big", language: "en", rating: 4, author: "a", title: "t", body: "b"}) { comment { id } } }`, &created)
+	e.spy.Reset()
+	e.MustQuery(t, q, &got, client.Var("after", cursor))
+	if l := limits(); !slices.Equal(l, []int{8}) || !got.Product.Comments.PageInfo.HasNextPage {
+		t.Fatalf("page 2 with totalCount after a write: query limits %v, hasNextPage %v; want [8], true", l, got.Product.Comments.PageInfo.HasNextPage)
+	}
+}

@@ -5,6 +5,7 @@ package store_test
 // Seed corpora: testdata/fuzz/FuzzX/ (run as ordinary tests by go test).
 
 import (
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,18 +22,31 @@ func FuzzDecodeCursor(f *testing.F) {
 		store.EncodeCursor(store.SortKey(t0, "01J9Z3ABCDEF")),
 		store.EncodeCursor(store.SortKey(time.Time{}, "x")),
 		store.EncodeCursor(store.SortKey(t0, strings.Repeat("z", 64))),
-		"", "AQ", "AA", "AQ==", "!!", strings.Repeat("A", 201),
+		store.EncodePositionCursor(store.SortKey(t0, "01J9Z3ABCDEF"), &store.Position{Filter: 7, Version: 3, Remaining: []int64{0, 12, 1 << 40}}),
+		store.EncodePositionCursor(store.SortKey(t0, "c"), &store.Position{Remaining: []int64{1, 2, 3, 4, 5}}),
+		"", "AQ", "AA", "AQ==", "Ag", "AgA", "!!", strings.Repeat("A", 201),
 	} {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, c string) {
-		sk, err := store.DecodeCursor(c)
+		cur, err := store.ParseCursor(c)
 		if err != nil {
 			if !(store.ErrorCode(err) == store.EINVALID) {
-				t.Fatalf("DecodeCursor(%q): error %v is not EINVALID", c, err)
+				t.Fatalf("ParseCursor(%q): error %v is not EINVALID", c, err)
 			}
 			return
 		}
+		if cur.Pos != nil {
+			c2 := store.EncodePositionCursor(cur.SortKey, cur.Pos)
+			cur2, err := store.ParseCursor(c2)
+			if err != nil || !reflect.DeepEqual(cur2, cur) {
+				t.Fatalf("ParseCursor(%q) = %+v; re-encoded %q parses to %+v, %v", c, cur, c2, cur2, err)
+			}
+			if n := len(cur.Pos.Remaining); n < 1 || n > 5 {
+				t.Fatalf("ParseCursor(%q): %d counts", c, n)
+			}
+		}
+		sk := cur.SortKey
 		ts, id, err := store.ParseSortKey(sk)
 		if err != nil {
 			t.Fatalf("DecodeCursor(%q) = %q, which does not parse: %v", c, sk, err)

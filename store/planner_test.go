@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"encoding/base64"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -139,6 +141,53 @@ func ExamplePlanQuery() {
 	// merge total 40
 	//   byRating PRODUCT#shoe-42/1 limit 5
 	//   byRating PRODUCT#shoe-42/3 limit 16
+}
+
+func TestPositionCursor(t *testing.T) {
+	sk := "2026-01-02T03:04:05.000000006Z#01HZZZZZZZZZZZZZZZZZZZZZZZ"
+	pos := &store.Position{Filter: store.FilterHash("p", store.Filter{Ratings: []int{1, 3}}), Version: 9, Remaining: []int64{4, 0}}
+	c := store.EncodePositionCursor(sk, pos)
+	got, err := store.ParseCursor(c)
+	if err != nil || got.SortKey != sk || !reflect.DeepEqual(got.Pos, pos) {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	if s, err := store.DecodeCursor(c); err != nil || s != sk {
+		t.Fatalf("DecodeCursor of a v2 cursor: %q, %v", s, err)
+	}
+	if got, err := store.ParseCursor(store.EncodeCursor(sk)); err != nil || got.Pos != nil {
+		t.Fatalf("v1 cursor: %+v, %v", got, err)
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(c)
+	enc := base64.RawURLEncoding.EncodeToString
+	for name, bad := range map[string]string{
+		"trailing byte": enc(append(slices.Clone(raw), 0)),
+		"truncated":     enc(raw[:len(raw)-1]),
+		"no counts":     store.EncodePositionCursor(sk, &store.Position{Remaining: []int64{}}),
+		"six counts":    store.EncodePositionCursor(sk, &store.Position{Remaining: make([]int64, 6)}),
+		"bad sort key":  store.EncodePositionCursor("2026-01-02T03:04:05Z#x", pos),
+		"length past":   enc(append([]byte{2, 200}, raw[2:]...)),
+	} {
+		if _, err := store.ParseCursor(bad); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("%s: ParseCursor(%q) err = %v, want EINVALID", name, bad, err)
+		}
+	}
+	// the filter hash tells products, languages and rating sets apart
+	seen := map[uint32]string{}
+	for _, pid := range []string{"p", "q"} {
+		for _, lang := range []string{"", "en", "de"} {
+			for _, rs := range [][]int{nil, {1}, {1, 3}, {3}, {1, 2, 3, 4}} {
+				k := fmt.Sprint(pid, lang, rs)
+				h := store.FilterHash(pid, store.Filter{Language: lang, Ratings: rs})
+				if other, dup := seen[h]; dup {
+					t.Errorf("FilterHash(%s) = FilterHash(%s)", k, other)
+				}
+				seen[h] = k
+			}
+		}
+	}
+	if store.FilterHash("p", store.Filter{}) != store.FilterHash("p", store.Filter{Ratings: []int{1, 2, 3, 4, 5}}) {
+		t.Error("all five ratings hash unlike no ratings")
+	}
 }
 
 func TestCursorRoundTrip(t *testing.T) {

@@ -165,6 +165,23 @@ func testCursorPositions(t *testing.T, tbl store.Table) {
 			}
 		}
 	}
+	t.Run("stats-version", func(t *testing.T) {
+		// every write of a comment, and every rebuild, changes the
+		// version of the stats items it touches
+		v := func(lang string) int64 { return mustStats(t, s, "mid-1", lang).Version }
+		all0, en0, de0 := v(""), v("en"), v("de")
+		create(t, s, live, "mid-1", store.Filter{Language: "en"}, 0)
+		if v("") <= all0 || v("en") <= en0 || v("de") != de0 {
+			t.Fatalf("create: versions %d→%d, en %d→%d, de %d→%d", all0, v(""), en0, v("en"), de0, v("de"))
+		}
+		all0, en0 = v(""), v("en")
+		if _, err := s.RebuildStats(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		if v("") <= all0 || v("en") <= en0 {
+			t.Fatalf("rebuild: versions %d→%d, en %d→%d", all0, v(""), en0, v("en"))
+		}
+	})
 	t.Run("other-filter", func(t *testing.T) {
 		cursor := first(t, "big", store.Filter{Ratings: []int{1, 3, 5}}, 7)
 		for _, f := range filters {
