@@ -1672,7 +1672,9 @@ func TestCursorPositionSavesReads(t *testing.T) {
 	if l := limits(); !slices.Equal(l, []int{7}) || !got.Product.Comments.PageInfo.HasNextPage {
 		t.Fatalf("page 2 with totalCount, stats unchanged: query limits %v, hasNextPage %v; want [7], true", l, got.Product.Comments.PageInfo.HasNextPage)
 	}
-	var created struct{ CreateComment struct{ Comment struct{ ID string } } }
+	var created struct {
+		CreateComment struct{ Comment struct{ ID string } }
+	}
 	e.MustQuery(t, `mutation { createComment(input: {productId: "big", language: "en", rating: 4, author: "a", title: "t", body: "b"}) { comment { id } } }`, &created)
 	e.spy.Reset()
 	e.MustQuery(t, q, &got, client.Var("after", cursor))
