@@ -7,6 +7,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -134,12 +135,51 @@ func TestServeRefusesToStart(t *testing.T) {
 		{[]string{"serve", "-store", db, "-api-keys-file", "/nonexistent"}, nil, "-api-keys-file"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-jwt-issuer", "x"}, nil, "-jwks-url"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-log-format", "xml"}, nil, "-log-format"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-merge-sizing", "fast"}, nil, "-merge-sizing"},
 	} {
 		var out, errb bytes.Buffer
 		err := run(ctx, tc.args, func(k string) string { return tc.env[k] }, nil, &out, &errb)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v %v: err = %v, want it to mention %q", tc.args, tc.env, err, tc.want)
 		}
+	}
+}
+
+// TestMergeSizingFlag: -merge-sizing changes how a merge sizes its first
+// queries (seen in EXPLAIN), not what it returns.
+func TestMergeSizingFlag(t *testing.T) {
+	firstLimits := func(sizing string) (limits []int, ids string) {
+		s := MustServeInProcess(t, nil, "-merge-sizing", sizing)
+		for i := range 30 {
+			m := fmt.Sprintf(`mutation { createComment(input: {productId: "p1", language: "en", rating: %d, author: "A", title: "T", body: "B"}) { comment { id } } }`, 1+2*(i%3))
+			if r := s.Do(t, "POST", "/graphql", accQuery(m)); r.status != 200 || strings.Contains(r.body, "errors") {
+				t.Fatalf("create: %d %s", r.status, r.body)
+			}
+		}
+		r := s.Do(t, "POST", "/graphql", accQuery(`{ product(id: "p1") { comments(ratings: [1, 3], first: 6) { nodes { id } } } }`), "X-Explain", "1")
+		var body struct {
+			Data       json.RawMessage
+			Extensions struct {
+				Plan []struct {
+					Partitions []struct{ Limits []int }
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(r.body), &body); err != nil || len(body.Extensions.Plan) != 1 {
+			t.Fatalf("%s: %v %s", sizing, err, r.body)
+		}
+		for _, p := range body.Extensions.Plan[0].Partitions {
+			limits = append(limits, p.Limits[0])
+		}
+		return limits, string(body.Data)
+	}
+	lean, leanIDs := firstLimits("lean")
+	few, fewIDs := firstLimits("few-rounds")
+	if len(lean) != 2 || len(few) != 2 || lean[0] >= few[0] || lean[1] >= few[1] {
+		t.Errorf("first limits: lean %v, few-rounds %v; want few-rounds larger", lean, few)
+	}
+	if strings.Count(leanIDs, `"id"`) != 6 || strings.Count(fewIDs, `"id"`) != 6 {
+		t.Errorf("pages: lean %s, few-rounds %s", leanIDs, fewIDs)
 	}
 }
 

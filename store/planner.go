@@ -98,6 +98,18 @@ var (
 	LocalSizing = Sizing{Slack: -1, LeanRefill: true}
 )
 
+// Sizings are the named merge sizings an operator may pick (serve
+// -merge-sizing): "lean" (LocalSizing: fewest items, most rounds),
+// "balanced" (RemoteSizing) and "few-rounds" (first reads half an item over
+// the share, refills rounded up: the fewest refill round trips, a few more
+// items; on DynamoDB the cheapest in read capacity, which is billed per
+// call and per 4 KB, not per item).
+var Sizings = map[string]Sizing{
+	"lean":       LocalSizing,
+	"balanced":   RemoteSizing,
+	"few-rounds": {Slack: 0.5},
+}
+
 // mergeOverRead is the items a merge is expected to read past the page per
 // partition (each but one must show its first item past the page), against
 // which a broad read's dropped comments are weighed.

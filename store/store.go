@@ -15,13 +15,18 @@ type Store struct {
 	// local: the table answers in-process, so a merge reads its partitions
 	// one after another (a goroutine would cost more than the read).
 	local  bool
-	sizing Sizing // LocalSizing or RemoteSizing
+	sizing Sizing // LocalSizing or RemoteSizing, unless WithSizing
+	sized  bool
 	now    func() time.Time
 	newID  func(time.Time) string
 }
 
 // Option configures a Store.
 type Option func(*Store)
+
+// WithSizing sets the merge sizing (default: LocalSizing on a local table,
+// RemoteSizing otherwise).
+func WithSizing(sz Sizing) Option { return func(s *Store) { s.sizing, s.sized = sz, true } }
 
 // WithClock sets the clock used for createdAt of new comments.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
@@ -40,9 +45,11 @@ func New(t Table, opts ...Option) *Store {
 	if l, ok := t.(interface{ Local() bool }); ok {
 		s.local = l.Local()
 	}
-	s.sizing = RemoteSizing
-	if s.local {
-		s.sizing = LocalSizing
+	if !s.sized {
+		s.sizing = RemoteSizing
+		if s.local {
+			s.sizing = LocalSizing
+		}
 	}
 	return s
 }

@@ -148,6 +148,42 @@ func BenchmarkBrowsingWorkload(b *testing.B) {
 	}
 }
 
+// BenchmarkMergeSizing sweeps the merge sizing (first-read slack, refills
+// rounded up or down) over the browsing workload with totalCount on every
+// page, reporting read amplification against query rounds per page: the
+// trade-off behind LocalSizing and RemoteSizing.
+func BenchmarkMergeSizing(b *testing.B) {
+	s, products := MustDemoStore(b)
+	topLang := map[string]string{}
+	for _, pid := range products {
+		langs, err := s.Languages(context.Background(), pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		topLang[pid] = langs[0].Language
+	}
+	for _, lean := range []bool{true, false} {
+		for _, slack := range []float64{-1, -0.5, 0, 0.5, 1} {
+			sz := store.Sizing{Slack: slack, LeanRefill: lean}
+			b.Run(fmt.Sprintf("slack=%+.1f/lean=%v", slack, lean), func(b *testing.B) {
+				s.SetSizing(sz)
+				var read, returned, rounds, pages int64
+				for b.Loop() {
+					read, returned, rounds, pages = 0, 0, 0, 0
+					for _, byLang := range []bool{false, true} {
+						for _, rs := range workloadRatings {
+							r1, r2, r3, r4 := browse(b, s, products, topLang, byLang, rs, 10, true)
+							read, returned, rounds, pages = read+r1, returned+r2, rounds+r3, pages+r4
+						}
+					}
+				}
+				b.ReportMetric(float64(read)/float64(returned), "read/returned")
+				b.ReportMetric(float64(rounds)/float64(pages), "rounds/page")
+			})
+		}
+	}
+}
+
 // BenchmarkPlanQuery measures the pure planner on a merge.
 func BenchmarkPlanQuery(b *testing.B) {
 	st := &store.Stats{ProductID: "p", Total: 1000, Counts: [6]int64{0, 110, 70, 120, 250, 450}}
