@@ -291,7 +291,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	logFormat := fs.String("log-format", "", "log format: text or json (default: text in dev mode, json otherwise)")
 	shutdown := fs.Duration("shutdown-timeout", 10*time.Second, "how long in-flight requests may finish on SIGINT/SIGTERM")
 	loaderWait := fs.Duration("loader-wait", resolvers.DefaultLoaderWait, "how long a dataloader collects keys before its one batched read")
-	mergeSizing := fs.String("merge-sizing", "auto", "how a merge of several ratings sizes its queries: lean (fewest items read), balanced, few-rounds (fewest refill round trips), or auto (lean on bolt, balanced on DynamoDB)")
+	mergeSizing := fs.String("merge-sizing", "balanced", "how a merge of several ratings sizes its queries: lean (fewest items read, most refill rounds), balanced, or few-rounds (fewest refill round trips)")
 	var lim resolvers.Limits
 	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", resolvers.DefaultMaxBodyBytes, "largest request body; larger ones get 413")
 	fs.IntVar(&lim.MaxComplexity, "max-complexity", resolvers.DefaultMaxComplexity, "largest query complexity (page sizes multiply their selections)")
@@ -326,13 +326,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	if *apqSize < 0 {
 		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", *apqSize)
 	}
-	var storeOpts []store.Option
-	if *mergeSizing != "auto" {
-		sz, ok := store.Sizings[*mergeSizing]
-		if !ok {
-			return fmt.Errorf("-merge-sizing %q: want auto, lean, balanced or few-rounds", *mergeSizing)
-		}
-		storeOpts = append(storeOpts, store.WithSizing(sz))
+	sizing, ok := store.Sizings[*mergeSizing]
+	if !ok {
+		return fmt.Errorf("-merge-sizing %q: want lean, balanced or few-rounds", *mergeSizing)
 	}
 	authn, err := acc.authenticator(ctx, log)
 	if err != nil {
@@ -373,7 +369,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 		}
 	}
 	tbl = m.Table(tbl)
-	s := store.New(tbl, storeOpts...)
+	s := store.New(tbl, store.WithSizing(sizing))
 	if *loadDemo {
 		if err := loadDemoData(ctx, s, log); err != nil {
 			return err

@@ -75,10 +75,8 @@ type Plan struct {
 }
 
 // Sizing is how a merge sizes its reads, trading items read against query
-// rounds (a refill is a round that waits for the one before). Each store
-// picks its own (see Store): a round costs microseconds on the embedded
-// store and a network round trip plus at least half a read capacity unit
-// on DynamoDB. docs/BENCHMARKS.md has the measured trade-off.
+// rounds (a refill is a round that waits for the one before). docs/
+// BENCHMARKS.md has the measured trade-off.
 type Sizing struct {
 	// Slack is added to each partition's share of the page in its first
 	// read (negative: read less than the share, and refill).
@@ -88,26 +86,31 @@ type Sizing struct {
 	LeanRefill bool
 }
 
-// The sizings of the stores.
+// The named sizings (serve -merge-sizing).
 var (
-	// RemoteSizing is DynamoDB's: first reads half an item under the share,
-	// refills rounded up.
-	RemoteSizing = Sizing{Slack: -0.5}
-	// LocalSizing is the embedded store's: first reads an item under the
-	// share, refills rounded down.
-	LocalSizing = Sizing{Slack: -1, LeanRefill: true}
+	// LeanSizing reads the fewest items and makes the most rounds: first
+	// reads an item under the share, refills rounded down. For when items
+	// are the cost (DynamoDB items of 4 KB or more, where each is a read
+	// capacity unit).
+	LeanSizing = Sizing{Slack: -1, LeanRefill: true}
+	// BalancedSizing, the default: first reads half an item under the
+	// share, refills rounded up. It keeps the read amplification target
+	// with fewer rounds than LeanSizing, and is the fastest on the
+	// embedded store, where a query costs about two item reads.
+	BalancedSizing = Sizing{Slack: -0.5}
+	// FewRoundsSizing reads half an item over the share, refills rounded
+	// up: the fewest refill round trips for a few more items. On DynamoDB
+	// with small items it is the fastest and the cheapest, because read
+	// capacity is billed per call (at least 0.5 RCU) and per 4 KB, not
+	// per item.
+	FewRoundsSizing = Sizing{Slack: 0.5}
 )
 
-// Sizings are the named merge sizings an operator may pick (serve
-// -merge-sizing): "lean" (LocalSizing: fewest items, most rounds),
-// "balanced" (RemoteSizing) and "few-rounds" (first reads half an item over
-// the share, refills rounded up: the fewest refill round trips, a few more
-// items; on DynamoDB the cheapest in read capacity, which is billed per
-// call and per 4 KB, not per item).
+// Sizings names the sizings for serve -merge-sizing.
 var Sizings = map[string]Sizing{
-	"lean":       LocalSizing,
-	"balanced":   RemoteSizing,
-	"few-rounds": {Slack: 0.5},
+	"lean":       LeanSizing,
+	"balanced":   BalancedSizing,
+	"few-rounds": FewRoundsSizing,
 }
 
 // mergeOverRead is the items a merge is expected to read past the page per
@@ -133,9 +136,9 @@ const mergeOverRead = 1.0
 //     to read fewer items (the dropped comments cost less than the merge's
 //     over-read), in which case StrategyBroad.
 //
-// Merged reads are sized with RemoteSizing; a Store plans with its own.
+// Merged reads are sized with BalancedSizing; a Store plans with its own.
 func PlanQuery(pid string, f Filter, st *Stats, need int) Plan {
-	return planQuery(pid, f, st, need, RemoteSizing)
+	return planQuery(pid, f, st, need, BalancedSizing)
 }
 
 func planQuery(pid string, f Filter, st *Stats, need int, sz Sizing) Plan {

@@ -15,8 +15,7 @@ type Store struct {
 	// local: the table answers in-process, so a merge reads its partitions
 	// one after another (a goroutine would cost more than the read).
 	local  bool
-	sizing Sizing // LocalSizing or RemoteSizing, unless WithSizing
-	sized  bool
+	sizing Sizing // BalancedSizing unless WithSizing
 	now    func() time.Time
 	newID  func(time.Time) string
 }
@@ -24,32 +23,26 @@ type Store struct {
 // Option configures a Store.
 type Option func(*Store)
 
-// WithSizing sets the merge sizing (default: LocalSizing on a local table,
-// RemoteSizing otherwise).
-func WithSizing(sz Sizing) Option { return func(s *Store) { s.sizing, s.sized = sz, true } }
+// WithSizing sets the merge sizing (default BalancedSizing).
+func WithSizing(sz Sizing) Option { return func(s *Store) { s.sizing = sz } }
 
 // WithClock sets the clock used for createdAt of new comments.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
 // New returns a Store over t. A Table that has a method Local() bool
-// returning true (an embedded store) is read sequentially, with LocalSizing.
+// returning true (an embedded store) is read sequentially.
 func New(t Table, opts ...Option) *Store {
 	s := &Store{
-		table: t,
-		now:   time.Now,
-		newID: func(t time.Time) string { return ulid.MustNew(ulid.Timestamp(t), rand.Reader).String() },
+		table:  t,
+		now:    time.Now,
+		sizing: BalancedSizing,
+		newID:  func(t time.Time) string { return ulid.MustNew(ulid.Timestamp(t), rand.Reader).String() },
 	}
 	for _, o := range opts {
 		o(s)
 	}
 	if l, ok := t.(interface{ Local() bool }); ok {
 		s.local = l.Local()
-	}
-	if !s.sized {
-		s.sizing = RemoteSizing
-		if s.local {
-			s.sizing = LocalSizing
-		}
 	}
 	return s
 }

@@ -113,7 +113,7 @@ func BenchmarkBrowsingWorkload(b *testing.B) {
 	for _, sz := range []struct {
 		name string
 		sz   store.Sizing
-	}{{"local", store.LocalSizing}, {"remote", store.RemoteSizing}} {
+	}{{"balanced", store.BalancedSizing}, {"lean", store.LeanSizing}, {"few-rounds", store.FewRoundsSizing}} {
 		s.SetSizing(sz.sz)
 		for _, withTotal := range []bool{true, false} {
 			var allRead, allReturned, allRounds, allPages int64
@@ -151,7 +151,7 @@ func BenchmarkBrowsingWorkload(b *testing.B) {
 // BenchmarkMergeSizing sweeps the merge sizing (first-read slack, refills
 // rounded up or down) over the browsing workload with totalCount on every
 // page, reporting read amplification against query rounds per page: the
-// trade-off behind LocalSizing and RemoteSizing.
+// trade-off behind the named sizings (store.Sizings).
 func BenchmarkMergeSizing(b *testing.B) {
 	s, products := MustDemoStore(b)
 	topLang := map[string]string{}
@@ -193,10 +193,12 @@ func BenchmarkPlanQuery(b *testing.B) {
 	}
 }
 
-// BenchmarkDeepPage measures page 1 and page 500 of a single-partition and a
-// 3-rating merged filter on one product with 40,000 comments, alternating
-// them in one run, and reports the ratio of their median latencies (so
-// machine noise hits both alike).
+// BenchmarkDeepPage measures page 1 and page 500 of a single-partition
+// filter (no ratings) and of a 3-rating merged filter on one product with
+// 40,000 comments, with the stats read as for totalCount, for each merge
+// sizing. The four pages alternate within one loop, so machine noise hits
+// them alike, and the ratios of their median latencies are reported:
+// page 500 ÷ page 1 for each filter, and merged ÷ single on page 1.
 func BenchmarkDeepPage(b *testing.B) {
 	tbl, err := bolt.Open(filepath.Join(b.TempDir(), "deep.db"))
 	if err != nil {
@@ -215,40 +217,49 @@ func BenchmarkDeepPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	pid := cs[0].ProductID
-	for _, tc := range []struct {
-		name    string
-		ratings []int
-	}{{"all", nil}, {"merged-1-3-5", []int{1, 3, 5}}} {
-		b.Run(tc.name, func(b *testing.B) {
-			f := store.Filter{Ratings: tc.ratings}
-			st, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			size := 20
-			page := func(after *string) *store.Connection {
-				conn, err := s.ListComments(ctx, pid, f, store.PageArgs{First: &size, After: after}, st[0])
-				if err != nil {
-					b.Fatal(err)
+	sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := sts[0]
+	size := 20
+	page := func(b *testing.B, f store.Filter, after *string) *store.Connection {
+		conn, err := s.ListComments(ctx, pid, f, store.PageArgs{First: &size, After: after}, st)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return conn
+	}
+	single, merged := store.Filter{}, store.Filter{Ratings: []int{1, 3, 5}}
+	for _, name := range []string{"lean", "balanced", "few-rounds"} {
+		b.Run("sizing="+name, func(b *testing.B) {
+			s.SetSizing(store.Sizings[name])
+			deep := map[*store.Filter]*string{}
+			for _, f := range []*store.Filter{&single, &merged} {
+				var cursor *string
+				for p := 1; p < 500; p++ {
+					conn := page(b, *f, cursor)
+					cursor = &conn.Edges[len(conn.Edges)-1].Cursor
 				}
-				return conn
+				deep[f] = cursor
 			}
-			var cursor *string
-			for p := 1; p < 500; p++ {
-				conn := page(cursor)
-				cursor = &conn.Edges[len(conn.Edges)-1].Cursor
-			}
-			var first, deep []time.Duration
+			var t [4][]time.Duration // single p1, single p500, merged p1, merged p500
 			for b.Loop() {
-				t0 := time.Now()
-				page(nil)
-				t1 := time.Now()
-				page(cursor)
-				first, deep = append(first, t1.Sub(t0)), append(deep, time.Since(t1))
+				for i, q := range []struct {
+					f     *store.Filter
+					after *string
+				}{{&single, nil}, {&single, deep[&single]}, {&merged, nil}, {&merged, deep[&merged]}} {
+					t0 := time.Now()
+					page(b, *q.f, q.after)
+					t[i] = append(t[i], time.Since(t0))
+				}
 			}
-			b.ReportMetric(float64(median(first))/1e3, "page1-µs")
-			b.ReportMetric(float64(median(deep))/1e3, "page500-µs")
-			b.ReportMetric(float64(median(deep))/float64(median(first)), "page500/page1")
+			m := func(i int) float64 { return float64(median(t[i])) }
+			b.ReportMetric(m(0)/1e3, "single-p1-µs")
+			b.ReportMetric(m(2)/1e3, "merged-p1-µs")
+			b.ReportMetric(m(1)/m(0), "single-p500/p1")
+			b.ReportMetric(m(3)/m(2), "merged-p500/p1")
+			b.ReportMetric(m(2)/m(0), "merged/single")
 		})
 	}
 }
