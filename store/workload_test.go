@@ -65,8 +65,9 @@ func browse(tb testing.TB, s *store.Store, products []string, topLang map[string
 }
 
 // MustDemoStore loads the demo data set into a bolt store behind a
-// metrics Table, which counts what every read returns.
-func MustDemoStore(tb testing.TB) (*store.Store, []string) {
+// metrics Table, which counts what every read returns, and returns it with
+// the products and each product's most common language.
+func MustDemoStore(tb testing.TB) (*store.Store, []string, map[string]string) {
 	tb.Helper()
 	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "bench.db"))
 	if err != nil {
@@ -90,7 +91,15 @@ func MustDemoStore(tb testing.TB) (*store.Store, []string) {
 			products = append(products, c.ProductID)
 		}
 	}
-	return s, products
+	topLang := map[string]string{}
+	for _, pid := range products {
+		langs, err := s.Languages(ctx, pid)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		topLang[pid] = langs[0].Language
+	}
+	return s, products, topLang
 }
 
 // BenchmarkBrowsingWorkload reports the read amplification (items read,
@@ -101,15 +110,7 @@ func MustDemoStore(tb testing.TB) (*store.Store, []string) {
 // asking for totalCount on every page (the stats item read every time),
 // once without (stats read only for merges).
 func BenchmarkBrowsingWorkload(b *testing.B) {
-	s, products := MustDemoStore(b)
-	topLang := map[string]string{}
-	for _, pid := range products {
-		langs, err := s.Languages(context.Background(), pid)
-		if err != nil {
-			b.Fatal(err)
-		}
-		topLang[pid] = langs[0].Language
-	}
+	s, products, topLang := MustDemoStore(b)
 	for _, sz := range []struct {
 		name string
 		sz   store.Sizing
@@ -153,15 +154,7 @@ func BenchmarkBrowsingWorkload(b *testing.B) {
 // page, reporting read amplification against query rounds per page: the
 // trade-off behind the named sizings (store.Sizings).
 func BenchmarkMergeSizing(b *testing.B) {
-	s, products := MustDemoStore(b)
-	topLang := map[string]string{}
-	for _, pid := range products {
-		langs, err := s.Languages(context.Background(), pid)
-		if err != nil {
-			b.Fatal(err)
-		}
-		topLang[pid] = langs[0].Language
-	}
+	s, products, topLang := MustDemoStore(b)
 	for _, lean := range []bool{true, false} {
 		for _, slack := range []float64{-1, -0.5, 0, 0.5, 1} {
 			sz := store.Sizing{Slack: slack, LeanRefill: lean}
