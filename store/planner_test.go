@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme/comments-gateway/store"
 )
@@ -156,6 +158,13 @@ func TestPositionCursor(t *testing.T) {
 	}
 	if got, err := store.ParseCursor(store.EncodeCursor(sk)); err != nil || got.Pos != nil {
 		t.Fatalf("v1 cursor: %+v, %v", got, err)
+	}
+	// the longest cursor the server can issue: the longest id, the largest
+	// version and counts, five of them
+	long := store.SortKey(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), strings.Repeat("z", store.MaxIDLen))
+	largest := &store.Position{Filter: 1<<32 - 1, Version: 1 << 62, Remaining: []int64{1 << 62, 1 << 62, 1 << 62, 1 << 62, 1 << 62}}
+	if got, err := store.ParseCursor(store.EncodePositionCursor(long, largest)); err != nil || !reflect.DeepEqual(got.Pos, largest) {
+		t.Fatalf("longest cursor (%d characters): %+v, %v", len(store.EncodePositionCursor(long, largest)), got, err)
 	}
 	raw, _ := base64.RawURLEncoding.DecodeString(c)
 	enc := base64.RawURLEncoding.EncodeToString
