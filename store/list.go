@@ -159,15 +159,16 @@ func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st 
 	if err := ValidateID("product id", pid); err != nil {
 		return nil, err
 	}
-	var rem []int64 // comments after the page's start, per positionRatings(f); nil unknown
-	verified := false
+	var rem []int64   // comments after the page's start, per positionRatings(f); nil unknown
+	var version int64 // of the stats rem was counted under
+	verified := false // rem is exact: counted under the stats read with this page
 	pos := pg.position(pid, f)
 	switch {
 	case pg.backward:
 	case pg.from == "" && st != nil:
-		rem, verified = statsRemaining(st, f), true
+		rem, version, verified = statsRemaining(st, f), st.Version, true
 	case pos != nil:
-		rem = pos.Remaining
+		rem, version = pos.Remaining, pos.Version
 		verified = st != nil && st.Version == pos.Version
 	}
 	knownMore := verified && pg.stop == "" && sum(rem) > int64(pg.size)
@@ -176,11 +177,12 @@ func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st 
 		need = pg.size
 	}
 	var plan Plan
-	switch {
-	case st == nil && rem != nil && StatsNeeded(f):
-		// A later page of a merge without stats: sized by the cursor.
-		plan = planMerge(pid, f, need, rem, s.sizing)
-	default:
+	if st == nil && rem != nil && StatsNeeded(f) {
+		// A later page of a merge without stats: sized by the cursor's
+		// counts, every selected rating read (no count here is this
+		// request's, so none is trusted to be zero).
+		plan = Plan{Strategy: StrategyMerge, Partitions: mergePartitions(pid, f.Language, f.Ratings, rem, need, s.sizing)}
+	} else {
 		plan = planQuery(pid, f, st, need, s.sizing)
 	}
 	plan.Total = matchTotal(st, f)
@@ -195,7 +197,7 @@ func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st 
 	}
 	var next *Position
 	if rem != nil {
-		next = &Position{Filter: FilterHash(pid, f), Version: st.versionOr(pos), Remaining: slices.Clone(rem)}
+		next = &Position{Filter: FilterHash(pid, f), Version: version, Remaining: slices.Clone(rem)}
 	}
 	ratings := positionRatings(f)
 	conn.Edges = make([]Edge, 0, len(items))
@@ -257,18 +259,6 @@ func matchTotal(st *Stats, f Filter) int64 {
 		n += st.Count(r)
 	}
 	return n
-}
-
-// versionOr returns the stats' version, or, without stats, the version of
-// the position the page started from.
-func (st *Stats) versionOr(pos *Position) int64 {
-	if st != nil && (pos == nil || st.Version == pos.Version) {
-		return st.Version
-	}
-	if pos != nil {
-		return pos.Version
-	}
-	return 0
 }
 
 func sum(ns []int64) int64 {

@@ -199,13 +199,11 @@ func planQuery(pid string, f Filter, st *Stats, need int, sz Sizing) Plan {
 		return p
 	}
 	p.Strategy = StrategyMerge
-	for _, r := range sel {
-		idx, key := PartitionKey(pid, f.Language, r)
-		p.Partitions = append(p.Partitions, Partition{
-			Index: idx, Key: key, Rating: r, Count: st.Count(r),
-			Limit: shareLimit(need, st.Count(r), p.Total, sz.Slack),
-		})
+	counts := make([]int64, len(sel))
+	for i, r := range sel {
+		counts[i] = st.Count(r)
 	}
+	p.Partitions = mergePartitions(pid, f.Language, sel, counts, need, sz)
 	return p
 }
 
@@ -225,33 +223,29 @@ func planWithoutStats(pid string, f Filter, need int, sz Sizing) Plan {
 		idx, key := PartitionKey(pid, f.Language, f.Ratings[0])
 		return Plan{Strategy: StrategySingle, Partitions: []Partition{{Index: idx, Key: key, Rating: f.Ratings[0], Limit: need}}, Total: -1}
 	}
-	return planMerge(pid, f, need, nil, sz)
+	equal := make([]int64, len(f.Ratings))
+	for i := range equal {
+		equal[i] = 1
+	}
+	return Plan{Strategy: StrategyMerge, Partitions: mergePartitions(pid, f.Language, f.Ratings, equal, need, sz), Total: -1}
 }
 
-// planMerge plans a merge of every selected rating of f (several), each
-// read sized from its share of rem (what remains of each rating after the
-// page's start, aligned with f.Ratings; nil: equal shares). No rating is
-// skipped: a count that is not from this request's stats may be stale, and
-// an empty partition costs a call but no item. The total is unknown (-1).
-func planMerge(pid string, f Filter, need int, rem []int64, sz Sizing) Plan {
-	p := Plan{Strategy: StrategyMerge, Total: -1}
+// mergePartitions returns the partitions of a merge of ratings in language
+// lang, each first read sized from its share of counts (aligned with
+// ratings; a zero count is read with a share of one, so that a stale zero
+// still reads the partition).
+func mergePartitions(pid, lang string, ratings []int, counts []int64, need int, sz Sizing) []Partition {
 	var total int64
-	for i := range f.Ratings {
-		total += remAt(rem, i)
+	for _, n := range counts {
+		total += max(n, 1)
 	}
-	for i, r := range f.Ratings {
-		idx, key := PartitionKey(pid, f.Language, r)
-		p.Partitions = append(p.Partitions, Partition{Index: idx, Key: key, Rating: r, Count: remAt(rem, i),
-			Limit: shareLimit(need, max(remAt(rem, i), 1), max(total, 1), sz.Slack)})
+	parts := make([]Partition, len(ratings))
+	for i, r := range ratings {
+		idx, key := PartitionKey(pid, lang, r)
+		parts[i] = Partition{Index: idx, Key: key, Rating: r, Count: counts[i],
+			Limit: shareLimit(need, max(counts[i], 1), total, sz.Slack)}
 	}
-	return p
-}
-
-func remAt(rem []int64, i int) int64 {
-	if rem == nil {
-		return 1
-	}
-	return rem[i]
+	return parts
 }
 
 // StatsNeeded reports whether planning filter f needs the stats of its
