@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acme/comments-gateway/internal/testutil"
 )
 
 // crashServer is a `gw serve` this file kills with SIGKILL (Server.Stop
@@ -362,7 +364,7 @@ func TestCrashDuringImport(t *testing.T) {
 	cmd := exec.Command(bin, "import", "-store", "bolt:"+db, file)
 	cmd.Env = gwEnv()
 	cmd.Dir = t.TempDir()
-	var stderr syncBuffer
+	var stderr testutil.SyncBuffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

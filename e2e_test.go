@@ -47,6 +47,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/acme/comments-gateway/internal/testutil"
 )
 
 // Bounds on every wait.
@@ -167,39 +169,22 @@ func tail(s string, n int) string {
 	return s
 }
 
-// syncBuffer is a bytes.Buffer safe for the process's writer and the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // firstLineWriter keeps what the process writes and hands over its first line.
 type firstLineWriter struct {
-	syncBuffer
+	testutil.SyncBuffer
+	mu   sync.Mutex
 	line chan string // capacity 1
 	sent bool
 }
 
 func (w *firstLineWriter) Write(p []byte) (int, error) {
+	w.SyncBuffer.Write(p)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf.Write(p)
 	if !w.sent {
-		if i := bytes.IndexByte(w.buf.Bytes(), '\n'); i >= 0 {
+		if s := w.String(); strings.Contains(s, "\n") {
 			w.sent = true
-			w.line <- string(w.buf.Bytes()[:i])
+			w.line <- s[:strings.IndexByte(s, '\n')]
 		}
 	}
 	return len(p), nil
@@ -209,7 +194,7 @@ func (w *firstLineWriter) Write(p []byte) (int, error) {
 type Server struct {
 	URL      string // http://127.0.0.1:PORT
 	cmd      *exec.Cmd
-	stderr   *syncBuffer
+	stderr   *testutil.SyncBuffer
 	exited   chan struct{} // closed when the process has exited
 	waitErr  error         // valid once exited is closed
 	stopOnce sync.Once
@@ -243,7 +228,7 @@ func startServer(tb testing.TB, argv []string, stop func(*Server)) *Server {
 	cmd.Env = gwEnv()
 	cmd.Dir = tb.TempDir()
 	stdout := &firstLineWriter{line: make(chan string, 1)}
-	s := &Server{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	s := &Server{cmd: cmd, stderr: &testutil.SyncBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = stdout, s.stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("starting gw %s: %v", strings.Join(argv, " "), err)

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,32 +22,15 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwt"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/testutil"
 )
-
-// accBuffer is a bytes.Buffer safe for the server and the test.
-type accBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *accBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *accBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 var accAddrRE = regexp.MustCompile(`listening on (http://127\.0\.0\.1:[0-9]+)/`)
 
 // accServer is a server run in-process by run().
 type accServer struct {
 	URL    string
-	Stderr *accBuffer
+	Stderr *testutil.SyncBuffer
 }
 
 // MustServeInProcess runs the program with args (plus a fresh store on 127.0.0.1:0)
@@ -57,8 +39,8 @@ func MustServeInProcess(tb testing.TB, env map[string]string, args ...string) *a
 	tb.Helper()
 	args = append(args, "-addr", "127.0.0.1:0", "-demo=false", "-store", "bolt:"+filepath.Join(tb.TempDir(), "c.db"))
 	ctx, cancel := context.WithCancel(context.Background())
-	var out accBuffer
-	s := &accServer{Stderr: &accBuffer{}}
+	var out testutil.SyncBuffer
+	s := &accServer{Stderr: &testutil.SyncBuffer{}}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, nil, &out, s.Stderr) }()
 	tb.Cleanup(func() {

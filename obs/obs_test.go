@@ -1,50 +1,45 @@
 package obs_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/obs"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+// logBuffer collects JSON log lines; lines returns those written since its
+// last call.
+type logBuffer struct {
+	testutil.SyncBuffer
+	read int
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) lines(tb testing.TB) []map[string]any {
+func (l *logBuffer) lines(tb testing.TB) []map[string]any {
 	tb.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	all := l.String()
+	fresh := all[l.read:]
+	l.read = len(all)
 	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
-		if l == "" {
+	for _, line := range strings.Split(strings.TrimSpace(fresh), "\n") {
+		if line == "" {
 			continue
 		}
 		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			tb.Fatalf("%q: %v", l, err)
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			tb.Fatalf("%q: %v", line, err)
 		}
 		out = append(out, m)
 	}
-	s.b.Reset()
 	return out
 }
 
 func TestMiddleware(t *testing.T) {
-	var buf syncBuffer
+	var buf logBuffer
 	log := slog.New(obs.NewHandler(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	h := obs.Middleware(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		obs.Set(r.Context(), slog.String("operation", "query A"), slog.Int("itemsRead", 1))

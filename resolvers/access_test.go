@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -302,7 +303,7 @@ func TestInternalErrorsCarryTheRequestID(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tbl.Close()
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	h := obs.Middleware(log, resolvers.NewHandler(resolvers.Config{Store: store.New(failingTable{tbl}), Logger: log, LoaderWait: time.Millisecond}))
 	srv := httptest.NewServer(h)

@@ -1,7 +1,6 @@
 package resolvers_test
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/base64"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/99designs/gqlgen/client"
 
+	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
@@ -251,30 +251,12 @@ func (s *spyTable) Scan(ctx context.Context, seg, total int, startKey store.Item
 // ---------------------------------------------------------------------------
 // The environment: a real bbolt store, loaded, behind the spy and the handler.
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers (the logger).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 type env struct {
 	data  []*store.Comment
 	spy   *spyTable
 	store *store.Store
 	c     *client.Client
-	log   *syncBuffer
+	log   *testutil.SyncBuffer
 }
 
 // MustOpenLoaded opens a bbolt store in tb's temp dir and bulk-loads cs.
@@ -309,7 +291,7 @@ func MustEnvWait(tb testing.TB, wait time.Duration) *env {
 	tbl := MustOpenLoaded(tb, data)
 	spy := newSpy(tbl)
 	s := store.New(spy)
-	log := &syncBuffer{}
+	log := &testutil.SyncBuffer{}
 	h := resolvers.NewHandler(resolvers.Config{
 		Store:      s,
 		Logger:     slog.New(slog.NewTextHandler(log, nil)),

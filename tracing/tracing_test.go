@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -24,33 +25,16 @@ import (
 	"github.com/acme/comments-gateway/tracing"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // server is the /graphql handler as cmdServe mounts it, with tp nil when
 // tracing is off.
-func server(t *testing.T, tp trace.TracerProvider) (*httptest.Server, *syncBuffer) {
+func server(t *testing.T, tp trace.TracerProvider) (*httptest.Server, *testutil.SyncBuffer) {
 	t.Helper()
 	tbl, err := bolt.Open(filepath.Join(t.TempDir(), "comments.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tbl.Close() })
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	log := slog.New(obs.NewHandler(slog.NewTextHandler(logs, nil)))
 	h := resolvers.NewHandler(resolvers.Config{Store: store.New(tbl), Logger: log, TracerProvider: tp})
 	srv := httptest.NewServer(obs.Middleware(log, tracing.HTTP(h, tp)))
