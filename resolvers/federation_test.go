@@ -102,14 +102,7 @@ func TestFederationEntitiesMatchProductAndBatchStats(t *testing.T) {
 
 	// All 20 entities' stats in ONE BatchGet, one key each: comments'
 	// totalCount reuses the loader's (product, all languages) entry.
-	if n := e.spy.Calls("BatchGet"); n != 1 {
-		var sizes []int
-		for _, b := range e.spy.BatchKeys() {
-			sizes = append(sizes, len(b))
-		}
-		t.Fatalf("BatchGet calls = %d (keys per call %v), want 1 (calls %s)", n, sizes, e.spy.CallsString())
-	}
-	keys := e.spy.BatchKeys()[0]
+	keys := e.spy.MustOneBatchGet(t)
 	var want []store.Key
 	for _, id := range federationIDs {
 		want = append(want, store.StatsKey(id, ""))

@@ -24,6 +24,7 @@ import (
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/storetest"
 )
 
 // testLoaderWait is the dataloaders' batching window in these tests. The
@@ -87,24 +88,6 @@ func genComments() []*store.Comment {
 		add(bigID, k, lang, cycle[k%len(cycle)], at)
 	}
 	return cs
-}
-
-// expect returns the comments of pid matching lang ("" all) and ratings (nil
-// all), in display order: newest first, ties by id descending.
-func expect(cs []*store.Comment, pid, lang string, ratings []int) []*store.Comment {
-	var out []*store.Comment
-	for _, c := range cs {
-		if c.ProductID == pid && (lang == "" || c.Language == lang) && (ratings == nil || slices.Contains(ratings, c.Rating)) {
-			out = append(out, c)
-		}
-	}
-	slices.SortFunc(out, func(a, b *store.Comment) int {
-		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
-	return out
 }
 
 func idsOf(cs []*store.Comment) []string {
@@ -178,6 +161,21 @@ func (s *spyTable) CallsString() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return fmt.Sprint(s.calls)
+}
+
+// MustOneBatchGet fails tb unless exactly one BatchGet was made, and
+// returns its keys.
+func (s *spyTable) MustOneBatchGet(tb testing.TB) []store.Key {
+	tb.Helper()
+	batches := s.BatchKeys()
+	if len(batches) != 1 {
+		var sizes []int
+		for _, b := range batches {
+			sizes = append(sizes, len(b))
+		}
+		tb.Fatalf("BatchGet calls = %d (keys per call %v), want 1 (calls %s)", len(batches), sizes, s.CallsString())
+	}
+	return batches[0]
 }
 
 func (s *spyTable) BatchKeys() [][]store.Key {
@@ -460,7 +458,9 @@ type stats struct {
 	Ratings       []ratingCount `json:"ratings"`
 }
 
-func countOf(cs []*store.Comment, pid, lang string) int { return len(expect(cs, pid, lang, nil)) }
+func countOf(cs []*store.Comment, pid, lang string) int {
+	return len(storetest.Recount(cs, pid, lang, nil))
+}
 
 func TestBatchingThirtyProductsOneBatchGet(t *testing.T) {
 	e := MustEnv(t)
@@ -482,14 +482,7 @@ func TestBatchingThirtyProductsOneBatchGet(t *testing.T) {
 	// All stats items of the request: one BatchGet with exactly the 60
 	// distinct keys (30 products × {all, en}); comments(…) reuses the
 	// loader's (product, all) entry rather than adding a key.
-	if n := e.spy.Calls("BatchGet"); n != 1 {
-		var sizes []int
-		for _, b := range e.spy.BatchKeys() {
-			sizes = append(sizes, len(b))
-		}
-		t.Fatalf("BatchGet calls = %d (keys per call %v), want 1 (calls %s)", n, sizes, e.spy.CallsString())
-	}
-	keys := e.spy.BatchKeys()[0]
+	keys := e.spy.MustOneBatchGet(t)
 	if len(keys) != 60 {
 		t.Errorf("BatchGet keys = %d, want 60: %v", len(keys), keys)
 	}
@@ -548,7 +541,7 @@ func TestBatchingThirtyProductsOneBatchGet(t *testing.T) {
 		if w := countOf(e.data, pid, "en"); p.S2.Total != w {
 			t.Errorf("%s: stats(en).total %d, want %d", pid, p.S2.Total, w)
 		}
-		if w := idsOf(expect(e.data, pid, "", nil)[:2]); !slices.Equal(p.Comments.NodeIDs(), w) {
+		if w := idsOf(storetest.Recount(e.data, pid, "", nil)[:2]); !slices.Equal(p.Comments.NodeIDs(), w) {
 			t.Errorf("%s: comments(first: 2) = %v, want %v", pid, p.Comments.NodeIDs(), w)
 		}
 	}
@@ -1245,8 +1238,8 @@ func TestStatsAndLanguages(t *testing.T) {
 		}
 	}
 	fr, en := "fr", "en"
-	check("big", got.Big.Stats, expect(e.data, bigID, "", nil), nil)
-	check("big fr", got.Big.Fr, expect(e.data, bigID, "fr", nil), &fr)
+	check("big", got.Big.Stats, storetest.Recount(e.data, bigID, "", nil), nil)
+	check("big fr", got.Big.Fr, storetest.Recount(e.data, bigID, "fr", nil), &fr)
 	if got.Big.Stats.Ratings[1].Count != 0 {
 		t.Errorf("big has no 2-star comment but counts %d", got.Big.Stats.Ratings[1].Count)
 	}
@@ -1317,7 +1310,7 @@ func TestZeroCountRatingIsNotRead(t *testing.T) {
 				t.Errorf("comments(%s) queried the empty partition %s", tc.args, k2)
 			}
 		}
-		all := expect(e.data, bigID, tc.lang, tc.ratings)
+		all := storetest.Recount(e.data, bigID, tc.lang, tc.ratings)
 		if p := got.Product.Comments; p.TotalCount != len(all) || !slices.Equal(p.NodeIDs(), idsOf(all[:min(7, len(all))])) {
 			t.Errorf("comments(%s) = %d %v, want %d %v", tc.args, p.TotalCount, p.NodeIDs(), len(all), idsOf(all[:min(7, len(all))]))
 		}
@@ -1341,7 +1334,7 @@ func TestDefaultPageSizeAndLastAlone(t *testing.T) {
 	  last: comments(last: 3) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { id } } nodes { id createdAt } }
 	  en: comments(language: "en", ratings: [1, 3], last: 4) { totalCount pageInfo { hasNextPage hasPreviousPage } nodes { id } }
 	} }`, &got)
-	all := expect(e.data, bigID, "", nil)
+	all := storetest.Recount(e.data, bigID, "", nil)
 
 	d := got.Product.Def
 	if !slices.Equal(d.NodeIDs(), idsOf(all[:20])) || !d.PageInfo.HasNextPage || d.PageInfo.HasPreviousPage || d.TotalCount != 60 {
@@ -1361,7 +1354,7 @@ func TestDefaultPageSizeAndLastAlone(t *testing.T) {
 		t.Errorf("comments(last: 3): start/end cursors do not match the edges")
 	}
 
-	f := expect(e.data, bigID, "en", []int{1, 3})
+	f := storetest.Recount(e.data, bigID, "en", []int{1, 3})
 	if w := idsOf(f[len(f)-4:]); !slices.Equal(got.Product.En.NodeIDs(), w) || got.Product.En.TotalCount != len(f) {
 		t.Errorf("comments(en, [1,3], last: 4) = %v (total %d), want %v (total %d)", got.Product.En.NodeIDs(), got.Product.En.TotalCount, w, len(f))
 	}
@@ -1387,7 +1380,7 @@ func TestPagingWalksEveryFilter(t *testing.T) {
 		{`ratings: [1, 3, 4]`, "", []int{1, 3, 4}},
 	}
 	for _, f := range filters {
-		want := idsOf(expect(e.data, bigID, f.lang, f.ratings))
+		want := idsOf(storetest.Recount(e.data, bigID, f.lang, f.ratings))
 		for _, size := range []int{7, 25} {
 			name := fmt.Sprintf("%s/size %d", f.args, size)
 			sep := ""
@@ -1467,7 +1460,7 @@ func MustPage(tb testing.TB, e *env, args string) page {
 // that comment under another; after and before together read between.
 func TestCursorAcrossFiltersAndBetween(t *testing.T) {
 	e := MustEnvWait(t, 0)
-	all := expect(e.data, bigID, "", nil)
+	all := storetest.Recount(e.data, bigID, "", nil)
 	p := MustPage(t, e, `first: 10`)
 	c5 := p.Edges[4].Cursor // the 5th newest comment
 	// Under ratings [1, 3]: those older than the 5th newest.
@@ -1618,7 +1611,7 @@ func TestCursorPositionSavesReads(t *testing.T) {
 	e := MustEnv(t)
 	var got struct{ Product struct{ Comments page } }
 	q := `query($after: String) { product(id: "big") { comments(ratings: [1, 3, 5], first: 7, after: $after) { pageInfo { hasNextPage endCursor } nodes { id } } } }`
-	all := expect(e.data, bigID, "", []int{1, 3, 5})
+	all := storetest.Recount(e.data, bigID, "", []int{1, 3, 5})
 	e.spy.Reset()
 	e.MustQuery(t, q, &got, client.Var("after", nil))
 	if n := e.spy.Calls("BatchGet"); n != 1 {

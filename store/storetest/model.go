@@ -69,9 +69,10 @@ func Dataset(seed uint64) []*store.Comment {
 	return out
 }
 
-// recount is the oracle: the comments matching a filter, newest first, ties
-// by id descending, computed from the raw data without any store code.
-func recount(all []*store.Comment, pid, lang string, ratings []int) []*store.Comment {
+// Recount is the oracle: the comments matching a filter (lang "" for all,
+// ratings nil for all), newest first, ties by id descending, computed from
+// the raw data without any store code.
+func Recount(all []*store.Comment, pid, lang string, ratings []int) []*store.Comment {
 	var out []*store.Comment
 	for _, c := range all {
 		if c.ProductID != pid || (lang != "" && c.Language != lang) {
@@ -204,7 +205,7 @@ func testListing(t *testing.T, tbl store.Table) {
 					t.Fatal(err)
 				}
 				f := store.Filter{Language: lang, Ratings: norm}
-				want := ids(recount(data, pid, lang, norm))
+				want := ids(Recount(data, pid, lang, norm))
 				for _, size := range []int{1, 7, 20, 100} {
 					if size == 1 && len(want) > 40 {
 						continue // page size 1 is walked on the smaller filters only
@@ -222,7 +223,7 @@ func testListing(t *testing.T, tbl store.Table) {
 
 	// A cursor from one filter resumes another filter right after (before)
 	// that comment.
-	all := recount(data, "big", "", nil)
+	all := Recount(data, "big", "", nil)
 	st := mustStats(t, s, "big", "en")
 	n := 5
 	for _, k := range []int{0, 1, 17, 90, len(all) - 2, len(all) - 1} {
@@ -478,7 +479,7 @@ func testMutations(t *testing.T, tbl store.Table) {
 	}
 	checkStats(t, s, snapshot(), []string{"big", "mid-1", "only_five"})
 	for _, pid := range []string{"big", "only_five"} {
-		want := ids(recount(snapshot(), pid, "", nil))
+		want := ids(Recount(snapshot(), pid, "", nil))
 		if got := ids(walk(t, s, pid, store.Filter{}, 20, false, len(want))); !slices.Equal(got, want) {
 			t.Errorf("%s after deletes: got %d comments, want %d", pid, len(got), len(want))
 		}
@@ -597,7 +598,7 @@ func testConcurrentMutations(t *testing.T, tbl store.Table) {
 	}
 	checkStats(t, s, all, []string{"big", "p2"})
 	for _, pid := range []string{"big", "p2"} {
-		want := ids(recount(all, pid, "", []int{4, 5}))
+		want := ids(Recount(all, pid, "", []int{4, 5}))
 		if got := ids(walk(t, s, pid, store.Filter{Ratings: []int{4, 5}}, 20, false, len(want))); !slices.Equal(got, want) {
 			t.Errorf("%s after concurrent writes: %d comments, want %d", pid, len(got), len(want))
 		}

@@ -39,7 +39,7 @@ func testCursorPositions(t *testing.T, tbl store.Table) {
 	}
 	after := func(pid string, f store.Filter, sk string) []string {
 		var out []string
-		for _, c := range recount(all(), pid, f.Language, f.Ratings) {
+		for _, c := range Recount(all(), pid, f.Language, f.Ratings) {
 			if store.SortKey(c.CreatedAt, c.ID) < sk {
 				out = append(out, c.ID)
 			}
@@ -118,7 +118,7 @@ func testCursorPositions(t *testing.T, tbl store.Table) {
 			del(t, s, live, ids[len(ids)/2])
 		}},
 		{"deleted-before-cursor", func(t *testing.T, pid string, f store.Filter, sk string) {
-			for _, c := range recount(all(), pid, f.Language, f.Ratings) {
+			for _, c := range Recount(all(), pid, f.Language, f.Ratings) {
 				if store.SortKey(c.CreatedAt, c.ID) > sk {
 					del(t, s, live, c.ID)
 					return
@@ -137,7 +137,7 @@ func testCursorPositions(t *testing.T, tbl store.Table) {
 					}
 				}
 			}
-			for _, c := range recount(all(), pid, "", nil) {
+			for _, c := range Recount(all(), pid, "", nil) {
 				if store.SortKey(c.CreatedAt, c.ID) < sk && !slices.Contains(ids, c.ID) {
 					r, lang := f.Ratings, f.Language
 					u := store.CommentUpdate{ID: c.ID}
