@@ -44,11 +44,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/acme/comments-gateway/internal/testutil"
+	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
 )
 
 // Bounds on every wait.
@@ -60,7 +59,6 @@ const (
 	e2eRequestTimeout = 60 * time.Second // one HTTP request
 	e2eWorkers        = 4                // filters walked in parallel
 	e2eMutators       = 8                // concurrent mutation goroutines
-	e2eSkipMessage    = "set DYNAMODB_ENDPOINT or run ./scripts/test.sh (it starts DynamoDB Local)"
 )
 
 // ---------------------------------------------------------------------------
@@ -1435,16 +1433,14 @@ func TestE2E(t *testing.T) {
 		runE2ESuite(t, data, file, spec, true)
 	})
 	t.Run("dynamodb", func(t *testing.T) {
-		if os.Getenv("DYNAMODB_ENDPOINT") == "" {
-			t.Skip(e2eSkipMessage)
-		}
+		dynamo := dynamotest.MustClient(t) // skips without DYNAMODB_ENDPOINT
 		table := fmt.Sprintf("e2e-%d-%d", os.Getpid(), time.Now().UnixNano())
 		spec := "dynamodb:" + table
 		out := MustRun(t, "create-table", "-store", spec)
 		if want := fmt.Sprintf("table %s is ACTIVE with its four indexes\n", table); out != want {
 			t.Errorf("create-table printed %q, want %q", out, want)
 		}
-		t.Cleanup(func() { deleteTable(t, table) })
+		t.Cleanup(func() { deleteTable(t, dynamo, table) })
 		// create-table is idempotent.
 		MustRun(t, "create-table", "-store", spec)
 		runE2ESuite(t, data, file, spec, false)
@@ -1453,27 +1449,9 @@ func TestE2E(t *testing.T) {
 
 // deleteTable removes the test's table (best effort: DynamoDB Local in
 // memory forgets it anyway, a long-lived server would keep it).
-func deleteTable(tb testing.TB, table string) {
+func deleteTable(tb testing.TB, client *dynamodb.Client, table string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	getenv := func(k, def string) string {
-		if v := os.Getenv(k); v != "" {
-			return v
-		}
-		return def
-	}
-	cfg, err := config.LoadDefaultConfig(ctx,
-		config.WithRegion(getenv("AWS_REGION", "us-east-1")),
-		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(
-			getenv("AWS_ACCESS_KEY_ID", "local"), getenv("AWS_SECRET_ACCESS_KEY", "local"), "")))
-	if err != nil {
-		tb.Logf("deleting table %s: %v", table, err)
-		return
-	}
-	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		o.BaseEndpoint = aws.String(os.Getenv("DYNAMODB_ENDPOINT"))
-		o.DisableValidateResponseChecksum = true
-	})
 	if _, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)}); err != nil {
 		tb.Logf("deleting table %s: %v", table, err)
 	}

@@ -19,50 +19,21 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
 	"github.com/acme/comments-gateway/store/storetest"
 )
 
-const skipMessage = "set DYNAMODB_ENDPOINT or run ./scripts/test.sh (it starts DynamoDB Local)"
-
-func getenv(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
 // MustClient returns a DynamoDB client for DYNAMODB_ENDPOINT, configured
 // with the retryer Open installs, or skips the test when the variable is
-// unset. Credentials and region default to dummies (DynamoDB Local accepts
-// any).
+// unset.
 func MustClient(tb testing.TB) *dynamodb.Client {
 	tb.Helper()
-	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		tb.Skip(skipMessage)
-	}
-	cfg, err := config.LoadDefaultConfig(context.Background(),
-		config.WithRetryer(NewRetryer),
-		config.WithRegion(getenv("AWS_REGION", "us-east-1")),
-		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(
-			getenv("AWS_ACCESS_KEY_ID", "local"), getenv("AWS_SECRET_ACCESS_KEY", "local"), "")),
-	)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		o.BaseEndpoint = aws.String(endpoint)
-		// DynamoDB Local sends no X-Amz-Crc32 header on error responses, and
-		// this SDK version then logs a spurious checksum WARN for each one
-		// (aws/aws-sdk-go-v2 issue 3545). Validation is on in production.
-		o.DisableValidateResponseChecksum = true
-	})
+	return dynamotest.MustClient(tb, config.WithRetryer(NewRetryer))
 }
 
 var tableSeq atomic.Int64
