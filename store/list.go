@@ -133,8 +133,8 @@ func (pg Page) NeedsStats(pid string, f Filter) bool {
 // first, given the stats of (pid, f.Language) (which the caller loads,
 // batched, through a dataloader). f must hold a canonical language and
 // normalised ratings (see NormalizeRatings). st may be nil when the caller
-// does not want TotalCount (it is then -1) and StatsNeeded(f) is false: the
-// page is exact all the same, and the stats item is not read.
+// does not want TotalCount (it is then -1): the page is exact all the same,
+// but a page for which Page.NeedsStats is true reads more without them.
 func (s *Store) ListComments(ctx context.Context, pid string, f Filter, args PageArgs, st *Stats) (*Connection, error) {
 	pg, err := ParsePage(args)
 	if err != nil {

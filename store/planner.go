@@ -118,8 +118,9 @@ var Sizings = map[string]Sizing{
 // which a broad read's dropped comments are weighed.
 const mergeOverRead = 1.0
 
-// PlanQuery plans a page of `need` items (the page size plus one, to learn
-// whether another page follows) of product pid's comments matching f, given
+// PlanQuery plans a page of `need` items (the page size, plus one to learn
+// whether another page follows unless the counts show it) of product pid's
+// comments matching f, given
 // the stats of (pid, f.Language), or nil stats when the caller needs no
 // total and StatsNeeded(f) is false. The rules:
 //
