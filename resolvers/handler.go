@@ -265,6 +265,9 @@ func isRequestError(err error) bool {
 // find the logged cause.
 func setRequestID(ctx context.Context, e *gqlerror.Error) {
 	if id := obs.RequestID(ctx); id != "" {
+		if e.Extensions == nil {
+			e.Extensions = map[string]any{}
+		}
 		e.Extensions["requestId"] = id
 	}
 }
