@@ -38,7 +38,7 @@ type crashServer struct {
 func startCrashServer(tb testing.TB, db string) *crashServer {
 	tb.Helper()
 	argv := []string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-open-mutations", "-store", "bolt:" + db}
-	s := startServer(tb, argv, func(s *Server) { (&crashServer{Server: s, pid: s.cmd.Process.Pid}).kill(tb) })
+	s := startServer(tb, MustBinary(tb), argv, func(s *Server) { (&crashServer{Server: s, pid: s.cmd.Process.Pid}).kill(tb) })
 	return &crashServer{Server: s, pid: s.cmd.Process.Pid}
 }
 

@@ -65,17 +65,24 @@ const (
 // The binary and its processes.
 // ---------------------------------------------------------------------------
 
-var e2eBinary struct {
-	once sync.Once
-	dir  string
+// e2eBinaries holds the gateway binaries this test process built: the
+// race-enabled one every suite runs, and the plain one the budget suite
+// measures (the race detector multiplies CPU and memory).
+var e2eBinaries struct {
+	mu    sync.Mutex
+	dir   string
+	built map[bool]builtBinary // by race
+}
+
+type builtBinary struct {
 	path string
 	err  error
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if e2eBinary.dir != "" {
-		os.RemoveAll(e2eBinary.dir)
+	if e2eBinaries.dir != "" {
+		os.RemoveAll(e2eBinaries.dir)
 	}
 	os.Exit(code)
 }
@@ -84,30 +91,57 @@ func TestMain(m *testing.M) {
 // PATH) once per test process and returns the binary's path.
 func MustBinary(tb testing.TB) string {
 	tb.Helper()
-	e2eBinary.once.Do(func() {
+	return mustBuild(tb, true)
+}
+
+// MustPlainBinary builds the gateway without the race detector, as it is
+// deployed, once per test process and returns the binary's path.
+func MustPlainBinary(tb testing.TB) string {
+	tb.Helper()
+	return mustBuild(tb, false)
+}
+
+func mustBuild(tb testing.TB, race bool) string {
+	tb.Helper()
+	e2eBinaries.mu.Lock()
+	defer e2eBinaries.mu.Unlock()
+	b, ok := e2eBinaries.built[race]
+	if !ok {
+		b = buildBinary(race)
+		if e2eBinaries.built == nil {
+			e2eBinaries.built = map[bool]builtBinary{}
+		}
+		e2eBinaries.built[race] = b
+	}
+	if b.err != nil {
+		tb.Fatal(b.err)
+	}
+	return b.path
+}
+
+// buildBinary runs `go build [-race]`; e2eBinaries.mu is held.
+func buildBinary(race bool) builtBinary {
+	if e2eBinaries.dir == "" {
 		dir, err := os.MkdirTemp("", "comments-gateway-e2e-")
 		if err != nil {
-			e2eBinary.err = err
-			return
+			return builtBinary{err: err}
 		}
-		e2eBinary.dir = dir
-		bin := filepath.Join(dir, "gw")
-		ctx, cancel := context.WithTimeout(context.Background(), e2eBuildTimeout)
-		defer cancel()
-		start := time.Now()
-		cmd := exec.CommandContext(ctx, "go", "build", "-race", "-o", bin, ".")
-		cmd.WaitDelay = 10 * time.Second
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			e2eBinary.err = fmt.Errorf("go build -race -o %s . (after %s): %v\n%s", bin, time.Since(start).Round(time.Millisecond), err, out)
-			return
-		}
-		e2eBinary.path = bin
-	})
-	if e2eBinary.err != nil {
-		tb.Fatal(e2eBinary.err)
+		e2eBinaries.dir = dir
 	}
-	return e2eBinary.path
+	args, name := []string{"build", "-race"}, "gw-race"
+	if !race {
+		args, name = []string{"build"}, "gw"
+	}
+	bin := filepath.Join(e2eBinaries.dir, name)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eBuildTimeout)
+	defer cancel()
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "go", append(args, "-o", bin, ".")...)
+	cmd.WaitDelay = 10 * time.Second
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return builtBinary{err: fmt.Errorf("go %s -o %s . (after %s): %v\n%s", strings.Join(args, " "), bin, time.Since(start).Round(time.Millisecond), err, out)}
+	}
+	return builtBinary{path: bin}
 }
 
 // gwEnv is the environment of every gateway process: the test's, without
@@ -214,15 +248,15 @@ func MustStartServer(tb testing.TB, args ...string) *Server {
 	// 100) lists): larger than the client limits, which
 	// resolvers/limits_test.go covers.
 	argv := append([]string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-open-mutations", "-graphiql", "-max-aliases", "1000", "-max-complexity", "1000000"}, args...)
-	return startServer(tb, argv, func(s *Server) { s.Stop(tb) })
+	return startServer(tb, MustBinary(tb), argv, func(s *Server) { s.Stop(tb) })
 }
 
-// startServer runs the binary with argv (a `serve` command on
+// startServer runs the binary bin with argv (a `serve` command on
 // 127.0.0.1:0), registers stop as its cleanup before anything can fail, and
 // learns its address from the first line of its standard output.
-func startServer(tb testing.TB, argv []string, stop func(*Server)) *Server {
+func startServer(tb testing.TB, bin string, argv []string, stop func(*Server)) *Server {
 	tb.Helper()
-	cmd := exec.Command(MustBinary(tb), argv...)
+	cmd := exec.Command(bin, argv...)
 	cmd.Env = gwEnv()
 	cmd.Dir = tb.TempDir()
 	stdout := &firstLineWriter{line: make(chan string, 1)}
