@@ -1,5 +1,3 @@
-// Command comments-gateway serves the product comments GraphQL API and runs
-// its maintenance commands. Run `go run . help` for the list.
 package main
 
 import (

@@ -1,6 +1,3 @@
-// Package metrics owns the gateway's Prometheus metrics and the per-request
-// cost accounting: a store.Table decorator that counts every request and
-// every item read, and the Usage of one GraphQL request (extensions.cost).
 package metrics
 
 import (

@@ -3,8 +3,31 @@
 // with its cursors, the error codes, and the Table interface that the
 // backends (store/bolt, store/dynamo) implement.
 //
-// store imports neither backend. Every read on the comment path is a
-// key-condition query on an index partition that holds exactly the matching
-// comments, newest first (see ../DESIGN.md in the shared folder, and the
-// README): no filter expressions, no offsets, no scans.
+// store imports neither backend, nor any other package of the module. The
+// model, Store, is written once against Table, a small typed subset of
+// DynamoDB (table.go): Get, BatchGet, key-condition Query on the base table
+// or one of the four indexes declared in Indexes (keys.go), atomic
+// conditional Write, BatchPut and a segmented Scan.
+//
+// One table holds everything. A comment is one item carrying the keys of
+// all four indexes, sorted by GSISK (createdAt, fixed width, then the id):
+// a unique value whose byte order is the display order, so a position in any
+// result is one GSISK and a cursor (cursor.go) is valid across filters.
+// Each product's stats items (counts per rating, a version) live in its
+// partition, and while they have 5-star comments they double as leaderboard
+// entries in byLangAndRating.
+//
+// Writes (ops.go) change a comment and its stats in one atomic Write:
+// counters by ADD, the leaderboard key under a condition on the old 5-star
+// count, the comment under a condition on its version, the whole mutation
+// retried on conflict. Reads of comments (list.go) are planned by PlanQuery
+// (planner.go), a pure function of the filter and the stats, and read as
+// key-condition queries on index partitions that hold exactly the matching
+// comments, newest first, k-way merged when several ratings are selected:
+// no filter expressions, no offsets, no scans, so page 500 costs what page 1
+// costs.
+//
+// docs/design.md in the repository is the design this package follows: the
+// key schema with every attribute, the index table, the merge's reasoning
+// and the cursor format byte by byte.
 package store

@@ -1,10 +1,3 @@
-// Package tracing is the gateway's OpenTelemetry tracing: the OTLP exporter
-// set up from flags and the standard OTEL_* variables, the HTTP server span
-// (otelhttp), a gqlgen extension giving each operation and each resolver call
-// a span, and an AWS SDK middleware giving each DynamoDB call a span.
-//
-// Tracing is off unless an OTLP endpoint is configured; off, nothing is
-// wrapped and the global tracer provider stays OpenTelemetry's no-op one.
 package tracing
 
 import (

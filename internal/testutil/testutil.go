@@ -1,4 +1,3 @@
-// Package testutil holds what the tests of several packages share.
 package testutil
 
 import (

@@ -1,5 +1,3 @@
-// Package dynamotest connects tests to a DynamoDB-compatible server (DynamoDB
-// Local, started by ./scripts/test.sh) named by DYNAMODB_ENDPOINT.
 package dynamotest
 
 import (

@@ -1,0 +1,4 @@
+// Package testutil holds what the tests of several packages share and no
+// production code uses: SyncBuffer, a buffer that a logger or a child
+// process's output copier writes to while the test reads it.
+package testutil

@@ -1,0 +1,26 @@
+// Package resolvers is the GraphQL edge of the gateway: the HTTP handler
+// (NewHandler), the resolvers gqlgen calls, and everything that applies to a
+// whole request before or after them.
+//
+// A request flows through NewHandler (handler.go): the body limit, a
+// context with the request timeout, fresh per-request dataloaders
+// (loaders.go), a metrics.Usage for extensions.cost and, on X-Explain: 1, an
+// EXPLAIN collector (explain.go); then gqlgen's server with its transports
+// (POST, GET), the query and APQ caches, the shape and complexity limits
+// (limits.go), the rate limit (ratelimit.go), introspection control
+// (introspection.go) and, on the Mutation root, access control (access.go).
+//
+// Resolvers stay thin (schema.resolvers.go, entity.resolvers.go): they parse
+// and validate arguments with the store's functions, call a dataloader or
+// the store.Store, and return store errors as they are. All stats lookups
+// of one request become one BatchGet through the Stats loader, all
+// comment(id) lookups one through the Comments loader. Errors are translated
+// once, by ErrorPresenter: a store error code becomes extensions.code
+// (Codes), anything without a code is logged and shown as INTERNAL with the
+// request id. Codes of refusals made here (UNAUTHENTICATED, FORBIDDEN, the
+// limits' codes, THROTTLED) are set where they are made.
+//
+// The *.resolvers.go files are gqlgen's stubs filled in by hand: gqlgen
+// keeps their bodies when it regenerates. docs/design.md §5 and §11 walk a
+// comments request through this package.
+package resolvers
