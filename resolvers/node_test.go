@@ -228,3 +228,29 @@ func TestNodesStoreFailure(t *testing.T) {
 	MustOneError(t, r, "UNAVAILABLE")
 	MustNoData(t, r)
 }
+
+// BenchmarkNodes: Query.nodes of 100 comments (one BatchGet) against the
+// same 100 comments as a page of comments(first: 100) with and without
+// nodeId, in process on a real bbolt store (loader window 1ms, the
+// default).
+func BenchmarkNodes(b *testing.B) {
+	e := MustEnvData(b, nodeData(), resolvers.Config{})
+	var ids []string
+	for _, c := range e.data[:100] {
+		ids = append(ids, globalID("Comment", c.ID))
+	}
+	queries := map[string]string{
+		"nodes100":           fmt.Sprintf(`{ nodes(ids: %s) { nodeId ... on Comment { id rating title } } }`, quoteAll(ids)),
+		"page100":            `{ product(id: "big") { comments(first: 100) { nodes { id rating title } } } }`,
+		"page100WithNodeIds": `{ product(id: "big") { comments(first: 100) { nodes { nodeId id rating title } } } }`,
+	}
+	for _, name := range []string{"nodes100", "page100", "page100WithNodeIds"} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := e.c.RawPost(queries[name]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
