@@ -193,6 +193,12 @@ func TestNodesLimits(t *testing.T) {
 	}
 
 	e.spy.Reset()
+	var empty struct{ Nodes []*nodeResult }
+	e.MustQuery(t, `{ nodes(ids: []) { nodeId } }`, &empty)
+	if empty.Nodes == nil || len(empty.Nodes) != 0 || e.spy.TotalCalls() != 0 {
+		t.Errorf("no ids: %v with %d store calls, want [] and none", empty.Nodes, e.spy.TotalCalls())
+	}
+
 	r := e.MustDo(t, fmt.Sprintf(`{ nodes(ids: %s) { nodeId } }`, quoteAll(ids)))
 	err := MustOneError(t, r, "BAD_USER_INPUT")
 	if !strings.Contains(err.Message, "100") {
