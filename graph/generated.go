@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/99designs/gqlgen/plugin/federation/fedruntime"
 	"github.com/acme/comments-gateway/graph/model"
+	"github.com/acme/comments-gateway/nodeid"
 	"github.com/acme/comments-gateway/store"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -48,6 +49,7 @@ type ComplexityRoot struct {
 		CreatedAt func(childComplexity int) int
 		ID        func(childComplexity int) int
 		Language  func(childComplexity int) int
+		NodeID    func(childComplexity int) int
 		Product   func(childComplexity int) int
 		Rating    func(childComplexity int) int
 		Title     func(childComplexity int) int
@@ -106,6 +108,7 @@ type ComplexityRoot struct {
 		Comments  func(childComplexity int, language *string, ratings []int, first *int, after *string, last *int, before *string) int
 		ID        func(childComplexity int) int
 		Languages func(childComplexity int) int
+		NodeID    func(childComplexity int) int
 		Stats     func(childComplexity int, language *string) int
 	}
 
@@ -117,6 +120,8 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Comment            func(childComplexity int, id string) int
+		Node               func(childComplexity int, id string) int
+		Nodes              func(childComplexity int, ids []string) int
 		Product            func(childComplexity int, id string) int
 		TopProducts        func(childComplexity int, first *int, language *string) int
 		__resolve__service func(childComplexity int) int
@@ -142,6 +147,7 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type CommentResolver interface {
+	NodeID(ctx context.Context, obj *store.Comment) (string, error)
 	Product(ctx context.Context, obj *store.Comment) (*model.Product, error)
 }
 type EntityResolver interface {
@@ -153,6 +159,7 @@ type MutationResolver interface {
 	DeleteComment(ctx context.Context, input model.DeleteCommentInput) (*model.DeleteCommentPayload, error)
 }
 type ProductResolver interface {
+	NodeID(ctx context.Context, obj *model.Product) (string, error)
 	Comments(ctx context.Context, obj *model.Product, language *string, ratings []int, first *int, after *string, last *int, before *string) (*model.CommentConnection, error)
 	Stats(ctx context.Context, obj *model.Product, language *string) (*model.CommentStats, error)
 	Languages(ctx context.Context, obj *model.Product) ([]*model.LanguageStats, error)
@@ -161,6 +168,8 @@ type QueryResolver interface {
 	Product(ctx context.Context, id string) (*model.Product, error)
 	Comment(ctx context.Context, id string) (*store.Comment, error)
 	TopProducts(ctx context.Context, first *int, language *string) ([]*model.ProductRank, error)
+	Node(ctx context.Context, id string) (nodeid.Node, error)
+	Nodes(ctx context.Context, ids []string) ([]nodeid.Node, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -211,6 +220,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Comment.Language(childComplexity), true
+	case "Comment.nodeId":
+		if e.ComplexityRoot.Comment.NodeID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.NodeID(childComplexity), true
 	case "Comment.product":
 		if e.ComplexityRoot.Comment.Product == nil {
 			break
@@ -414,6 +429,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Product.Languages(childComplexity), true
+	case "Product.nodeId":
+		if e.ComplexityRoot.Product.NodeID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Product.NodeID(childComplexity), true
 	case "Product.stats":
 		if e.ComplexityRoot.Product.Stats == nil {
 			break
@@ -457,6 +478,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Comment(childComplexity, args["id"].(string)), true
 
+	case "Query.node":
+		if e.ComplexityRoot.Query.Node == nil {
+			break
+		}
+
+		args, err := ec.field_Query_node_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.nodes":
+		if e.ComplexityRoot.Query.Nodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
 	case "Query.product":
 		if e.ComplexityRoot.Query.Product == nil {
 			break
@@ -674,15 +717,57 @@ type Query {
     """
     language: String
   ): [ProductRank!]!
+
+  """
+  The object with this global id (` + "`" + `nodeId` + "`" + `): a ` + "`" + `Product` + "`" + ` or a ` + "`" + `Comment` + "`" + `, as
+  the [Relay Global Object Identification](https://relay.dev/graphql/objectidentification.htm)
+  specification asks. ` + "`" + `null` + "`" + ` when the id is unknown or malformed (not an
+  error), e.g. the id of a deleted comment. Any product id the catalog may
+  have is a ` + "`" + `Product` + "`" + `, as in ` + "`" + `product(id:)` + "`" + `.
+  """
+  node(
+    "A ` + "`" + `nodeId` + "`" + `, as returned by ` + "`" + `Product.nodeId` + "`" + ` or ` + "`" + `Comment.nodeId` + "`" + `. Opaque."
+    id: ID!
+  ): Node
+
+  """
+  The objects with these global ids, in the order of ` + "`" + `ids` + "`" + ` and as many:
+  each entry is what ` + "`" + `node(id:)` + "`" + ` returns for that id (` + "`" + `null` + "`" + ` when unknown or
+  malformed). Comments are read in one batched read.
+  """
+  nodes(
+    "Up to 100 ` + "`" + `nodeId` + "`" + `s; more is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error. Duplicates are allowed."
+    ids: [ID!]!
+  ): [Node]!
+}
+
+"""
+An object with a globally unique id, for
+[Relay](https://relay.dev/graphql/objectidentification.htm) clients:
+refetch any ` + "`" + `Node` + "`" + ` with ` + "`" + `Query.node(id: nodeId)` + "`" + `. The field is ` + "`" + `nodeId` + "`" + `,
+not ` + "`" + `id` + "`" + `, because ` + "`" + `id` + "`" + ` stays the catalog's product id (the federation key)
+and the comment id; a Relay client sets ` + "`" + `nodeInterfaceIdField: "nodeId"` + "`" + `
+(see the README, "Front end").
+"""
+interface Node {
+  """
+  Globally unique, opaque id of this object: no ` + "`" + `Product` + "`" + ` and ` + "`" + `Comment` + "`" + `
+  share one, even when a product id equals a comment id. Stable: the same
+  object always has the same ` + "`" + `nodeId` + "`" + `. Do not parse or construct it.
+  """
+  nodeId: ID!
 }
 
 """
 A catalog product, seen through its comments. Products are identified by the
 catalog's id; this API does not hold product details such as names or prices.
 """
-type Product @key(fields: "id") {
+type Product implements Node @key(fields: "id") {
   "Catalog product id: 1 to 64 characters of ` + "`" + `A–Z` + "`" + `, ` + "`" + `a–z` + "`" + `, ` + "`" + `0–9` + "`" + `, ` + "`" + `_` + "`" + ` and ` + "`" + `-` + "`" + `."
   id: ID!
+
+  "Global id of this product (` + "`" + `Node` + "`" + `), for ` + "`" + `Query.node` + "`" + `. Opaque; not the catalog id."
+  nodeId: ID!
 
   """
   The product's comments, one page at a time, as a
@@ -771,12 +856,14 @@ type Product @key(fields: "id") {
 }
 
 "A customer's comment on a product: a rating from 1 to 5 with a title and a text."
-type Comment {
+type Comment implements Node {
   """
   Unique comment id, assigned by the server when the comment is created.
   Treat it as an opaque string.
   """
   id: ID!
+  "Global id of this comment (` + "`" + `Node` + "`" + `), for ` + "`" + `Query.node` + "`" + `. Opaque; not the comment id."
+  nodeId: ID!
   "The product this comment is about."
   product: Product!
   "Language of the title and body: a canonical BCP 47 tag such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt-BR` + "`" + `."
@@ -1097,6 +1184,8 @@ func (ec *executionContext) childFields_Comment(ctx context.Context, field graph
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Comment_id(ctx, field)
+	case "nodeId":
+		return ec.fieldContext_Comment_nodeId(ctx, field)
 	case "product":
 		return ec.fieldContext_Comment_product(ctx, field)
 	case "language":
@@ -1197,6 +1286,8 @@ func (ec *executionContext) childFields_Product(ctx context.Context, field graph
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Product_id(ctx, field)
+	case "nodeId":
+		return ec.fieldContext_Product_nodeId(ctx, field)
 	case "comments":
 		return ec.fieldContext_Product_comments(ctx, field)
 	case "stats":
@@ -1527,6 +1618,34 @@ func (ec *executionContext) field_Query_comment_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_product_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1644,6 +1763,29 @@ func (ec *executionContext) _Comment_id(ctx context.Context, field graphql.Colle
 }
 func (ec *executionContext) fieldContext_Comment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_nodeId(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_nodeId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Comment().NodeID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_nodeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Comment_product(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
@@ -2483,6 +2625,29 @@ func (ec *executionContext) fieldContext_Product_id(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Product", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _Product_nodeId(ctx context.Context, field graphql.CollectedField, obj *model.Product) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Product_nodeId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Product().NodeID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Product_nodeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Product", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _Product_comments(ctx context.Context, field graphql.CollectedField, obj *model.Product) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2807,6 +2972,94 @@ func (ec *executionContext) fieldContext_Query_topProducts(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_topProducts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v nodeid.Node) graphql.Marshaler {
+			return ec.marshalONode2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_node_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []nodeid.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚕgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -4312,6 +4565,33 @@ func (ec *executionContext) unmarshalInputUpdateCommentInput(ctx context.Context
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj nodeid.Node) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.Product:
+		return ec._Product(ctx, sel, &obj)
+	case *model.Product:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Product(ctx, sel, obj)
+	case store.Comment:
+		return ec._Comment(ctx, sel, &obj)
+	case *store.Comment:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Comment(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of Node must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 func (ec *executionContext) __Entity(ctx context.Context, sel ast.SelectionSet, obj fedruntime.Entity) graphql.Marshaler {
 	switch obj := (obj).(type) {
 	case nil:
@@ -4336,7 +4616,7 @@ func (ec *executionContext) __Entity(ctx context.Context, sel ast.SelectionSet, 
 
 // region    **************************** object.gotpl ****************************
 
-var commentImplementors = []string{"Comment"}
+var commentImplementors = []string{"Comment", "Node"}
 
 func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, obj *store.Comment) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, commentImplementors)
@@ -4353,6 +4633,44 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "nodeId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Comment_nodeId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "product":
 			field := field
 
@@ -4888,7 +5206,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var productImplementors = []string{"Product", "_Entity"}
+var productImplementors = []string{"Product", "Node", "_Entity"}
 
 func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, obj *model.Product) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, productImplementors)
@@ -4905,6 +5223,44 @@ func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "nodeId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Product_nodeId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "comments":
 			field := field
 
@@ -5162,6 +5518,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_topProducts(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "node":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_node(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "nodes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_nodes(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -5914,6 +6314,35 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
 	res, err := graphql.UnmarshalInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -5954,6 +6383,16 @@ func (ec *executionContext) marshalNLanguageStats2ᚖgithubᚗcomᚋacmeᚋcomme
 		return graphql.Null
 	}
 	return ec._LanguageStats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx context.Context, sel ast.SelectionSet, v []nodeid.Node) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONode2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx, sel, v[i])
+	})
+
+	return ret
 }
 
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
@@ -6547,6 +6986,13 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := graphql.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) marshalONode2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx context.Context, sel ast.SelectionSet, v nodeid.Node) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Node(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOProduct2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProduct(ctx context.Context, sel ast.SelectionSet, v []*model.Product) graphql.Marshaler {

@@ -71,7 +71,7 @@ func (l Limits) withDefaults() Limits {
 // complexity makes list fields cost what they may return: a comments
 // connection costs its page size (first or last, 20 by default, values out
 // of range counted at the maximum) times its selection, topProducts its
-// `first` times its selection.
+// `first` times its selection, nodes its number of ids times its selection.
 func complexity() graph.ComplexityRoot {
 	var c graph.ComplexityRoot
 	c.Product.Comments = func(child int, _ *string, _ []int, first *int, _ *string, last *int, _ *string) int {
@@ -96,6 +96,10 @@ func complexity() graph.ComplexityRoot {
 			n = store.MaxTopProducts
 		}
 		return 1 + max(n, 1)*child
+	}
+	// nodes: each id may be a node, so the list costs as many selections.
+	c.Query.Nodes = func(child int, ids []string) int {
+		return 1 + max(len(ids), 1)*child
 	}
 	return c
 }

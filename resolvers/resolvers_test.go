@@ -285,17 +285,19 @@ func MustEnv(tb testing.TB) *env {
 // MustEnvWait is MustEnv with the given loader window.
 func MustEnvWait(tb testing.TB, wait time.Duration) *env {
 	tb.Helper()
-	data := genComments()
+	return MustEnvData(tb, genComments(), resolvers.Config{LoaderWait: wait})
+}
+
+// MustEnvData is a handler configured by cfg over a store loaded with data
+// (cfg's Store and Logger are set here).
+func MustEnvData(tb testing.TB, data []*store.Comment, cfg resolvers.Config) *env {
+	tb.Helper()
 	tbl := MustOpenLoaded(tb, data)
 	spy := newSpy(tbl)
 	s := store.New(spy)
 	log := &testutil.SyncBuffer{}
-	h := resolvers.NewHandler(resolvers.Config{
-		Store:      s,
-		Logger:     slog.New(slog.NewTextHandler(log, nil)),
-		LoaderWait: wait,
-	})
-	return &env{data: data, spy: spy, store: s, c: client.New(h), log: log}
+	cfg.Store, cfg.Logger = s, slog.New(slog.NewTextHandler(log, nil))
+	return &env{data: data, spy: spy, store: s, c: client.New(resolvers.NewHandler(cfg)), log: log}
 }
 
 type gqlError struct {

@@ -11,8 +11,14 @@ import (
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/graph/model"
+	"github.com/acme/comments-gateway/nodeid"
 	"github.com/acme/comments-gateway/store"
 )
+
+// NodeID is the resolver for the nodeId field.
+func (r *commentResolver) NodeID(ctx context.Context, obj *store.Comment) (string, error) {
+	return nodeid.Of(nodeid.Comment, obj.ID), nil
+}
 
 // Product is the resolver for the product field.
 func (r *commentResolver) Product(ctx context.Context, obj *store.Comment) (*model.Product, error) {
@@ -54,6 +60,11 @@ func (r *mutationResolver) DeleteComment(ctx context.Context, input model.Delete
 		return nil, err
 	}
 	return &model.DeleteCommentPayload{DeletedCommentID: input.ID}, nil
+}
+
+// NodeID is the resolver for the nodeId field.
+func (r *productResolver) NodeID(ctx context.Context, obj *model.Product) (string, error) {
+	return nodeid.Of(nodeid.Product, obj.ID), nil
 }
 
 // Comments is the resolver for the comments field.
@@ -149,6 +160,23 @@ func (r *queryResolver) TopProducts(ctx context.Context, first *int, language *s
 		out[i] = &model.ProductRank{Rank: rk.Rank, Product: &model.Product{ID: rk.ProductID}, FiveStarCount: int(rk.FiveStarCount)}
 	}
 	return out, nil
+}
+
+// Node is the resolver for the node field.
+func (r *queryResolver) Node(ctx context.Context, id string) (nodeid.Node, error) {
+	nodes, err := loadNodes(ctx, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	return nodes[0], nil
+}
+
+// Nodes is the resolver for the nodes field.
+func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]nodeid.Node, error) {
+	if err := checkNodeIDs(ids); err != nil {
+		return nil, err
+	}
+	return loadNodes(ctx, ids)
 }
 
 // Comment returns graph.CommentResolver implementation.

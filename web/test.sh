@@ -4,7 +4,10 @@
 # builds the gateway and runs web/e2e/browser.mjs against it on 127.0.0.1;
 # then the client test, web/e2e/client.mjs (Apollo Client, relay-style
 # paging through every page of several filters, against a recount), which
-# builds and starts its own gateway the same way. Fails if either fails.
+# builds and starts its own gateway the same way; then the Relay walk,
+# web/relay/walk.mjs (relay-compiler over the served schema, relay-runtime
+# paging and refetching through Query.node against a recount of the data it
+# imports), with its own pinned packages in web/relay/. Fails if any fails.
 # Screenshots: artifacts/graphiql.png, artifacts/demo*.png.
 #   UPDATE_DOCS=1 web/test.sh   also refreshes docs/demo.png
 #   CHROMIUM=/path/to/chrome    another browser binary
@@ -26,4 +29,6 @@ npm ci --no-audit --no-fund --loglevel=error
 status=0
 node e2e/browser.mjs || status=$?
 node e2e/client.mjs || status=1
+(cd relay && npm ci --no-audit --no-fund --loglevel=error) || status=1
+node relay/walk.mjs || status=1
 exit "$status"

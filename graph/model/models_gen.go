@@ -130,6 +130,8 @@ type Product struct {
 	ID string `json:"id"`
 }
 
+func (Product) IsNode() {}
+
 func (Product) IsEntity() {}
 
 type ProductByIDsInput struct {

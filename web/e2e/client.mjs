@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { ApolloClient, InMemoryCache, HttpLink, gql } from '@apollo/client';
 import { relayStylePagination } from '@apollo/client/utilities';
-import { launchGateway } from './gateway.mjs';
+import { launchGateway, postGraphQL, runBounded } from './gateway.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gw-client-'));
 const cleanups = [() => rmSync(tmp, { recursive: true, force: true })];
@@ -264,36 +264,11 @@ function timeKey(t) {
   return `${m[1]}.${(m[2] || '').padEnd(9, '0')}`;
 }
 
-async function plain(uri, query, variables) {
-  const res = await fetch(uri, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
-    signal: AbortSignal.timeout(REQUEST_MS),
-  });
-  const body = await res.json();
-  assert.ok(res.ok && !body.errors, `HTTP ${res.status}: ${JSON.stringify(body.errors)}`);
-  return body.data;
+function plain(uri, query, variables) {
+  return postGraphQL(uri, query, variables, REQUEST_MS);
 }
 
-let failed = false;
-let deadline;
-try {
-  await Promise.race([
-    main(),
-    new Promise((_, reject) => {
-      deadline = setTimeout(() => reject(new Error(`timed out after ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
-    }),
-  ]);
-} catch (err) {
-  failed = true;
-  console.error('client: error', err);
-} finally {
-  clearTimeout(deadline);
-  for (const fn of cleanups) {
-    try { await fn(); } catch { /* already gone */ }
-  }
-}
+const failed = await runBounded({ main, deadlineMs: DEADLINE_MS, cleanups, prefix: 'client' });
 const secs = ((Date.now() - started) / 1000).toFixed(1);
 console.log(failed
   ? `client: FAIL (Apollo Client, after ${checks} checks, ${secs} s)`

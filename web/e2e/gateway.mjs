@@ -1,9 +1,10 @@
-// The gateway under test for browser.mjs and client.mjs: built from the
+// The gateway under test for browser.mjs, client.mjs and ../relay/walk.mjs: built from the
 // repository (or GATEWAY_BIN), served on 127.0.0.1 with a fresh bolt store
 // (the demo data loads), stopped by pid.
 import { spawn, execFileSync } from 'node:child_process';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -44,4 +45,44 @@ function stopGateway(child) {
     child.once('exit', () => { clearTimeout(kill); done(); });
     child.kill('SIGTERM');
   });
+}
+
+// postGraphQL posts one operation with plain fetch (no client, no cache),
+// bounded by timeoutMs, and resolves to its data; an HTTP error status or
+// any GraphQL error fails the assertion.
+export async function postGraphQL(url, query, variables, timeoutMs = 30_000) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const body = await res.json();
+  assert.ok(res.ok && !body.errors, `HTTP ${res.status}: ${JSON.stringify(body.errors)}`);
+  return body.data;
+}
+
+// runBounded runs main, failing it after deadlineMs, then every cleanup
+// (first to last; one that fails is already gone), and resolves to true
+// when main failed (its error printed with prefix).
+export async function runBounded({ main, deadlineMs, cleanups, prefix }) {
+  let failed = false;
+  let deadline;
+  try {
+    await Promise.race([
+      main(),
+      new Promise((_, reject) => {
+        deadline = setTimeout(() => reject(new Error(`timed out after ${deadlineMs / 1000} s`)), deadlineMs);
+      }),
+    ]);
+  } catch (err) {
+    failed = true;
+    console.error(`${prefix}: error`, err);
+  } finally {
+    clearTimeout(deadline);
+    for (const fn of cleanups) {
+      try { await fn(); } catch { /* already gone */ }
+    }
+  }
+  return failed;
 }
