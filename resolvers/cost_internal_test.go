@@ -171,7 +171,7 @@ func TestCostShape(t *testing.T) {
 // them without walking them.
 func TestCostOfExponentialFragments(t *testing.T) {
 	es := testSchema()
-	q := exponentialFragments(27)
+	q := ExponentialFragments(27)
 	got := analyzeText(t, es, q, nil)
 	if want := 1 << 26; got.Fields != want {
 		t.Errorf("fields %d, want %d", got.Fields, want)
@@ -181,9 +181,9 @@ func TestCostOfExponentialFragments(t *testing.T) {
 	}
 }
 
-// exponentialFragments is `{ ...F0 }` with fragments F0…F(n-1), each
+// ExponentialFragments (for tests) is `{ ...F0 }` with fragments F0…F(n-1), each
 // spreading the next twice, the last selecting __typename.
-func exponentialFragments(n int) string {
+func ExponentialFragments(n int) string {
 	var b strings.Builder
 	b.WriteString("{ ...F0 }")
 	for i := range n - 1 {
