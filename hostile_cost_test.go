@@ -124,7 +124,9 @@ func TestBudgetCost(t *testing.T) {
 		var r struct {
 			Data       map[string]map[string][]struct{ Language string }
 			Errors     []gqlError
-			Extensions struct{ Cost struct{ ItemsRead, Complexity int } }
+			Extensions struct {
+				Cost struct{ ItemsRead, Complexity int }
+			}
 		}
 		if err := json.Unmarshal(body, &r); err != nil || status != http.StatusOK || len(r.Errors) > 0 {
 			t.Fatalf("HTTP %d, %v: %.300s", status, err, body)
