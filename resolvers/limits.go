@@ -8,6 +8,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 
 	"github.com/acme/comments-gateway/graph"
+	"github.com/acme/comments-gateway/graph/model"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -83,8 +84,10 @@ func (l Limits) withDefaults() Limits {
 // complexity makes list fields cost what they may return: a comments
 // connection costs its page size (first or last, 20 by default, values out
 // of range counted at the maximum) times its selection, topProducts and
-// languages their `first` times their selection. (_entities, whose cost
-// gqlgen keeps unexported, is costed by package cost.)
+// languages their `first` times their selection, and mutations count the
+// items they read. (_entities, whose cost gqlgen keeps unexported, is
+// costed by package cost.) The gateway keeps to one rule with these: an
+// operation reads at most as many items as its complexity.
 func complexity() graph.ComplexityRoot {
 	var c graph.ComplexityRoot
 	c.Product.Comments = func(child int, _ *string, _ []int, first *int, _ *string, last *int, _ *string) int {
@@ -95,6 +98,17 @@ func complexity() graph.ComplexityRoot {
 	}
 	c.Product.Languages = func(child int, first *int) int {
 		return 1 + max(pageSize(first, store.DefaultLanguages, store.MaxLanguages), 1)*child
+	}
+	// A mutation costs the items it reads (guardMutations reads the
+	// comment once more to check its owner) besides its selection.
+	c.Mutation.CreateComment = func(child int, _ model.CreateCommentInput) int {
+		return 1 + store.CreateCommentReads + child
+	}
+	c.Mutation.UpdateComment = func(child int, _ model.UpdateCommentInput) int {
+		return 1 + 1 + store.UpdateCommentReads + child
+	}
+	c.Mutation.DeleteComment = func(child int, _ model.DeleteCommentInput) int {
+		return 1 + 1 + store.DeleteCommentReads + child
 	}
 	c.Query.TopProducts = func(child int, first *int, _ *string) int {
 		return 1 + max(pageSize(first, 10, store.MaxTopProducts), 1)*child

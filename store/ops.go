@@ -148,6 +148,16 @@ type CommentUpdate struct {
 	Body     *string
 }
 
+// The most items a mutation reads in one attempt (a retry after a
+// conflicting concurrent write reads them again): the comment it changes,
+// and the stats items whose 5-star count changes (all languages, the old
+// and the new language).
+const (
+	CreateCommentReads = 2
+	UpdateCommentReads = 4
+	DeleteCommentReads = 3
+)
+
 // maxAttempts bounds the retries of a mutation whose conditions failed
 // because a concurrent writer changed the same comment or stats.
 const maxAttempts = 12
