@@ -29,7 +29,7 @@ import (
 // and coerces variables. It parses the text itself, once per distinct
 // document: documents and the measures of variable-free operations are kept
 // in an LRU keyed by the sha256 of the text (the APQ key), so an operation
-// seen before costs a hash and a lookup. Complexity needs the operation's
+// seen before costs a hash and a lookup (texts up to maxCachedQuery). Complexity needs the operation's
 // variables coerced; costLimit coerces them with gqlparser's own
 // VariableValues, as gqlgen will. When that fails (gqlgen will refuse the
 // request for it), the complexity is measured again after validation, on
@@ -57,8 +57,13 @@ type operationCost struct {
 
 const costExtension = "Cost"
 
-// DefaultCostCacheSize is how many documents costLimit keeps measured.
-const DefaultCostCacheSize = 1000
+// The cache of measured documents: how many it keeps, and the longest query
+// text it keeps (longer ones, rare, are parsed and measured each time), so
+// that it holds at most a few tens of MB however clients fill it.
+const (
+	DefaultCostCacheSize = 1000
+	maxCachedQuery       = 16 << 10
+)
 
 func newCostLimit(lim Limits, es graphql.ExecutableSchema) *costLimit {
 	return &costLimit{lim: lim, es: es, schema: es.Schema(), docs: lru.New[*costDoc](DefaultCostCacheSize)}
@@ -117,10 +122,14 @@ func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.Oper
 // does not parse). The variables' types are resolved on the document once,
 // as validation would, so gqlparser can coerce variables before validation.
 func (c *costLimit) document(ctx context.Context, query string) *costDoc {
-	sum := sha256.Sum256([]byte(query))
-	key := hex.EncodeToString(sum[:])
-	if d, ok := c.docs.Get(ctx, key); ok {
-		return d
+	cacheable := len(query) <= maxCachedQuery
+	var key string
+	if cacheable {
+		sum := sha256.Sum256([]byte(query))
+		key = hex.EncodeToString(sum[:])
+		if d, ok := c.docs.Get(ctx, key); ok {
+			return d
+		}
 	}
 	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, c.lim.MaxTokens)
 	if err != nil {
@@ -132,7 +141,9 @@ func (c *costLimit) document(ctx context.Context, query string) *costDoc {
 		}
 	}
 	d := &costDoc{doc: doc}
-	c.docs.Add(ctx, key, d)
+	if cacheable {
+		c.docs.Add(ctx, key, d)
+	}
 	return d
 }
 

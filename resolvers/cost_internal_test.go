@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -221,4 +222,62 @@ func selectionsIn(tb testing.TB, query string) int {
 		total += count(f.SelectionSet)
 	}
 	return total
+}
+
+// TestCostOfIntrospection: the full introspection query tools send is
+// within every default limit.
+func TestCostOfIntrospection(t *testing.T) {
+	q, err := os.ReadFile("testdata/introspection.graphql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCostLimit(Limits{}.withDefaults(), testSchema())
+	got := analyzeText(t, testSchema(), string(q), nil)
+	if err := c.check(got); err != nil {
+		t.Errorf("introspection refused: %v", err)
+	}
+	t.Logf("introspection: depth %d, %d fields in the document, complexity %d", got.Depth, got.DocumentFields, got.Complexity)
+}
+
+// TestCostCache: a query's document is parsed once and kept under the
+// sha256 of its text; a long one is not kept.
+func TestCostCache(t *testing.T) {
+	c := newCostLimit(Limits{}.withDefaults(), testSchema())
+	ctx := context.Background()
+	q := `{ product(id: "p") { id } }`
+	if a, b := c.document(ctx, q), c.document(ctx, q); a == nil || a != b {
+		t.Error("the same query was parsed twice")
+	}
+	long := "{" + strings.Repeat(" __typename", maxCachedQuery/10) + " }"
+	if a, b := c.document(ctx, long), c.document(ctx, long); a == nil || a == b {
+		t.Errorf("a %d-byte query was kept", len(long))
+	}
+	if c.document(ctx, "{ product(") != nil {
+		t.Error("a query that does not parse has a document")
+	}
+}
+
+// BenchmarkCostAnalysis measures one analysis (no cache) of documents: an
+// ordinary page, the full introspection query, 27 doubling fragments.
+func BenchmarkCostAnalysis(b *testing.B) {
+	es := testSchema()
+	intro, err := os.ReadFile("testdata/introspection.graphql")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct{ name, query string }{
+		{"page", `query($id: ID!) { product(id: $id) { stats { total averageRating } languages { language total } comments(first: 20) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id rating author title body createdAt } } } } }`},
+		{"introspection", string(intro)},
+		{"27 doubling fragments", ExponentialFragments(27)},
+	} {
+		doc, err := parser.ParseQuery(&ast.Source{Input: bc.query})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				cost.Analyze(context.Background(), es.Schema(), doc, doc.Operations[0], map[string]any{"id": "p"}, es.Complexity)
+			}
+		})
+	}
 }
