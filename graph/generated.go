@@ -107,7 +107,7 @@ type ComplexityRoot struct {
 	Product struct {
 		Comments  func(childComplexity int, language *string, ratings []int, first *int, after *string, last *int, before *string) int
 		ID        func(childComplexity int) int
-		Languages func(childComplexity int) int
+		Languages func(childComplexity int, first *int) int
 		NodeID    func(childComplexity int) int
 		Stats     func(childComplexity int, language *string) int
 	}
@@ -162,7 +162,7 @@ type ProductResolver interface {
 	NodeID(ctx context.Context, obj *model.Product) (string, error)
 	Comments(ctx context.Context, obj *model.Product, language *string, ratings []int, first *int, after *string, last *int, before *string) (*model.CommentConnection, error)
 	Stats(ctx context.Context, obj *model.Product, language *string) (*model.CommentStats, error)
-	Languages(ctx context.Context, obj *model.Product) ([]*model.LanguageStats, error)
+	Languages(ctx context.Context, obj *model.Product, first *int) ([]*model.LanguageStats, error)
 }
 type QueryResolver interface {
 	Product(ctx context.Context, id string) (*model.Product, error)
@@ -428,7 +428,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Product.Languages(childComplexity), true
+		args, err := ec.field_Product_languages_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Product.Languages(childComplexity, args["first"].(*int)), true
 	case "Product.nodeId":
 		if e.ComplexityRoot.Product.NodeID == nil {
 			break
@@ -849,10 +854,18 @@ type Product implements Node @key(fields: "id") {
 
   """
   The languages the product has comments in, with the number of comments in
-  each, the language with the most comments first. Empty when the product has
-  no comments.
+  each, in the order of their tags (byte order of the canonical BCP 47 tag:
+  ` + "`" + `de` + "`" + ` before ` + "`" + `en` + "`" + ` before ` + "`" + `en-GB` + "`" + `). Empty when the product has no comments.
+
+  At most ` + "`" + `first` + "`" + ` languages are returned, and at most ` + "`" + `first` + "`" + ` are read: a
+  language whose comments were all deleted still takes its place in the
+  read, so the list may hold fewer than ` + "`" + `first` + "`" + ` even when more languages
+  follow.
   """
-  languages: [LanguageStats!]!
+  languages(
+    "How many languages to read, in tag order: 0 to 100. Default 20."
+    first: Int = 20
+  ): [LanguageStats!]!
 }
 
 "A customer's comment on a product: a rating from 1 to 5 with a title and a text."
@@ -1559,6 +1572,20 @@ func (ec *executionContext) field_Product_comments_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["before"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Product_languages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -2745,7 +2772,8 @@ func (ec *executionContext) _Product_languages(ctx context.Context, field graphq
 			return ec.fieldContext_Product_languages(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Product().Languages(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Product().Languages(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.LanguageStats) graphql.Marshaler {
@@ -2755,7 +2783,7 @@ func (ec *executionContext) _Product_languages(ctx context.Context, field graphq
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Product_languages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Product_languages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Product",
 		Field:      field,
@@ -2764,6 +2792,17 @@ func (ec *executionContext) fieldContext_Product_languages(_ context.Context, fi
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_LanguageStats(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Product_languages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }

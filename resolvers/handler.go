@@ -81,7 +81,8 @@ func NewHandler(cfg Config) http.Handler {
 	}
 	lim := cfg.Limits.withDefaults()
 	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger}
-	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()}))
+	es := graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()})
+	srv := handler.New(es)
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
@@ -104,8 +105,8 @@ func NewHandler(cfg Config) http.Handler {
 	}
 	srv.AroundFields(guardMutations(cfg.Auth, cfg.Store))
 	srv.SetParserTokenLimit(lim.MaxTokens)
-	srv.Use(shapeLimit{maxDepth: lim.MaxDepth, maxAliases: lim.MaxAliases})
-	srv.Use(extension.FixedComplexityLimit(lim.MaxComplexity))
+	// After APQ and every other parameter mutator: it measures the final text.
+	srv.Use(newCostLimit(lim, es))
 	srv.SetErrorPresenter(ErrorPresenter(cfg.Logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -144,6 +145,9 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		if u := metrics.UsageFrom(ctx); u != nil {
 			cost := map[string]any{"itemsRead": u.ItemsRead(), "requests": u.Requests()}
+			if m := costOf(graphql.GetOperationContext(ctx)); m != nil && m.Known {
+				cost["complexity"] = m.Complexity
+			}
 			if rcu := u.ReadCapacity(); rcu > 0 {
 				cost["readCapacityUnits"] = rcu
 			}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"golang.org/x/time/rate"
@@ -111,11 +110,11 @@ type throttleInfo struct {
 // the operation with THROTTLED before anything runs.
 func (rl *rateLimiter) around(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	client, _ := ctx.Value(clientKey{}).(string)
-	stats := extension.GetComplexityStats(ctx)
-	if client == "" || stats == nil {
+	m := costOf(graphql.GetOperationContext(ctx))
+	if client == "" || m == nil {
 		return next(ctx)
 	}
-	cost := max(stats.Complexity, 1)
+	cost := max(m.Complexity, 1)
 	l := rl.limiter(ctx, client)
 	now := time.Now()
 	allowed := l.AllowN(now, cost)

@@ -113,8 +113,12 @@ func (r *productResolver) Stats(ctx context.Context, obj *model.Product, languag
 }
 
 // Languages is the resolver for the languages field.
-func (r *productResolver) Languages(ctx context.Context, obj *model.Product) ([]*model.LanguageStats, error) {
-	langs, err := r.Store.Languages(ctx, obj.ID)
+func (r *productResolver) Languages(ctx context.Context, obj *model.Product, first *int) ([]*model.LanguageStats, error) {
+	n := store.DefaultLanguages
+	if first != nil {
+		n = *first
+	}
+	langs, err := r.Store.Languages(ctx, obj.ID, n)
 	if err != nil {
 		return nil, err
 	}

@@ -232,21 +232,23 @@ else
 	fi
 fi
 
-# Short fuzz run (10s per target; failing inputs land in store/testdata/fuzz)
-# and the graphql-http GraphQL-over-HTTP audit (no MUST may fail).
-step "go test -fuzz (10s per target in ./store/)"
-for target in $(go test -list '^Fuzz' ./store/ | grep '^Fuzz'); do
-	if go test -run '^$' -fuzz "^$target\$" -fuzztime 10s ./store/ >"$run/fuzz-$target.log" 2>&1; then
-		note "$target ok"
-	elif ! grep -q 'Failing input written' "$run/fuzz-$target.log" &&
-		grep -qx '[[:space:]]*context deadline exceeded' "$run/fuzz-$target.log"; then
-		# Go's fuzz coordinator can report its own -fuzztime deadline as a
-		# failure (golang/go#75804, unfixed before Go 1.27): no input failed.
-		note "$target ok (ended with Go's fuzztime deadline race, golang/go#75804; no failing input)"
-	else
-		tail -30 "$run/fuzz-$target.log"
-		checks_failed+=("fuzz $target")
-	fi
+# Short fuzz run (10s per target of ./store/ and of ./resolvers/, the cost
+# analysis; failing inputs land in <pkg>/testdata/fuzz) and the graphql-http GraphQL-over-HTTP audit (no MUST may fail).
+step "go test -fuzz (10s per target in ./store/ and ./resolvers/)"
+for pkg in ./store/ ./resolvers/; do
+	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do
+		if go test -run '^$' -fuzz "^$target\$" -fuzztime 10s "$pkg" >"$run/fuzz-$target.log" 2>&1; then
+			note "$target ok"
+		elif ! grep -q 'Failing input written' "$run/fuzz-$target.log" &&
+			grep -qx '[[:space:]]*context deadline exceeded' "$run/fuzz-$target.log"; then
+			# Go's fuzz coordinator can report its own -fuzztime deadline as a
+			# failure (golang/go#75804, unfixed before Go 1.27): no input failed.
+			note "$target ok (ended with Go's fuzztime deadline race, golang/go#75804; no failing input)"
+		else
+			tail -30 "$run/fuzz-$target.log"
+			checks_failed+=("fuzz $target")
+		fi
+	done
 done
 step "GraphQL-over-HTTP audit (scripts/audit.sh, graphql-http pinned in package-lock.json)"
 audit_status=0

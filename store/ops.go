@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -55,39 +54,38 @@ func (s *Store) GetComments(ctx context.Context, ids []string) ([]*Comment, erro
 	return out, nil
 }
 
-// Languages returns the stats of every language product pid has comments in,
-// most comments first (ties by language tag).
-func (s *Store) Languages(ctx context.Context, pid string) ([]*Stats, error) {
+// Page sizes of Languages.
+const (
+	DefaultLanguages = 20
+	MaxLanguages     = 100
+)
+
+// Languages returns the stats of the first n languages (0 to MaxLanguages)
+// product pid has comments in, in language-tag order, reading at most n
+// stats items: one query of the product's partition. A language whose
+// comments were all deleted keeps its stats item with a zero total; it is
+// read but left out, so fewer than n may be returned.
+func (s *Store) Languages(ctx context.Context, pid string, n int) ([]*Stats, error) {
 	if err := ValidateID("product id", pid); err != nil {
 		return nil, err
 	}
-	var out []*Stats
-	q := Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, SortValue: StatsLangPrefix, Forward: true, Limit: 100}
-	for {
-		res, err := s.table.Query(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range res.Items {
-			lang, _ := LangFromStatsSK(it.S(AttrSK))
-			if st := StatsFromItem(pid, lang, it); st.Total > 0 {
-				out = append(out, st)
-			}
-		}
-		if res.LastKey == nil {
-			break
-		}
-		q.StartKey = res.LastKey
+	if n < 0 || n > MaxLanguages {
+		return nil, Errorf(EINVALID, "first must be between 0 and %d, got %d", MaxLanguages, n)
 	}
-	slices.SortFunc(out, func(a, b *Stats) int {
-		if a.Total != b.Total {
-			if a.Total > b.Total {
-				return -1
-			}
-			return 1
+	if n == 0 {
+		return []*Stats{}, nil
+	}
+	res, err := s.table.Query(ctx, Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, SortValue: StatsLangPrefix, Forward: true, Limit: n})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Stats, 0, len(res.Items))
+	for _, it := range res.Items {
+		lang, _ := LangFromStatsSK(it.S(AttrSK))
+		if st := StatsFromItem(pid, lang, it); st.Total > 0 {
+			out = append(out, st)
 		}
-		return strings.Compare(a.Language, b.Language)
-	})
+	}
 	return out, nil
 }
 
@@ -149,6 +147,16 @@ type CommentUpdate struct {
 	Title    *string
 	Body     *string
 }
+
+// The most items a mutation reads in one attempt (a retry after a
+// conflicting concurrent write reads them again): the comment it changes,
+// and the stats items whose 5-star count changes (all languages, the old
+// and the new language).
+const (
+	CreateCommentReads = 2
+	UpdateCommentReads = 4
+	DeleteCommentReads = 3
+)
 
 // maxAttempts bounds the retries of a mutation whose conditions failed
 // because a concurrent writer changed the same comment or stats.
