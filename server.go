@@ -217,6 +217,10 @@ func (c accessConfig) authenticator(ctx context.Context, log *slog.Logger) (*aut
 	if c.jwksURL == "" && (c.issuer != "" || c.audience != "") {
 		return nil, errors.New("-jwt-issuer and -jwt-audience need -jwks-url")
 	}
+	if c.jwksURL != "" && (c.issuer == "" || c.audience == "") {
+		// Without both checks any token the IdP signs, for any application, would do.
+		return nil, errors.New("-jwks-url needs -jwt-issuer and -jwt-audience: without them a token the identity provider issued for any other application would be accepted")
+	}
 	if a.Keys.Len() > 0 || c.jwksURL != "" {
 		if c.open {
 			return nil, errors.New("-open-mutations contradicts -api-keys/-api-keys-file/-jwks-url: drop one")

@@ -116,6 +116,10 @@ func TestServeRefusesToStart(t *testing.T) {
 		{[]string{"serve", "-store", db, "-api-keys", "not-a-hash"}, nil, "SHA-256"},
 		{[]string{"serve", "-store", db, "-api-keys-file", "/nonexistent"}, nil, "-api-keys-file"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-jwt-issuer", "x"}, nil, "-jwks-url"},
+		{[]string{"serve", "-store", db, "-jwks-url", "http://127.0.0.1:1/jwks"}, nil, "-jwt-issuer and -jwt-audience"},
+		{[]string{"serve", "-store", db, "-jwks-url", "http://127.0.0.1:1/jwks", "-jwt-issuer", "idp"}, nil, "-jwt-issuer and -jwt-audience"},
+		{[]string{"serve", "-store", db, "-jwks-url", "http://127.0.0.1:1/jwks", "-jwt-audience", "gw"}, nil, "-jwt-issuer and -jwt-audience"},
+		{[]string{"-store", db, "-jwks-url", "http://127.0.0.1:1/jwks"}, nil, "-jwt-issuer and -jwt-audience"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-log-format", "xml"}, nil, "-log-format"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-merge-sizing", "fast"}, nil, "-merge-sizing"},
 	} {
