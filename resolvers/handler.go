@@ -188,6 +188,7 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		cfg.Metrics.ObserveRequest(op, time.Since(start))
 	}))
+	h = rl.gate(h) // refusals cost too (ratelimit_refused.go)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(h)
 	}
