@@ -308,6 +308,8 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	fs.IntVar(&rateLimit.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
 	fs.IntVar(&rateLimit.RefusedCost, "rate-refused-cost", resolvers.DefaultRefusedCost, "points a request that runs no operation (a parse, validation or limit failure) costs; a client with fewer left gets 429")
 	fs.BoolVar(&rateLimit.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
+	trustedPath := fs.String("trusted-documents", "", "JSON manifest of trusted documents, id → document (GraphQL Codegen's persisted-documents.json, Relay's persisted_queries.json); clients send documentId or extensions.persistedQuery.sha256Hash")
+	onlyTrusted := fs.Bool("only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
@@ -336,6 +338,10 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 		return fmt.Errorf("-merge-sizing %q: want lean, balanced or few-rounds", *mergeSizing)
 	}
 	authn, err := acc.authenticator(ctx, log)
+	if err != nil {
+		return err
+	}
+	trustedDocs, err := openTrusted(*trustedPath, *onlyTrusted, log)
 	if err != nil {
 		return err
 	}
@@ -389,7 +395,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	gql := resolvers.NewHandler(resolvers.Config{
 		Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout, RateLimit: rateLimit,
 		Auth: authn, DisableIntrospection: !introspection.or(acc.dev), APQCacheSize: apq,
-		TracerProvider: tp,
+		TracerProvider: tp, Trusted: trustedDocs,
 	})
 	mux.Handle("/graphql", tracing.HTTP(withCORS(splitList(*corsOrigins), gql), tp))
 	if graphiql.or(acc.dev) {
