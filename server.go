@@ -310,6 +310,8 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	fs.BoolVar(&rateLimit.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
 	trustedPath := fs.String("trusted-documents", "", "JSON manifest of trusted documents, id → document (GraphQL Codegen's persisted-documents.json, Relay's persisted_queries.json); clients send documentId or extensions.persistedQuery.sha256Hash")
 	onlyTrusted := fs.Bool("only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
+	metricsAddr := fs.String("metrics-addr", "", "serve /metrics (and pprof with -pprof) on this separate listener, e.g. 127.0.0.1:9090; without it /metrics is served on -addr in dev mode only")
+	withPprof := fs.Bool("pprof", false, "serve Go's profiles at /debug/pprof/ on the -metrics-addr listener")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
@@ -332,6 +334,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	}
 	if *apqSize < 0 {
 		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", *apqSize)
+	}
+	if *withPprof && *metricsAddr == "" {
+		return errors.New("-pprof needs -metrics-addr: profiles are served on the metrics listener only, never on the API's")
 	}
 	sizing, ok := store.Sizings[*mergeSizing]
 	if !ok {
@@ -412,7 +417,20 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 		}
 		io.WriteString(w, "ok\n")
 	})
-	mux.Handle("GET /metrics", promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	metricsHandler := promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if *metricsAddr != "" {
+		stopMetrics, err := serveMetrics(*metricsAddr, *withPprof, metricsHandler, log)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), *shutdown)
+			defer cancel()
+			_ = stopMetrics(sctx)
+		}()
+	} else if acc.dev {
+		mux.Handle("GET /metrics", metricsHandler) // dev mode's convenience: on the API listener
+	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

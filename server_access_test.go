@@ -120,6 +120,10 @@ func TestServeRefusesToStart(t *testing.T) {
 		{[]string{"serve", "-store", db, "-jwks-url", "http://127.0.0.1:1/jwks", "-jwt-issuer", "idp"}, nil, "-jwt-issuer and -jwt-audience"},
 		{[]string{"serve", "-store", db, "-jwks-url", "http://127.0.0.1:1/jwks", "-jwt-audience", "gw"}, nil, "-jwt-issuer and -jwt-audience"},
 		{[]string{"-store", db, "-jwks-url", "http://127.0.0.1:1/jwks"}, nil, "-jwt-issuer and -jwt-audience"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-pprof"}, nil, "-pprof needs -metrics-addr"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-only-trusted-documents"}, nil, "-only-trusted-documents needs -trusted-documents"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-trusted-documents", "/nonexistent.json"}, nil, "-trusted-documents"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-trusted-documents", "go.mod"}, nil, "JSON object of id"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-log-format", "xml"}, nil, "-log-format"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-merge-sizing", "fast"}, nil, "-merge-sizing"},
 	} {
@@ -203,10 +207,13 @@ func TestServeProduction(t *testing.T) {
 	if r := s.Do(t, "GET", "/", ""); r.status != 404 {
 		t.Errorf("GraphiQL is off by default in production: %d", r.status)
 	}
-	for _, p := range []string{"/healthz", "/readyz", "/metrics"} {
+	for _, p := range []string{"/healthz", "/readyz"} {
 		if r := s.Do(t, "GET", p, ""); r.status != 200 {
 			t.Errorf("%s: %d", p, r.status)
 		}
+	}
+	if r := s.Do(t, "GET", "/metrics", ""); r.status != 404 {
+		t.Errorf("/metrics on the API listener in production (no -metrics-addr): %d, want 404", r.status)
 	}
 	if r := s.Do(t, "POST", "/graphql", accQuery(`{ __schema { queryType { name } } }`)); strings.Contains(r.body, `"Query"`) || !strings.Contains(r.body, "errors") {
 		t.Errorf("introspection is off by default in production: %s", r.body)
