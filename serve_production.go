@@ -31,6 +31,28 @@ func openTrusted(path string, only bool, log *slog.Logger) (*trusted.Manifest, e
 	return m, nil
 }
 
+// placeMetrics puts /metrics where the flags say: on its own listener at
+// addr (with pprof when withPprof), else on the API's mux in dev mode only.
+// It returns the stop of that listener (a no-op without one), which lets
+// scrapes finish for at most the given time.
+func placeMetrics(api *http.ServeMux, metrics http.Handler, addr string, withPprof, dev bool, log *slog.Logger) (func(time.Duration), error) {
+	if addr == "" {
+		if dev {
+			api.Handle("GET /metrics", metrics) // dev mode's convenience
+		}
+		return func(time.Duration) {}, nil
+	}
+	shutdown, err := serveMetrics(addr, withPprof, metrics, log)
+	if err != nil {
+		return nil, err
+	}
+	return func(d time.Duration) {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		_ = shutdown(ctx)
+	}, nil
+}
+
 // serveMetrics serves /metrics, and with withPprof Go's profiles at
 // /debug/pprof/, on their own listener at addr: an operator's port, apart
 // from the API's, so that neither is public with the API. It returns the

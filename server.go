@@ -418,19 +418,11 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 		io.WriteString(w, "ok\n")
 	})
 	metricsHandler := promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	if *metricsAddr != "" {
-		stopMetrics, err := serveMetrics(*metricsAddr, *withPprof, metricsHandler, log)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			sctx, cancel := context.WithTimeout(context.Background(), *shutdown)
-			defer cancel()
-			_ = stopMetrics(sctx)
-		}()
-	} else if acc.dev {
-		mux.Handle("GET /metrics", metricsHandler) // dev mode's convenience: on the API listener
+	stopMetrics, err := placeMetrics(mux, metricsHandler, *metricsAddr, *withPprof, acc.dev, log)
+	if err != nil {
+		return err
 	}
+	defer stopMetrics(*shutdown)
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
