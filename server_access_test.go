@@ -19,6 +19,7 @@ import (
 
 	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/lestrrat-go/jwx/v3/jws"
 	"github.com/lestrrat-go/jwx/v3/jwt"
 
 	"github.com/acme/comments-gateway/auth"
@@ -322,6 +323,32 @@ func TestServeJWT(t *testing.T) {
 	}
 	if r := s.Do(t, "POST", "/graphql", accQuery(accMutation), "Authorization", sign("x")+"x"); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
 		t.Errorf("bad signature: %s", r.body)
+	}
+	// Validly signed, but with a crit header or a string date: refused.
+	signRaw := func(claims string, hdr map[string]any) string {
+		h := jws.NewHeaders()
+		h.Set(jws.KeyIDKey, "k1")
+		for k, v := range hdr {
+			h.Set(k, v)
+		}
+		b, err := jws.Sign([]byte(claims), jws.WithKey(jwa.ES256(), priv, jws.WithProtectedHeaders(h)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "Bearer " + string(b)
+	}
+	exp := time.Now().Add(time.Hour).Unix()
+	for name, tok := range map[string]string{
+		"crit header": signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d}`, exp), map[string]any{"crit": []string{"x-ext"}, "x-ext": 1}),
+		"string exp":  signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":"%d"}`, exp), nil),
+		"string iat":  signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d,"iat":"0"}`, exp), nil),
+	} {
+		if r := s.Do(t, "POST", "/graphql", accQuery(accMutation), "Authorization", tok); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
+			t.Errorf("%s: %s", name, r.body)
+		}
+	}
+	if r := s.Do(t, "POST", "/graphql", accQuery(accMutation), "Authorization", signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d}`, exp), nil)); strings.Contains(r.body, "errors") {
+		t.Errorf("the same token without the oddity: %s", r.body)
 	}
 }
 func accListen(tb testing.TB) net.Listener {
