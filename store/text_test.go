@@ -3,6 +3,8 @@ package store_test
 import (
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/acme/comments-gateway/store"
 )
@@ -60,4 +62,44 @@ func TestValidateText(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzValidateText: whatever the input, an accepted text is valid UTF-8 of
+// at most max characters, holds no control character but newline, tab and
+// CR before LF (body only), and has a character that is neither a space
+// nor a format character; a refusal is EINVALID and names the field.
+func FuzzValidateText(f *testing.F) {
+	for _, s := range []string{"ok", "", " \u00a0\u200b\u3000", "a\x00", "\x1b[0m", "a\r\nb\tc", "\xff", "\ufeff\u2060x"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, multiline bool) {
+		check := store.ValidateText
+		if multiline {
+			check = store.ValidateMultilineText
+		}
+		err := check("input.f", s, 50)
+		if err != nil {
+			if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "input.f must") {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return
+		}
+		if !utf8.ValidString(s) || utf8.RuneCountInString(s) > 50 {
+			t.Fatalf("%q accepted: invalid UTF-8 or too long", s)
+		}
+		visible := false
+		for i, r := range s {
+			ok := !unicode.IsControl(r) || multiline && (r == '\n' || r == '\t' || r == '\r' && strings.HasPrefix(s[i+1:], "\n"))
+			if !ok {
+				t.Fatalf("%q accepted with control character %U", s, r)
+			}
+			if !unicode.IsSpace(r) && !unicode.In(r, unicode.Zs, unicode.Cf) && !unicode.IsControl(r) {
+				visible = true
+			}
+		}
+		if !visible {
+			t.Fatalf("%q accepted with nothing visible", s)
+		}
+	})
 }
