@@ -1578,11 +1578,15 @@ func runE2ESuite(t *testing.T, data []*rec, file, spec string, stopForRebuild bo
 func testEndpoints(t *testing.T, s *Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2eRequestTimeout)
 	defer cancel()
-	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/"} {
+	for _, path := range []string{"/healthz", "/readyz", "/"} {
 		status, body, err := s.HTTP(ctx, http.MethodGet, path, nil, nil)
 		if err != nil || status != http.StatusOK {
 			t.Errorf("GET %s: HTTP %d, %v: %.200s", path, status, err, body)
 		}
+	}
+	// Production: /metrics only on -metrics-addr (metrics_listener_test.go).
+	if status, _, err := s.HTTP(ctx, http.MethodGet, "/metrics", nil, nil); err != nil || status != http.StatusNotFound {
+		t.Errorf("GET /metrics on the API listener: HTTP %d, %v; want 404", status, err)
 	}
 }
 

@@ -215,6 +215,10 @@ func (c accessConfig) authenticator(ctx context.Context, log *slog.Logger) (*aut
 	if c.jwksURL == "" && (c.issuer != "" || c.audience != "") {
 		return nil, errors.New("-jwt-issuer and -jwt-audience need -jwks-url")
 	}
+	if c.jwksURL != "" && (c.issuer == "" || c.audience == "") {
+		// Without both checks any token the IdP signs, for any application, would do.
+		return nil, errors.New("-jwks-url needs -jwt-issuer and -jwt-audience: without them a token the identity provider issued for any other application would be accepted")
+	}
 	if a.Keys.Len() > 0 || c.jwksURL != "" {
 		if c.open {
 			return nil, errors.New("-open-mutations contradicts -api-keys/-api-keys-file/-jwks-url: drop one")
@@ -302,7 +306,12 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	var rateLimit resolvers.RateLimit
 	fs.Float64Var(&rateLimit.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rateLimit.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
+	fs.IntVar(&rateLimit.RefusedCost, "rate-refused-cost", resolvers.DefaultRefusedCost, "points a request that runs no operation (a parse, validation or limit failure) costs; a client with fewer left gets 429")
 	fs.BoolVar(&rateLimit.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
+	trustedPath := fs.String("trusted-documents", "", "JSON manifest of trusted documents, id → document (GraphQL Codegen's persisted-documents.json, Relay's persisted_queries.json); clients send documentId or extensions.persistedQuery.sha256Hash")
+	onlyTrusted := fs.Bool("only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
+	metricsAddr := fs.String("metrics-addr", "", "serve /metrics (and pprof with -pprof) on this separate listener, e.g. 127.0.0.1:9090; without it /metrics is served on -addr in dev mode only")
+	withPprof := fs.Bool("pprof", false, "serve Go's profiles at /debug/pprof/ on the -metrics-addr listener")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
@@ -326,11 +335,18 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	if *apqSize < 0 {
 		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", *apqSize)
 	}
+	if *withPprof && *metricsAddr == "" {
+		return errors.New("-pprof needs -metrics-addr: profiles are served on the metrics listener only, never on the API's")
+	}
 	sizing, ok := store.Sizings[*mergeSizing]
 	if !ok {
 		return fmt.Errorf("-merge-sizing %q: want lean, balanced or few-rounds", *mergeSizing)
 	}
 	authn, err := acc.authenticator(ctx, log)
+	if err != nil {
+		return err
+	}
+	trustedDocs, err := openTrusted(*trustedPath, *onlyTrusted, log)
 	if err != nil {
 		return err
 	}
@@ -384,7 +400,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	gql := resolvers.NewHandler(resolvers.Config{
 		Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout, RateLimit: rateLimit,
 		Auth: authn, DisableIntrospection: !introspection.or(acc.dev), APQCacheSize: apq,
-		TracerProvider: tp,
+		TracerProvider: tp, Trusted: trustedDocs,
 	})
 	mux.Handle("/graphql", tracing.HTTP(withCORS(splitList(*corsOrigins), gql), tp))
 	if graphiql.or(acc.dev) {
@@ -401,7 +417,12 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 		}
 		io.WriteString(w, "ok\n")
 	})
-	mux.Handle("GET /metrics", promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	metricsHandler := promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	stopMetrics, err := placeMetrics(mux, metricsHandler, *metricsAddr, *withPprof, acc.dev, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics(*shutdown)
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/tracing"
+	"github.com/acme/comments-gateway/trusted"
 )
 
 // Config configures the GraphQL handler.
@@ -54,6 +55,9 @@ type Config struct {
 	// APQCacheSize is how many automatic persisted queries are kept
 	// (DefaultAPQCacheSize when 0; negative turns APQ off).
 	APQCacheSize int
+	// Trusted, when set, resolves trusted documents (persisted operations)
+	// and with Trusted.Only refuses every other operation (package trusted).
+	Trusted *trusted.Manifest
 	// TracerProvider, when set, gives each operation and each resolver call a
 	// span (package tracing); nil: no tracing.
 	TracerProvider trace.TracerProvider
@@ -92,6 +96,9 @@ func NewHandler(cfg Config) http.Handler {
 		srv.Use(noIntrospection{})
 	} else {
 		srv.Use(extension.Introspection{})
+	}
+	if cfg.Trusted != nil {
+		srv.Use(trusted.Extension{Manifest: cfg.Trusted}) // before APQ: one key space, the manifest first
 	}
 	if cfg.APQCacheSize >= 0 {
 		n := cfg.APQCacheSize
@@ -171,6 +178,7 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		return resp
 	})
+	gqlHTTP := cfg.Trusted.Middleware(srv)
 	var h http.Handler = limitBody(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(req.Context(), cfg.RequestTimeout)
@@ -185,13 +193,14 @@ func NewHandler(cfg Config) http.Handler {
 		if req.Header.Get("X-Explain") == "1" {
 			ctx, _ = withExplain(ctx)
 		}
-		srv.ServeHTTP(w, req.WithContext(ctx))
+		gqlHTTP.ServeHTTP(w, req.WithContext(ctx))
 		op, _ := info.operation.Load().(string)
 		if op == "" {
 			op = "invalid"
 		}
 		cfg.Metrics.ObserveRequest(op, time.Since(start))
 	}))
+	h = rl.gate(h) // refusals cost too (ratelimit_refused.go)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(h)
 	}

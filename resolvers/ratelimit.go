@@ -34,6 +34,9 @@ type RateLimit struct {
 	Rate              float64
 	Burst             int
 	TrustForwardedFor bool
+	// RefusedCost is what a request that runs no operation costs
+	// (DefaultRefusedCost when 0; see rateLimiter.gate).
+	RefusedCost int
 }
 
 // maxClients bounds the per-client buckets kept (least recently used go
@@ -124,6 +127,7 @@ func (rl *rateLimiter) around(ctx context.Context, next graphql.OperationHandler
 		RestoreRate:        rl.cfg.Rate,
 	}}
 	if allowed {
+		markCharged(ctx)
 		if ri, _ := ctx.Value(requestInfoKey{}).(*requestInfo); ri != nil {
 			ri.throttle.Store(info)
 		}

@@ -33,8 +33,13 @@ func (r *mutationResolver) CreateComment(ctx context.Context, input model.Create
 	}
 	// With a JWT the token's subject is the author and the owner (see
 	// guardMutations); input.author is ignored.
+	author := &input.Author
 	if p, _ := auth.FromContext(ctx); p != nil && p.Kind == auth.KindJWT {
 		nc.Author, nc.AuthorID = p.Subject, p.Subject
+		author = nil
+	}
+	if err := checkTextInputs(commentTexts(author, &input.Title, &input.Body)...); err != nil {
+		return nil, err
 	}
 	c, err := r.Store.CreateComment(ctx, nc)
 	if err != nil {
@@ -45,6 +50,9 @@ func (r *mutationResolver) CreateComment(ctx context.Context, input model.Create
 
 // UpdateComment is the resolver for the updateComment field.
 func (r *mutationResolver) UpdateComment(ctx context.Context, input model.UpdateCommentInput) (*model.UpdateCommentPayload, error) {
+	if err := checkTextInputs(commentTexts(nil, input.Title, input.Body)...); err != nil {
+		return nil, err
+	}
 	c, err := r.Store.UpdateComment(ctx, store.CommentUpdate{
 		ID: input.ID, Language: input.Language, Rating: input.Rating, Title: input.Title, Body: input.Body,
 	})

@@ -2,7 +2,6 @@ package store
 
 import (
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/text/language"
 )
@@ -109,28 +108,6 @@ func ValidateRating(r int) error {
 	return nil
 }
 
-// ValidateText checks a required text field: non-empty after trimming, valid
-// UTF-8, at most max characters.
-func ValidateText(what, s string, max int) error {
-	if !utf8.ValidString(s) {
-		return Errorf(EINVALID, "%s must be valid UTF-8", what)
-	}
-	blank := true
-	for _, r := range s {
-		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
-			blank = false
-			break
-		}
-	}
-	if blank {
-		return Errorf(EINVALID, "%s must not be empty", what)
-	}
-	if n := utf8.RuneCountInString(s); n > max {
-		return Errorf(EINVALID, "%s must be at most %d characters, got %d", what, max, n)
-	}
-	return nil
-}
-
 // Validate checks every field of c and canonicalises its language and time.
 func (c *Comment) Validate() error {
 	if err := ValidateID("comment id", c.ID); err != nil {
@@ -153,7 +130,7 @@ func (c *Comment) Validate() error {
 	if err := ValidateText("title", c.Title, MaxTitleLen); err != nil {
 		return err
 	}
-	if err := ValidateText("body", c.Body, MaxBodyLen); err != nil {
+	if err := ValidateMultilineText("body", c.Body, MaxBodyLen); err != nil {
 		return err
 	}
 	if c.CreatedAt.IsZero() {

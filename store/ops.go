@@ -215,7 +215,7 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 		}
 	}
 	if in.Body != nil {
-		if err := ValidateText("body", *in.Body, MaxBodyLen); err != nil {
+		if err := ValidateMultilineText("body", *in.Body, MaxBodyLen); err != nil {
 			return nil, err
 		}
 	}
