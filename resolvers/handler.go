@@ -81,10 +81,16 @@ func NewHandler(cfg Config) http.Handler {
 	}
 	lim := cfg.Limits.withDefaults()
 	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger}
-	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()}))
+	es := graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()})
+	srv := handler.New(es)
+	// The HTTP edge: strict GraphQL-over-HTTP transports (transport.go),
+	// strict variables (variables.go), capped error lists (httperrors.go).
+	ops := operations{schema: es.Schema()}
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(getTransport{ops: ops})
+	srv.AddTransport(postTransport{ops: ops})
+	srv.Use(strictVariables{schema: es.Schema()})
+	srv.AroundResponses(capErrors)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	if cfg.DisableIntrospection {
 		srv.SetDisableSuggestion(true)
@@ -106,7 +112,11 @@ func NewHandler(cfg Config) http.Handler {
 	srv.SetParserTokenLimit(lim.MaxTokens)
 	srv.Use(shapeLimit{maxDepth: lim.MaxDepth, maxAliases: lim.MaxAliases})
 	srv.Use(extension.FixedComplexityLimit(lim.MaxComplexity))
-	srv.SetErrorPresenter(ErrorPresenter(cfg.Logger))
+	presenter := ErrorPresenter(cfg.Logger)
+	if cfg.DisableIntrospection {
+		presenter = withoutSuggestions(presenter)
+	}
+	srv.SetErrorPresenter(presenter)
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return store.Errorf(store.EINTERNAL, "internal error")
@@ -167,7 +177,7 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		return resp
 	})
-	var h http.Handler = limitBody(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	var h http.Handler = httpEdge(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(req.Context(), cfg.RequestTimeout)
 		defer cancel()
@@ -230,7 +240,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 				code = "INTERNAL"
 			}
 			if code == "INTERNAL" || code == "UNAVAILABLE" {
-				log.ErrorContext(ctx, "store error", "err", err.Error(), "path", gerr.Path.String())
+				log.Log(ctx, logLevelOf(err), "store error", "err", err.Error(), "path", gerr.Path.String())
 			}
 			if code == "INTERNAL" {
 				gerr.Message = "internal error"
@@ -243,7 +253,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		case isRequestError(err), isEntitiesError(gerr):
 			setCode(gerr, "BAD_USER_INPUT")
 		default:
-			log.ErrorContext(ctx, "unexpected error", "err", err.Error(), "path", gerr.Path.String())
+			log.Log(ctx, logLevelOf(err), "unexpected error", "err", err.Error(), "path", gerr.Path.String())
 			gerr.Message = "internal error"
 			setCode(gerr, "INTERNAL")
 			setRequestID(ctx, gerr)
