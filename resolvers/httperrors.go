@@ -58,11 +58,16 @@ func writeRequestError(w http.ResponseWriter, status int, code, msg string, head
 	for i := 0; i+1 < len(header); i += 2 {
 		w.Header().Set(header[i], header[i+1])
 	}
-	e := &gqlerror.Error{Message: msg}
-	setCode(e, code)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	writeJSON(w, requestErrorBody{Errors: gqlerror.List{e}})
+	writeJSON(w, requestErrorBody{Errors: gqlerror.List{coded(code, msg)}})
+}
+
+// coded is an error with message msg and extensions.code code.
+func coded(code, msg string) *gqlerror.Error {
+	e := &gqlerror.Error{Message: msg}
+	setCode(e, code)
+	return e
 }
 
 // writeJSON writes v; a value that cannot be marshalled is a bug, answered

@@ -84,6 +84,10 @@ func (t getTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 				writeRequestError(w, http.StatusBadRequest, CodeBadUserInput, "the query string is not valid UTF-8; percent-encode UTF-8 bytes")
 				return
 			}
+			if hasLoneSurrogate([]byte(v)) {
+				writeRequestError(w, http.StatusBadRequest, CodeBadUserInput, loneSurrogateMessage)
+				return
+			}
 		}
 	}
 	params := &graphql.RawParams{Query: q.Get("query"), OperationName: q.Get("operationName"), Headers: r.Header}
