@@ -33,6 +33,7 @@ const (
 // not UTF-8 (400). A POST reaches next with its body read into memory.
 func httpEdge(maxBody int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w = forUpgrade(w, r)
 		switch r.Method {
 		case http.MethodGet, http.MethodOptions:
 		case http.MethodPost:

@@ -112,11 +112,7 @@ func NewHandler(cfg Config) http.Handler {
 	srv.SetParserTokenLimit(lim.MaxTokens)
 	srv.Use(shapeLimit{maxDepth: lim.MaxDepth, maxAliases: lim.MaxAliases})
 	srv.Use(extension.FixedComplexityLimit(lim.MaxComplexity))
-	presenter := ErrorPresenter(cfg.Logger)
-	if cfg.DisableIntrospection {
-		presenter = withoutSuggestions(presenter)
-	}
-	srv.SetErrorPresenter(presenter)
+	srv.SetErrorPresenter(edgePresenter(ErrorPresenter(cfg.Logger), cfg.DisableIntrospection))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return store.Errorf(store.EINTERNAL, "internal error")

@@ -95,11 +95,11 @@ func TestCheckVariables(t *testing.T) {
 	}
 }
 
-// TestWithoutSuggestions: every "Did you mean" gqlparser writes is
+// TestEdgePresenterHidesSuggestions: every "Did you mean" gqlparser writes is
 // stripped, the enum values' included (the gateway's schema has no enum
 // argument, so this uses a test schema).
-func TestWithoutSuggestions(t *testing.T) {
-	present := withoutSuggestions(graphql.DefaultErrorPresenter)
+func TestEdgePresenterHidesSuggestions(t *testing.T) {
+	present := edgePresenter(graphql.DefaultErrorPresenter, true)
 	for _, query := range []string{
 		`{ q(c: REDD) }`,                    // enum value
 		`{ q(ii: 1) }`,                      // argument
@@ -170,5 +170,23 @@ func TestHasLoneSurrogate(t *testing.T) {
 	var s string
 	if err := json.Unmarshal([]byte(`"\ud800"`), &s); err != nil || !bytes.Equal([]byte(s), []byte("\uFFFD")) {
 		t.Errorf("encoding/json decodes a lone surrogate to %q, %v", s, err)
+	}
+}
+
+// TestEdgePresenterNamesNoGoType: gqlgen's unmarshallers' messages say
+// what was expected, not the Go type they got.
+func TestEdgePresenterNamesNoGoType(t *testing.T) {
+	present := edgePresenter(graphql.DefaultErrorPresenter, false)
+	for msg, want := range map[string]string{
+		"json.Number is not a map":                "expected a JSON object",
+		"[]interface {} is not a map":             "expected a JSON object",
+		"string is not a map":                     "expected a JSON object",
+		"bool is not an int":                      "expected an integer",
+		"map[string]interface {} is not a string": "expected a string",
+		"the product id is not a valid id":        "the product id is not a valid id",
+	} {
+		if got := present(context.Background(), gqlerror.Errorf("%s", msg)).Message; got != want {
+			t.Errorf("%q presented as %q, want %q", msg, got, want)
+		}
 	}
 }

@@ -384,3 +384,48 @@ func (r reachedTable) Query(ctx context.Context, q store.Query) (store.QueryResu
 	r.once.Do(func() { close(r.reached) })
 	return r.slowTable.Query(ctx, q)
 }
+
+// TestUpgrades: a WebSocket upgrade that no transport takes gets a coded
+// refusal; any other Upgrade header is ignored (served as plain HTTP).
+func TestUpgrades(t *testing.T) {
+	e := MustAccessEnv(t, resolvers.Config{})
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL, nil)
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Connection", "Upgrade")
+	resp, err := e.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !bytes.Contains(body, []byte(`"code":"BAD_REQUEST"`)) || bytes.Contains(body, []byte(`"data"`)) {
+		t.Errorf("WebSocket upgrade: HTTP %d %s, want 400 with a BAD_REQUEST error", resp.StatusCode, body)
+	}
+	req, _ = http.NewRequest(http.MethodPost, e.srv.URL, strings.NewReader(`{"query":"{ __typename }"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Upgrade", "h2c")
+	resp, err = e.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"__typename":"Query"`)) {
+		t.Errorf("Upgrade: h2c: HTTP %d %s, want the query answered", resp.StatusCode, body)
+	}
+}
+
+// TestNoGoTypeNames: a federation representation of the wrong JSON type is
+// refused with what was expected, not the Go type that was got.
+func TestNoGoTypeNames(t *testing.T) {
+	e := MustAccessEnv(t, resolvers.Config{})
+	for _, body := range []map[string]any{
+		q(`{ _entities(representations: ["x"]) { ... on Product { id } } }`),
+		{"query": `query($r: [_Any!]!) { _entities(representations: $r) { ... on Product { id } } }`, "variables": map[string]any{"r": []any{5}}},
+	} {
+		r := e.MustPost(t, body)
+		if len(r.Errors) != 1 || r.Errors[0].Message != "expected a JSON object" || code(r) != "BAD_USER_INPUT" {
+			t.Errorf("%v: %+v, want one BAD_USER_INPUT error \"expected a JSON object\"", body["query"], r.Errors)
+		}
+	}
+}

@@ -113,14 +113,32 @@ func capErrorList(errs gqlerror.List) gqlerror.List {
 // arguments, input fields, types, enum values, inline fragments).
 var suggestion = regexp.MustCompile(` Did you mean [^?]*\?`)
 
-// withoutSuggestions strips every "Did you mean …?" from the messages p
-// presents: with introspection off, no error may name schema members the
-// client did not write (gqlgen's SetDisableSuggestion covers only unknown
-// fields).
-func withoutSuggestions(p graphql.ErrorPresenterFunc) graphql.ErrorPresenterFunc {
+// goTypeError matches gqlgen's scalar unmarshallers' messages, which name
+// the Go type of the value ("json.Number is not a map").
+var goTypeError = regexp.MustCompile(`^.+ is not an? (map|int|int32|int64|uint|uint64|float|float64|string|bool)$`)
+
+// goKinds names, for a client, what an unmarshaller wanted.
+var goKinds = map[string]string{
+	"map": "a JSON object", "string": "a string", "bool": "true or false",
+	"int": "an integer", "int32": "an integer", "int64": "an integer", "uint": "an integer", "uint64": "an integer",
+	"float": "a number", "float64": "a number",
+}
+
+// edgePresenter makes what p presents fit to show: messages that name a Go
+// type say what was expected instead, and with hideSuggestions every "Did
+// you mean …?" is cut (with introspection off no error may name schema
+// members the client did not write; gqlgen's SetDisableSuggestion covers
+// only unknown fields).
+func edgePresenter(p graphql.ErrorPresenterFunc, hideSuggestions bool) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		e := p(ctx, err)
-		if e != nil {
+		if e == nil {
+			return nil
+		}
+		if m := goTypeError.FindStringSubmatch(e.Message); m != nil {
+			e.Message = "expected " + goKinds[m[1]]
+		}
+		if hideSuggestions {
 			e.Message = suggestion.ReplaceAllString(e.Message, "")
 		}
 		return e
