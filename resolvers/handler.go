@@ -45,8 +45,8 @@ type Config struct {
 	// (see guardMutations). Nil or empty leaves mutations open: cmdServe
 	// refuses that outside dev mode unless -open-mutations is given.
 	Auth *auth.Authenticator
-	// DisableIntrospection turns off __schema/__type and hides "did you
-	// mean" field suggestions in validation errors.
+	// DisableIntrospection turns off __schema/__type and hides every "Did
+	// you mean" suggestion of a schema name in error messages.
 	DisableIntrospection bool
 	// RateLimit limits each client by the cost of its operations (off when
 	// its Rate is 0).
@@ -236,7 +236,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 				code = "INTERNAL"
 			}
 			if code == "INTERNAL" || code == "UNAVAILABLE" {
-				log.Log(ctx, logLevelOf(err), "store error", "err", err.Error(), "path", gerr.Path.String())
+				log.Log(ctx, logLevelOf(ctx, err), "store error", "err", err.Error(), "path", gerr.Path.String())
 			}
 			if code == "INTERNAL" {
 				gerr.Message = "internal error"
@@ -249,7 +249,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		case isRequestError(err), isEntitiesError(gerr):
 			setCode(gerr, "BAD_USER_INPUT")
 		default:
-			log.Log(ctx, logLevelOf(err), "unexpected error", "err", err.Error(), "path", gerr.Path.String())
+			log.Log(ctx, logLevelOf(ctx, err), "unexpected error", "err", err.Error(), "path", gerr.Path.String())
 			gerr.Message = "internal error"
 			setCode(gerr, "INTERNAL")
 			setRequestID(ctx, gerr)

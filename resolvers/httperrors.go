@@ -146,9 +146,10 @@ func edgePresenter(p graphql.ErrorPresenterFunc, hideSuggestions bool) graphql.E
 }
 
 // logLevelOf is the level at which a failed request's error is logged: a
-// client that went away (context.Canceled) is routine, not an ERROR.
-func logLevelOf(err error) slog.Level {
-	if errors.Is(err, context.Canceled) {
+// client that went away (the request's context cancelled, which is not its
+// deadline passing) is routine, not an ERROR.
+func logLevelOf(ctx context.Context, err error) slog.Level {
+	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
 		return slog.LevelInfo
 	}
 	return slog.LevelError
