@@ -265,7 +265,9 @@ func withCORS(origins []string, h http.Handler) http.Handler {
 	return cors.New(cors.Options{
 		AllowedOrigins: origins,
 		AllowedMethods: []string{http.MethodGet, http.MethodPost},
-		AllowedHeaders: []string{"Content-Type", "Accept", "Authorization", "X-API-Key", "X-Request-Id", "X-Explain"},
+		AllowedHeaders: []string{"Content-Type", "Accept", "Authorization", "X-API-Key", "X-Request-Id", "X-Explain",
+			// What Apollo Client and urql send (CSRF prevention, operation name, client awareness).
+			"Apollo-Require-Preflight", "X-Apollo-Operation-Name", "Apollographql-Client-Name", "Apollographql-Client-Version"},
 		ExposedHeaders: []string{"X-Request-Id"},
 		MaxAge:         600,
 	}).Handler(h)
@@ -303,6 +305,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	fs.IntVar(&lim.MaxSelections, "max-selections", resolvers.DefaultMaxSelections, "most fields in one document, fragments expanded")
 	fs.IntVar(&lim.MaxEntities, "max-entities", resolvers.DefaultMaxEntities, "most _entities representations in one request")
 	reqTimeout := fs.Duration("request-timeout", resolvers.DefaultRequestTimeout, "bound on one request's work, store calls included")
+	readTimeout := fs.Duration("read-timeout", 15*time.Second, "how long a client may take to send a whole request, body included; a body that stalls past it gets 408")
 	var rateLimit resolvers.RateLimit
 	fs.Float64Var(&rateLimit.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rateLimit.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
@@ -331,6 +334,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	}
 	if _, _, err := parseStoreSpec(*spec); err != nil {
 		return err
+	}
+	if *readTimeout <= 0 {
+		return fmt.Errorf("-read-timeout %s: want a positive duration (a stalled body would hold its connection forever)", *readTimeout)
 	}
 	if *apqSize < 0 {
 		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", *apqSize)
@@ -403,6 +409,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 		TracerProvider: tp, Trusted: trustedDocs,
 	})
 	mux.Handle("/graphql", tracing.HTTP(withCORS(splitList(*corsOrigins), gql), tp))
+	mux.Handle("/graphql/", resolvers.NotFoundHandler("/graphql"))
 	if graphiql.or(acc.dev) {
 		web.Register(mux, "/graphql") // GraphiQL at /, its assets, and /demo
 	}
@@ -431,7 +438,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	srv := &http.Server{
 		Handler:           obs.Middleware(log, mux),
 		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       15 * time.Second,
+		ReadTimeout:       *readTimeout,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}

@@ -46,8 +46,8 @@ type Config struct {
 	// (see guardMutations). Nil or empty leaves mutations open: cmdServe
 	// refuses that outside dev mode unless -open-mutations is given.
 	Auth *auth.Authenticator
-	// DisableIntrospection turns off __schema/__type and hides "did you
-	// mean" field suggestions in validation errors.
+	// DisableIntrospection turns off __schema/__type and hides every "Did
+	// you mean" suggestion of a schema name in error messages.
 	DisableIntrospection bool
 	// RateLimit limits each client by the cost of its operations (off when
 	// its Rate is 0).
@@ -87,9 +87,14 @@ func NewHandler(cfg Config) http.Handler {
 	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger}
 	es := graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()})
 	srv := handler.New(es)
+	// The HTTP edge: strict GraphQL-over-HTTP transports (transport.go),
+	// strict variables (variables.go), capped error lists (httperrors.go).
+	ops := operations{schema: es.Schema()}
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(getTransport{ops: ops})
+	srv.AddTransport(postTransport{ops: ops})
+	srv.Use(strictVariables{schema: es.Schema()})
+	srv.AroundResponses(capErrors)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	if cfg.DisableIntrospection {
 		srv.SetDisableSuggestion(true)
@@ -114,7 +119,7 @@ func NewHandler(cfg Config) http.Handler {
 	srv.SetParserTokenLimit(lim.MaxTokens)
 	// After APQ and every other parameter mutator: it measures the final text.
 	srv.Use(newCostLimit(lim, es))
-	srv.SetErrorPresenter(ErrorPresenter(cfg.Logger))
+	srv.SetErrorPresenter(edgePresenter(ErrorPresenter(cfg.Logger), cfg.DisableIntrospection))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return store.Errorf(store.EINTERNAL, "internal error")
@@ -179,7 +184,7 @@ func NewHandler(cfg Config) http.Handler {
 		return resp
 	})
 	gqlHTTP := cfg.Trusted.Middleware(srv)
-	var h http.Handler = limitBody(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	var h http.Handler = httpEdge(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(req.Context(), cfg.RequestTimeout)
 		defer cancel()
@@ -243,7 +248,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 				code = "INTERNAL"
 			}
 			if code == "INTERNAL" || code == "UNAVAILABLE" {
-				log.ErrorContext(ctx, "store error", "err", err.Error(), "path", gerr.Path.String())
+				log.Log(ctx, logLevelOf(ctx, err), "store error", "err", err.Error(), "path", gerr.Path.String())
 			}
 			if code == "INTERNAL" {
 				gerr.Message = "internal error"
@@ -256,7 +261,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		case isRequestError(err), isEntitiesError(gerr):
 			setCode(gerr, "BAD_USER_INPUT")
 		default:
-			log.ErrorContext(ctx, "unexpected error", "err", err.Error(), "path", gerr.Path.String())
+			log.Log(ctx, logLevelOf(ctx, err), "unexpected error", "err", err.Error(), "path", gerr.Path.String())
 			gerr.Message = "internal error"
 			setCode(gerr, "INTERNAL")
 			setRequestID(ctx, gerr)

@@ -1,10 +1,6 @@
 package resolvers
 
 import (
-	"bytes"
-	"io"
-	"net/http"
-
 	"github.com/99designs/gqlgen/graphql/errcode"
 
 	"github.com/acme/comments-gateway/graph"
@@ -132,36 +128,4 @@ func pageSize(first *int, def, maxN int) int {
 		n = maxN
 	}
 	return n
-}
-
-// limitBody refuses bodies over maxBytes with 413 before the GraphQL
-// transport reads them: by Content-Length when there is one, otherwise (a
-// chunked body) by reading at most maxBytes+1 bytes first.
-func limitBody(maxBytes int64, next http.Handler) http.Handler {
-	tooLarge := func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusRequestEntityTooLarge)
-		_, _ = w.Write([]byte(`{"errors":[{"message":"request body too large","extensions":{"code":"REQUEST_TOO_LARGE"}}]}`))
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.ContentLength > maxBytes:
-			tooLarge(w)
-			return
-		case r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody:
-			body, err := io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
-			if err != nil {
-				http.Error(w, "could not read the request body", http.StatusBadRequest)
-				return
-			}
-			if int64(len(body)) > maxBytes {
-				tooLarge(w)
-				return
-			}
-			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		default:
-			r.Body = http.MaxBytesReader(w, r.Body, maxBytes)
-		}
-		next.ServeHTTP(w, r)
-	})
 }

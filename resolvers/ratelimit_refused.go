@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -14,14 +15,33 @@ import (
 // client's rate budget, in points (see RateLimit.RefusedCost).
 const DefaultRefusedCost = 10
 
-// chargedKey holds a request's *atomic.Bool, set when the rate limit took
-// the cost of its operation (rateLimiter.around).
+// chargedKey holds a request's *charge (gate).
 type chargedKey struct{}
+
+// charge is what a request owes the rate limit: its operation's complexity
+// (taken by around, which sets operation), or else the refused cost (taken
+// once, by refused).
+type charge struct {
+	operation atomic.Bool
+	once      sync.Once
+	take      func()
+}
 
 // markCharged records that the request's operation was charged its cost.
 func markCharged(ctx context.Context) {
-	if c, _ := ctx.Value(chargedKey{}).(*atomic.Bool); c != nil {
-		c.Store(true)
+	if c, _ := ctx.Value(chargedKey{}).(*charge); c != nil {
+		c.operation.Store(true)
+	}
+}
+
+// chargeRefused takes the refused cost of a request that runs no operation,
+// once. The gate does it after the request; an answer that reaches the
+// client before its handler returns (a 413 flushed before the rest of the
+// body is drained) does it first, so that the client's next request finds
+// the cost taken.
+func chargeRefused(ctx context.Context) {
+	if c, _ := ctx.Value(chargedKey{}).(*charge); c != nil && !c.operation.Load() {
+		c.once.Do(c.take)
 	}
 }
 
@@ -49,13 +69,12 @@ func (rl *rateLimiter) gate(next http.Handler) http.Handler {
 			rl.refuse(w, avail, float64(cost))
 			return
 		}
-		charged := new(atomic.Bool)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), chargedKey{}, charged)))
-		if !charged.Load() {
-			// Taken even past the budget (the bucket goes into debt), so
-			// that the next request waits for it.
-			l.ReserveN(time.Now(), cost)
-		}
+		// Taken even past the budget (the bucket goes into debt), so that
+		// the next request waits for it.
+		c := &charge{take: func() { l.ReserveN(time.Now(), cost) }}
+		ctx := context.WithValue(r.Context(), chargedKey{}, c)
+		next.ServeHTTP(w, r.WithContext(ctx))
+		chargeRefused(ctx)
 	})
 }
 
