@@ -50,6 +50,8 @@ func TestBudgetHTTP(t *testing.T) {
 		{hostileCase: hostileCase{name: "2 MB mutation body, chunked", body: mutationBody(mutation, 2<<20), chunked: true, status: 413, code: "REQUEST_TOO_LARGE"}},
 		{hostileCase: hc("64 MB body", nil, 413, "REQUEST_TOO_LARGE"), send: sendLarge(64<<20, false)},
 		{hostileCase: hc("64 MB body, chunked", nil, 413, "REQUEST_TOO_LARGE"), send: sendLarge(64<<20, true)},
+		{hostileCase: hc("64 MB body sent whole before reading", nil, 413, "REQUEST_TOO_LARGE"), send: sendWhole(64<<20, false)},
+		{hostileCase: hc("64 MB body sent whole before reading, chunked", nil, 413, "REQUEST_TOO_LARGE"), send: sendWhole(64<<20, true)},
 		{hostileCase: hc("misspelled argument", gql(`{ product(id: "p") { comments(frist: 1) { totalCount } } }`, nil), 422, validation),
 			check: (replyLacks("Did you mean", `"first`, "first:"))},
 		{hostileCase: hc("misspelled input field", gql(`mutation { updateComment(input: {id: "x", titel: "t"}) { comment { id } } }`, nil), 422, validation),
@@ -172,24 +174,34 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// sendStalled sends a POST's headers and the first bytes of its body, then
-// nothing: the server's read timeout must end it with a 408 that names no
-// socket address.
-func sendStalled(ctx context.Context, _ *http.Client, base string) (int, []byte, error) {
+// dialServer opens a raw connection to the server at base, bounded by
+// ctx's deadline, and returns it with the host for a Host header.
+func dialServer(ctx context.Context, base string) (net.Conn, string, error) {
 	u, err := url.Parse(base)
 	if err != nil {
-		return 0, nil, err
+		return nil, "", err
 	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", u.Host)
 	if err != nil {
-		return 0, nil, err
+		return nil, "", err
 	}
-	defer conn.Close()
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
-	fmt.Fprintf(conn, "POST /graphql HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"query\":", u.Host)
+	return conn, u.Host, nil
+}
+
+// sendStalled sends a POST's headers and the first bytes of its body, then
+// nothing: the server's read timeout must end it with a 408 that names no
+// socket address.
+func sendStalled(ctx context.Context, _ *http.Client, base string) (int, []byte, error) {
+	conn, host, err := dialServer(ctx, base)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /graphql HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"query\":", host)
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		return 0, nil, err
@@ -224,6 +236,44 @@ func sendLarge(size int64, chunked bool) sendFunc {
 		defer resp.Body.Close()
 		b, err := io.ReadAll(resp.Body)
 		return resp.StatusCode, b, err
+	}
+}
+
+// sendWhole writes a POST with a body of size bytes (with a
+// Content-Length, or in 32 KiB chunks) over a raw connection, all of it,
+// and only then reads the answer, as simple clients do: the server must
+// drain the body rather than reset the connection.
+func sendWhole(size int, chunked bool) sendFunc {
+	return func(ctx context.Context, _ *http.Client, base string) (int, []byte, error) {
+		conn, host, err := dialServer(ctx, base)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer conn.Close()
+		w := bufio.NewWriterSize(conn, 64<<10)
+		chunk := bytes.Repeat([]byte(" "), 32<<10)
+		if chunked {
+			fmt.Fprintf(w, "POST /graphql HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", host)
+			for range size / len(chunk) {
+				fmt.Fprintf(w, "%x\r\n%s\r\n", len(chunk), chunk)
+			}
+			fmt.Fprint(w, "0\r\n\r\n")
+		} else {
+			fmt.Fprintf(w, "POST /graphql HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", host, size)
+			for range size / len(chunk) {
+				_, _ = w.Write(chunk)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			return 0, nil, fmt.Errorf("sending the body: %w", err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, body, err
 	}
 }
 

@@ -429,3 +429,44 @@ func TestNoGoTypeNames(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyTooLargeSentWhole: a client that sends the whole over-limit body
+// before it reads (as many simple clients do) gets the 413, because the
+// server reads the rest of the body instead of closing on it.
+func TestBodyTooLargeSentWhole(t *testing.T) {
+	e := MustAccessEnv(t, resolvers.Config{Limits: resolvers.Limits{MaxBodyBytes: 1000}})
+	for _, chunked := range []bool{false, true} {
+		conn, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetDeadline(time.Now().Add(60 * time.Second)) // a hang, not a slow machine
+		const size = 16 << 20
+		chunk := bytes.Repeat([]byte(" "), 32<<10)
+		w := bufio.NewWriter(conn)
+		if chunked {
+			fmt.Fprint(w, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+			for range size / len(chunk) {
+				fmt.Fprintf(w, "%x\r\n%s\r\n", len(chunk), chunk)
+			}
+			fmt.Fprint(w, "0\r\n\r\n")
+		} else {
+			fmt.Fprintf(w, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", size)
+			for range size / len(chunk) {
+				w.Write(chunk)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatalf("chunked=%v: sending the body: %v", chunked, err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("chunked=%v: %v", chunked, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 413 || !bytes.Contains(body, []byte(`"REQUEST_TOO_LARGE"`)) || !resp.Close {
+			t.Errorf("chunked=%v: HTTP %d %v %s, want 413 REQUEST_TOO_LARGE with Connection: close", chunked, resp.StatusCode, resp.Header, body)
+		}
+		conn.Close()
+	}
+}
