@@ -27,12 +27,15 @@ func TestBudgetHTTP(t *testing.T) {
 	}
 	// A 1 s read timeout, so that the stalled body is refused quickly.
 	s := MustStartBudgetServer(t, "-store", "bolt:budget-http.db", "-read-timeout", "1s")
-	var unknownFields strings.Builder
-	unknownFields.WriteString("{ ")
-	for i := range 9000 {
-		fmt.Fprintf(&unknownFields, "f%d ", i)
+	unknownFields := func(n int) string {
+		var b strings.Builder
+		b.WriteString("{ ")
+		for i := range n {
+			fmt.Fprintf(&b, "f%d ", i)
+		}
+		b.WriteString("}")
+		return b.String()
 	}
-	unknownFields.WriteString("}")
 	invalidJSON := append([]byte(`{"query":"{ __typename }","variables":{"x":"`), bytes.Repeat([]byte("secret-"), (1<<20-100)/7)...)
 	const mutation = `mutation M($in: CreateCommentInput!) { createComment(input: $in) { comment { id } } }`
 	getMutation := "/graphql?" + url.Values{"query": {`mutation { deleteComment(input: {id: "x"}) { deletedCommentId } }`}}.Encode()
@@ -40,8 +43,12 @@ func TestBudgetHTTP(t *testing.T) {
 		return hostileCase{name: name, body: body, status: status, code: code}
 	}
 	cases := []httpCase{
-		{hostileCase: hc("9000 unknown fields", gql(unknownFields.String(), nil), 422, validation),
-			check: (replyHas(`"TOO_MANY_ERRORS"`, `8980 more errors`))},
+		// 9,000 fields are over the selection cap: refused before
+		// validation, one error.
+		{hostileCase: hc("9000 unknown fields", gql(unknownFields(9000), nil), 422, "SELECTION_LIMIT_EXCEEDED")},
+		// 900 fit under the cap and fail validation: 20 errors and a count.
+		{hostileCase: hc("900 unknown fields", gql(unknownFields(900), nil), 422, validation),
+			check: (replyHas(`"TOO_MANY_ERRORS"`, `880 more errors`))},
 		{hostileCase: hc("1 MiB of invalid JSON", invalidJSON, 400, "BAD_REQUEST"), check: (replyLacks("secret-", "Go value", "map[string]"))},
 		{hostileCase: hc("query of the wrong JSON type", []byte(`{"query":{"a":1}}`), 400, "BAD_REQUEST"), check: (replyLacks("Go value", "Go struct", "string"+" into"))},
 		{hostileCase: hc("variables of the wrong JSON type", []byte(`{"query":"{ __typename }","variables":"x"}`), 400, "BAD_REQUEST"), check: (replyLacks("Go value", "map[string]"))},
