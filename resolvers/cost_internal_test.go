@@ -281,3 +281,32 @@ func BenchmarkCostAnalysis(b *testing.B) {
 		})
 	}
 }
+
+// TestCostCheckedAfterValidationWhenVariablesDidNotCoerce: when the
+// variables could not be coerced before validation, the complexity is
+// measured and checked on gqlgen's validated operation and variables.
+func TestCostCheckedAfterValidationWhenVariablesDidNotCoerce(t *testing.T) {
+	es := testSchema()
+	c := newCostLimit(Limits{MaxComplexity: 500}.withDefaults(), es)
+	q := `query($n: Int) { a: product(id: "a") { comments(first: $n) { nodes { id title } } } b: product(id: "b") { comments(first: $n) { nodes { id title } } } }`
+	doc, errs := gqlparser.LoadQuery(es.Schema(), q)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	for n, code := range map[int64]string{10: "", 100: CodeComplexity} {
+		oc := &graphql.OperationContext{Doc: doc, Operation: doc.Operations[0], Variables: map[string]any{"n": n}}
+		oc.Stats.SetExtension(costExtension, &operationCost{Known: false})
+		err := c.MutateOperationContext(context.Background(), oc)
+		if got := ""; err != nil {
+			got, _ = err.Extensions["code"].(string)
+			if got != code {
+				t.Errorf("first %d: %v, want %q", n, err, code)
+			}
+		} else if code != "" {
+			t.Errorf("first %d: accepted, want %s", n, code)
+		}
+		if m := costOf(oc); m == nil || !m.Known || m.Complexity != 2*(2+3*int(n)) {
+			t.Errorf("first %d: measured %+v", n, m)
+		}
+	}
+}

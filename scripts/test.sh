@@ -233,7 +233,8 @@ else
 fi
 
 # Short fuzz run (10s per target of ./store/ and of ./resolvers/, the cost
-# analysis; failing inputs land in <pkg>/testdata/fuzz) and the graphql-http GraphQL-over-HTTP audit (no MUST may fail).
+# analysis; failing inputs land in <pkg>/testdata/fuzz) and the graphql-http
+# GraphQL-over-HTTP audit (no MUST may fail).
 step "go test -fuzz (10s per target in ./store/ and ./resolvers/)"
 for pkg in ./store/ ./resolvers/; do
 	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do

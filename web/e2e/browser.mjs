@@ -143,7 +143,7 @@ async function testDemo(page, base) {
   assert.equal(v.total, countOf(all.stats, [1, 2, 3, 4]), 'ratings 1-4: totalCount');
   assert.ok(v.ratings.every((r) => r <= 4));
 
-  // A language: the second most common, to keep it interesting.
+  // A language: the second one listed (languages come in tag order).
   const language = all.languages[1].language;
   await act(() => page.locator('#language').selectOption(language));
   const langStats = (await gql(base, STATS, { id: product, l: language })).product.stats;
