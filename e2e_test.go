@@ -539,9 +539,9 @@ func canonLang(s string) string {
 
 var (
 	e2eAuthors = []string{"Ann", "Jürgen", "Zoë", "José Álvarez", "Søren", "李雷", "Анна", "O'Brien", `Chloé "Coco"`, "dev_42"}
-	e2eTitles  = []string{"Great", "Nicht gut", "Muito bom 👍", "Bof", "Five stars!", "Does the job", "Çok iyi", "<b>not html</b>", `Back\slash`, "Tab\there"}
+	e2eTitles  = []string{"Great", "Nicht gut", "Muito bom 👍", "Bof", "Five stars!", "Does the job", "Çok iyi", "<b>not html</b>", `Back\slash`, "Non\u00a0breaking\u200bspaces"}
 	e2eBodies  = []string{
-		"Works as described.", "Arrived a day late, but fine.", "Die Qualität ist hervorragend.",
+		"Works as described.", "Arrived a day late,\tbut fine.", "Die Qualität ist hervorragend.",
 		"Chegou rápido e bem embalado.", "Le goût est parfait.", "Line one\nline two.",
 		"Emoji 🚀 and ünïcödé.", `Quotes: "double" and 'single'.`, "Price/performance: 10/10 & more <3.",
 	}
