@@ -32,7 +32,7 @@ func (r *mutationResolver) CreateComment(ctx context.Context, input model.Create
 	}
 	c, err := r.Store.CreateComment(ctx, nc)
 	if err != nil {
-		return nil, err
+		return nil, inputErrors(err, "input")
 	}
 	return &model.CreateCommentPayload{Comment: c}, nil
 }
@@ -43,7 +43,7 @@ func (r *mutationResolver) UpdateComment(ctx context.Context, input model.Update
 		ID: input.ID, Language: input.Language, Rating: input.Rating, Title: input.Title, Body: input.Body,
 	})
 	if err != nil {
-		return nil, err
+		return nil, inputErrors(err, "input")
 	}
 	return &model.UpdateCommentPayload{Comment: c}, nil
 }
@@ -51,7 +51,7 @@ func (r *mutationResolver) UpdateComment(ctx context.Context, input model.Update
 // DeleteComment is the resolver for the deleteComment field.
 func (r *mutationResolver) DeleteComment(ctx context.Context, input model.DeleteCommentInput) (*model.DeleteCommentPayload, error) {
 	if err := r.Store.DeleteComment(ctx, input.ID); err != nil {
-		return nil, err
+		return nil, inputErrors(asArgument(err, "id"), "input")
 	}
 	return &model.DeleteCommentPayload{DeletedCommentID: input.ID}, nil
 }
@@ -117,7 +117,7 @@ func (r *productResolver) Languages(ctx context.Context, obj *model.Product) ([]
 // Product is the resolver for the product field.
 func (r *queryResolver) Product(ctx context.Context, id string) (*model.Product, error) {
 	if err := store.ValidateID("product id", id); err != nil {
-		return nil, err
+		return nil, asArgument(err, "id")
 	}
 	return &model.Product{ID: id}, nil
 }
@@ -125,7 +125,7 @@ func (r *queryResolver) Product(ctx context.Context, id string) (*model.Product,
 // Comment is the resolver for the comment field.
 func (r *queryResolver) Comment(ctx context.Context, id string) (*store.Comment, error) {
 	if err := store.ValidateID("comment id", id); err != nil {
-		return nil, err
+		return nil, asArgument(err, "id")
 	}
 	return For(ctx).Comments.Load(ctx, id)()
 }
