@@ -234,7 +234,7 @@ type Server struct {
 	requests atomic.Int64
 }
 
-var listeningRE = regexp.MustCompile(`^listening on http://(127\.0\.0\.1:[0-9]+)/ `)
+var listeningRE = regexp.MustCompile(`^listening on http://(127\.0\.0\.1:[0-9]+)/graphql `)
 
 // MustStartServer starts `gw serve -addr 127.0.0.1:0 -demo=false
 // -open-mutations -graphiql ARGS...` (production mode with open mutations),
@@ -283,7 +283,7 @@ func startServer(tb testing.TB, bin string, argv []string, stop func(*Server)) *
 	}
 	m := listeningRE.FindStringSubmatch(line)
 	if m == nil {
-		tb.Fatalf("gw serve: first line %q is not `listening on http://127.0.0.1:PORT/ ...`", line)
+		tb.Fatalf("gw serve: first line %q is not `listening on http://127.0.0.1:PORT/graphql ...`", line)
 	}
 	s.URL = "http://" + m[1]
 	s.client = &http.Client{

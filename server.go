@@ -47,24 +47,12 @@ func main() {
 	}
 }
 
-const usage = `comments-gateway: the product comments GraphQL gateway.
-
-Usage:
-  comments-gateway [flags]                  serve GraphQL in dev mode (-dev=true)
-  comments-gateway serve [flags]            serve GraphQL in production mode
-  comments-gateway import [flags] FILE|-    bulk-load comments from JSON lines
-  comments-gateway seed [flags]             load synthetic comments
-  comments-gateway create-table -store dynamodb:TABLE
-  comments-gateway rebuild-stats [flags]    recount every product's stats
-
-Run "comments-gateway COMMAND -h" for a command's flags. Every flag can also
-be set by an environment variable: -store is COMMENTS_STORE, -addr is
-COMMENTS_ADDR, -rand-seed is COMMENTS_RAND_SEED, and so on; a flag on the
-command line wins over the variable.
-`
-
 // run is the whole program: main only adds signals and the exit code.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	runCmd := func(args []string) error { return run(ctx, args, getenv, stdin, stdout, stderr) }
+	if handled, err := helpCommand(args, stdout, stderr, runCmd); handled {
+		return err
+	}
 	cmd, named := "serve", false
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args, named = args[0], args[1:], true
@@ -82,9 +70,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdCreateTable(ctx, args, getenv, stdout, stderr)
 	case "rebuild-stats":
 		return cmdRebuildStats(ctx, args, getenv, stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -96,6 +81,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 func newFlags(cmd string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	setUsage(fs)
 	return fs
 }
 
@@ -442,9 +428,15 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	// The first line on stdout is the address, for scripts and tests.
-	fmt.Fprintf(stdout, "listening on http://%s/ (store %s)\n", ln.Addr(), *spec)
-	log.Info("serving", "addr", ln.Addr().String(), "store", *spec, "dev", acc.dev,
+	// The first line on stdout is the GraphQL endpoint, for people, scripts
+	// and tests; GraphiQL's page follows when it is on.
+	endpoint := baseURL(ln.Addr()) + "/graphql"
+	line := fmt.Sprintf("listening on %s (store %s)", endpoint, *spec)
+	if graphiql.or(acc.dev) {
+		line += "; GraphiQL at " + baseURL(ln.Addr()) + "/"
+	}
+	fmt.Fprintln(stdout, line)
+	log.Info("serving", "endpoint", endpoint, "addr", ln.Addr().String(), "store", *spec, "dev", acc.dev,
 		"introspection", introspection.or(acc.dev), "graphiql", graphiql.or(acc.dev), "cors", *corsOrigins)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

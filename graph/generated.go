@@ -679,12 +679,23 @@ leaderboard.
 - ` + "`" + `BAD_USER_INPUT` + "`" + `: an argument is invalid (a product id outside
   ` + "`" + `[A-Za-z0-9_-]{1,64}` + "`" + `, a rating outside 1–5, ` + "`" + `first` + "`" + `/` + "`" + `last` + "`" + ` negative or
   above 100, ` + "`" + `first` + "`" + ` together with ` + "`" + `last` + "`" + `, an empty or malformed cursor, a
-  language that is not a BCP 47 tag). The message says which argument and why.
-- ` + "`" + `INTERNAL` + "`" + `: an unexpected server failure; it carries no detail.
+  language that is not a BCP 47 tag). The message says which argument and why;
+  ` + "`" + `extensions.argument` + "`" + ` names it, and for a number out of range
+  ` + "`" + `extensions.min` + "`" + `, ` + "`" + `max` + "`" + ` and ` + "`" + `got` + "`" + ` give the allowed range and the value sent.
+- ` + "`" + `UNAVAILABLE` + "`" + `: the store failed or was too slow; retry later.
+- ` + "`" + `INTERNAL` + "`" + `: an unexpected server failure; it carries no detail but
+  ` + "`" + `extensions.requestId` + "`" + `, to quote when reporting it.
+
+**Nullability.** Every field that takes arguments or reads the store is
+nullable, so an error loses only that field: it is ` + "`" + `null` + "`" + ` and the error's
+` + "`" + `path` + "`" + ` points to it, while its siblings (another ` + "`" + `product` + "`" + `, ` + "`" + `topProducts` + "`" + `,
+` + "`" + `stats` + "`" + ` beside a failed ` + "`" + `comments` + "`" + `) are still returned. Fields that cannot
+fail on their own (ids, counts, a comment's fields) are non-null.
 """
 type Query {
   """
-  The product with this catalog id. Always returns a ` + "`" + `Product` + "`" + `: a product that
+  The product with this catalog id. Returns a ` + "`" + `Product` + "`" + ` for every valid id
+  (` + "`" + `null` + "`" + ` only together with an error, for an invalid id): a product that
   has no comments is valid, and has an empty ` + "`" + `comments` + "`" + ` connection, zero
   ` + "`" + `stats` + "`" + ` and no ` + "`" + `languages` + "`" + `.
   """
@@ -694,7 +705,7 @@ type Query {
     ` + "`" + `-` + "`" + `. Anything else is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     id: ID!
-  ): Product!
+  ): Product
 
   """
   The comment with this id, or ` + "`" + `null` + "`" + ` when no comment has this id (for
@@ -721,7 +732,7 @@ type Query {
     tag is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     language: String
-  ): [ProductRank!]!
+  ): [ProductRank!]
 
   """
   The object with this global id (` + "`" + `nodeId` + "`" + `): a ` + "`" + `Product` + "`" + ` or a ` + "`" + `Comment` + "`" + `, as
@@ -743,7 +754,7 @@ type Query {
   nodes(
     "Up to 100 ` + "`" + `nodeId` + "`" + `s; more is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error. Duplicates are allowed."
     ids: [ID!]!
-  ): [Node]!
+  ): [Node]
 }
 
 """
@@ -798,7 +809,11 @@ type Product implements Node @key(fields: "id") {
     Only comments in this language: a BCP 47 tag such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt-BR` + "`" + `,
     matched case-insensitively (` + "`" + `EN-gb` + "`" + ` is ` + "`" + `en-GB` + "`" + `). ` + "`" + `null` + "`" + ` or omitted means
     all languages. An empty or malformed tag (e.g. ` + "`" + `""` + "`" + `, ` + "`" + `en/5` + "`" + `) is a
-    ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
+    ` + "`" + `BAD_USER_INPUT` + "`" + ` error, and so is a POSIX locale such as ` + "`" + `en_US` + "`" + ` (the
+    error names the tag to use: ` + "`" + `en-US` + "`" + `). The tag matches exactly: ` + "`" + `en-US` + "`" + `
+    finds the comments stored as ` + "`" + `en-US` + "`" + `, not those stored under the base
+    language ` + "`" + `en` + "`" + ` (nor ` + "`" + `en` + "`" + ` those stored as ` + "`" + `en-GB` + "`" + `); ` + "`" + `Product.languages` + "`" + `
+    lists the tags a product's comments use.
     """
     language: String
     """
@@ -818,7 +833,9 @@ type Product implements Node @key(fields: "id") {
     cursor points to. Use with ` + "`" + `first` + "`" + `; pass the previous page's
     ` + "`" + `pageInfo.endCursor` + "`" + `. Cursors are opaque; a cursor taken from any page,
     with any ` + "`" + `language` + "`" + `/` + "`" + `ratings` + "`" + ` filter, of this product is valid here.
-    An empty or malformed cursor is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
+    Anything else, such as an empty or edited cursor, is a ` + "`" + `BAD_USER_INPUT` + "`" + `
+    error: "` + "`" + `abc` + "`" + ` is not a cursor from this API: pass
+    ` + "`" + `endCursor` + "`" + `/` + "`" + `startCursor` + "`" + ` unchanged".
     """
     after: String
     """
@@ -832,10 +849,12 @@ type Product implements Node @key(fields: "id") {
     cursor points to. Use with ` + "`" + `last` + "`" + `; pass the current page's
     ` + "`" + `pageInfo.startCursor` + "`" + `. Cursors are opaque; a cursor taken from any page,
     with any ` + "`" + `language` + "`" + `/` + "`" + `ratings` + "`" + ` filter, of this product is valid here.
-    An empty or malformed cursor is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
+    Anything else, such as an empty or edited cursor, is a ` + "`" + `BAD_USER_INPUT` + "`" + `
+    error: "` + "`" + `abc` + "`" + ` is not a cursor from this API: pass
+    ` + "`" + `endCursor` + "`" + `/` + "`" + `startCursor` + "`" + ` unchanged".
     """
     before: String
-  ): CommentConnection!
+  ): CommentConnection
 
   """
   Rating statistics of the product's comments, in one language or in all.
@@ -850,7 +869,7 @@ type Product implements Node @key(fields: "id") {
     ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     language: String
-  ): CommentStats!
+  ): CommentStats
 
   """
   The languages the product has comments in, with the number of comments in
@@ -865,7 +884,7 @@ type Product implements Node @key(fields: "id") {
   languages(
     "How many languages to read, in tag order: 0 to 100. Default 20."
     first: Int = 20
-  ): [LanguageStats!]!
+  ): [LanguageStats!]
 }
 
 "A customer's comment on a product: a rating from 1 to 5 with a title and a text."
@@ -1007,7 +1026,9 @@ exact.
 
 **Errors.** Every error carries ` + "`" + `extensions.code` + "`" + `:
 - ` + "`" + `BAD_USER_INPUT` + "`" + `: an input field is invalid (see each field for its rules).
-  The message says which field and why.
+  The message says which field and why, ` + "`" + `extensions.argument` + "`" + ` names its path
+  (` + "`" + `input.rating` + "`" + `), and every invalid field of the input is reported, one
+  error each. The mutation's field is then ` + "`" + `null` + "`" + `; nothing is written.
 - ` + "`" + `NOT_FOUND` + "`" + `: ` + "`" + `updateComment` + "`" + ` or ` + "`" + `deleteComment` + "`" + ` was given the id of a comment
   that does not exist.
 - ` + "`" + `INTERNAL` + "`" + `: an unexpected server failure; it carries no detail.
@@ -1020,7 +1041,7 @@ type Mutation {
   createComment(
     "The new comment."
     input: CreateCommentInput!
-  ): CreateCommentPayload!
+  ): CreateCommentPayload
 
   """
   Changes the language, rating, title or body of a comment; fields that are
@@ -1030,7 +1051,7 @@ type Mutation {
   updateComment(
     "The comment to change and its new values."
     input: UpdateCommentInput!
-  ): UpdateCommentPayload!
+  ): UpdateCommentPayload
 
   """
   Deletes a comment. A comment that does not exist is a ` + "`" + `NOT_FOUND` + "`" + ` error.
@@ -1038,7 +1059,7 @@ type Mutation {
   deleteComment(
     "The comment to delete."
     input: DeleteCommentInput!
-  ): DeleteCommentPayload!
+  ): DeleteCommentPayload
 }
 
 """
@@ -2419,10 +2440,10 @@ func (ec *executionContext) _Mutation_createComment(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateCommentPayload) graphql.Marshaler {
-			return ec.marshalNCreateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCreateCommentPayload(ctx, selections, v)
+			return ec.marshalOCreateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCreateCommentPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2463,10 +2484,10 @@ func (ec *executionContext) _Mutation_updateComment(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.UpdateCommentPayload) graphql.Marshaler {
-			return ec.marshalNUpdateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentPayload(ctx, selections, v)
+			return ec.marshalOUpdateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2507,10 +2528,10 @@ func (ec *executionContext) _Mutation_deleteComment(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteCommentPayload) graphql.Marshaler {
-			return ec.marshalNDeleteCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteCommentPayload(ctx, selections, v)
+			return ec.marshalODeleteCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteCommentPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2689,10 +2710,10 @@ func (ec *executionContext) _Product_comments(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
-			return ec.marshalNCommentConnection2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentConnection(ctx, selections, v)
+			return ec.marshalOCommentConnection2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Product_comments(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2733,10 +2754,10 @@ func (ec *executionContext) _Product_stats(ctx context.Context, field graphql.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentStats) graphql.Marshaler {
-			return ec.marshalNCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx, selections, v)
+			return ec.marshalOCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Product_stats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2777,10 +2798,10 @@ func (ec *executionContext) _Product_languages(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.LanguageStats) graphql.Marshaler {
-			return ec.marshalNLanguageStats2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStatsᚄ(ctx, selections, v)
+			return ec.marshalOLanguageStats2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStatsᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Product_languages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2899,10 +2920,10 @@ func (ec *executionContext) _Query_product(ctx context.Context, field graphql.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Product) graphql.Marshaler {
-			return ec.marshalNProduct2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProduct(ctx, selections, v)
+			return ec.marshalOProduct2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProduct(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_product(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2987,10 +3008,10 @@ func (ec *executionContext) _Query_topProducts(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProductRank) graphql.Marshaler {
-			return ec.marshalNProductRank2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRankᚄ(ctx, selections, v)
+			return ec.marshalOProductRank2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRankᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_topProducts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -3075,10 +3096,10 @@ func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.Coll
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []nodeid.Node) graphql.Marshaler {
-			return ec.marshalNNode2ᚕgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx, selections, v)
+			return ec.marshalONode2ᚕgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -5154,21 +5175,21 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createComment(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateComment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateComment(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteComment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteComment(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -5310,7 +5331,7 @@ func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Product_comments(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -5348,7 +5369,7 @@ func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Product_stats(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -5386,7 +5407,7 @@ func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Product_languages(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -5513,7 +5534,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_product(ctx, field)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -5557,7 +5578,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_topProducts(ctx, field)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -5601,7 +5622,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_nodes(ctx, field)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -6245,16 +6266,6 @@ func (ec *executionContext) marshalNComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑ
 	return ec._Comment(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCommentConnection2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentConnection(ctx context.Context, sel ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CommentConnection(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNCommentEdge2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CommentEdge) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -6281,44 +6292,14 @@ func (ec *executionContext) marshalNCommentEdge2ᚖgithubᚗcomᚋacmeᚋcomment
 	return ec._CommentEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx context.Context, sel ast.SelectionSet, v *model.CommentStats) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CommentStats(ctx, sel, v)
-}
-
 func (ec *executionContext) unmarshalNCreateCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCreateCommentInput(ctx context.Context, v any) (model.CreateCommentInput, error) {
 	res, err := ec.unmarshalInputCreateCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNCreateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCreateCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateCommentPayload) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CreateCommentPayload(ctx, sel, v)
-}
-
 func (ec *executionContext) unmarshalNDeleteCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteCommentInput(ctx context.Context, v any) (model.DeleteCommentInput, error) {
 	res, err := ec.unmarshalInputDeleteCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNDeleteCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteCommentPayload) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._DeleteCommentPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFieldSet2string(ctx context.Context, v any) (string, error) {
@@ -6398,22 +6379,6 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
-func (ec *executionContext) marshalNLanguageStats2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.LanguageStats) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNLanguageStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStats(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) marshalNLanguageStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStats(ctx context.Context, sel ast.SelectionSet, v *model.LanguageStats) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -6422,16 +6387,6 @@ func (ec *executionContext) marshalNLanguageStats2ᚖgithubᚗcomᚋacmeᚋcomme
 		return graphql.Null
 	}
 	return ec._LanguageStats(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx context.Context, sel ast.SelectionSet, v []nodeid.Node) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalONode2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx, sel, v[i])
-	})
-
-	return ret
 }
 
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
@@ -6466,22 +6421,6 @@ func (ec *executionContext) unmarshalNProductByIDsInput2ᚕᚖgithubᚗcomᚋacm
 		}
 	}
 	return res, nil
-}
-
-func (ec *executionContext) marshalNProductRank2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRankᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ProductRank) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNProductRank2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRank(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
 }
 
 func (ec *executionContext) marshalNProductRank2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRank(ctx context.Context, sel ast.SelectionSet, v *model.ProductRank) graphql.Marshaler {
@@ -6555,16 +6494,6 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 func (ec *executionContext) unmarshalNUpdateCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentInput(ctx context.Context, v any) (model.UpdateCommentInput, error) {
 	res, err := ec.unmarshalInputUpdateCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNUpdateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdateCommentPayload) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._UpdateCommentPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalN_Any2map(ctx context.Context, v any) (map[string]any, error) {
@@ -6957,6 +6886,34 @@ func (ec *executionContext) marshalOComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑ
 	return ec._Comment(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOCommentConnection2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentConnection(ctx context.Context, sel ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CommentConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx context.Context, sel ast.SelectionSet, v *model.CommentStats) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CommentStats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCreateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCreateCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateCommentPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CreateCommentPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalODeleteCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteCommentPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DeleteCommentPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
 	if v == nil {
 		return nil, nil
@@ -7027,11 +6984,43 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) marshalOLanguageStats2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.LanguageStats) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLanguageStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStats(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalONode2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx context.Context, sel ast.SelectionSet, v nodeid.Node) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalONode2ᚕgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx context.Context, sel ast.SelectionSet, v []nodeid.Node) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONode2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx, sel, v[i])
+	})
+
+	return ret
 }
 
 func (ec *executionContext) marshalOProduct2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProduct(ctx context.Context, sel ast.SelectionSet, v []*model.Product) graphql.Marshaler {
@@ -7060,6 +7049,25 @@ func (ec *executionContext) unmarshalOProductByIDsInput2ᚖgithubᚗcomᚋacme�
 	}
 	res, err := ec.unmarshalInputProductByIDsInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOProductRank2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRankᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ProductRank) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProductRank2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRank(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
@@ -7125,6 +7133,13 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOUpdateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdateCommentPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UpdateCommentPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO_Entity2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx context.Context, sel ast.SelectionSet, v fedruntime.Entity) graphql.Marshaler {

@@ -249,14 +249,15 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			}
 			if code == "INTERNAL" || code == "UNAVAILABLE" {
 				log.Log(ctx, logLevelOf(ctx, err), "store error", "err", err.Error(), "path", gerr.Path.String())
+				setRequestID(ctx, gerr)
 			}
 			if code == "INTERNAL" {
 				gerr.Message = "internal error"
-				setRequestID(ctx, gerr)
 			} else {
 				gerr.Message = se.Message
 			}
 			setCode(gerr, code)
+			setArgument(gerr, se)
 		case gerr.Extensions["code"] != nil:
 		case isRequestError(err), isEntitiesError(gerr):
 			setCode(gerr, "BAD_USER_INPUT")
@@ -278,8 +279,8 @@ func isRequestError(err error) bool {
 	return errors.As(err, &g) && g.Err == nil
 }
 
-// setRequestID puts the request's id (see package obs) in an INTERNAL
-// error's extensions.requestId, so a client can quote it and an operator
+// setRequestID puts the request's id (see package obs) in an INTERNAL or
+// UNAVAILABLE error's extensions.requestId, so a client can quote it and an operator
 // find the logged cause.
 func setRequestID(ctx context.Context, e *gqlerror.Error) {
 	if id := obs.RequestID(ctx); id != "" {
@@ -295,6 +296,19 @@ func setRequestID(ctx context.Context, e *gqlerror.Error) {
 // __typename or a missing id, with a plain error).
 func isEntitiesError(e *gqlerror.Error) bool {
 	return len(e.Path) > 0 && e.Path[0] == ast.PathName("_entities")
+}
+
+// setArgument puts, on an error about an argument, its name in
+// extensions.argument, and for a number out of range the bounds and the
+// value given in min, max and got (as GitHub's API does).
+func setArgument(e *gqlerror.Error, se *store.Error) {
+	if se.Code != store.EINVALID || se.Argument == "" {
+		return
+	}
+	e.Extensions["argument"] = se.Argument
+	if r := se.Range; r != nil {
+		e.Extensions["min"], e.Extensions["max"], e.Extensions["got"] = r.Min, r.Max, r.Got
+	}
 }
 
 func setCode(e *gqlerror.Error, code string) {

@@ -33,31 +33,23 @@ func (r *mutationResolver) CreateComment(ctx context.Context, input model.Create
 	}
 	// With a JWT the token's subject is the author and the owner (see
 	// guardMutations); input.author is ignored.
-	author := &input.Author
 	if p, _ := auth.FromContext(ctx); p != nil && p.Kind == auth.KindJWT {
 		nc.Author, nc.AuthorID = p.Subject, p.Subject
-		author = nil
-	}
-	if err := checkTextInputs(commentTexts(author, &input.Title, &input.Body)...); err != nil {
-		return nil, err
 	}
 	c, err := r.Store.CreateComment(ctx, nc)
 	if err != nil {
-		return nil, err
+		return nil, inputErrors(err, "input")
 	}
 	return &model.CreateCommentPayload{Comment: c}, nil
 }
 
 // UpdateComment is the resolver for the updateComment field.
 func (r *mutationResolver) UpdateComment(ctx context.Context, input model.UpdateCommentInput) (*model.UpdateCommentPayload, error) {
-	if err := checkTextInputs(commentTexts(nil, input.Title, input.Body)...); err != nil {
-		return nil, err
-	}
 	c, err := r.Store.UpdateComment(ctx, store.CommentUpdate{
 		ID: input.ID, Language: input.Language, Rating: input.Rating, Title: input.Title, Body: input.Body,
 	})
 	if err != nil {
-		return nil, err
+		return nil, inputErrors(err, "input")
 	}
 	return &model.UpdateCommentPayload{Comment: c}, nil
 }
@@ -65,7 +57,7 @@ func (r *mutationResolver) UpdateComment(ctx context.Context, input model.Update
 // DeleteComment is the resolver for the deleteComment field.
 func (r *mutationResolver) DeleteComment(ctx context.Context, input model.DeleteCommentInput) (*model.DeleteCommentPayload, error) {
 	if err := r.Store.DeleteComment(ctx, input.ID); err != nil {
-		return nil, err
+		return nil, inputErrors(asArgument(err, "id"), "input")
 	}
 	return &model.DeleteCommentPayload{DeletedCommentID: input.ID}, nil
 }
@@ -140,7 +132,7 @@ func (r *productResolver) Languages(ctx context.Context, obj *model.Product, fir
 // Product is the resolver for the product field.
 func (r *queryResolver) Product(ctx context.Context, id string) (*model.Product, error) {
 	if err := store.ValidateID("product id", id); err != nil {
-		return nil, err
+		return nil, asArgument(err, "id")
 	}
 	return &model.Product{ID: id}, nil
 }
@@ -148,7 +140,7 @@ func (r *queryResolver) Product(ctx context.Context, id string) (*model.Product,
 // Comment is the resolver for the comment field.
 func (r *queryResolver) Comment(ctx context.Context, id string) (*store.Comment, error) {
 	if err := store.ValidateID("comment id", id); err != nil {
-		return nil, err
+		return nil, asArgument(err, "id")
 	}
 	return For(ctx).Comments.Load(ctx, id)()
 }

@@ -22,7 +22,7 @@ func (s *Store) GetStats(ctx context.Context, ids []StatsID) ([]*Stats, error) {
 	}
 	items, err := s.table.BatchGet(ctx, keys)
 	if err != nil {
-		return nil, err
+		return nil, tableError(err)
 	}
 	out := make([]*Stats, len(ids))
 	for i, id := range ids {
@@ -40,7 +40,7 @@ func (s *Store) GetComments(ctx context.Context, ids []string) ([]*Comment, erro
 	}
 	items, err := s.table.BatchGet(ctx, keys)
 	if err != nil {
-		return nil, err
+		return nil, tableError(err)
 	}
 	out := make([]*Comment, len(ids))
 	for i, it := range items {
@@ -70,14 +70,16 @@ func (s *Store) Languages(ctx context.Context, pid string, n int) ([]*Stats, err
 		return nil, err
 	}
 	if n < 0 || n > MaxLanguages {
-		return nil, Errorf(EINVALID, "first must be between 0 and %d, got %d", MaxLanguages, n)
+		e := Invalid("first", "first must be between 0 and %d, got %d", MaxLanguages, n)
+		e.Range = &Range{Min: 0, Max: MaxLanguages, Got: n}
+		return nil, e
 	}
 	if n == 0 {
 		return []*Stats{}, nil
 	}
 	res, err := s.table.Query(ctx, Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, SortValue: StatsLangPrefix, Forward: true, Limit: n})
 	if err != nil {
-		return nil, err
+		return nil, tableError(err)
 	}
 	out := make([]*Stats, 0, len(res.Items))
 	for _, it := range res.Items {
@@ -104,7 +106,7 @@ const MaxTopProducts = 100
 // LEADERS partition of byLangAndRating.
 func (s *Store) TopProducts(ctx context.Context, lang string, n int) ([]Rank, error) {
 	if n < 0 || n > MaxTopProducts {
-		return nil, Errorf(EINVALID, "first must be between 0 and %d, got %d", MaxTopProducts, n)
+		return nil, OutOfRange("first", 0, MaxTopProducts, n)
 	}
 	if n == 0 {
 		return []Rank{}, nil
@@ -114,7 +116,7 @@ func (s *Store) TopProducts(ctx context.Context, lang string, n int) ([]Rank, er
 	for len(out) < n {
 		res, err := s.table.Query(ctx, q)
 		if err != nil {
-			return nil, err
+			return nil, tableError(err)
 		}
 		for _, it := range res.Items {
 			pid, _ := ProductIDFromPK(it.S(AttrPK))
@@ -158,6 +160,28 @@ const (
 	DeleteCommentReads = 3
 )
 
+// validate checks every field of an update, reporting every invalid one
+// (one error, or Errors for several), and returns the canonical language.
+func (in CommentUpdate) validate() (lang string, err error) {
+	var errs invalidList
+	check := errs.add
+	check(ValidateID("id", in.ID))
+	if in.Language != nil {
+		lang, err = CanonicalLanguage(*in.Language)
+		check(err)
+	}
+	if in.Rating != nil {
+		check(ValidateRating(*in.Rating))
+	}
+	if in.Title != nil {
+		check(ValidateText("title", *in.Title, MaxTitleLen))
+	}
+	if in.Body != nil {
+		check(ValidateMultilineText("body", *in.Body, MaxBodyLen))
+	}
+	return lang, errs.join()
+}
+
 // maxAttempts bounds the retries of a mutation whose conditions failed
 // because a concurrent writer changed the same comment or stats.
 const maxAttempts = 12
@@ -182,7 +206,7 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 			return err
 		}
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []Cond{{Kind: CondNotExists}}})
-		return s.table.Write(ctx, ops)
+		return tableError(s.table.Write(ctx, ops), ECONFLICT)
 	})
 	if err != nil {
 		return nil, err
@@ -194,33 +218,12 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 // its count in the stats, in one atomic write conditional on the comment's
 // version. A missing comment is ENOTFOUND.
 func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, error) {
-	if err := ValidateID("comment id", in.ID); err != nil {
+	lang, err := in.validate()
+	if err != nil {
 		return nil, err
 	}
-	var lang string
-	if in.Language != nil {
-		var err error
-		if lang, err = CanonicalLanguage(*in.Language); err != nil {
-			return nil, err
-		}
-	}
-	if in.Rating != nil {
-		if err := ValidateRating(*in.Rating); err != nil {
-			return nil, err
-		}
-	}
-	if in.Title != nil {
-		if err := ValidateText("title", *in.Title, MaxTitleLen); err != nil {
-			return nil, err
-		}
-	}
-	if in.Body != nil {
-		if err := ValidateMultilineText("body", *in.Body, MaxBodyLen); err != nil {
-			return nil, err
-		}
-	}
 	var out *Comment
-	err := s.retry(ctx, func() error {
+	err = s.retry(ctx, func() error {
 		old, err := s.getComment(ctx, in.ID)
 		if err != nil {
 			return err
@@ -253,7 +256,7 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(),
 			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
 		if err := s.table.Write(ctx, ops); err != nil {
-			return err
+			return tableError(err, ECONFLICT)
 		}
 		out = &c
 		return nil
@@ -280,14 +283,14 @@ func (s *Store) DeleteComment(ctx context.Context, id string) error {
 		}
 		ops = append(ops, Op{Kind: OpDelete, Key: CommentKey(id),
 			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
-		return s.table.Write(ctx, ops)
+		return tableError(s.table.Write(ctx, ops), ECONFLICT)
 	})
 }
 
 func (s *Store) getComment(ctx context.Context, id string) (*Comment, error) {
 	it, err := s.table.Get(ctx, CommentKey(id))
 	if err != nil {
-		return nil, err
+		return nil, tableError(err)
 	}
 	if it == nil {
 		return nil, Errorf(ENOTFOUND, "comment %q not found", id)
@@ -354,7 +357,7 @@ func (s *Store) statsOps(ctx context.Context, pid string, d statsDelta) ([]Op, e
 	if len(read) > 0 {
 		var err error
 		if old, err = s.table.BatchGet(ctx, read); err != nil {
-			return nil, err
+			return nil, tableError(err)
 		}
 	}
 	ops := make([]Op, 0, len(langs)+1)

@@ -35,7 +35,7 @@ func ValidateMultilineText(what, s string, max int) error {
 
 func validateText(what, s string, max int, multiline bool) error {
 	if !utf8.ValidString(s) {
-		return Errorf(EINVALID, "%s must be valid UTF-8 (byte %d is not)", what, invalidByte(s))
+		return Invalid(what, "%s must be valid UTF-8 (byte %d is not)", what, invalidByte(s))
 	}
 	visible, n := false, 0
 	for i, r := range s {
@@ -45,17 +45,19 @@ func validateText(what, s string, max int, multiline bool) error {
 			if multiline {
 				allowed = "only newline and tab are allowed"
 			}
-			return Errorf(EINVALID, "%s must not contain control characters: %s at character %d; remove it (%s)", what, codePoint(r), n, allowed)
+			return Invalid(what, "%s must not contain control characters: %s at character %d; remove it (%s)", what, codePoint(r), n, allowed)
 		}
 		if !visible && !unicode.IsOneOf(invisible, r) && !unicode.IsControl(r) {
 			visible = true
 		}
 	}
 	if !visible {
-		return Errorf(EINVALID, "%s must not be empty: write some visible text (spaces and invisible characters such as U+00A0, U+200B, U+3000 or U+FEFF do not count)", what)
+		return Invalid(what, "%s must not be empty: write some visible text (spaces and invisible characters such as U+00A0, U+200B, U+3000 or U+FEFF do not count)", what)
 	}
 	if n > max {
-		return Errorf(EINVALID, "%s must be at most %d characters, got %d", what, max, n)
+		e := Invalid(what, "%s must be at most %d characters, got %d", what, max, n)
+		e.Range = &Range{Min: 1, Max: max, Got: n}
+		return e
 	}
 	return nil
 }

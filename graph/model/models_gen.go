@@ -98,7 +98,9 @@ type LanguageStats struct {
 //
 // **Errors.** Every error carries `extensions.code`:
 //   - `BAD_USER_INPUT`: an input field is invalid (see each field for its rules).
-//     The message says which field and why.
+//     The message says which field and why, `extensions.argument` names its path
+//     (`input.rating`), and every invalid field of the input is reported, one
+//     error each. The mutation's field is then `null`; nothing is written.
 //   - `NOT_FOUND`: `updateComment` or `deleteComment` was given the id of a comment
 //     that does not exist.
 //   - `INTERNAL`: an unexpected server failure; it carries no detail.
@@ -157,8 +159,18 @@ type ProductRank struct {
 //   - `BAD_USER_INPUT`: an argument is invalid (a product id outside
 //     `[A-Za-z0-9_-]{1,64}`, a rating outside 1–5, `first`/`last` negative or
 //     above 100, `first` together with `last`, an empty or malformed cursor, a
-//     language that is not a BCP 47 tag). The message says which argument and why.
-//   - `INTERNAL`: an unexpected server failure; it carries no detail.
+//     language that is not a BCP 47 tag). The message says which argument and why;
+//     `extensions.argument` names it, and for a number out of range
+//     `extensions.min`, `max` and `got` give the allowed range and the value sent.
+//   - `UNAVAILABLE`: the store failed or was too slow; retry later.
+//   - `INTERNAL`: an unexpected server failure; it carries no detail but
+//     `extensions.requestId`, to quote when reporting it.
+//
+// **Nullability.** Every field that takes arguments or reads the store is
+// nullable, so an error loses only that field: it is `null` and the error's
+// `path` points to it, while its siblings (another `product`, `topProducts`,
+// `stats` beside a failed `comments`) are still returned. Fields that cannot
+// fail on their own (ids, counts, a comment's fields) are non-null.
 type Query struct {
 }
 

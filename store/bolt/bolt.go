@@ -329,7 +329,7 @@ func wrapErr(err error) error {
 	case errors.Is(err, errCorrupt):
 		return store.Wrap(store.EINTERNAL, err, "corrupt item in bolt store")
 	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return store.Wrap(store.EUNAVAILABLE, err, "bolt store is closed")
+		return store.Wrap(store.EUNAVAILABLE, err, "the store is closed (the server is shutting down); try again")
 	case errors.Is(err, berrors.ErrKeyTooLarge), errors.Is(err, berrors.ErrValueTooLarge):
 		return store.Wrap(store.EINVALID, err, "item too large")
 	case errors.Is(err, berrors.ErrMaxSizeReached), errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
