@@ -224,14 +224,6 @@ type requestInfo struct {
 
 type requestInfoKey struct{}
 
-// Codes maps store error codes to GraphQL extensions.code.
-var Codes = map[string]string{
-	store.EINVALID:     "BAD_USER_INPUT",
-	store.ENOTFOUND:    "NOT_FOUND",
-	store.ECONFLICT:    "CONFLICT",
-	store.EUNAVAILABLE: "UNAVAILABLE",
-	store.EINTERNAL:    "INTERNAL",
-}
 
 // ErrorPresenter maps every error to a GraphQL error with extensions.code:
 // store errors by their code; gqlgen's own errors about the request (parse,
@@ -243,15 +235,15 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		var se *store.Error
 		switch {
 		case errors.As(err, &se):
-			code := Codes[se.Code]
+			code := storeCodes[se.Code]
 			if code == "" {
-				code = "INTERNAL"
+				code = CodeInternal
 			}
-			if code == "INTERNAL" || code == "UNAVAILABLE" {
+			if code == CodeInternal || code == CodeUnavailable {
 				log.Log(ctx, logLevelOf(ctx, err), "store error", "err", err.Error(), "path", gerr.Path.String())
 				setRequestID(ctx, gerr)
 			}
-			if code == "INTERNAL" {
+			if code == CodeInternal {
 				gerr.Message = "internal error"
 			} else {
 				gerr.Message = se.Message
@@ -264,7 +256,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		default:
 			log.Log(ctx, logLevelOf(ctx, err), "unexpected error", "err", err.Error(), "path", gerr.Path.String())
 			gerr.Message = "internal error"
-			setCode(gerr, "INTERNAL")
+			setCode(gerr, CodeInternal)
 			setRequestID(ctx, gerr)
 		}
 		return gerr
