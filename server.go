@@ -303,6 +303,8 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	fs.Float64Var(&rateLimit.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rateLimit.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
 	fs.BoolVar(&rateLimit.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
+	var lf liveFlags
+	lf.register(fs)
 	otlpEndpoint := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
@@ -369,7 +371,10 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 		}
 	}
 	tbl = m.Table(tbl)
-	s := store.New(tbl, store.WithSizing(sizing))
+	kind, _, _ := parseStoreSpec(*spec)
+	lr := lf.newLive(kind, log)
+	s := store.New(tbl, append(lr.stores, store.WithSizing(sizing))...)
+	lr.start(ctx, s, &lf, log)
 	if *loadDemo {
 		if err := loadDemoData(ctx, s, log); err != nil {
 			return err
@@ -384,7 +389,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	gql := resolvers.NewHandler(resolvers.Config{
 		Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout, RateLimit: rateLimit,
 		Auth: authn, DisableIntrospection: !introspection.or(acc.dev), APQCacheSize: apq,
-		TracerProvider: tp,
+		TracerProvider: tp, Live: lr.conns,
 	})
 	mux.Handle("/graphql", tracing.HTTP(withCORS(splitList(*corsOrigins), gql), tp))
 	if graphiql.or(acc.dev) {
@@ -428,9 +433,11 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	log.Info("shutting down", "timeout", shutdown.String())
 	sctx, cancel := context.WithTimeout(context.Background(), *shutdown)
 	defer cancel()
+	srv.RegisterOnShutdown(func() { lr.shutdown(sctx, log) })
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	lr.shutdown(sctx, log) // Shutdown does not wait for websockets: this does
 	log.Info("stopped")
 	return nil
 }

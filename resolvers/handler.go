@@ -57,6 +57,9 @@ type Config struct {
 	// TracerProvider, when set, gives each operation and each resolver call a
 	// span (package tracing); nil: no tracing.
 	TracerProvider trace.TracerProvider
+	// Live, when set, serves subscriptions over websocket and SSE (see
+	// NewLive); nil: no subscription transports.
+	Live *Live
 }
 
 // DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
@@ -80,8 +83,9 @@ func NewHandler(cfg Config) http.Handler {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	lim := cfg.Limits.withDefaults()
-	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger}
+	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger, Live: cfg.Live}
 	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()}))
+	addLiveTransports(srv, cfg.Live, cfg.Auth)
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
@@ -169,7 +173,7 @@ func NewHandler(cfg Config) http.Handler {
 	})
 	var h http.Handler = limitBody(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
-		ctx, cancel := context.WithTimeout(req.Context(), cfg.RequestTimeout)
+		ctx, cancel := requestContext(req, cfg.RequestTimeout)
 		defer cancel()
 		ctx = context.WithValue(ctx, loadersKey{}, NewLoaders(cfg.Store, cfg.LoaderWait))
 		ctx, _ = metrics.WithUsage(ctx)
@@ -188,6 +192,7 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		cfg.Metrics.ObserveRequest(op, time.Since(start))
 	}))
+	h = cfg.Live.middleware(h)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(h)
 	}

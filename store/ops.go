@@ -174,7 +174,7 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 			return err
 		}
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []Cond{{Kind: CondNotExists}}})
-		return s.table.Write(ctx, ops)
+		return s.commit(ctx, ops, Change{Kind: ChangeAdded, Comment: c})
 	})
 	if err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 		}
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(),
 			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
-		if err := s.table.Write(ctx, ops); err != nil {
+		if err := s.commit(ctx, ops, Change{Kind: ChangeUpdated, Comment: &c, Old: old}); err != nil {
 			return err
 		}
 		out = &c
@@ -272,7 +272,7 @@ func (s *Store) DeleteComment(ctx context.Context, id string) error {
 		}
 		ops = append(ops, Op{Kind: OpDelete, Key: CommentKey(id),
 			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
-		return s.table.Write(ctx, ops)
+		return s.commit(ctx, ops, Change{Kind: ChangeDeleted, Comment: old})
 	})
 }
 
