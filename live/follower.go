@@ -40,6 +40,9 @@ type Follower struct {
 	// plus the longest write.
 	Overlap time.Duration
 	Logger  *slog.Logger
+	// AfterPoll, when set, is called after each round of reads (tests wait
+	// on it to know the follower is past its first, priming, round).
+	AfterPoll func()
 }
 
 // shardState is what a Follower knows about one log shard.
@@ -87,6 +90,9 @@ func (f *Follower) Run(ctx context.Context) {
 			if err := f.poll(ctx, i, st, overlap, prime); err != nil && ctx.Err() == nil {
 				log.Warn("live: read change log", "shard", i, "err", err.Error())
 			}
+		}
+		if f.AfterPoll != nil {
+			f.AfterPoll()
 		}
 	}
 }

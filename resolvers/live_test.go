@@ -1,0 +1,259 @@
+package resolvers_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/live"
+	"github.com/acme/comments-gateway/resolvers"
+	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/bolt"
+)
+
+// liveEnv is a handler with subscriptions over a bbolt store that publishes
+// to a hub.
+type liveEnv struct {
+	*accessEnv
+	live *resolvers.Live
+	hub  *live.Hub
+}
+
+func mustLiveEnv(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig) *liveEnv {
+	tb.Helper()
+	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "t.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { tbl.Close() })
+	e := &liveEnv{accessEnv: &accessEnv{logs: &bytes.Buffer{}}}
+	e.hub = live.NewHub(live.Config{Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) {
+		return e.store.GetStats(ctx, ids)
+	}})
+	tb.Cleanup(e.hub.Close)
+	e.store = store.New(tbl, store.WithPublisher(e.hub))
+	lc.Hub = e.hub
+	e.live = resolvers.NewLive(lc)
+	cfg.Store, cfg.Live = e.store, e.live
+	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	e.srv = httptest.NewServer(resolvers.NewHandler(cfg))
+	tb.Cleanup(e.srv.Close)
+	return e
+}
+
+// sseStream is an open graphql-sse stream (distinct connections mode).
+type sseStream struct {
+	res *http.Response
+	sc  *bufio.Scanner
+}
+
+// mustSSE subscribes over SSE; the HTTP status must be 200.
+func (e *liveEnv) mustSSE(tb testing.TB, query string, hdr ...string) *sseStream {
+	tb.Helper()
+	s, status := e.sse(tb, query, hdr...)
+	if status != http.StatusOK {
+		tb.Fatalf("SSE subscribe: HTTP %d", status)
+	}
+	return s
+}
+
+func (e *liveEnv) sse(tb testing.TB, query string, hdr ...string) (*sseStream, int) {
+	tb.Helper()
+	b, _ := json.Marshal(map[string]any{"query": query})
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { res.Body.Close() })
+	return &sseStream{res: res, sc: bufio.NewScanner(res.Body)}, res.StatusCode
+}
+
+// event returns the next SSE event's name and data ("", "" at the end of
+// the stream), skipping comments (keep-alives).
+func (s *sseStream) event() (name, data string) {
+	for s.sc.Scan() {
+		line := s.sc.Text()
+		switch {
+		case line == "" && name != "":
+			return name, data
+		case strings.HasPrefix(line, "event: "):
+			name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			data = strings.TrimPrefix(line, "data: ")
+		}
+	}
+	return "", ""
+}
+
+// TestSSESubscriptions: a comment created over HTTP reaches an SSE
+// subscriber; a bad filter is an error event then complete; a live stream
+// is not cut by the request timeout.
+func TestSSESubscriptions(t *testing.T) {
+	e := mustLiveEnv(t, resolvers.Config{RequestTimeout: 200 * time.Millisecond}, resolvers.LiveConfig{})
+	bad := e.mustSSE(t, `subscription { commentAdded(productId: "p1", language: "en/5") { id } }`)
+	if name, data := bad.event(); name != "next" || !strings.Contains(data, `"code":"BAD_USER_INPUT"`) {
+		t.Errorf("bad filter: event %q %s, want next with BAD_USER_INPUT", name, data)
+	}
+	if name, _ := bad.event(); name != "complete" {
+		t.Errorf("bad filter: then %q, want complete", name)
+	}
+	s := e.mustSSE(t, `subscription { commentChanged(productId: "p1", ratings: [4]) { kind cursor comment { id rating } } }`)
+	for e.hub.Subscribers() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // longer than RequestTimeout
+	id, _ := createdID(t, e.MustPost(t, q(createMut)))
+	name, data := s.event()
+	var got struct {
+		Data struct {
+			CommentChanged struct {
+				Kind, Cursor string
+				Comment      struct{ ID string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(data), &got); name != "next" || err != nil {
+		t.Fatalf("event %q %s", name, data)
+	}
+	if c := got.Data.CommentChanged; c.Kind != "ADDED" || c.Comment.ID != id || c.Cursor == "" {
+		t.Errorf("got %+v, want ADDED %s with a cursor", c, id)
+	}
+	// Shutdown ends the stream without complete, so that clients retry.
+	if err := e.live.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if name, _ := s.event(); name != "" {
+		t.Errorf("after shutdown: event %q, want the end of the stream", name)
+	}
+}
+
+// wsConn is a graphql-transport-ws client connection.
+type wsConn struct {
+	c *websocket.Conn
+}
+
+func (e *liveEnv) mustWS(tb testing.TB, initPayload any) *wsConn {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.srv.URL, "http"), &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.CloseNow() })
+	w := &wsConn{c: c}
+	w.send(tb, map[string]any{"type": "connection_init", "payload": initPayload})
+	return w
+}
+
+func (w *wsConn) send(tb testing.TB, msg any) {
+	tb.Helper()
+	b, _ := json.Marshal(msg)
+	if err := w.c.Write(context.Background(), websocket.MessageText, b); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// read returns the next message that is not a ping/pong, or the close
+// status when the connection closes.
+func (w *wsConn) read(tb testing.TB) (msg map[string]any, closed websocket.StatusCode) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		_, b, err := w.c.Read(ctx)
+		if err != nil {
+			if s := websocket.CloseStatus(err); s != -1 {
+				return nil, s
+			}
+			tb.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &msg); err != nil {
+			tb.Fatal(err)
+		}
+		if msg["type"] != "ping" && msg["type"] != "pong" {
+			return msg, 0
+		}
+	}
+}
+
+func (w *wsConn) subscribe(tb testing.TB, id, query string) {
+	w.send(tb, map[string]any{"type": "subscribe", "id": id, "payload": map[string]any{"query": query}})
+}
+
+// TestWebsocketSubscriptions: graphql-transport-ws with the credential in
+// connection_init when subscriptions need one; the per-connection limit;
+// shutdown closes with 1012.
+func TestWebsocketSubscriptions(t *testing.T) {
+	ks, err := auth.ParseKeyHashes(auth.HashKey(testAPIKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := mustLiveEnv(t, resolvers.Config{Auth: &auth.Authenticator{Keys: ks}},
+		resolvers.LiveConfig{RequireAuth: true, MaxSubscriptionsPerConn: 1})
+	for _, payload := range []any{nil, map[string]any{"X-API-Key": "wrong"}} {
+		w := e.mustWS(t, payload)
+		if msg, closed := w.read(t); closed != resolvers.CloseForbidden {
+			t.Errorf("init %v: got %v, close %d; want close %d", payload, msg, closed, resolvers.CloseForbidden)
+		}
+	}
+	w := e.mustWS(t, map[string]any{"Authorization": "Bearer " + testAPIKey})
+	if msg, _ := w.read(t); msg["type"] != "connection_ack" {
+		t.Fatalf("got %v, want connection_ack", msg)
+	}
+	w.subscribe(t, "1", `subscription { commentAdded(productId: "p1") { id } }`)
+	w.subscribe(t, "2", `subscription { statsChanged(productId: "p1") { total } }`)
+	if msg, _ := w.read(t); msg["id"] != "2" || !strings.Contains(jsonString(msg), resolvers.CodeLimitExceeded) {
+		t.Errorf("second subscription: %v, want LIMIT_EXCEEDED", msg)
+	}
+	if msg, _ := w.read(t); msg["id"] != "2" || msg["type"] != "complete" {
+		t.Errorf("second subscription: then %v, want complete", msg)
+	}
+	id, _ := createdID(t, e.MustPost(t, q(createMut), "X-API-Key", testAPIKey))
+	if msg, _ := w.read(t); msg["type"] != "next" || !strings.Contains(jsonString(msg), id) {
+		t.Errorf("got %v, want next with comment %s", msg, id)
+	}
+	if err := e.live.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if msg, closed := w.read(t); closed != resolvers.CloseServiceRestart {
+		t.Errorf("after shutdown: %v, close %d; want close 1012", msg, closed)
+	}
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestConnectionsPerClient: a client's connections beyond the limit are
+// refused with 429.
+func TestConnectionsPerClient(t *testing.T) {
+	e := mustLiveEnv(t, resolvers.Config{}, resolvers.LiveConfig{MaxConnsPerClient: 1})
+	e.mustSSE(t, `subscription { commentAdded(productId: "p1") { id } }`)
+	if _, status := e.sse(t, `subscription { commentAdded(productId: "p1") { id } }`); status != http.StatusTooManyRequests {
+		t.Errorf("second connection: HTTP %d, want 429", status)
+	}
+	_, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(e.srv.URL, "http"), &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err == nil || !strings.Contains(err.Error(), "429") {
+		t.Errorf("websocket beyond the limit: %v, want 429", err)
+	}
+}
