@@ -40,9 +40,6 @@ type Follower struct {
 	// plus the longest write.
 	Overlap time.Duration
 	Logger  *slog.Logger
-	// AfterPoll, when set, is called after each round of reads (tests wait
-	// on it to know the follower is past its first, priming, round).
-	AfterPoll func()
 }
 
 // shardState is what a Follower knows about one log shard.
@@ -52,8 +49,10 @@ type shardState struct {
 }
 
 // Run polls until ctx ends. While the hub has no subscriber it reads
-// nothing; when subscribers come back it starts from the changes of that
-// moment (earlier ones are marked seen, not published).
+// nothing; when subscribers come back its first read goes Overlap back,
+// so changes committed while a client was (re)subscribing are delivered
+// rather than lost (a client applies events by comment id, so a change it
+// already has is harmless).
 func (f *Follower) Run(ctx context.Context) {
 	interval, overlap := f.Interval, f.Overlap
 	if interval <= 0 {
@@ -79,27 +78,23 @@ func (f *Follower) Run(ctx context.Context) {
 			shards = nil
 			continue
 		}
-		prime := shards == nil
-		if prime {
+		if shards == nil {
 			shards = make([]*shardState, f.Log.ChangeShards())
 			for i := range shards {
 				shards[i] = &shardState{newest: time.Now(), seen: map[string]time.Time{}}
 			}
 		}
 		for i, st := range shards {
-			if err := f.poll(ctx, i, st, overlap, prime); err != nil && ctx.Err() == nil {
+			if err := f.poll(ctx, i, st, overlap); err != nil && ctx.Err() == nil {
 				log.Warn("live: read change log", "shard", i, "err", err.Error())
 			}
-		}
-		if f.AfterPoll != nil {
-			f.AfterPoll()
 		}
 	}
 }
 
 // poll reads shard n from overlap before its newest change and publishes
-// the changes not seen yet (only marks them seen when priming).
-func (f *Follower) poll(ctx context.Context, n int, st *shardState, overlap time.Duration, prime bool) error {
+// the changes not seen yet.
+func (f *Follower) poll(ctx context.Context, n int, st *shardState, overlap time.Duration) error {
 	from := st.newest.Add(-overlap)
 	var after ulid.ULID
 	if err := after.SetTime(ulid.Timestamp(from)); err != nil {
@@ -118,9 +113,7 @@ func (f *Follower) poll(ctx context.Context, n int, st *shardState, overlap time
 		if at.After(st.newest) {
 			st.newest = at
 		}
-		if !prime {
-			f.Hub.Publish(ch)
-		}
+		f.Hub.Publish(ch)
 	}
 	for id, at := range st.seen {
 		if at.Before(from) {

@@ -23,14 +23,6 @@ import (
 type instance struct {
 	store *store.Store
 	hub   *live.Hub
-	polls chan struct{} // a value after each round of reads with subscribers
-}
-
-// waitPolls waits until in's follower has done n more rounds of reads.
-func (in *instance) waitPolls(n int) {
-	for range n {
-		<-in.polls
-	}
 }
 
 // mustDynamoTable creates a fresh table on DynamoDB Local (skipping without
@@ -55,7 +47,7 @@ func mustDynamoTable(tb testing.TB) string {
 func mustInstance(tb testing.TB, name string, shards int) *instance {
 	tb.Helper()
 	c := dynamotest.MustClient(tb, config.WithRetryer(dynamo.NewRetryer))
-	in := &instance{polls: make(chan struct{})}
+	in := &instance{}
 	in.hub = live.NewHub(live.Config{Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) {
 		return in.store.GetStats(ctx, ids)
 	}})
@@ -64,13 +56,7 @@ func mustInstance(tb testing.TB, name string, shards int) *instance {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		f := &live.Follower{Log: in.store, Hub: in.hub, Interval: 50 * time.Millisecond, AfterPoll: func() {
-			select {
-			case in.polls <- struct{}{}:
-			case <-ctx.Done():
-			}
-		}}
-		f.Run(ctx)
+		(&live.Follower{Log: in.store, Hub: in.hub, Interval: 50 * time.Millisecond}).Run(ctx)
 	}()
 	tb.Cleanup(func() { cancel(); <-done; in.hub.Close() })
 	return in
@@ -94,8 +80,8 @@ func next(tb testing.TB, sub *live.Subscription) live.Event {
 
 // TestTwoInstancesOnDynamoDB: writes through instance A reach subscribers
 // on instance B (and on A itself) through the change log, in commit order,
-// each exactly once; changes from before the first subscription are not
-// replayed.
+// each exactly once. A change made just before the first subscription may
+// be replayed (the first read goes Overlap back), never lost.
 func TestTwoInstancesOnDynamoDB(t *testing.T) {
 	name := mustDynamoTable(t)
 	a, b := mustInstance(t, name, 2), mustInstance(t, name, 2)
@@ -108,18 +94,6 @@ func TestTwoInstancesOnDynamoDB(t *testing.T) {
 	onA := mustSubscribe(t, a.hub, "p1", live.TopicChanged, store.Filter{})
 	stats := mustSubscribe(t, b.hub, "p1", live.TopicStats, store.Filter{})
 	otherProduct := mustSubscribe(t, b.hub, "p2", live.TopicChanged, store.Filter{}) // on another shard or not: sees nothing
-	// Wait until both followers are past priming (the first round after
-	// subscribers appear only marks what it reads as seen).
-	a.waitPolls(1)
-	b.waitPolls(1)
-	go func() {
-		for range a.polls {
-		}
-	}()
-	go func() {
-		for range b.polls {
-		}
-	}()
 	c, err := a.store.CreateComment(ctx, store.NewComment{ProductID: "p1", Language: "fr", Rating: 3, Author: "a", Title: "t", Body: "b"})
 	if err != nil {
 		t.Fatal(err)
@@ -133,8 +107,10 @@ func TestTwoInstancesOnDynamoDB(t *testing.T) {
 	want := []string{"ADDED " + c.ID, "UPDATED " + c.ID, "DELETED " + old.ID}
 	for _, sub := range []*live.Subscription{onB, onA} {
 		var got []string
-		for range want {
-			got = append(got, describe([]live.Event{next(t, sub)})...)
+		for len(got) < len(want) {
+			if ev := describe([]live.Event{next(t, sub)}); ev[0] != "ADDED "+old.ID || len(got) > 0 {
+				got = append(got, ev...)
+			}
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("events %q, want %q", got, want)
