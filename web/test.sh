@@ -23,6 +23,9 @@ if [[ ! -x $chromium ]]; then
 fi
 
 npm ci --no-audit --no-fund --loglevel=error
+# The subscription client test's packages (graphql-ws, graphql-sse): it runs
+# later, with DynamoDB Local, as the Go test TestLiveClients (web/live_test.go).
+(cd live && npm ci --no-audit --no-fund --loglevel=error)
 status=0
 node e2e/browser.mjs || status=$?
 node e2e/client.mjs || status=1
