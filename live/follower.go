@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -84,11 +85,17 @@ func (f *Follower) Run(ctx context.Context) {
 				shards[i] = &shardState{newest: time.Now(), seen: map[string]time.Time{}}
 			}
 		}
+		// Shards are read in parallel; each publishes in its own order
+		// (a product's changes are all in one shard).
+		var wg sync.WaitGroup
 		for i, st := range shards {
-			if err := f.poll(ctx, i, st, overlap); err != nil && ctx.Err() == nil {
-				log.Warn("live: read change log", "shard", i, "err", err.Error())
-			}
+			wg.Go(func() {
+				if err := f.poll(ctx, i, st, overlap); err != nil && ctx.Err() == nil {
+					log.Warn("live: read change log", "shard", i, "err", err.Error())
+				}
+			})
 		}
+		wg.Wait()
 	}
 }
 
