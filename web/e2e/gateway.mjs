@@ -26,7 +26,7 @@ export function buildGateway(tmp, log) {
   return bin;
 }
 
-// runGateway starts bin with args: { url: Promise of the base URL, stop() }.
+// runGateway starts bin with args: { url: Promise of the base URL, pid, stop() }.
 export function runGateway(bin, args) {
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = new Promise((resolveBase, reject) => {
@@ -44,7 +44,7 @@ export function runGateway(bin, args) {
     child.stderr.on('data', onData);
     child.on('exit', (code) => reject(new Error(`gateway exited (${code}):\n${out}`)));
   });
-  return { url, stop: () => stopGateway(child) };
+  return { url, pid: child.pid, stop: () => stopGateway(child) };
 }
 
 // stopGateway sends SIGTERM by pid, and SIGKILL if it is still there after 10 s.
