@@ -46,17 +46,18 @@ type liveRun struct {
 	once   sync.Once
 }
 
-// newLive prepares subscriptions for a store of kind "bolt" or "dynamodb":
+// newLive prepares subscriptions for a store of kind "bolt" or "dynamodb"
+// (trustXFF: name clients by X-Forwarded-For, as the rate limit does):
 // the store options that make its writes reach the hub. Call start once
 // the store exists.
-func (f *liveFlags) newLive(kind string, log *slog.Logger) *liveRun {
+func (f *liveFlags) newLive(kind string, trustXFF bool, log *slog.Logger) *liveRun {
 	if f.disabled {
 		return &liveRun{}
 	}
 	lr := &liveRun{}
 	lr.hub = live.NewHub(live.Config{Buffer: f.buffer, Logger: log,
 		Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) { return lr.s.GetStats(ctx, ids) }})
-	f.cfg.Hub = lr.hub
+	f.cfg.Hub, f.cfg.TrustForwardedFor = lr.hub, trustXFF
 	lr.conns = resolvers.NewLive(f.cfg)
 	if kind == "dynamodb" {
 		lr.stores = []store.Option{store.WithChangeLog(f.shards)}

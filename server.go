@@ -372,7 +372,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	}
 	tbl = m.Table(tbl)
 	kind, _, _ := parseStoreSpec(*spec)
-	lr := lf.newLive(kind, log)
+	lr := lf.newLive(kind, rateLimit.TrustForwardedFor, log)
 	s := store.New(tbl, append(lr.stores, store.WithSizing(sizing))...)
 	lr.start(ctx, s, &lf, log)
 	if *loadDemo {

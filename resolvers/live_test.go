@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,11 +29,23 @@ import (
 // to a hub.
 type liveEnv struct {
 	*accessEnv
-	live *resolvers.Live
-	hub  *live.Hub
+	live    *resolvers.Live
+	hub     *live.Hub
+	handler http.Handler
 }
 
 func mustLiveEnv(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig) *liveEnv {
+	tb.Helper()
+	return mustLiveEnvWith(tb, cfg, lc, 0)
+}
+
+// mustLiveEnvBuffer is a liveEnv whose hub holds buffer events per subscriber.
+func mustLiveEnvBuffer(tb testing.TB, buffer int) *liveEnv {
+	tb.Helper()
+	return mustLiveEnvWith(tb, resolvers.Config{}, resolvers.LiveConfig{}, buffer)
+}
+
+func mustLiveEnvWith(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig, buffer int) *liveEnv {
 	tb.Helper()
 	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "t.db"))
 	if err != nil {
@@ -39,7 +53,7 @@ func mustLiveEnv(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig) *
 	}
 	tb.Cleanup(func() { tbl.Close() })
 	e := &liveEnv{accessEnv: &accessEnv{logs: &bytes.Buffer{}}}
-	e.hub = live.NewHub(live.Config{Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) {
+	e.hub = live.NewHub(live.Config{Buffer: buffer, Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) {
 		return e.store.GetStats(ctx, ids)
 	}})
 	tb.Cleanup(e.hub.Close)
@@ -48,7 +62,8 @@ func mustLiveEnv(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig) *
 	e.live = resolvers.NewLive(lc)
 	cfg.Store, cfg.Live = e.store, e.live
 	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
-	e.srv = httptest.NewServer(resolvers.NewHandler(cfg))
+	e.handler = resolvers.NewHandler(cfg)
+	e.srv = httptest.NewServer(e.handler)
 	tb.Cleanup(e.srv.Close)
 	return e
 }
@@ -220,6 +235,9 @@ func TestWebsocketSubscriptions(t *testing.T) {
 		t.Fatalf("got %v, want connection_ack", msg)
 	}
 	w.subscribe(t, "1", `subscription { commentAdded(productId: "p1") { id } }`)
+	for e.hub.Subscribers() == 0 { // subscriptions start concurrently: let 1 take the slot
+		time.Sleep(time.Millisecond)
+	}
 	w.subscribe(t, "2", `subscription { statsChanged(productId: "p1") { total } }`)
 	if msg, _ := w.read(t); msg["id"] != "2" || !strings.Contains(jsonString(msg), resolvers.CodeLimitExceeded) {
 		t.Errorf("second subscription: %v, want LIMIT_EXCEEDED", msg)
@@ -255,5 +273,72 @@ func TestConnectionsPerClient(t *testing.T) {
 	_, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(e.srv.URL, "http"), &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
 	if err == nil || !strings.Contains(err.Error(), "429") {
 		t.Errorf("websocket beyond the limit: %v, want 429", err)
+	}
+}
+
+// stallingWriter is an SSE client that stops reading: its writes block
+// until released (the fault: a slow consumer).
+type stallingWriter struct {
+	header  http.Header
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	writes  int
+	stallAt int
+	release chan struct{}
+}
+
+func (w *stallingWriter) Header() http.Header { return w.header }
+func (w *stallingWriter) WriteHeader(int)     {}
+func (w *stallingWriter) Flush()              {}
+func (w *stallingWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	w.writes++
+	stall := w.writes == w.stallAt
+	w.mu.Unlock()
+	if stall {
+		<-w.release
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(b)
+}
+
+// TestSSESlowConsumer: a stalled SSE client whose buffer (1 event)
+// overflows gets the events it had, then a last event with SLOW_CONSUMER,
+// then complete; the hub drops it.
+func TestSSESlowConsumer(t *testing.T) {
+	e := mustLiveEnvBuffer(t, 1)
+	b, _ := json.Marshal(map[string]any{"query": `subscription { commentAdded(productId: "p1") { title } }`})
+	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	w := &stallingWriter{header: http.Header{}, stallAt: 2, release: make(chan struct{})} // write 1: the ":" opening comment
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.handler.ServeHTTP(w, req)
+	}()
+	for e.hub.Subscribers() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx := context.Background()
+	// The first event blocks in the write, the second waits in the
+	// forwarding goroutine, the third fills the buffer, the fourth overflows it.
+	for i := range 4 {
+		if _, err := e.store.CreateComment(ctx, store.NewComment{ProductID: "p1", Language: "en", Rating: 3, Author: "a", Title: fmt.Sprint("t", i), Body: "b"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for e.hub.Subscribers() != 0 {
+		time.Sleep(time.Millisecond)
+	}
+	close(w.release)
+	<-done
+	body := w.buf.String()
+	if !strings.Contains(body, `"code":"SLOW_CONSUMER"`) || !strings.HasSuffix(body, "event: complete\n\n") {
+		t.Errorf("stream:\n%s\nwant a SLOW_CONSUMER error event, then complete", body)
+	}
+	if strings.Contains(body, `"t3"`) {
+		t.Errorf("the comment that overflowed the buffer was delivered:\n%s", body)
 	}
 }

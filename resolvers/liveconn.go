@@ -95,10 +95,14 @@ func (l *Live) remove(c *liveConn) {
 	}
 }
 
-// shutdown ends the connection so that its client reconnects.
+// shutdown ends the connection so that its client reconnects. A websocket
+// gets only the close frame: cancelling its subscriptions first would send
+// each a `complete`, and a client would not resubscribe after reconnecting.
+// The transport ends when the client answers the close (or after 5 s).
 func (c *liveConn) shutdown() {
 	if ws := c.ws.Load(); ws != nil {
 		_ = ws.WriteClose(CloseServiceRestart, "server restart")
+		return
 	}
 	if c.sse != nil {
 		c.sse.stop()
