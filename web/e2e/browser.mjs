@@ -64,6 +64,8 @@ async function main() {
   assert.deepEqual(problems, [], 'GraphiQL: no foreign requests, CSP violations or errors');
   await testDemo(page, base);
   assert.deepEqual(problems, [], 'demo: no foreign requests, CSP violations or errors');
+  await testDemoLive(page, base);
+  assert.deepEqual(problems, [], 'demo live: no foreign requests, CSP violations or errors');
   log('PASS');
 }
 
@@ -125,6 +127,22 @@ async function testGraphiQLSubscription(page, base) {
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error('GraphiQL: the subscription showed no new comment within 30 s');
+}
+
+// The demo follows its product live: a comment created elsewhere shows up
+// with the new total, under a "live" indicator; leaving the page ends the
+// stream without an error.
+async function testDemoLive(page, base) {
+  log('demo live');
+  const product = `live-demo-${Date.now()}`;
+  await page.goto(`${base}/demo?product=${product}`);
+  await page.locator('#live[data-status="live"]').waitFor({ timeout: 30_000 });
+  const title = `arrived-live-${Date.now()}`;
+  await gql(base, 'mutation($p: ID!, $t: String!) { createComment(input: {productId: $p, language: "en", rating: 4, author: "e2e", title: $t, body: "b"}) { comment { id } } }', { p: product, t: title });
+  await page.locator('#comments li', { hasText: title }).waitFor({ timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelector('#summary')?.dataset.totalCount === '1');
+  await page.screenshot({ path: join(artifacts, 'demo-live.png') });
+  await page.goto('about:blank');
 }
 
 async function testDemo(page, base) {
