@@ -85,7 +85,7 @@ func NewHandler(cfg Config) http.Handler {
 	lim := cfg.Limits.withDefaults()
 	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger, Live: cfg.Live}
 	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()}))
-	addLiveTransports(srv, cfg.Live, cfg.Auth)
+	addLiveTransports(srv, cfg)
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})

@@ -7,11 +7,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/live"
+	"github.com/acme/comments-gateway/metrics"
 )
 
 // Live defaults.
@@ -89,20 +91,48 @@ func NewLive(cfg LiveConfig) *Live {
 }
 
 // addLiveTransports registers the websocket (graphql-transport-ws, and the
-// legacy graphql-ws) and SSE (graphql-sse) transports; they must come
-// before POST, which would take an SSE request for a plain one.
-func addLiveTransports(srv *handler.Server, l *Live, a *auth.Authenticator) {
+// legacy graphql-ws) and SSE (graphql-sse) transports of cfg.Live; they must
+// come before POST, which would take an SSE request for a plain one.
+func addLiveTransports(srv *handler.Server, cfg Config) {
+	l := cfg.Live
 	if l == nil {
 		return
 	}
+	srv.AroundOperations(liveOperations(cfg))
 	srv.AddTransport(transport.Websocket{
 		Implementation:        liveWebsocket{l: l},
-		InitFunc:              l.initFunc(a),
+		InitFunc:              l.initFunc(cfg.Auth),
 		InitTimeout:           10 * time.Second,
 		KeepAlivePingInterval: l.cfg.KeepAlive, // legacy graphql-ws "ka"
 		PingPongInterval:      l.cfg.KeepAlive, // graphql-transport-ws ping/pong
 	})
 	srv.AddTransport(transport.SSE{KeepAlivePingInterval: l.cfg.KeepAlive})
+}
+
+// liveOperations gives each operation on a live connection what the HTTP
+// handler gives each request: its own dataloaders (a websocket lives long:
+// one cache for all its operations would serve stale reads), its own cost
+// accounting, and, for a query or mutation, the request timeout.
+func liveOperations(cfg Config) graphql.OperationMiddleware {
+	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		if liveConnFrom(ctx) == nil {
+			return next(ctx)
+		}
+		ctx = context.WithValue(ctx, loadersKey{}, NewLoaders(cfg.Store, cfg.LoaderWait))
+		ctx, _ = metrics.WithUsage(ctx)
+		if op := graphql.GetOperationContext(ctx).Operation; op == nil || op.Operation == ast.Subscription {
+			return next(ctx)
+		}
+		ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
+		responses := next(ctx)
+		return func(ctx context.Context) *graphql.Response {
+			resp := responses(ctx)
+			if resp == nil {
+				cancel()
+			}
+			return resp
+		}
+	}
 }
 
 // isLiveRequest reports whether r opens a websocket or an SSE stream.

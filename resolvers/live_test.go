@@ -342,3 +342,30 @@ func TestSSESlowConsumer(t *testing.T) {
 		t.Errorf("the comment that overflowed the buffer was delivered:\n%s", body)
 	}
 }
+
+// TestQueriesOverWebsocket: each operation on a websocket gets its own
+// dataloaders, so a query after a change sees the change (one cache per
+// connection would serve the old comment).
+func TestQueriesOverWebsocket(t *testing.T) {
+	e := mustLiveEnv(t, resolvers.Config{}, resolvers.LiveConfig{})
+	id, _ := createdID(t, e.MustPost(t, q(createMut)))
+	w := e.mustWS(t, nil)
+	if msg, _ := w.read(t); msg["type"] != "connection_ack" {
+		t.Fatalf("got %v, want connection_ack", msg)
+	}
+	title := func(n string) string {
+		w.subscribe(t, n, fmt.Sprintf(`{ comment(id: %q) { title } }`, id))
+		msg, _ := w.read(t)
+		if done, _ := w.read(t); done["type"] != "complete" {
+			t.Fatalf("query %s: then %v, want complete", n, done)
+		}
+		return jsonString(msg["payload"])
+	}
+	if got := title("1"); !strings.Contains(got, `"title":"T"`) {
+		t.Fatalf("first query: %s", got)
+	}
+	e.MustPost(t, q(fmt.Sprintf(`mutation { updateComment(input: {id: %q, title: "changed"}) { comment { id } } }`, id)))
+	if got := title("2"); !strings.Contains(got, `"title":"changed"`) {
+		t.Errorf("query after the update: %s, want the new title", got)
+	}
+}
