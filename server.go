@@ -301,6 +301,8 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	onlyTrusted := fs.Bool("only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
 	metricsAddr := fs.String("metrics-addr", "", "serve /metrics (and pprof with -pprof) on this separate listener, e.g. 127.0.0.1:9090; without it /metrics is served on -addr in dev mode only")
 	withPprof := fs.Bool("pprof", false, "serve Go's profiles at /debug/pprof/ on the -metrics-addr listener")
+	var lf liveFlags
+	lf.register(fs)
 	otlpEndpoint := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
@@ -377,7 +379,10 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 		}
 	}
 	tbl = m.Table(tbl)
-	s := store.New(tbl, store.WithSizing(sizing))
+	kind, _, _ := parseStoreSpec(*spec)
+	lr := lf.newLive(kind, rateLimit.TrustForwardedFor, log)
+	s := store.New(tbl, append(lr.stores, store.WithSizing(sizing))...)
+	lr.start(ctx, s, &lf, log)
 	if *loadDemo {
 		if err := loadDemoData(ctx, s, log); err != nil {
 			return err
@@ -392,7 +397,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	gql := resolvers.NewHandler(resolvers.Config{
 		Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout, RateLimit: rateLimit,
 		Auth: authn, DisableIntrospection: !introspection.or(acc.dev), APQCacheSize: apq,
-		TracerProvider: tp, Trusted: trustedDocs,
+		TracerProvider: tp, Trusted: trustedDocs, Live: lr.conns,
 	})
 	mux.Handle("/graphql", tracing.HTTP(withCORS(splitList(*corsOrigins), gql), tp))
 	mux.Handle("/graphql/", resolvers.NotFoundHandler("/graphql"))
@@ -448,9 +453,11 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	log.Info("shutting down", "timeout", shutdown.String())
 	sctx, cancel := context.WithTimeout(context.Background(), *shutdown)
 	defer cancel()
+	srv.RegisterOnShutdown(func() { lr.shutdown(sctx, log) })
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	lr.shutdown(sctx, log) // Shutdown does not wait for websockets: this does
 	log.Info("stopped")
 	return nil
 }

@@ -37,6 +37,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Product() ProductResolver
 	Query() QueryResolver
+	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
@@ -53,6 +54,12 @@ type ComplexityRoot struct {
 		Product   func(childComplexity int) int
 		Rating    func(childComplexity int) int
 		Title     func(childComplexity int) int
+	}
+
+	CommentChange struct {
+		Comment func(childComplexity int) int
+		Cursor  func(childComplexity int) int
+		Kind    func(childComplexity int) int
 	}
 
 	CommentConnection struct {
@@ -133,6 +140,12 @@ type ComplexityRoot struct {
 		Rating func(childComplexity int) int
 	}
 
+	Subscription struct {
+		CommentAdded   func(childComplexity int, productID string, language *string, ratings []int) int
+		CommentChanged func(childComplexity int, productID string, language *string, ratings []int) int
+		StatsChanged   func(childComplexity int, productID string, language *string) int
+	}
+
 	UpdateCommentPayload struct {
 		Comment func(childComplexity int) int
 	}
@@ -170,6 +183,11 @@ type QueryResolver interface {
 	TopProducts(ctx context.Context, first *int, language *string) ([]*model.ProductRank, error)
 	Node(ctx context.Context, id string) (nodeid.Node, error)
 	Nodes(ctx context.Context, ids []string) ([]nodeid.Node, error)
+}
+type SubscriptionResolver interface {
+	CommentAdded(ctx context.Context, productID string, language *string, ratings []int) (<-chan *store.Comment, error)
+	CommentChanged(ctx context.Context, productID string, language *string, ratings []int) (<-chan *model.CommentChange, error)
+	StatsChanged(ctx context.Context, productID string, language *string) (<-chan *model.CommentStats, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -244,6 +262,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Comment.Title(childComplexity), true
+
+	case "CommentChange.comment":
+		if e.ComplexityRoot.CommentChange.Comment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentChange.Comment(childComplexity), true
+	case "CommentChange.cursor":
+		if e.ComplexityRoot.CommentChange.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentChange.Cursor(childComplexity), true
+	case "CommentChange.kind":
+		if e.ComplexityRoot.CommentChange.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentChange.Kind(childComplexity), true
 
 	case "CommentConnection.edges":
 		if e.ComplexityRoot.CommentConnection.Edges == nil {
@@ -558,6 +595,40 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RatingCount.Rating(childComplexity), true
 
+	case "Subscription.commentAdded":
+		if e.ComplexityRoot.Subscription.CommentAdded == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_commentAdded_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CommentAdded(childComplexity, args["productId"].(string), args["language"].(*string), args["ratings"].([]int)), true
+	case "Subscription.commentChanged":
+		if e.ComplexityRoot.Subscription.CommentChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_commentChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CommentChanged(childComplexity, args["productId"].(string), args["language"].(*string), args["ratings"].([]int)), true
+	case "Subscription.statsChanged":
+		if e.ComplexityRoot.Subscription.StatsChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_statsChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.StatsChanged(childComplexity, args["productId"].(string), args["language"].(*string)), true
+
 	case "UpdateCommentPayload.comment":
 		if e.ComplexityRoot.UpdateCommentPayload.Comment == nil {
 			break
@@ -627,6 +698,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
 			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
 			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
 			data.MarshalGQL(&buf)
 
 			return &graphql.Response{
@@ -1133,6 +1221,94 @@ type DeleteCommentPayload {
   deletedCommentId: ID!
 }
 `, BuiltIn: false},
+	{Name: "../live.graphqls", Input: `"""
+Live updates of one product's comments and statistics, over
+` + "`" + `graphql-transport-ws` + "`" + ` (the ` + "`" + `graphql-ws` + "`" + ` library) or GraphQL over
+Server-Sent Events (the ` + "`" + `graphql-sse` + "`" + ` library), both on ` + "`" + `/graphql` + "`" + `.
+
+Events reach every subscriber within about a second of the write's commit,
+whichever gateway instance made the write. A stream has no history: to catch
+up after a reconnect, query ` + "`" + `comments(last: 100, before: <cursor of the
+newest comment you have>)` + "`" + ` (see ` + "`" + `CommentChange.cursor` + "`" + `).
+
+**Errors.** A bad argument is an error on subscribe (` + "`" + `BAD_USER_INPUT` + "`" + `, the
+same rules as ` + "`" + `Product.comments` + "`" + ` and ` + "`" + `Product.stats` + "`" + `), never a silent
+stream. A subscriber that does not read its events fast enough is ended with
+` + "`" + `SLOW_CONSUMER` + "`" + ` (websocket: an ` + "`" + `error` + "`" + ` message for the subscription; SSE: a
+last ` + "`" + `next` + "`" + ` event with the error, then ` + "`" + `complete` + "`" + `). Too many subscriptions
+on one connection is ` + "`" + `LIMIT_EXCEEDED` + "`" + `. When the gateway is configured so,
+subscribing needs the same credential as a mutation (` + "`" + `UNAUTHENTICATED` + "`" + `).
+"""
+type Subscription {
+  """
+  Each new comment of the product that matches the filter, as soon as it is
+  created. Updates and deletes are not delivered here: use ` + "`" + `commentChanged` + "`" + `
+  to keep a list exact.
+  """
+  commentAdded(
+    "Catalog product id, as in ` + "`" + `Query.product` + "`" + `."
+    productId: ID!
+    "Only comments in this language (as ` + "`" + `Product.comments(language)` + "`" + `)."
+    language: String
+    "Only comments with one of these ratings (as ` + "`" + `Product.comments(ratings)` + "`" + `)."
+    ratings: [Int!]
+  ): Comment!
+
+  """
+  Every change to the list ` + "`" + `Product.comments(language, ratings)` + "`" + ` of the
+  product: a comment that enters it (created, or updated so that it now
+  matches the filter), changes while in it, or leaves it (deleted, or updated
+  so that it no longer matches). Applying these events to one initial page
+  of ` + "`" + `comments` + "`" + ` keeps that list equal to what a fresh query returns.
+  """
+  commentChanged(
+    "Catalog product id, as in ` + "`" + `Query.product` + "`" + `."
+    productId: ID!
+    "Only comments in this language (as ` + "`" + `Product.comments(language)` + "`" + `)."
+    language: String
+    "Only comments with one of these ratings (as ` + "`" + `Product.comments(ratings)` + "`" + `)."
+    ratings: [Int!]
+  ): CommentChange!
+
+  """
+  The product's statistics (in ` + "`" + `language` + "`" + `, or in all languages) after a
+  create, update or delete changed them. Changes in quick succession may be
+  delivered as one event: the last event always carries the current
+  statistics. An update of only a title or body changes no statistics and
+  sends nothing.
+  """
+  statsChanged(
+    "Catalog product id, as in ` + "`" + `Query.product` + "`" + `."
+    productId: ID!
+    "Statistics of this language only (as ` + "`" + `Product.stats(language)` + "`" + `); ` + "`" + `null` + "`" + ` for all languages."
+    language: String
+  ): CommentStats!
+}
+
+"How a comment changed, seen from a filtered list (` + "`" + `Subscription.commentChanged` + "`" + `)."
+enum CommentChangeKind {
+  "The comment entered the list: it was created, or updated so that it now matches the filter."
+  ADDED
+  "The comment changed and is still in the list."
+  UPDATED
+  "The comment left the list: it was deleted, or updated so that it no longer matches the filter."
+  DELETED
+}
+
+"One change of a product's filtered comment list."
+type CommentChange {
+  "What happened to the comment, relative to the subscription's filter."
+  kind: CommentChangeKind!
+  "The comment after the change; for ` + "`" + `DELETED` + "`" + `, the comment as it was last seen in the list."
+  comment: Comment!
+  """
+  The comment's cursor, the same as ` + "`" + `CommentEdge.cursor` + "`" + ` of this comment in
+  ` + "`" + `Product.comments` + "`" + `: insert the comment at its place in a list, or catch up
+  after a reconnect with ` + "`" + `comments(last: 100, before: cursor)` + "`" + `.
+  """
+  cursor: String!
+}
+`, BuiltIn: false},
 	{Name: "../federation/directives.graphql", Input: `
 	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
 	directive @composeDirective(name: String!) repeatable on SCHEMA
@@ -1236,6 +1412,18 @@ func (ec *executionContext) childFields_Comment(ctx context.Context, field graph
 		return ec.fieldContext_Comment_createdAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Comment", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_CommentChange_kind(ctx, field)
+	case "comment":
+		return ec.fieldContext_CommentChange_comment(ctx, field)
+	case "cursor":
+		return ec.fieldContext_CommentChange_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentChange", field.Name)
 }
 
 func (ec *executionContext) childFields_CommentConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1730,6 +1918,88 @@ func (ec *executionContext) field_Query_topProducts_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_commentAdded_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "productId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["productId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "language",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["language"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "ratings",
+		func(ctx context.Context, v any) ([]int, error) {
+			return ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ratings"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_commentChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "productId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["productId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "language",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["language"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "ratings",
+		func(ctx context.Context, v any) ([]int, error) {
+			return ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ratings"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_statsChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "productId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["productId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "language",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["language"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2004,6 +2274,84 @@ func (ec *executionContext) _Comment_createdAt(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Comment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CommentChange_kind(ctx context.Context, field graphql.CollectedField, obj *model.CommentChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentChange_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.CommentChangeKind) graphql.Marshaler {
+			return ec.marshalNCommentChangeKind2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentChangeKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentChange_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentChange", field, false, false, errors.New("field of type CommentChangeKind does not have child fields"))
+}
+
+func (ec *executionContext) _CommentChange_comment(ctx context.Context, field graphql.CollectedField, obj *model.CommentChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentChange_comment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Comment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentChange_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommentChange_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CommentChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentChange_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentChange_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentChange", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CommentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
@@ -3322,6 +3670,138 @@ func (ec *executionContext) _RatingCount_count(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_RatingCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RatingCount", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Subscription_commentAdded(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_commentAdded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().CommentAdded(ctx, fc.Args["productId"].(string), fc.Args["language"].(*string), fc.Args["ratings"].([]int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_commentAdded(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_commentAdded_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_commentChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_commentChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().CommentChanged(ctx, fc.Args["productId"].(string), fc.Args["language"].(*string), fc.Args["ratings"].([]int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentChange) graphql.Marshaler {
+			return ec.marshalNCommentChange2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_commentChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommentChange(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_commentChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_statsChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_statsChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().StatsChanged(ctx, fc.Args["productId"].(string), fc.Args["language"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentStats) graphql.Marshaler {
+			return ec.marshalNCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_statsChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommentStats(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_statsChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _UpdateCommentPayload_comment(ctx context.Context, field graphql.CollectedField, obj *model.UpdateCommentPayload) (ret graphql.Marshaler) {
@@ -4820,6 +5300,54 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var commentChangeImplementors = []string{"CommentChange"}
+
+func (ec *executionContext) _CommentChange(ctx context.Context, sel ast.SelectionSet, obj *model.CommentChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commentChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommentChange")
+		case "kind":
+			out.Values[i] = ec._CommentChange_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "comment":
+			out.Values[i] = ec._CommentChange_comment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._CommentChange_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var commentConnectionImplementors = []string{"CommentConnection"}
 
 func (ec *executionContext) _CommentConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CommentConnection) graphql.Marshaler {
@@ -5756,6 +6284,30 @@ func (ec *executionContext) _RatingCount(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "commentAdded":
+		return ec._Subscription_commentAdded(ctx, fields[0])
+	case "commentChanged":
+		return ec._Subscription_commentChanged(ctx, fields[0])
+	case "statsChanged":
+		return ec._Subscription_statsChanged(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
 var updateCommentPayloadImplementors = []string{"UpdateCommentPayload"}
 
 func (ec *executionContext) _UpdateCommentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateCommentPayload) graphql.Marshaler {
@@ -6266,6 +6818,26 @@ func (ec *executionContext) marshalNComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑ
 	return ec._Comment(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCommentChange2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentChange(ctx context.Context, sel ast.SelectionSet, v *model.CommentChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CommentChange(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCommentChangeKind2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentChangeKind(ctx context.Context, v any) (model.CommentChangeKind, error) {
+	var res model.CommentChangeKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCommentChangeKind2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentChangeKind(ctx context.Context, sel ast.SelectionSet, v model.CommentChangeKind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNCommentEdge2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CommentEdge) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -6290,6 +6862,16 @@ func (ec *executionContext) marshalNCommentEdge2ᚖgithubᚗcomᚋacmeᚋcomment
 		return graphql.Null
 	}
 	return ec._CommentEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx context.Context, sel ast.SelectionSet, v *model.CommentStats) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CommentStats(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCreateCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCreateCommentInput(ctx context.Context, v any) (model.CreateCommentInput, error) {

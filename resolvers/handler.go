@@ -61,6 +61,9 @@ type Config struct {
 	// TracerProvider, when set, gives each operation and each resolver call a
 	// span (package tracing); nil: no tracing.
 	TracerProvider trace.TracerProvider
+	// Live, when set, serves subscriptions over websocket and SSE (see
+	// NewLive); nil: no subscription transports.
+	Live *Live
 }
 
 // DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
@@ -84,9 +87,10 @@ func NewHandler(cfg Config) http.Handler {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	lim := cfg.Limits.withDefaults()
-	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger}
+	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger, Live: cfg.Live}
 	es := graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()})
 	srv := handler.New(es)
+	addLiveTransports(srv, cfg) // before POST: SSE is a POST that accepts text/event-stream
 	// The HTTP edge: strict GraphQL-over-HTTP transports (transport.go),
 	// strict variables (variables.go), capped error lists (httperrors.go).
 	ops := operations{schema: es.Schema()}
@@ -186,7 +190,7 @@ func NewHandler(cfg Config) http.Handler {
 	gqlHTTP := cfg.Trusted.Middleware(srv)
 	var h http.Handler = httpEdge(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
-		ctx, cancel := context.WithTimeout(req.Context(), cfg.RequestTimeout)
+		ctx, cancel := requestContext(req, cfg.RequestTimeout)
 		defer cancel()
 		ctx = context.WithValue(ctx, loadersKey{}, NewLoaders(cfg.Store, cfg.LoaderWait))
 		ctx, _ = metrics.WithUsage(ctx)
@@ -206,6 +210,7 @@ func NewHandler(cfg Config) http.Handler {
 		cfg.Metrics.ObserveRequest(op, time.Since(start))
 	}))
 	h = rl.gate(h) // refusals cost too (ratelimit_refused.go)
+	h = cfg.Live.middleware(h)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(h)
 	}

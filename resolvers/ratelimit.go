@@ -75,13 +75,21 @@ type clientKey struct{}
 // clientOf names the client of a request for the rate limit ("" for one
 // that is not limited).
 func (rl *rateLimiter) clientOf(r *http.Request) string {
+	return clientID(r, rl.cfg.TrustForwardedFor)
+}
+
+// clientID names the client of a request, for the rate limit and the live
+// connection limit: "sub:" and a JWT's subject, "" for an API key (a
+// trusted service, not limited), else "ip:" and the remote address (the
+// first X-Forwarded-For address when trustXFF).
+func clientID(r *http.Request, trustXFF bool) string {
 	if p, _ := auth.FromContext(r.Context()); p != nil {
 		if p.Kind == auth.KindAPIKey {
 			return ""
 		}
 		return "sub:" + p.Subject
 	}
-	if rl.cfg.TrustForwardedFor {
+	if trustXFF {
 		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
 			first, _, _ := strings.Cut(xff, ",")
 			if ip := net.ParseIP(strings.TrimSpace(first)); ip != nil {

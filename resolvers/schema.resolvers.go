@@ -69,15 +69,11 @@ func (r *productResolver) NodeID(ctx context.Context, obj *model.Product) (strin
 
 // Comments is the resolver for the comments field.
 func (r *productResolver) Comments(ctx context.Context, obj *model.Product, language *string, ratings []int, first *int, after *string, last *int, before *string) (*model.CommentConnection, error) {
-	lang, err := optLanguage(language)
+	f, err := commentFilter(language, ratings)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := store.NormalizeRatings(ratings)
-	if err != nil {
-		return nil, err
-	}
-	f := store.Filter{Language: lang, Ratings: rs}
+	lang := f.Language
 	pg, err := store.ParsePage(store.PageArgs{First: first, After: after, Last: last, Before: before})
 	if err != nil {
 		return nil, err

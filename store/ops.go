@@ -206,7 +206,7 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 			return err
 		}
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []Cond{{Kind: CondNotExists}}})
-		return tableError(s.table.Write(ctx, ops), ECONFLICT)
+		return s.commit(ctx, ops, Change{Kind: ChangeAdded, Comment: c})
 	})
 	if err != nil {
 		return nil, err
@@ -255,8 +255,8 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 		}
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(),
 			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
-		if err := s.table.Write(ctx, ops); err != nil {
-			return tableError(err, ECONFLICT)
+		if err := s.commit(ctx, ops, Change{Kind: ChangeUpdated, Comment: &c, Old: old}); err != nil {
+			return err
 		}
 		out = &c
 		return nil
@@ -283,7 +283,7 @@ func (s *Store) DeleteComment(ctx context.Context, id string) error {
 		}
 		ops = append(ops, Op{Kind: OpDelete, Key: CommentKey(id),
 			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
-		return tableError(s.table.Write(ctx, ops), ECONFLICT)
+		return s.commit(ctx, ops, Change{Kind: ChangeDeleted, Comment: old})
 	})
 }
 

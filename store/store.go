@@ -18,6 +18,7 @@ type Store struct {
 	sizing Sizing // BalancedSizing unless WithSizing
 	now    func() time.Time
 	newID  func(time.Time) string
+	publishState
 }
 
 // Option configures a Store.

@@ -26,6 +26,9 @@ if [[ ! -x $chromium ]]; then
 fi
 
 npm ci --no-audit --no-fund --loglevel=error
+# The subscription client test's packages (graphql-ws, graphql-sse): it runs
+# later, with DynamoDB Local, as the Go test TestLiveClients (web/live_test.go).
+(cd live && npm ci --no-audit --no-fund --loglevel=error)
 status=0
 # The Go test of the standard introspection query reads it from
 # resolvers/testdata; it must be what the pinned graphql package prints.

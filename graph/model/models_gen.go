@@ -3,8 +3,25 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+
 	"github.com/acme/comments-gateway/store"
 )
+
+// One change of a product's filtered comment list.
+type CommentChange struct {
+	// What happened to the comment, relative to the subscription's filter.
+	Kind CommentChangeKind `json:"kind"`
+	// The comment after the change; for `DELETED`, the comment as it was last seen in the list.
+	Comment *store.Comment `json:"comment"`
+	// The comment's cursor, the same as `CommentEdge.cursor` of this comment in
+	// `Product.comments`: insert the comment at its place in a list, or catch up
+	// after a reconnect with `comments(last: 100, before: cursor)`.
+	Cursor string `json:"cursor"`
+}
 
 // One page of a product's comments, newest first, in the
 // [Relay connection](https://relay.dev/graphql/connections.htm) form.
@@ -182,6 +199,25 @@ type RatingCount struct {
 	Count int `json:"count"`
 }
 
+// Live updates of one product's comments and statistics, over
+// `graphql-transport-ws` (the `graphql-ws` library) or GraphQL over
+// Server-Sent Events (the `graphql-sse` library), both on `/graphql`.
+//
+// Events reach every subscriber within about a second of the write's commit,
+// whichever gateway instance made the write. A stream has no history: to catch
+// up after a reconnect, query `comments(last: 100, before: <cursor of the
+// newest comment you have>)` (see `CommentChange.cursor`).
+//
+// **Errors.** A bad argument is an error on subscribe (`BAD_USER_INPUT`, the
+// same rules as `Product.comments` and `Product.stats`), never a silent
+// stream. A subscriber that does not read its events fast enough is ended with
+// `SLOW_CONSUMER` (websocket: an `error` message for the subscription; SSE: a
+// last `next` event with the error, then `complete`). Too many subscriptions
+// on one connection is `LIMIT_EXCEEDED`. When the gateway is configured so,
+// subscribing needs the same credential as a mutation (`UNAUTHENTICATED`).
+type Subscription struct {
+}
+
 // New values for some fields of an existing comment. A field that is omitted or
 // `null` keeps its current value. The same rules as in `CreateCommentInput`
 // apply; any invalid field is a `BAD_USER_INPUT` error.
@@ -203,4 +239,65 @@ type UpdateCommentInput struct {
 type UpdateCommentPayload struct {
 	// The comment after the change, as stored.
 	Comment *store.Comment `json:"comment"`
+}
+
+// How a comment changed, seen from a filtered list (`Subscription.commentChanged`).
+type CommentChangeKind string
+
+const (
+	// The comment entered the list: it was created, or updated so that it now matches the filter.
+	CommentChangeKindAdded CommentChangeKind = "ADDED"
+	// The comment changed and is still in the list.
+	CommentChangeKindUpdated CommentChangeKind = "UPDATED"
+	// The comment left the list: it was deleted, or updated so that it no longer matches the filter.
+	CommentChangeKindDeleted CommentChangeKind = "DELETED"
+)
+
+var AllCommentChangeKind = []CommentChangeKind{
+	CommentChangeKindAdded,
+	CommentChangeKindUpdated,
+	CommentChangeKindDeleted,
+}
+
+func (e CommentChangeKind) IsValid() bool {
+	switch e {
+	case CommentChangeKindAdded, CommentChangeKindUpdated, CommentChangeKindDeleted:
+		return true
+	}
+	return false
+}
+
+func (e CommentChangeKind) String() string {
+	return string(e)
+}
+
+func (e *CommentChangeKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CommentChangeKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CommentChangeKind", str)
+	}
+	return nil
+}
+
+func (e CommentChangeKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CommentChangeKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CommentChangeKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

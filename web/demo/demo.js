@@ -1,4 +1,5 @@
 // The product-page demo: plain DOM, one fetch per view. Read top to bottom.
+import { follow } from './live.js';
 const endpoint = document.querySelector('meta[name="graphql-endpoint"]').content;
 const PAGE_SIZE = 10;
 const $ = (id) => document.getElementById(id);
@@ -98,6 +99,7 @@ async function load({ scroll = false } = {}) {
     const { data, extensions } = await graphql(PAGE, variables, controller.signal);
     render(data.product, extensions?.plan?.[0], extensions?.cost);
     $('error').hidden = true;
+    follow(endpoint, state.product, state.language, load); // live updates: re-query on change
   } catch (err) {
     if (controller.signal.aborted) return; // a newer load took over
     $('summary').textContent = '';

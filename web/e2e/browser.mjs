@@ -60,6 +60,7 @@ async function main() {
   });
 
   await testGraphiQL(page, base);
+  await testGraphiQLSubscription(page, base);
   assert.deepEqual(problems, [], 'GraphiQL: no foreign requests, CSP violations or errors');
   await testDemo(page, base);
   assert.deepEqual(problems, [], 'demo: no foreign requests, CSP violations or errors');
@@ -67,6 +68,8 @@ async function main() {
   assert.deepEqual(problems, [], 'demo URL state: no foreign requests, CSP violations or errors');
   await testDemoPhone(context, base);
   assert.deepEqual(problems, [], 'demo on a phone: no foreign requests, CSP violations or errors');
+  await testDemoLive(page, base);
+  assert.deepEqual(problems, [], 'demo live: no foreign requests, CSP violations or errors');
   log('PASS');
 }
 
@@ -135,6 +138,45 @@ const starsName = (n) => (n === 1 ? '1 star' : `${n} stars`);
 async function assertRatingToggle(page, rating, count) {
   const name = `${starsName(rating)}, ${count.toLocaleString('en-US')} comments`;
   assert.equal(await page.getByRole('button', { name, exact: true }).count(), 1, `a toggle named "${name}"`);
+}
+
+// A subscription typed into GraphiQL runs over graphql-ws: a comment
+// created meanwhile shows in the response pane.
+async function testGraphiQLSubscription(page, base) {
+  log('GraphiQL subscription');
+  await page.locator('.graphiql-query-editor .monaco-editor').first().click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText('subscription Live { commentAdded(productId: "bread-maker") { title rating } }');
+  await page.locator('.graphiql-execute-button').click();
+  const title = `live-from-GraphiQL-${Date.now()}`; // no blanks: Monaco shows them as U+00A0
+  // The websocket may still be connecting: create until one arrives.
+  for (let i = 0; i < 60; i++) {
+    await gql(base, 'mutation($t: String!) { createComment(input: {productId: "bread-maker", language: "en", rating: 5, author: "e2e", title: $t, body: "b"}) { comment { id } } }', { t: title });
+    const shown = await page.evaluate((t) => (document.querySelector('.graphiql-response .view-lines')?.textContent || '').includes(t), title);
+    if (shown) {
+      await page.screenshot({ path: join(artifacts, 'graphiql-subscription.png') });
+      await page.locator('.graphiql-execute-button').click(); // stop
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('GraphiQL: the subscription showed no new comment within 30 s');
+}
+
+// The demo follows its product live: a comment created elsewhere shows up
+// with the new total, under a "live" indicator; leaving the page ends the
+// stream without an error.
+async function testDemoLive(page, base) {
+  log('demo live');
+  const product = `live-demo-${Date.now()}`;
+  await page.goto(`${base}/demo?product=${product}`);
+  await page.locator('#live[data-status="live"]').waitFor({ timeout: 30_000 });
+  const title = `arrived-live-${Date.now()}`;
+  await gql(base, 'mutation($p: ID!, $t: String!) { createComment(input: {productId: $p, language: "en", rating: 4, author: "e2e", title: $t, body: "b"}) { comment { id } } }', { p: product, t: title });
+  await page.locator('#comments li', { hasText: title }).waitFor({ timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelector('#summary')?.dataset.totalCount === '1');
+  await page.screenshot({ path: join(artifacts, 'demo-live.png') });
+  await page.goto('about:blank');
 }
 
 async function testDemo(page, base) {

@@ -11,16 +11,26 @@ export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 // launchGateway builds and starts the gateway in tmp with flags, registers
 // its stop in cleanups (run first to last), and resolves to its base URL.
 export async function launchGateway({ tmp, flags, log, cleanups }) {
-  let bin = process.env.GATEWAY_BIN;
-  if (!bin) {
-    bin = join(tmp, 'gw');
-    log('go build');
-    execFileSync('go', ['build', '-o', bin, '.'], { cwd: root, stdio: 'inherit' });
-  }
+  const bin = buildGateway(tmp, log);
   const args = ['serve', '-addr', '127.0.0.1:0', '-store', `bolt:${join(tmp, 'comments.db')}`, ...flags];
-  return new Promise((resolveBase, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    cleanups.unshift(() => stopGateway(child));
+  const gw = runGateway(bin, args);
+  cleanups.unshift(gw.stop);
+  return gw.url;
+}
+
+// buildGateway returns GATEWAY_BIN, or builds the gateway into tmp.
+export function buildGateway(tmp, log) {
+  if (process.env.GATEWAY_BIN) return process.env.GATEWAY_BIN;
+  const bin = join(tmp, 'gw');
+  log('go build');
+  execFileSync('go', ['build', '-o', bin, '.'], { cwd: root, stdio: 'inherit' });
+  return bin;
+}
+
+// runGateway starts bin with args: { url: Promise of the base URL, pid, stop() }.
+export function runGateway(bin, args) {
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = new Promise((resolveBase, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 60_000);
     const onData = (chunk) => {
@@ -35,6 +45,7 @@ export async function launchGateway({ tmp, flags, log, cleanups }) {
     child.stderr.on('data', onData);
     child.on('exit', (code) => reject(new Error(`gateway exited (${code}):\n${out}`)));
   });
+  return { url, pid: child.pid, stop: () => stopGateway(child) };
 }
 
 // stopGateway sends SIGTERM by pid, and SIGKILL if it is still there after 10 s.
