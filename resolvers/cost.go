@@ -95,7 +95,7 @@ func (c *costLimit) MutateOperationParameters(ctx context.Context, p *graphql.Ra
 	m, ok := d.measured.Load(p.OperationName)
 	if !ok {
 		vars, coerced := coerceVariables(c.schema, op, p.Variables)
-		m = operationCost{Result: cost.Analyze(ctx, c.schema, d.doc, op, vars, c.es.Complexity), Known: coerced}
+		m = operationCost{Result: cost.Analyze(ctx, c.schema, d.doc, op, vars, c.fieldCost), Known: coerced}
 		if op == nil || len(op.VariableDefinitions) == 0 {
 			d.measured.Store(p.OperationName, m)
 		}
@@ -113,9 +113,22 @@ func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.Oper
 	if m := costOf(oc); m != nil && m.Known {
 		return nil
 	}
-	m := &operationCost{Result: cost.Analyze(ctx, c.schema, oc.Doc, oc.Operation, oc.Variables, c.es.Complexity), Known: true}
+	m := &operationCost{Result: cost.Analyze(ctx, c.schema, oc.Doc, oc.Operation, oc.Variables, c.fieldCost), Known: true}
 	oc.Stats.SetExtension(costExtension, m)
 	return c.check(*m)
+}
+
+// fieldCost is the schema's custom complexity, as package cost calls it
+// before validation. gqlgen's generated argument parsing assumes a valid
+// document (an input object given as `5` panics in it), so a panic counts
+// as no custom cost: validation refuses that document anyway.
+func (c *costLimit) fieldCost(ctx context.Context, typeName, field string, child int, args map[string]any) (n int, ok bool) {
+	defer func() {
+		if recover() != nil {
+			n, ok = 0, false
+		}
+	}()
+	return c.es.Complexity(ctx, typeName, field, child, args)
 }
 
 // document is the parsed query, from the cache or parsed now (nil when it

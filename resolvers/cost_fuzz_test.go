@@ -7,10 +7,13 @@ import (
 	"testing"
 
 	gqlgencomplexity "github.com/99designs/gqlgen/complexity"
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
 	"github.com/vektah/gqlparser/v2/validator/rules"
+
+	"github.com/acme/comments-gateway/cost"
 )
 
 // FuzzCostAnalysis measures random documents with fragments, built from
@@ -23,8 +26,22 @@ func FuzzCostAnalysis(f *testing.F) {
 	for _, seed := range []string{"", "\x03\x01\x02\x05\x07", "\xff\x10\x20\x30\x40\x50\x60\x70\x80\x90", strings.Repeat("\x02\x09", 40)} {
 		f.Add([]byte(seed))
 	}
+	// Input starting with '#' is query text as sent, valid or not: the pass
+	// must neither panic on it nor visit more than its selections.
+	for _, seed := range []string{
+		`#mutation { createComment(input: 5) { comment { id } } }`,
+		`#{ product(id: "p") { comments(first: "x", ratings: {a: 1}) { totalCount } } }`,
+		`#{ _entities(representations: 5) { __typename } nope { x } }`,
+		`#{ ...A } fragment A on Query { ...A ...B } fragment B on Nope { ... on Product { id } }`,
+	} {
+		f.Add([]byte(seed))
+	}
 	es := testSchema()
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 0 && data[0] == '#' {
+			measureText(t, es, string(data[1:]))
+			return
+		}
 		query := (&docGen{data: data}).document()
 		got := analyzeText(t, es, query, nil)
 		if n := selectionsIn(t, query); got.Steps > n {
@@ -51,6 +68,23 @@ func FuzzCostAnalysis(f *testing.F) {
 			t.Fatalf("complexity %d, gqlgen %d\n%s", got.Complexity, c, query)
 		}
 	})
+}
+
+// measureText measures every operation of query as sent (nothing when it
+// does not parse) and checks the pass visited no more than its selections.
+func measureText(t *testing.T, es graphql.ExecutableSchema, query string) {
+	c := newCostLimit(Limits{}.withDefaults(), es)
+	d := c.document(context.Background(), query)
+	if d == nil {
+		return
+	}
+	n := selectionsIn(t, query)
+	for _, op := range append(d.doc.Operations, nil) {
+		vars, _ := coerceVariables(es.Schema(), op, nil)
+		if r := cost.Analyze(context.Background(), es.Schema(), d.doc, op, vars, c.fieldCost); r.Steps > n {
+			t.Fatalf("%d steps for %d selections:\n%s", r.Steps, n, query)
+		}
+	}
 }
 
 // expanded is a brute-force measure: every spread walked where it appears.

@@ -54,7 +54,7 @@ func analyzeText(tb testing.TB, es graphql.ExecutableSchema, query string, rawVa
 	}
 	op := d.doc.Operations[0]
 	vars, ok := coerceVariables(es.Schema(), op, rawVars)
-	return operationCost{Result: cost.Analyze(context.Background(), es.Schema(), d.doc, op, vars, es.Complexity), Known: ok}
+	return operationCost{Result: cost.Analyze(context.Background(), es.Schema(), d.doc, op, vars, c.fieldCost), Known: ok}
 }
 
 // jsonVars decodes variables as the HTTP transports do (numbers as

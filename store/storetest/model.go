@@ -379,6 +379,19 @@ func checkStats(t *testing.T, s *store.Store, data []*store.Comment, pids []stri
 				t.Errorf("languages of %s [%d] = %s:%d, want %s:%d", pid, i, got[i].Language, got[i].Total, wantLangs[i].Language, wantLangs[i].Total)
 			}
 		}
+		// The first n are a prefix (no language of this data set has had
+		// all its comments deleted).
+		for n := range len(wantLangs) + 1 {
+			first, err := s.Languages(ctx, pid, n)
+			if err != nil || len(first) != n || (n > 0 && first[n-1].Language != wantLangs[n-1].Language) {
+				t.Errorf("languages of %s, first %d: %d languages, %v", pid, n, len(first), err)
+			}
+		}
+		for _, n := range []int{-1, store.MaxLanguages + 1} {
+			if _, err := s.Languages(ctx, pid, n); store.ErrorCode(err) != store.EINVALID {
+				t.Errorf("languages of %s, first %d: %v, want EINVALID", pid, n, err)
+			}
+		}
 	}
 	for lang := range langs {
 		type rank struct {
