@@ -301,6 +301,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	fs.Float64Var(&rateLimit.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rateLimit.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
 	fs.BoolVar(&rateLimit.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
+	micro := resolvers.MicroCacheConfig{MaxBytes: resolvers.DefaultMicroCacheBytes}
+	fs.DurationVar(&micro.TTL, "micro-cache-ttl", 0, "serve public GET query responses from an in-process cache for this long, e.g. 500ms (0: off)")
+	fs.Var((*byteSize)(&micro.MaxBytes), "micro-cache-bytes", "bound on the micro-cache's memory, e.g. 64MB or 64MiB (least recently used entries are evicted)")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
@@ -320,6 +323,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	}
 	if _, _, err := parseStoreSpec(*spec); err != nil {
 		return err
+	}
+	if micro.TTL < 0 || micro.MaxBytes <= 0 {
+		return fmt.Errorf("-micro-cache-ttl %v, -micro-cache-bytes %d: want a TTL of 0 (off) or more and a positive size", micro.TTL, micro.MaxBytes)
 	}
 	if *apqSize < 0 {
 		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", *apqSize)
@@ -357,6 +363,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.New(reg)
+	if micro.TTL > 0 {
+		micro.Metrics = metrics.NewMicroCache(reg)
+	}
 	if d, ok := tbl.(*dynamo.Table); ok {
 		// extensions.cost reports the read capacity DynamoDB says each
 		// request consumed.
@@ -382,7 +391,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	gql := resolvers.NewHandler(resolvers.Config{
 		Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout, RateLimit: rateLimit,
 		Auth: authn, DisableIntrospection: !introspection.or(acc.dev), APQCacheSize: apq,
-		TracerProvider: tp,
+		TracerProvider: tp, MicroCache: micro,
 	})
 	mux.Handle("/graphql", tracing.HTTP(withCORS(splitList(*corsOrigins), gql), tp))
 	if graphiql.or(acc.dev) {

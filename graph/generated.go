@@ -624,6 +624,33 @@ always returns UTC (suffix ` + "`" + `Z` + "`" + `), with fractional seconds whe
 scalar Time
 
 """
+HTTP cache hint (as Apollo Server's ` + "`" + `@cacheControl` + "`" + `): how long a response
+holding this field (or any field of this type) may be cached, and whether
+only the caller's browser may cache it. A ` + "`" + `GET` + "`" + ` query's ` + "`" + `Cache-Control` + "`" + `
+takes the smallest ` + "`" + `maxAge` + "`" + ` and the narrowest ` + "`" + `scope` + "`" + ` of every field it
+selects; a root field or an object-typed field without a hint counts as
+` + "`" + `maxAge: 0` + "`" + `, a scalar field inherits its parent's. ` + "`" + `inheritMaxAge: true` + "`" + `
+on a type or field makes it inherit instead. See the README's "HTTP
+caching".
+"""
+directive @cacheControl(
+  "Seconds a response holding this field may be reused."
+  maxAge: Int
+  "` + "`" + `PRIVATE` + "`" + `: only the caller's own cache (a browser) may keep it."
+  scope: CacheControlScope
+  "Take the parent field's ` + "`" + `maxAge` + "`" + ` instead of the default 0."
+  inheritMaxAge: Boolean
+) on FIELD_DEFINITION | OBJECT | INTERFACE | UNION
+
+"Who may cache a response: any cache (` + "`" + `PUBLIC` + "`" + `) or only the caller's (` + "`" + `PRIVATE` + "`" + `)."
+enum CacheControlScope {
+  "Shared caches (CDNs, proxies) and browsers alike."
+  PUBLIC
+  "Only the caller's own cache, never a shared one."
+  PRIVATE
+}
+
+"""
 Read access to product comments, their rating statistics and the 5-star
 leaderboard.
 
@@ -646,7 +673,7 @@ type Query {
     ` + "`" + `-` + "`" + `. Anything else is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     id: ID!
-  ): Product!
+  ): Product! @cacheControl(maxAge: 300)
 
   """
   The comment with this id, or ` + "`" + `null` + "`" + ` when no comment has this id (for
@@ -655,7 +682,7 @@ type Query {
   comment(
     "Comment id, as returned in ` + "`" + `Comment.id` + "`" + `."
     id: ID!
-  ): Comment
+  ): Comment @cacheControl(maxAge: 300)
 
   """
   The 5-star leaderboard: products ordered by their number of 5-star comments,
@@ -673,7 +700,7 @@ type Query {
     tag is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     language: String
-  ): [ProductRank!]!
+  ): [ProductRank!]! @cacheControl(maxAge: 60)
 }
 
 """
@@ -745,7 +772,7 @@ type Product @key(fields: "id") {
     An empty or malformed cursor is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     before: String
-  ): CommentConnection!
+  ): CommentConnection! @cacheControl(maxAge: 30)
 
   """
   Rating statistics of the product's comments, in one language or in all.
@@ -760,25 +787,25 @@ type Product @key(fields: "id") {
     ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     language: String
-  ): CommentStats!
+  ): CommentStats! @cacheControl(maxAge: 60)
 
   """
   The languages the product has comments in, with the number of comments in
   each, the language with the most comments first. Empty when the product has
   no comments.
   """
-  languages: [LanguageStats!]!
+  languages: [LanguageStats!]! @cacheControl(maxAge: 60)
 }
 
 "A customer's comment on a product: a rating from 1 to 5 with a title and a text."
-type Comment {
+type Comment @cacheControl(inheritMaxAge: true) {
   """
   Unique comment id, assigned by the server when the comment is created.
   Treat it as an opaque string.
   """
   id: ID!
   "The product this comment is about."
-  product: Product!
+  product: Product! @cacheControl(inheritMaxAge: true)
   "Language of the title and body: a canonical BCP 47 tag such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt-BR` + "`" + `."
   language: String!
   "The rating the author gave the product: 1 (worst) to 5 (best)."
@@ -800,7 +827,7 @@ type Comment {
 One page of a product's comments, newest first, in the
 [Relay connection](https://relay.dev/graphql/connections.htm) form.
 """
-type CommentConnection {
+type CommentConnection @cacheControl(inheritMaxAge: true) {
   "The comments of this page, each with its cursor, newest first."
   edges: [CommentEdge!]!
   """
@@ -819,7 +846,7 @@ type CommentConnection {
 }
 
 "One comment of a page, with the cursor that points to it."
-type CommentEdge {
+type CommentEdge @cacheControl(inheritMaxAge: true) {
   """
   Opaque position of this comment in the list. Pass it as ` + "`" + `after` + "`" + ` (with
   ` + "`" + `first` + "`" + `) to get the comments after it, or as ` + "`" + `before` + "`" + ` (with ` + "`" + `last` + "`" + `) to get
@@ -836,7 +863,7 @@ Where a page is in the whole list. As the Relay specification allows, only
 the flag in the direction of travel is computed: ` + "`" + `hasNextPage` + "`" + ` when paging
 forward, ` + "`" + `hasPreviousPage` + "`" + ` when paging backward.
 """
-type PageInfo {
+type PageInfo @cacheControl(inheritMaxAge: true) {
   """
   Paging forward (` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `, or no paging arguments): ` + "`" + `true` + "`" + ` exactly when
   more comments follow this page. Paging backward (` + "`" + `last` + "`" + `/` + "`" + `before` + "`" + `): always
@@ -856,7 +883,7 @@ type PageInfo {
 }
 
 "Rating statistics of one product's comments, in one language or in all languages."
-type CommentStats {
+type CommentStats @cacheControl(inheritMaxAge: true) {
   "The language these statistics cover (canonical BCP 47 tag), or ` + "`" + `null` + "`" + ` for all languages."
   language: String
   "The number of comments."
@@ -871,7 +898,7 @@ type CommentStats {
 }
 
 "The number of comments with one rating."
-type RatingCount {
+type RatingCount @cacheControl(inheritMaxAge: true) {
   "The rating, 1 to 5."
   rating: Int!
   "The number of comments with this rating."
@@ -879,7 +906,7 @@ type RatingCount {
 }
 
 "The number of comments a product has in one language."
-type LanguageStats {
+type LanguageStats @cacheControl(inheritMaxAge: true) {
   "The language: a canonical BCP 47 tag such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt-BR` + "`" + `."
   language: String!
   "The number of the product's comments in this language (at least 1)."
@@ -887,7 +914,7 @@ type LanguageStats {
 }
 
 "One entry of the 5-star leaderboard (` + "`" + `Query.topProducts` + "`" + `)."
-type ProductRank {
+type ProductRank @cacheControl(inheritMaxAge: true) {
   """
   Position in the leaderboard, starting at 1 for the product with the most
   5-star comments. Consecutive: products with equal counts get different
@@ -895,7 +922,7 @@ type ProductRank {
   """
   rank: Int!
   "The product."
-  product: Product!
+  product: Product! @cacheControl(inheritMaxAge: true)
   "The product's number of 5-star comments (in the leaderboard's language, when one is given); at least 1."
   fiveStarCount: Int!
 }
@@ -6470,6 +6497,22 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOCacheControlScope2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCacheControlScope(ctx context.Context, v any) (*model.CacheControlScope, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.CacheControlScope)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCacheControlScope2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCacheControlScope(ctx context.Context, sel ast.SelectionSet, v *model.CacheControlScope) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐComment(ctx context.Context, sel ast.SelectionSet, v *store.Comment) graphql.Marshaler {

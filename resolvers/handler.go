@@ -57,6 +57,9 @@ type Config struct {
 	// TracerProvider, when set, gives each operation and each resolver call a
 	// span (package tracing); nil: no tracing.
 	TracerProvider trace.TracerProvider
+	// MicroCache caches hot GET responses in process (off when its TTL is 0;
+	// see httpcache.go).
+	MicroCache MicroCacheConfig
 }
 
 // DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
@@ -130,6 +133,9 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		return next(ctx)
 	})
+	// HTTP caching (httpcache.go): Cache-Control, ETag and 304, micro-cache.
+	hc := newHTTPCache(graph.NewExecutableSchema(graph.Config{}).Schema(), cfg.MicroCache)
+	srv.AroundResponses(hc.recordOutcome)
 	rl := newRateLimiter(cfg.RateLimit)
 	if rl != nil {
 		srv.AroundOperations(rl.around)
@@ -188,6 +194,7 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		cfg.Metrics.ObserveRequest(op, time.Since(start))
 	}))
+	h = hc.wrap(h)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(h)
 	}
