@@ -3,6 +3,7 @@ package resolvers
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"strconv"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -170,7 +171,7 @@ func (w *policyWalk) restrict(h cacheHint) {
 	}
 }
 
-// policyCache memoizes PolicyOf by document text and operation name, so a
+// policyCache memoizes PolicyOf by document and operation name, so a
 // document's policy is computed once, not per request.
 type policyCache struct {
 	schema *ast.Schema
@@ -185,9 +186,15 @@ func newPolicyCache(schema *ast.Schema) *policyCache {
 	return &policyCache{schema: schema, cache: lru.New[CachePolicy](policyCacheSize)}
 }
 
-// of returns the policy of the operation of oc (a query).
+// of returns the policy of the operation of oc (a query). The key is a
+// hash of the document and the operation name, so the cache's memory does
+// not grow with the documents' length.
 func (c *policyCache) of(ctx context.Context, oc *graphql.OperationContext) CachePolicy {
-	key := oc.OperationName + "\x00" + oc.RawQuery
+	h := sha256.New()
+	h.Write([]byte(oc.OperationName))
+	h.Write([]byte{0})
+	h.Write([]byte(oc.RawQuery))
+	key := string(h.Sum(nil))
 	if p, ok := c.cache.Get(ctx, key); ok {
 		return p
 	}
