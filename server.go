@@ -303,6 +303,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	withPprof := fs.Bool("pprof", false, "serve Go's profiles at /debug/pprof/ on the -metrics-addr listener")
 	var lf liveFlags
 	lf.register(fs)
+	micro := resolvers.MicroCacheConfig{MaxBytes: resolvers.DefaultMicroCacheBytes}
+	fs.DurationVar(&micro.TTL, "micro-cache-ttl", 0, "serve public GET query responses from an in-process cache for this long, e.g. 500ms (0: off)")
+	fs.Var((*byteSize)(&micro.MaxBytes), "micro-cache-bytes", "bound on the micro-cache's memory, e.g. 64MB or 64MiB (least recently used entries are evicted)")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
@@ -325,6 +328,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	}
 	if *readTimeout <= 0 {
 		return fmt.Errorf("-read-timeout %s: want a positive duration (a stalled body would hold its connection forever)", *readTimeout)
+	}
+	if micro.TTL < 0 || micro.MaxBytes <= 0 {
+		return fmt.Errorf("-micro-cache-ttl %v, -micro-cache-bytes %d: want a TTL of 0 (off) or more and a positive size", micro.TTL, micro.MaxBytes)
 	}
 	if *apqSize < 0 {
 		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", *apqSize)
@@ -369,6 +375,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.New(reg)
+	if micro.TTL > 0 {
+		micro.Metrics = metrics.NewMicroCache(reg)
+	}
 	if d, ok := tbl.(*dynamo.Table); ok {
 		// extensions.cost reports the read capacity DynamoDB says each
 		// request consumed.
@@ -397,7 +406,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	gql := resolvers.NewHandler(resolvers.Config{
 		Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout, RateLimit: rateLimit,
 		Auth: authn, DisableIntrospection: !introspection.or(acc.dev), APQCacheSize: apq,
-		TracerProvider: tp, Trusted: trustedDocs, Live: lr.conns,
+		TracerProvider: tp, Trusted: trustedDocs, Live: lr.conns, MicroCache: micro,
 	})
 	mux.Handle("/graphql", tracing.HTTP(withCORS(splitList(*corsOrigins), gql), tp))
 	mux.Handle("/graphql/", resolvers.NotFoundHandler("/graphql"))

@@ -760,6 +760,33 @@ always returns UTC (suffix ` + "`" + `Z` + "`" + `), with fractional seconds whe
 scalar Time
 
 """
+HTTP cache hint (as Apollo Server's ` + "`" + `@cacheControl` + "`" + `): how long a response
+holding this field (or any field of this type) may be cached, and whether
+only the caller's browser may cache it. A ` + "`" + `GET` + "`" + ` query's ` + "`" + `Cache-Control` + "`" + `
+takes the smallest ` + "`" + `maxAge` + "`" + ` and the narrowest ` + "`" + `scope` + "`" + ` of every field it
+selects; a root field or an object-typed field without a hint counts as
+` + "`" + `maxAge: 0` + "`" + `, a scalar field inherits its parent's. ` + "`" + `inheritMaxAge: true` + "`" + `
+on a type or field makes it inherit instead. See the README's "HTTP
+caching".
+"""
+directive @cacheControl(
+  "Seconds a response holding this field may be reused."
+  maxAge: Int
+  "` + "`" + `PRIVATE` + "`" + `: only the caller's own cache (a browser) may keep it."
+  scope: CacheControlScope
+  "Take the parent field's ` + "`" + `maxAge` + "`" + ` instead of the default 0."
+  inheritMaxAge: Boolean
+) on FIELD_DEFINITION | OBJECT | INTERFACE | UNION
+
+"Who may cache a response: any cache (` + "`" + `PUBLIC` + "`" + `) or only the caller's (` + "`" + `PRIVATE` + "`" + `)."
+enum CacheControlScope {
+  "Shared caches (CDNs, proxies) and browsers alike."
+  PUBLIC
+  "Only the caller's own cache, never a shared one."
+  PRIVATE
+}
+
+"""
 Read access to product comments, their rating statistics and the 5-star
 leaderboard.
 
@@ -793,7 +820,7 @@ type Query {
     ` + "`" + `-` + "`" + `. Anything else is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     id: ID!
-  ): Product
+  ): Product @cacheControl(maxAge: 300)
 
   """
   The comment with this id, or ` + "`" + `null` + "`" + ` when no comment has this id (for
@@ -802,7 +829,7 @@ type Query {
   comment(
     "Comment id, as returned in ` + "`" + `Comment.id` + "`" + `."
     id: ID!
-  ): Comment
+  ): Comment @cacheControl(maxAge: 300)
 
   """
   The 5-star leaderboard: products ordered by their number of 5-star comments,
@@ -820,7 +847,7 @@ type Query {
     tag is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     language: String
-  ): [ProductRank!]
+  ): [ProductRank!] @cacheControl(maxAge: 60)
 
   """
   The object with this global id (` + "`" + `nodeId` + "`" + `): a ` + "`" + `Product` + "`" + ` or a ` + "`" + `Comment` + "`" + `, as
@@ -942,7 +969,7 @@ type Product implements Node @key(fields: "id") {
     ` + "`" + `endCursor` + "`" + `/` + "`" + `startCursor` + "`" + ` unchanged".
     """
     before: String
-  ): CommentConnection
+  ): CommentConnection @cacheControl(maxAge: 30)
 
   """
   Rating statistics of the product's comments, in one language or in all.
@@ -957,7 +984,7 @@ type Product implements Node @key(fields: "id") {
     ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     language: String
-  ): CommentStats
+  ): CommentStats @cacheControl(maxAge: 60)
 
   """
   The languages the product has comments in, with the number of comments in
@@ -972,11 +999,11 @@ type Product implements Node @key(fields: "id") {
   languages(
     "How many languages to read, in tag order: 0 to 100. Default 20."
     first: Int = 20
-  ): [LanguageStats!]
+  ): [LanguageStats!] @cacheControl(maxAge: 60)
 }
 
 "A customer's comment on a product: a rating from 1 to 5 with a title and a text."
-type Comment implements Node {
+type Comment implements Node @cacheControl(inheritMaxAge: true) {
   """
   Unique comment id, assigned by the server when the comment is created.
   Treat it as an opaque string.
@@ -985,7 +1012,7 @@ type Comment implements Node {
   "Global id of this comment (` + "`" + `Node` + "`" + `), for ` + "`" + `Query.node` + "`" + `. Opaque; not the comment id."
   nodeId: ID!
   "The product this comment is about."
-  product: Product!
+  product: Product! @cacheControl(inheritMaxAge: true)
   "Language of the title and body: a canonical BCP 47 tag such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt-BR` + "`" + `."
   language: String!
   "The rating the author gave the product: 1 (worst) to 5 (best)."
@@ -1007,7 +1034,7 @@ type Comment implements Node {
 One page of a product's comments, newest first, in the
 [Relay connection](https://relay.dev/graphql/connections.htm) form.
 """
-type CommentConnection {
+type CommentConnection @cacheControl(inheritMaxAge: true) {
   "The comments of this page, each with its cursor, newest first."
   edges: [CommentEdge!]!
   """
@@ -1026,7 +1053,7 @@ type CommentConnection {
 }
 
 "One comment of a page, with the cursor that points to it."
-type CommentEdge {
+type CommentEdge @cacheControl(inheritMaxAge: true) {
   """
   Opaque position of this comment in the list. Pass it as ` + "`" + `after` + "`" + ` (with
   ` + "`" + `first` + "`" + `) to get the comments after it, or as ` + "`" + `before` + "`" + ` (with ` + "`" + `last` + "`" + `) to get
@@ -1043,7 +1070,7 @@ Where a page is in the whole list. As the Relay specification allows, only
 the flag in the direction of travel is computed: ` + "`" + `hasNextPage` + "`" + ` when paging
 forward, ` + "`" + `hasPreviousPage` + "`" + ` when paging backward.
 """
-type PageInfo {
+type PageInfo @cacheControl(inheritMaxAge: true) {
   """
   Paging forward (` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `, or no paging arguments): ` + "`" + `true` + "`" + ` exactly when
   more comments follow this page. Paging backward (` + "`" + `last` + "`" + `/` + "`" + `before` + "`" + `): always
@@ -1063,7 +1090,7 @@ type PageInfo {
 }
 
 "Rating statistics of one product's comments, in one language or in all languages."
-type CommentStats {
+type CommentStats @cacheControl(inheritMaxAge: true) {
   "The language these statistics cover (canonical BCP 47 tag), or ` + "`" + `null` + "`" + ` for all languages."
   language: String
   "The number of comments."
@@ -1078,7 +1105,7 @@ type CommentStats {
 }
 
 "The number of comments with one rating."
-type RatingCount {
+type RatingCount @cacheControl(inheritMaxAge: true) {
   "The rating, 1 to 5."
   rating: Int!
   "The number of comments with this rating."
@@ -1086,7 +1113,7 @@ type RatingCount {
 }
 
 "The number of comments a product has in one language."
-type LanguageStats {
+type LanguageStats @cacheControl(inheritMaxAge: true) {
   "The language: a canonical BCP 47 tag such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt-BR` + "`" + `."
   language: String!
   "The number of the product's comments in this language (at least 1)."
@@ -1094,7 +1121,7 @@ type LanguageStats {
 }
 
 "One entry of the 5-star leaderboard (` + "`" + `Query.topProducts` + "`" + `)."
-type ProductRank {
+type ProductRank @cacheControl(inheritMaxAge: true) {
   """
   Position in the leaderboard, starting at 1 for the product with the most
   5-star comments. Consecutive: products with equal counts get different
@@ -1102,7 +1129,7 @@ type ProductRank {
   """
   rank: Int!
   "The product."
-  product: Product!
+  product: Product! @cacheControl(inheritMaxAge: true)
   "The product's number of 5-star comments (in the leaderboard's language, when one is given); at least 1."
   fiveStarCount: Int!
 }
@@ -7459,6 +7486,22 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOCacheControlScope2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCacheControlScope(ctx context.Context, v any) (*model.CacheControlScope, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.CacheControlScope)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCacheControlScope2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCacheControlScope(ctx context.Context, sel ast.SelectionSet, v *model.CacheControlScope) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐComment(ctx context.Context, sel ast.SelectionSet, v *store.Comment) graphql.Marshaler {

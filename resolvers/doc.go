@@ -9,6 +9,10 @@
 // (POST, GET), the query and APQ caches, the shape and complexity limits
 // (limits.go), the rate limit (ratelimit.go), introspection control
 // (introspection.go) and, on the Mutation root, access control (access.go).
+// Around it all, httpcache.go gives GET query responses Cache-Control (the
+// @cacheControl policy of cachecontrol.go), an ETag and 304s, POST and
+// failed responses no-store, and serves hot GET responses from the optional
+// micro-cache (microcache.go).
 //
 // Resolvers stay thin (schema.resolvers.go, entity.resolvers.go): they parse
 // and validate arguments with the store's functions, call a dataloader or

@@ -64,6 +64,9 @@ type Config struct {
 	// Live, when set, serves subscriptions over websocket and SSE (see
 	// NewLive); nil: no subscription transports.
 	Live *Live
+	// MicroCache caches hot GET responses in process (off when its TTL is 0;
+	// see httpcache.go).
+	MicroCache MicroCacheConfig
 }
 
 // DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
@@ -147,6 +150,9 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		return next(ctx)
 	})
+	// HTTP caching (httpcache.go): Cache-Control, ETag and 304, micro-cache.
+	hc := newHTTPCache(graph.NewExecutableSchema(graph.Config{}).Schema(), cfg.MicroCache)
+	srv.AroundResponses(hc.recordOutcome)
 	rl := newRateLimiter(cfg.RateLimit)
 	if rl != nil {
 		srv.AroundOperations(rl.around)
@@ -211,6 +217,7 @@ func NewHandler(cfg Config) http.Handler {
 	}))
 	h = rl.gate(h) // refusals cost too (ratelimit_refused.go)
 	h = cfg.Live.middleware(h)
+	h = hc.wrap(h)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(h)
 	}
