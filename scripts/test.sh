@@ -17,7 +17,7 @@
 # When DYNAMODB_ENDPOINT is already set (say, Docker's amazon/dynamodb-local),
 # the tests use it and nothing is started.
 #
-# Env: TEST_TIMEOUT (go test -timeout, default 20m), DYNAMODB_START_TIMEOUT
+# Env: TEST_TIMEOUT (go test -timeout, default 40m), DYNAMODB_START_TIMEOUT
 # (seconds, default 60), DYNAMODB_ENDPOINT, TEST_NETNS=0 (never use a network
 # namespace), TEST_FLAGS (more go test flags, e.g. "-run TestFault"). The full
 # go test -v log is copied to artifacts/go-test.log. Exit status: non-zero when
@@ -26,7 +26,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
-test_timeout=${TEST_TIMEOUT:-20m}
+test_timeout=${TEST_TIMEOUT:-40m}
 start_timeout=${DYNAMODB_START_TIMEOUT:-60}
 artifacts=$root/artifacts
 mkdir -p "$artifacts"
