@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -96,9 +97,15 @@ func shellExamples(doc string) []string {
 }
 
 // TestREADMEShellExamplesRun: every curl example of the README, pasted as
-// it is into bash (-e -u -o pipefail), succeeds against the built gateway
-// serving the demo data (requests to localhost:8080 reach it through curl's
-// --connect-to; $KEY is an API key it accepts), and prints no GraphQL error.
+// it is into bash (-e -u -o pipefail), succeeds and prints no GraphQL error
+// (unless the example says it shows a refusal). An example that starts its
+// own server (`go build -o gw .` then `./gw serve …`) runs in a directory of
+// its own, with the test's binary as gw, against that server on the default
+// address. Any other runs against the built gateway serving the demo data
+// (localhost:8080 and 127.0.0.1:8080 reach it through curl's --connect-to):
+// with an API key ($KEY) when the example uses one, else in dev mode (open
+// mutations, as `go run .`). A streaming example (curl -N) is cut after a
+// few seconds.
 func TestREADMEShellExamplesRun(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -110,21 +117,81 @@ func TestREADMEShellExamplesRun(t *testing.T) {
 		t.Fatalf("found %d curl examples in README.md", len(examples))
 	}
 	const key = "readme-example-key"
-	sum := sha256.Sum256([]byte(key))
-	s := startServer(t, MustBinary(t), []string{"serve", "-addr", "127.0.0.1:0", "-store", "bolt:" + filepath.Join(t.TempDir(), "comments.db"),
-		"-api-keys", hex.EncodeToString(sum[:])}, func(s *Server) { s.Stop(t) })
-	hostPort := strings.TrimPrefix(s.URL, "http://")
-	prelude := "curl() { command curl --max-time 30 --connect-to localhost:8080:" + hostPort + " \"$@\"; }\n"
+	bin := MustBinary(t)
+	servers := map[bool]string{} // by keyed: host:port
+	serverFor := func(keyed bool) string {
+		if hp, ok := servers[keyed]; ok {
+			return hp
+		}
+		argv := []string{"serve", "-addr", "127.0.0.1:0", "-store", "bolt:" + filepath.Join(t.TempDir(), "comments.db")}
+		if keyed {
+			sum := sha256.Sum256([]byte(key))
+			argv = append(argv, "-api-keys", hex.EncodeToString(sum[:]))
+		} else {
+			argv = append(argv, "-dev")
+		}
+		s := startServer(t, bin, argv, func(s *Server) { s.Stop(t) })
+		servers[keyed] = strings.TrimPrefix(s.URL, "http://")
+		return servers[keyed]
+	}
 	for i, ex := range examples {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", prelude+ex)
-		cmd.Env = append(os.Environ(), "KEY="+key)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		cancel()
-		if err != nil || strings.Contains(out.String(), `"errors"`) || strings.Contains(out.String(), "null") {
-			t.Errorf("README example %d failed (%v):\n%s\nstdout:\n%s\nstderr:\n%s", i+1, err, ex, tail(out.String(), 2000), tail(errb.String(), 2000))
+		out, errOut, err := runExample(examplePrelude(ex, serverFor)+ex, exampleDir(t, ex), "KEY="+key, "GW_BIN="+bin)
+		failed := err != nil || strings.Contains(out, "null")
+		if !strings.Contains(ex, "refused") {
+			failed = failed || strings.Contains(out, `"errors"`)
+		}
+		if failed {
+			t.Errorf("README example %d failed (%v):\n%s\nstdout:\n%s\nstderr:\n%s", i+1, err, ex, tail(out, 2000), tail(errOut, 2000))
 		}
 	}
+}
+
+// examplePrelude defines the curl (and go) an example runs with.
+func examplePrelude(ex string, serverFor func(keyed bool) string) string {
+	maxTime, cut := "30", ""
+	if strings.Contains(ex, "curl -N") {
+		maxTime, cut = "3", " || [ $? = 28 ]" // a stream cut by --max-time did what it shows
+	}
+	curl := "command curl --max-time " + maxTime
+	var prelude string
+	if strings.Contains(ex, "./gw serve") {
+		prelude = `go() { if [ "$*" = "build -o gw ." ]; then cp "$GW_BIN" gw; else command go "$@"; fi; }` + "\n"
+	} else {
+		hp := serverFor(strings.Contains(ex, "$KEY"))
+		curl += " --connect-to localhost:8080:" + hp + " --connect-to 127.0.0.1:8080:" + hp
+	}
+	return prelude + "curl() { " + curl + ` "$@"` + cut + "; }\n"
+}
+
+// exampleDir is where an example runs: its own directory when it builds and
+// starts a server (it writes files), else the package's.
+func exampleDir(tb testing.TB, ex string) string {
+	if strings.Contains(ex, "./gw serve") {
+		return tb.TempDir()
+	}
+	return ""
+}
+
+// runExample runs script in bash -euo pipefail in dir ("" the package's),
+// at most two minutes, in a process group of its own that it kills at the
+// end: a server the script started in the background never outlives it,
+// even when the script fails before its own kill.
+func runExample(script, dir string, env ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err = cmd.Start(); err != nil {
+		return "", "", err
+	}
+	pgid := cmd.Process.Pid
+	err = cmd.Wait()
+	_ = syscall.Kill(-pgid, syscall.SIGTERM) // whatever it left running
+	return out.String(), errb.String(), err
 }
