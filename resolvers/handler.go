@@ -236,7 +236,6 @@ type requestInfo struct {
 
 type requestInfoKey struct{}
 
-
 // ErrorPresenter maps every error to a GraphQL error with extensions.code:
 // store errors by their code; gqlgen's own errors about the request (parse,
 // validation, argument coercion) keep their code or get BAD_USER_INPUT;
