@@ -92,16 +92,43 @@ func authenticated(r *http.Request) bool {
 // caching headers (or 304), through the micro-cache when it is on.
 func (c *httpCache) serveGET(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	authed := authenticated(r)
-	key := ""
-	if c.micro != nil && !authed && r.Header.Get("X-Explain") == "" {
-		key = r.URL.RawQuery + "\x00" + r.Header.Get("Accept")
-		if e, ok := c.micro.get(key); ok {
-			obs.Set(r.Context(), slog.Bool("microCacheHit", true))
-			w.Header().Set("Content-Type", e.contentType)
-			writeValidated(w, r, e.cacheControl, e.etag, e.body)
-			return
+	if c.micro == nil || authed || r.Header.Get("X-Explain") != "" {
+		c.run(w, r, next, authed, "")
+		return
+	}
+	key := r.URL.RawQuery + "\x00" + r.Header.Get("Accept")
+	e, wait, lead := c.micro.getOrJoin(key)
+	if wait != nil {
+		select {
+		case <-wait.done:
+			e = wait.entry
+			c.micro.countJoined(e != nil)
+		case <-r.Context().Done():
+			return // the client is gone
 		}
 	}
+	if e != nil {
+		obs.Set(r.Context(), slog.Bool("microCacheHit", true))
+		w.Header().Set("Content-Type", e.contentType)
+		writeValidated(w, r, e.cacheControl, e.etag, e.body)
+		return
+	}
+	if lead == nil { // the flight's response was not cacheable: run our own
+		c.run(w, r, next, false, "")
+		return
+	}
+	var stored *microEntry
+	maxAge := 0
+	// Deferred: the waiting requests are released even if next panics.
+	defer func() { c.micro.land(key, lead, stored, maxAge) }()
+	stored, maxAge = c.run(w, r, next, false, key)
+}
+
+// run runs next with its response buffered and writes it with its caching
+// headers. When key is set and the response may go in the micro-cache
+// (public, error-free, with a max-age), run returns it as an entry of key,
+// with its max-age.
+func (c *httpCache) run(w http.ResponseWriter, r *http.Request, next http.Handler, authed bool, key string) (*microEntry, int) {
 	out := &cacheOutcome{}
 	buf := &bufferedResponse{ResponseWriter: w, status: http.StatusOK}
 	next.ServeHTTP(buf, r.WithContext(context.WithValue(r.Context(), cacheOutcomeKey{}, out)))
@@ -110,17 +137,19 @@ func (c *httpCache) serveGET(w http.ResponseWriter, r *http.Request, next http.H
 		w.Header().Add("Vary", varyHeaders)
 		w.WriteHeader(buf.status)
 		_, _ = w.Write(buf.body.Bytes())
-		return
+		return nil, 0
 	}
 	p := out.policy
 	p.Private = p.Private || authed
 	body := buf.body.Bytes()
 	etag := strongETag(body)
+	var e *microEntry
 	if key != "" && !p.Private && p.MaxAge > 0 {
-		c.micro.put(&microEntry{key: key, body: bytes.Clone(body), contentType: w.Header().Get("Content-Type"),
-			cacheControl: p.Header(), etag: etag}, p.MaxAge)
+		e = &microEntry{key: key, body: bytes.Clone(body), contentType: w.Header().Get("Content-Type"),
+			cacheControl: p.Header(), etag: etag}
 	}
 	writeValidated(w, r, p.Header(), etag, body)
+	return e, p.MaxAge
 }
 
 // writeValidated writes a cacheable 200 response, or 304 (no body) when

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -319,5 +320,47 @@ func TestMicroCacheStaysWithinItsBytes(t *testing.T) {
 	e.MustGet(t, query(0))
 	if e.spy.TotalCalls() == before {
 		t.Errorf("the oldest page is still cached")
+	}
+}
+
+// Concurrent identical misses share one run (see microCache.getOrJoin): all
+// get the same reply, and every request is counted once.
+func TestMicroCacheConcurrentMisses(t *testing.T) {
+	e := MustCacheEnv(t, resolvers.MicroCacheConfig{TTL: time.Hour})
+	page := `{ product(id: "big") { stats { total } comments(first: 3) { nodes { id } } } }`
+	const n = 8
+	replies := make(chan httpReply, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { // t.Errorf, not t.Fatal: this is not the test's goroutine
+			res, err := e.srv.Client().Get(e.srv.URL + "?query=" + url.QueryEscape(page))
+			if err != nil {
+				t.Errorf("GET: %v", err)
+				return
+			}
+			defer res.Body.Close()
+			body, err := io.ReadAll(res.Body)
+			if err != nil {
+				t.Errorf("reading: %v", err)
+			}
+			replies <- httpReply{status: res.StatusCode, header: res.Header, body: body}
+		})
+	}
+	wg.Wait()
+	close(replies)
+	var first []byte
+	for r := range replies {
+		if r.status != http.StatusOK || !errorFree(t, r) || r.header.Get("Cache-Control") != "public, max-age=30" {
+			t.Fatalf("HTTP %d %v %s", r.status, r.header, r.body)
+		}
+		if first == nil {
+			first = r.body
+		} else if !bytes.Equal(first, r.body) {
+			t.Errorf("replies differ:\n%s\n%s", first, r.body)
+		}
+	}
+	const lookups = "comments_http_micro_cache_lookups_total"
+	if hits, misses := e.metric(t, lookups, "hit"), e.metric(t, lookups, "miss"); hits+misses != n || misses < 1 {
+		t.Errorf("hits %v + misses %v, want %d requests with at least one miss", hits, misses, n)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // keyed by the request's URL query (document or persisted-query hash,
 // variables, operation name) and Accept header; requests with credentials or
 // X-Explain bypass it. Entries beyond MaxBytes are evicted, least recently
-// used first.
+// used first. Identical requests that miss together are run once.
 type MicroCacheConfig struct {
 	// TTL is how long an entry is served (0: no micro-cache).
 	TTL time.Duration
@@ -54,10 +54,19 @@ type microCache struct {
 	metrics  *metrics.MicroCache
 	now      func() time.Time
 
-	mu    sync.Mutex
-	bytes int64
-	order *list.List // of *microEntry, most recently used first
-	byKey map[string]*list.Element
+	mu       sync.Mutex
+	bytes    int64
+	order    *list.List // of *microEntry, most recently used first
+	byKey    map[string]*list.Element
+	inflight map[string]*flight // misses being run, by key
+}
+
+// flight is a missed request being run while identical requests wait for
+// its response instead of running it too (no stampede when a hot entry
+// expires).
+type flight struct {
+	done  chan struct{}
+	entry *microEntry // set before done is closed; nil: not cacheable
 }
 
 // newMicroCache returns the micro-cache cfg describes, or nil when it is off.
@@ -69,7 +78,7 @@ func newMicroCache(cfg MicroCacheConfig) *microCache {
 		cfg.MaxBytes = DefaultMicroCacheBytes
 	}
 	return &microCache{ttl: cfg.TTL, maxBytes: cfg.MaxBytes, metrics: cfg.Metrics, now: time.Now,
-		order: list.New(), byKey: map[string]*list.Element{}}
+		order: list.New(), byKey: map[string]*list.Element{}, inflight: map[string]*flight{}}
 }
 
 // get returns the live entry of key, counting a hit or a miss.
@@ -87,6 +96,49 @@ func (c *microCache) get(key string) (*microEntry, bool) {
 	}
 	c.order.MoveToFront(el)
 	return el.Value.(*microEntry), true
+}
+
+// getOrJoin looks key up: a live entry is a hit (e); on a miss, when an
+// identical request is being run, the caller waits for its flight (wait)
+// and counts its own outcome (see countJoined); otherwise the caller leads
+// a new flight (lead), runs the request and must end the flight with land.
+func (c *microCache) getOrJoin(key string) (e *microEntry, wait, lead *flight) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.byKey[key]; ok {
+		if e := el.Value.(*microEntry); c.now().Before(e.expires) {
+			c.order.MoveToFront(el)
+			c.metrics.Lookup(true)
+			return e, nil, nil
+		}
+		c.remove(el)
+	}
+	if f, ok := c.inflight[key]; ok {
+		return nil, f, nil
+	}
+	f := &flight{done: make(chan struct{})}
+	c.inflight[key] = f
+	c.metrics.Lookup(false)
+	return nil, nil, f
+}
+
+// countJoined counts the lookup of a request that waited for a flight: a
+// hit when the flight's response was served to it, a miss when it had to
+// run itself.
+func (c *microCache) countJoined(served bool) { c.metrics.Lookup(served) }
+
+// land ends the flight f of key: e (nil when the response was not
+// cacheable) is stored for maxAge seconds at most and handed to the
+// requests that waited.
+func (c *microCache) land(key string, f *flight, e *microEntry, maxAge int) {
+	if e != nil {
+		c.put(e, maxAge)
+	}
+	c.mu.Lock()
+	delete(c.inflight, key)
+	c.mu.Unlock()
+	f.entry = e
+	close(f.done)
 }
 
 // put stores e for the smaller of the TTL and maxAge seconds, evicting the

@@ -89,3 +89,44 @@ func TestMicroCacheEvictsLeastRecentlyUsed(t *testing.T) {
 		t.Errorf("an entry of more than an eighth of the bound was kept")
 	}
 }
+
+func TestMicroCacheCollapsesIdenticalMisses(t *testing.T) {
+	c, _ := mustMicro(t, time.Hour, 1<<20)
+	e, wait, lead := c.getOrJoin("page")
+	if e != nil || wait != nil || lead == nil {
+		t.Fatalf("first miss: %v %v %v, want to lead", e, wait, lead)
+	}
+	var waits []*flight
+	for range 3 {
+		e, wait, l := c.getOrJoin("page")
+		if e != nil || l != nil || wait != lead {
+			t.Fatalf("identical miss during the flight: %v %v %v, want to wait for it", e, wait, l)
+		}
+		waits = append(waits, wait)
+	}
+	if _, _, other := c.getOrJoin("other page"); other == nil || other == lead {
+		t.Fatalf("another key joined the flight")
+	}
+	c.land("page", lead, entry("page", 10), 60)
+	for _, w := range waits {
+		<-w.done
+		if w.entry == nil || w.entry.key != "page" {
+			t.Errorf("a waiter got %+v", w.entry)
+		}
+	}
+	if e, _, _ := c.getOrJoin("page"); e == nil {
+		t.Errorf("the flight's entry was not stored")
+	}
+	// A flight whose response is not cacheable releases its waiters with
+	// nothing; the next miss leads again.
+	_, _, l := c.getOrJoin("uncacheable")
+	_, w, _ := c.getOrJoin("uncacheable")
+	c.land("uncacheable", l, nil, 0)
+	<-w.done
+	if w.entry != nil {
+		t.Errorf("waiter of an uncacheable flight got %+v", w.entry)
+	}
+	if _, _, again := c.getOrJoin("uncacheable"); again == nil {
+		t.Errorf("after an uncacheable flight, the next miss does not lead")
+	}
+}
