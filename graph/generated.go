@@ -859,7 +859,7 @@ type Query {
   node(
     "A ` + "`" + `nodeId` + "`" + `, as returned by ` + "`" + `Product.nodeId` + "`" + ` or ` + "`" + `Comment.nodeId` + "`" + `. Opaque."
     id: ID!
-  ): Node
+  ): Node @cacheControl(maxAge: 30)
 
   """
   The objects with these global ids, in the order of ` + "`" + `ids` + "`" + ` and as many:
@@ -869,7 +869,7 @@ type Query {
   nodes(
     "Up to 100 ` + "`" + `nodeId` + "`" + `s; more is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error. Duplicates are allowed."
     ids: [ID!]!
-  ): [Node]
+  ): [Node] @cacheControl(maxAge: 30)
 }
 
 """
