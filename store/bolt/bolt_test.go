@@ -2,7 +2,9 @@ package bolt
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -25,7 +27,12 @@ import (
 // of the items, then closes the table.
 func MustOpen(tb testing.TB, opts ...Option) *Table {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "comments.db")
+	return MustOpenPath(tb, filepath.Join(tb.TempDir(), "comments.db"), opts...)
+}
+
+// MustOpenPath is MustOpen of the file at path.
+func MustOpenPath(tb testing.TB, path string, opts ...Option) *Table {
+	tb.Helper()
 	t, err := Open(path, opts...)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
@@ -42,14 +49,29 @@ func MustOpen(tb testing.TB, opts ...Option) *Table {
 }
 
 // checkIndexes verifies that every index bucket holds exactly the entries
-// the items imply, with the projected values.
+// the items imply, with empty values, each pointing to its item, and that
+// every value is of the current encoding.
 func (t *Table) checkIndexes() error {
 	return t.db.View(func(tx *bbolt.Tx) error {
-		want := make([]map[string][]byte, len(t.indexes))
-		for i := range want {
-			want[i] = map[string][]byte{}
+		hashOf := map[string]string{} // partition number → hash value
+		err := tx.Bucket(bucketPartitions).ForEach(func(k, v []byte) error {
+			if h, dup := hashOf[string(v)]; dup {
+				return fmt.Errorf("partitions %q and %q have the same number", h, k)
+			}
+			hashOf[string(v)] = string(k)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		err := tx.Bucket(bucketItems).ForEach(func(k, v []byte) error {
+		want := make([]map[string]bool, len(t.indexes)) // hash + "|" + suffix
+		for i := range want {
+			want[i] = map[string]bool{}
+		}
+		err = tx.Bucket(bucketItems).ForEach(func(k, v []byte) error {
+			if len(v) == 0 || v[0] != codecVersion {
+				return fmt.Errorf("item %q is not of the current encoding", k)
+			}
 			it, err := decodeItem(k, v)
 			if err != nil {
 				return fmt.Errorf("item %q: %w", k, err)
@@ -58,8 +80,8 @@ func (t *Table) checkIndexes() error {
 				return fmt.Errorf("item %v stored at key %q", it.Key(), k)
 			}
 			for i, ix := range t.indexes {
-				if ek := ix.entryKey(it); ek != nil {
-					want[i][string(ek)] = encodeAttrs(it, ix.stored)
+				if h, suffix, ok := ix.entry(it); ok {
+					want[i][h+"|"+string(suffix)] = true
 				}
 			}
 			return nil
@@ -71,12 +93,19 @@ func (t *Table) checkIndexes() error {
 			n := 0
 			err := tx.Bucket(ix.bucket).ForEach(func(k, v []byte) error {
 				n++
-				w, ok := want[i][string(k)]
-				if !ok {
+				_, m := binary.Uvarint(k)
+				h, ok := hashOf[string(k[:max(m, 0)])]
+				if m <= 0 || !ok {
+					return fmt.Errorf("index %s: entry %q of no partition", ix.def.Name, k)
+				}
+				if !want[i][h+"|"+string(k[m:])] {
 					return fmt.Errorf("index %s: orphan entry %q", ix.def.Name, k)
 				}
-				if !bytes.Equal(v, w) {
-					return fmt.Errorf("index %s: entry %q has a stale value", ix.def.Name, k)
+				if len(v) != 0 {
+					return fmt.Errorf("index %s: entry %q has a value", ix.def.Name, k)
+				}
+				if ik, ok := entryItemKey(k); !ok || tx.Bucket(bucketItems).Get(ik) == nil {
+					return fmt.Errorf("index %s: entry %q points to no item", ix.def.Name, k)
 				}
 				return nil
 			})
@@ -454,38 +483,49 @@ func TestScanSegmentsByPartition(t *testing.T) {
 }
 
 func TestCodec(t *testing.T) {
+	c := comments(2)
+	c[0][store.AttrVersion] = int64(3)
+	c[0][store.AttrAuthorID] = "user"
+	odd := maps.Clone(c[1]) // derivable attributes that differ from their rule
+	odd[store.AttrGSIPK], odd[store.AttrGSISK], odd[store.AttrID] = "PRODUCT#p1/en/9", "2025#x", "other"
+	odd[store.AttrCreatedAt] = "2025-01-01T00:00:00Z" // not the fixed-width form
 	items := []store.Item{
-		{},
-		{"a": ""},
+		{store.AttrPK: "p", store.AttrSK: "s"},
+		{store.AttrPK: "p", store.AttrSK: "s", "a": ""},
 		{store.AttrPK: "p", store.AttrSK: "s", "n": int64(-1), "max": int64(math.MaxInt64), "min": int64(math.MinInt64), "z": int64(0)},
 		{store.AttrPK: "p", store.AttrSK: "s#t", "long": strings.Repeat("é", 5000), "nul": "a\x00b", strings.Repeat("k", 300): int64(300)},
+		{store.AttrPK: "COMMENT#", store.AttrSK: "x", "id": "", "t1": "1969-12-31T23:59:59.999999999Z", "t2": "9999-12-31T23:59:59.000000000Z",
+			"t3": "2025-02-30T00:00:00.000000000Z", "t4": "2025-01-01t00:00:00.000000000Z"},
+		c[0], c[1], odd,
 	}
 	for _, it := range items {
 		b, err := encodeItem(it)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := maps.Clone(it)
-		delete(want, store.AttrPK)
-		delete(want, store.AttrSK)
-		got, err := decodeAttrs(b, 0)
-		if err != nil || !reflect.DeepEqual(got, want) {
+		got, err := decodeItem(baseKey(it.Key()), b)
+		if err != nil || !reflect.DeepEqual(got, it) {
 			t.Errorf("round trip of %v = %v, %v", it, got, err)
 		}
 		if b2, _ := encodeItem(got); !bytes.Equal(b, b2) {
 			t.Errorf("the encoding of %v is not deterministic", it)
 		}
-		if _, ok := it[store.AttrPK]; ok {
-			if full, err := decodeItem(baseKey(it.Key()), b); err != nil || !reflect.DeepEqual(full, it) {
-				t.Errorf("decodeItem of %v = %v, %v", it, full, err)
-			}
-		}
 		// Every truncation is an error, never a panic.
 		for i := range len(b) {
-			if _, err := decodeAttrs(b[:i], 0); err == nil {
+			if _, err := decodeItem(baseKey(it.Key()), b[:i]); err == nil {
 				t.Errorf("truncated encoding (%d of %d bytes) decoded", i, len(b))
 			}
 		}
+	}
+	// A comment stores neither its id, nor GSISK, nor its four hash keys,
+	// and its createdAt in a few bytes: far less than its strings.
+	b, _ := encodeItem(c[1])
+	var text int
+	for _, a := range []string{store.AttrProductID, store.AttrLanguage, store.AttrAuthor, store.AttrTitle, store.AttrBody} {
+		text += len(c[1].S(a))
+	}
+	if len(b) > text+64 { // 57 here: names, tags, lengths, numbers
+		t.Errorf("a comment with %d bytes of text encodes to %d bytes", text, len(b))
 	}
 	if _, err := encodeItem(store.Item{"f": 1.5}); store.ErrorCode(err) != store.EINVALID {
 		t.Errorf("encoding a float: %v", err)
@@ -493,25 +533,75 @@ func TestCodec(t *testing.T) {
 	if _, err := decodeItem([]byte("no separator"), []byte{codecVersion, 0}); err == nil {
 		t.Error("decodeItem of a key without separator succeeded")
 	}
-
-	// Index entries hold the projection; the key attributes come from the key.
+	// 'd' for an attribute without a rule, or whose sources are missing.
+	for _, v := range [][]byte{{codecV2, 1, 1, 'x', tagDerive}, {codecV2, 1, 0, 6, tagDerive}, {codecV1, 1, 0, 7, tagDerive}} {
+		if it, err := decodeItem([]byte("COMMENT#a\x00COMMENT#a"), v); err == nil {
+			t.Errorf("%v decoded to %v", v, it)
+		}
+	}
+	// A query of an index returns the index's projection of the item.
 	tbl := MustOpen(t)
-	c := comments(1)[0]
-	c[store.AttrVersion] = int64(3)
 	for _, ix := range tbl.indexes {
-		k := ix.entryKey(c)
-		got, err := ix.decodeEntry(k, encodeAttrs(c, ix.stored))
+		b, _ := encodeItem(c[0])
+		got, err := decodeProjected(baseKey(c[0].Key()), b, ix.keep)
 		want := store.Item{}
 		for _, a := range append([]string{store.AttrPK, store.AttrSK, ix.def.Hash, ix.def.Sort}, ix.def.Projection...) {
-			if v, ok := c[a]; ok {
+			if v, ok := c[0][a]; ok {
 				want[a] = v
 			}
 		}
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("index %s: entry %v, %v; want %v", ix.def.Name, got, err, want)
 		}
-		if _, err := ix.decodeEntry(k[:bytes.LastIndexByte(k, sep)], encodeAttrs(c, ix.stored)); err == nil {
-			t.Errorf("index %s: an entry key of three parts decoded", ix.def.Name)
+	}
+}
+
+// TestFormat1Values: values written by format 1 (no 't' or 'd' tags) still
+// decode; they are what a migration reads.
+func TestFormat1Values(t *testing.T) {
+	v := []byte{codecV1, 3, 0, 7, tagString, 2, 'c', '1', 0, 10, tagNumber, 6, 1, 'x', tagString, 0}
+	got, err := decodeItem([]byte("COMMENT#c1\x00COMMENT#c1"), v)
+	want := store.Item{store.AttrPK: "COMMENT#c1", store.AttrSK: "COMMENT#c1", "id": "c1", "rating": int64(3), "x": ""}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("format-1 value = %v, %v; want %v", got, err, want)
+	}
+}
+
+// TestEntryOrder: index entry keys sort as (sort, PK, SK) do, whether the
+// table key is derived from the sort value or spelled out, and point back
+// to their item.
+func TestEntryOrder(t *testing.T) {
+	type tuple struct{ sort, pk, sk string }
+	sorts := []string{"a", "t#c1", "t#c2", "t#", "t#c1#c2", "u#c1"}
+	keys := []string{"COMMENT#c1", "COMMENT#c2", "COMMENT#", "A", "COMMENT#c1x", "Z", "COMMENT#c0"}
+	var ts []tuple
+	for _, s := range sorts {
+		for _, pk := range keys {
+			for _, sk := range keys {
+				ts = append(ts, tuple{s, pk, sk})
+			}
+		}
+	}
+	part := []byte{7}
+	enc := func(x tuple) []byte { return entryKey(part, x.sort, x.pk, x.sk) }
+	for _, x := range ts {
+		ik, ok := entryItemKey(enc(x))
+		if !ok || !bytes.Equal(ik, baseKey(store.Key{PK: x.pk, SK: x.sk})) {
+			t.Errorf("entry of %v points to %q, %v", x, ik, ok)
+		}
+		for _, y := range ts {
+			want := cmp.Or(strings.Compare(x.sort, y.sort), strings.Compare(x.pk, y.pk), strings.Compare(x.sk, y.sk))
+			if got := bytes.Compare(enc(x), enc(y)); got != want {
+				t.Fatalf("entries %v and %v compare %d, want %d", x, y, got, want)
+			}
+		}
+	}
+	if got := entryKey(part, "2025#C1", "COMMENT#C1", "COMMENT#C1"); len(got) != len(part)+len("2025#C1")+2 {
+		t.Errorf("a comment's entry %q spells out its table key", got)
+	}
+	for _, k := range []string{"", "\x07", "\x07s", "\x07s\x00", "\x07s\x00\x02x", "\x07s\x00\x01nosep", "\x07s\x00\x09a\x00b"} {
+		if ik, ok := entryItemKey([]byte(k)); ok {
+			t.Errorf("malformed entry %q points to %q", k, ik)
 		}
 	}
 }
@@ -519,21 +609,22 @@ func TestCodec(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	b, _ := encodeItem(store.Item{"a": "x", "n": int64(7)})
 	f.Add(b)
+	b, _ = encodeItem(comments(1)[0])
+	f.Add(b)
 	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Add([]byte{1, 1, 1, 'a', 's', 0xff})
+	key := baseKey(comments(1)[0].Key())
 	f.Fuzz(func(t *testing.T, b []byte) {
-		it, err := decodeAttrs(b, 0)
+		it, err := decodeItem(key, b)
 		if err != nil {
 			return
 		}
 		// What decodes re-encodes to a decodable item equal to it.
-		delete(it, store.AttrPK)
-		delete(it, store.AttrSK)
 		b2, err := encodeItem(it)
 		if err != nil {
 			t.Fatal(err)
 		}
-		it2, err := decodeAttrs(b2, 0)
+		it2, err := decodeItem(key, b2)
 		if err != nil || !reflect.DeepEqual(it, it2) {
 			t.Fatalf("re-encoding %v gives %v, %v", it, it2, err)
 		}

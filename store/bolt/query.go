@@ -9,16 +9,23 @@ import (
 	"github.com/acme/comments-gateway/store"
 )
 
-// span is the key range [lo, hi) of a bucket that a query reads.
+// span is what a query reads: the key range [prefix+lo, prefix+hi) of a
+// bucket, where prefix is the partition's (hash + "\x00" in the items
+// bucket, the partition number in an index's) and a nil hi is the end of
+// the partition; and the exclusive start key, if any.
 type span struct {
 	bucket   []byte
 	ix       *index // nil for the base table
 	lo, hi   []byte
 	hashAttr string
 	sortAttr string
+	start    *startKey
 }
 
-// plan validates q and computes the key range it reads.
+// startKey is a query's StartKey, checked.
+type startKey struct{ sort, pk, sk string }
+
+// plan validates q and computes the range it reads within its partition.
 func (t *Table) plan(q *store.Query) (*span, error) {
 	if q.Limit <= 0 {
 		return nil, store.Errorf(store.EINVALID, "query limit must be positive, got %d", q.Limit)
@@ -38,33 +45,26 @@ func (t *Table) plan(q *store.Query) (*span, error) {
 	if err := store.ValidateKeyValue("query hash value", q.HashValue, store.MaxHashKeyLen); err != nil {
 		return nil, err
 	}
-	// Every key of the partition begins with prefix = hash + "\x00"; the
-	// sort value follows, then (in an index) "\x00" and the table key. As no
-	// value contains "\x00", for a sort value s and a key k of the partition
-	// with sort value ks:
-	//   ks < s            ⇔ k < prefix+s
-	//   ks > s            ⇔ k ≥ prefix+s+"\x01"
-	//   ks begins with s  ⇔ k begins with prefix+s
-	prefix := append([]byte(q.HashValue), sep)
-	sp.lo, sp.hi = prefix, prefixEnd(prefix)
 	if q.SortOp != store.SortNone {
 		if err := store.ValidateKeyValue("query sort value", q.SortValue, store.MaxSortKeyLen); err != nil {
 			return nil, err
 		}
 	}
-	withSort := func(tail ...byte) []byte {
-		b := append(bytes.Clone(prefix), q.SortValue...)
-		return append(b, tail...)
-	}
+	// Within a partition a key is the sort value, then (in an index)
+	// "\x00" and the tail. As no value contains "\x00", for a sort value s
+	// and a key k of the partition with sort value ks:
+	//   ks < s            ⇔ k < s
+	//   ks > s            ⇔ k ≥ s+"\x01"
+	//   ks begins with s  ⇔ k begins with s
+	s := []byte(q.SortValue)
 	switch q.SortOp {
 	case store.SortNone:
 	case store.SortLess:
-		sp.hi = withSort()
+		sp.hi = s
 	case store.SortGreater:
-		sp.lo = withSort(1)
+		sp.lo = append(s, 1)
 	case store.SortBeginsWith:
-		sp.lo = withSort()
-		sp.hi = prefixEnd(sp.lo)
+		sp.lo, sp.hi = s, prefixEnd(s)
 	default:
 		return nil, store.Errorf(store.EINVALID, "unknown sort condition %d", q.SortOp)
 	}
@@ -73,21 +73,13 @@ func (t *Table) plan(q *store.Query) (*span, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Exclusive: ascending, the first key after start (start+"\x00" is
-		// its immediate successor); descending, the last key before it.
-		if q.Forward {
-			if s := append(start, sep); bytes.Compare(s, sp.lo) > 0 {
-				sp.lo = s
-			}
-		} else if bytes.Compare(start, sp.hi) < 0 {
-			sp.hi = start
-		}
+		sp.start = start
 	}
 	return sp, nil
 }
 
-// startKey returns the bucket key of q.StartKey.
-func (sp *span) startKey(q *store.Query) ([]byte, error) {
+// startKey checks q.StartKey.
+func (sp *span) startKey(q *store.Query) (*startKey, error) {
 	h, err := keyAttr(q.StartKey, sp.hashAttr, store.MaxHashKeyLen)
 	if err != nil {
 		return nil, prefixed("start key", err)
@@ -95,22 +87,50 @@ func (sp *span) startKey(q *store.Query) ([]byte, error) {
 	if h != q.HashValue {
 		return nil, store.Errorf(store.EINVALID, "start key is not in the queried partition")
 	}
-	pk, err := keyAttr(q.StartKey, store.AttrPK, store.MaxHashKeyLen)
-	if err != nil {
+	st := &startKey{}
+	if st.pk, err = keyAttr(q.StartKey, store.AttrPK, store.MaxHashKeyLen); err != nil {
 		return nil, prefixed("start key", err)
 	}
-	sk, err := keyAttr(q.StartKey, store.AttrSK, store.MaxSortKeyLen)
-	if err != nil {
+	if st.sk, err = keyAttr(q.StartKey, store.AttrSK, store.MaxSortKeyLen); err != nil {
 		return nil, prefixed("start key", err)
 	}
+	if sp.ix != nil {
+		if st.sort, err = keyAttr(q.StartKey, sp.sortAttr, store.MaxSortKeyLen); err != nil {
+			return nil, prefixed("start key", err)
+		}
+	}
+	return st, nil
+}
+
+// bounds returns the key range [lo, hi) of the span in the partition whose
+// keys begin with prefix (hi nil: the end of the bucket), narrowed by the
+// start key: ascending, from the first key after it; descending, up to the
+// last key before it.
+func (sp *span) bounds(prefix []byte, forward bool) (lo, hi []byte) {
+	lo = append(bytes.Clone(prefix), sp.lo...)
+	if sp.hi != nil {
+		hi = append(bytes.Clone(prefix), sp.hi...)
+	} else {
+		hi = prefixEnd(prefix)
+	}
+	if sp.start == nil {
+		return lo, hi
+	}
+	var start []byte
 	if sp.ix == nil {
-		return baseKey(store.Key{PK: pk, SK: sk}), nil
+		start = baseKey(store.Key{PK: sp.start.pk, SK: sp.start.sk})
+	} else {
+		start = entryKey(prefix, sp.start.sort, sp.start.pk, sp.start.sk)
 	}
-	s, err := keyAttr(q.StartKey, sp.sortAttr, store.MaxSortKeyLen)
-	if err != nil {
-		return nil, prefixed("start key", err)
+	// start+"\x00" is the immediate successor of start.
+	if forward {
+		if s := append(start, sep); bytes.Compare(s, lo) > 0 {
+			lo = s
+		}
+	} else if hi == nil || bytes.Compare(start, hi) < 0 {
+		hi = start
 	}
-	return indexKey(h, s, pk, sk), nil
+	return lo, hi
 }
 
 // lastKey is the LastKey of a page ending with it: the table's key
@@ -125,10 +145,12 @@ func (sp *span) lastKey(it store.Item) store.Item {
 }
 
 // Query runs a key-condition query on the base table (Index "") or an
-// index, in one read transaction. LastKey is exact: it is non-nil if and
-// only if more items satisfying the condition follow the last one returned.
-// A limit below 1, an unknown index, a start key outside the partition or
-// a malformed value is store.EINVALID.
+// index, in one read transaction. On an index it walks the entries of the
+// partition and reads each item from the items bucket, returning the
+// index's projection of it. LastKey is exact: it is non-nil if and only if
+// more items satisfying the condition follow the last one returned. A limit
+// below 1, an unknown index, a start key outside the partition or a
+// malformed value is store.EINVALID.
 func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
 	if err := ctxErr(ctx); err != nil {
 		return store.QueryResult{}, err
@@ -137,60 +159,82 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, er
 	if err != nil {
 		return store.QueryResult{}, err
 	}
-	items := make([]store.Item, 0, min(q.Limit, 128))
-	more := false
+	var res store.QueryResult
 	err = t.view(func(tx *bbolt.Tx) error {
-		b := tx.Bucket(sp.bucket)
-		if b == nil {
-			return store.Errorf(store.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
-		}
-		c := b.Cursor()
-		var k, v []byte
-		next := c.Next
-		if q.Forward {
-			k, v = c.Seek(sp.lo)
-		} else {
-			next = c.Prev
-			// The last key before hi: Seek finds the first key at or
-			// after hi, the one before it is the answer.
-			if sp.hi == nil {
-				k, v = c.Last()
-			} else if k, _ = c.Seek(sp.hi); k == nil {
-				k, v = c.Last()
-			} else {
-				k, v = c.Prev()
-			}
-		}
-		for ; k != nil; k, v = next() {
-			if q.Forward && sp.hi != nil && bytes.Compare(k, sp.hi) >= 0 || !q.Forward && bytes.Compare(k, sp.lo) < 0 {
-				break
-			}
-			if len(items) == q.Limit {
-				more = true
-				break
-			}
-			var it store.Item
-			var err error
-			if sp.ix == nil {
-				it, err = decodeItem(k, v)
-			} else {
-				it, err = sp.ix.decodeEntry(k, v)
-			}
-			if err != nil {
-				return err
-			}
-			items = append(items, it)
-		}
-		return nil
+		res, err = sp.read(tx, &q)
+		return err
 	})
 	if err != nil {
 		return store.QueryResult{}, err
 	}
-	res := store.QueryResult{Items: items}
-	if more {
-		res.LastKey = sp.lastKey(items[len(items)-1])
+	return res, nil
+}
+
+// read runs the query of the span in tx.
+func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
+	var res store.QueryResult
+	b, items := tx.Bucket(sp.bucket), tx.Bucket(bucketItems)
+	if b == nil || items == nil {
+		return res, store.Errorf(store.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
+	}
+	prefix := append([]byte(q.HashValue), sep)
+	if sp.ix != nil {
+		if prefix = tx.Bucket(bucketPartitions).Get([]byte(q.HashValue)); prefix == nil {
+			return res, nil // no item was ever in this partition
+		}
+	}
+	lo, hi := sp.bounds(prefix, q.Forward)
+	c := b.Cursor()
+	var k, v []byte
+	next := c.Next
+	if q.Forward {
+		k, v = c.Seek(lo)
+	} else {
+		next = c.Prev
+		// The last key before hi: Seek finds the first key at or after
+		// hi, the one before it is the answer.
+		if hi == nil {
+			k, v = c.Last()
+		} else if k, _ = c.Seek(hi); k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+	}
+	res.Items = make([]store.Item, 0, min(q.Limit, 128))
+	for ; k != nil; k, v = next() {
+		if q.Forward && hi != nil && bytes.Compare(k, hi) >= 0 || !q.Forward && bytes.Compare(k, lo) < 0 {
+			break
+		}
+		if len(res.Items) == q.Limit {
+			res.LastKey = sp.lastKey(res.Items[len(res.Items)-1])
+			break
+		}
+		it, err := sp.item(items, k, v)
+		if err != nil {
+			return res, err
+		}
+		res.Items = append(res.Items, it)
 	}
 	return res, nil
+}
+
+// item returns the item of key k and value v of the span's bucket: the
+// item itself in the items bucket, the projection of the item it points to
+// in an index.
+func (sp *span) item(items *bbolt.Bucket, k, v []byte) (store.Item, error) {
+	if sp.ix == nil {
+		return decodeItem(k, v)
+	}
+	ik, ok := entryItemKey(k)
+	if !ok {
+		return nil, store.Wrap(store.EINTERNAL, errCorrupt, "index %s: malformed entry %q", sp.ix.def.Name, k)
+	}
+	iv := items.Get(ik)
+	if iv == nil {
+		return nil, store.Errorf(store.EINTERNAL, "index %s: entry %q of a missing item", sp.ix.def.Name, k)
+	}
+	return decodeProjected(ik, iv, sp.ix.keep)
 }
 
 // Scan reads segment seg of total segments of the base table: the items

@@ -2,9 +2,11 @@ package bolt
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.etcd.io/bbolt"
 
@@ -16,20 +18,20 @@ import (
 type writer struct {
 	t     *Table
 	items *bbolt.Bucket
+	parts partitions
 	idx   []*bbolt.Bucket // aligned with t.indexes
 }
 
 func (t *Table) newWriter(tx *bbolt.Tx) (*writer, error) {
 	w := &writer{t: t, items: tx.Bucket(bucketItems), idx: make([]*bbolt.Bucket, len(t.indexes))}
-	if w.items == nil {
-		return nil, store.Errorf(store.EINTERNAL, "bolt store has no items bucket")
+	w.parts.b = tx.Bucket(bucketPartitions)
+	if w.items == nil || w.parts.b == nil {
+		return nil, store.Errorf(store.EINTERNAL, "bolt store has no items or partitions bucket")
 	}
 	for i, ix := range t.indexes {
-		b, err := tx.CreateBucketIfNotExists(ix.bucket)
-		if err != nil {
-			return nil, err
+		if w.idx[i] = tx.Bucket(ix.bucket); w.idx[i] == nil {
+			return nil, store.Errorf(store.EINTERNAL, "bolt store has no bucket %q", ix.bucket)
 		}
-		w.idx[i] = b
 	}
 	return w, nil
 }
@@ -52,30 +54,49 @@ func (w *writer) put(key []byte, old, it store.Item) error {
 	if err := w.items.Put(key, v); err != nil {
 		return err
 	}
-	return w.putIndexEntries(old, it)
-}
-
-// putIndexEntries replaces the index entries of old (nil: none) by those of
-// it.
-func (w *writer) putIndexEntries(old, it store.Item) error {
 	for i, ix := range w.t.indexes {
 		var oldKey []byte
 		if old != nil {
-			oldKey = ix.entryKey(old)
+			oldKey = w.existingEntryKey(ix, old)
 		}
-		newKey := ix.entryKey(it)
-		if oldKey != nil && !bytes.Equal(oldKey, newKey) {
+		h, suffix, ok := ix.entry(it)
+		var newKey []byte
+		if ok {
+			part, err := w.parts.number(h)
+			if err != nil {
+				return err
+			}
+			newKey = append(bytes.Clone(part), suffix...)
+		}
+		if bytes.Equal(oldKey, newKey) {
+			continue // the entry stays: an index entry holds no value
+		}
+		if oldKey != nil {
 			if err := w.idx[i].Delete(oldKey); err != nil {
 				return err
 			}
 		}
 		if newKey != nil {
-			if err := w.idx[i].Put(newKey, encodeAttrs(it, ix.stored)); err != nil {
+			if err := w.idx[i].Put(newKey, noValue); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// existingEntryKey returns the key of the entry of old, a stored item, in
+// ix, or nil when it has none.
+func (w *writer) existingEntryKey(ix *index, old store.Item) []byte {
+	h, suffix, ok := ix.entry(old)
+	if !ok {
+		return nil
+	}
+	part := w.parts.get(h)
+	if part == nil {
+		return nil
+	}
+	return append(bytes.Clone(part), suffix...)
 }
 
 // delete removes old, stored at key, and its index entries.
@@ -84,7 +105,7 @@ func (w *writer) delete(key []byte, old store.Item) error {
 		return err
 	}
 	for i, ix := range w.t.indexes {
-		if k := ix.entryKey(old); k != nil {
+		if k := w.existingEntryKey(ix, old); k != nil {
 			if err := w.idx[i].Delete(k); err != nil {
 				return err
 			}
@@ -244,8 +265,9 @@ func (t *Table) bulkOrder(items []store.Item) []store.Item {
 	}
 	order := func(it store.Item) []byte {
 		for i, ix := range t.indexes {
-			if k := ix.entryKey(it); k != nil {
-				return append([]byte{byte(i)}, k...)
+			if h, suffix, ok := ix.entry(it); ok {
+				k := append([]byte{byte(i)}, h...)
+				return append(append(k, sep), suffix...)
 			}
 		}
 		return append([]byte{0xff}, baseKey(it.Key())...)
@@ -276,29 +298,36 @@ const maxChunkBytes = 32 << 20
 // kv is a key and value to put.
 type kv struct{ k, v []byte }
 
+// noValue is the value of every index entry.
+var noValue = []byte{}
+
+// pending is an index entry to put: its partition's hash key value and the
+// suffix of its key (the partition number is known only in the write
+// transaction).
+type pending struct {
+	hash   string
+	suffix []byte
+}
+
 // chunk is a part of a BatchPut, encoded.
 type chunk struct {
 	t     *Table
-	n     int    // items
-	base  []kv   // the items, in key order
-	index [][]kv // per index, the entries, in key order
-	// newEntry maps an item's key to its entry key in each index (nil where
-	// absent).
-	newEntry map[string][][]byte
-	err      error
+	n     int         // items
+	base  []kv        // the items, in key order
+	index [][]pending // per index, the entries, by hash then suffix
+	err   error
 }
 
 // encodeChunk encodes items (distinct keys, validated) for one transaction:
 // all of them, or as many as make maxChunkBytes.
 func (t *Table) encodeChunk(items []store.Item) (*chunk, error) {
 	c := &chunk{
-		t:        t,
-		base:     make([]kv, 0, len(items)),
-		index:    make([][]kv, len(t.indexes)),
-		newEntry: make(map[string][][]byte, len(items)),
+		t:     t,
+		base:  make([]kv, 0, len(items)),
+		index: make([][]pending, len(t.indexes)),
 	}
 	for j := range c.index {
-		c.index[j] = make([]kv, 0, len(items))
+		c.index[j] = make([]pending, 0, len(items))
 	}
 	size := 0
 	for _, it := range items {
@@ -312,27 +341,26 @@ func (t *Table) encodeChunk(items []store.Item) (*chunk, error) {
 		base := kv{baseKey(it.Key()), v}
 		c.base = append(c.base, base)
 		size += len(base.k) + len(base.v)
-		entries := make([][]byte, len(t.indexes))
 		for j, ix := range t.indexes {
-			if k := ix.entryKey(it); k != nil {
-				e := kv{k, encodeAttrs(it, ix.stored)}
-				entries[j] = k
-				c.index[j] = append(c.index[j], e)
-				size += len(e.k) + len(e.v)
+			if h, suffix, ok := ix.entry(it); ok {
+				c.index[j] = append(c.index[j], pending{h, suffix})
+				size += len(suffix) + 2
 			}
 		}
-		c.newEntry[string(base.k)] = entries
 		c.n++
 	}
-	byKey := func(a, b kv) int { return bytes.Compare(a.k, b.k) }
-	slices.SortFunc(c.base, byKey)
+	slices.SortFunc(c.base, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
 	for _, es := range c.index {
-		slices.SortFunc(es, byKey)
+		slices.SortFunc(es, func(a, b pending) int {
+			return cmp.Or(strings.Compare(a.hash, b.hash), bytes.Compare(a.suffix, b.suffix))
+		})
 	}
 	return c, nil
 }
 
-// write writes the chunk in transaction tx.
+// write writes the chunk in transaction tx: it removes the index entries
+// of the items it replaces, then puts the items and the entries in key
+// order, so that bbolt mostly appends.
 func (c *chunk) write(tx *bbolt.Tx) error {
 	w, err := c.t.newWriter(tx)
 	if err != nil {
@@ -342,34 +370,42 @@ func (c *chunk) write(tx *bbolt.Tx) error {
 	for _, b := range w.idx {
 		b.FillPercent = bulkFillPercent
 	}
-	// Remove the entries of the items replaced that the new ones do not
-	// overwrite.
-	for _, e := range c.base {
+	unchanged := make([]bool, len(c.base)) // a rebuild: the value is already the same
+	for i, e := range c.base {
 		v := w.items.Get(e.k)
 		if v == nil {
 			continue
 		}
+		unchanged[i] = bytes.Equal(v, e.v)
 		old, err := decodeItem(e.k, v)
 		if err != nil {
 			return err
 		}
-		entries := c.newEntry[string(e.k)]
 		for j, ix := range c.t.indexes {
-			if k := ix.entryKey(old); k != nil && !bytes.Equal(k, entries[j]) {
+			if k := w.existingEntryKey(ix, old); k != nil {
 				if err := w.idx[j].Delete(k); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	for _, e := range c.base {
+	for i, e := range c.base {
+		if unchanged[i] {
+			continue
+		}
 		if err := w.items.Put(e.k, e.v); err != nil {
 			return err
 		}
 	}
 	for j, es := range c.index {
-		for _, e := range es {
-			if err := w.idx[j].Put(e.k, e.v); err != nil {
+		var part []byte
+		for i, e := range es {
+			if i == 0 || e.hash != es[i-1].hash {
+				if part, err = w.parts.number(e.hash); err != nil {
+					return err
+				}
+			}
+			if err := w.idx[j].Put(append(bytes.Clone(part), e.suffix...), noValue); err != nil {
 				return err
 			}
 		}
