@@ -58,6 +58,8 @@ Usage:
   comments-gateway seed [flags]             load synthetic comments
   comments-gateway create-table -store dynamodb:TABLE
   comments-gateway rebuild-stats [flags]    recount every product's stats
+  comments-gateway export [flags] FILE|-    write the comments as JSON lines
+  comments-gateway backup [flags] FILE      copy the bolt file, also while served
 
 Run "comments-gateway COMMAND -h" for a command's flags. Every flag can also
 be set by an environment variable: -store is COMMENTS_STORE, -addr is
@@ -84,6 +86,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdCreateTable(ctx, args, getenv, stdout, stderr)
 	case "rebuild-stats":
 		return cmdRebuildStats(ctx, args, getenv, stdout, stderr)
+	case "export":
+		return cmdExport(ctx, args, getenv, stdout, stderr)
+	case "backup":
+		return cmdBackup(ctx, args, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -303,6 +309,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	fs.Float64Var(&rateLimit.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rateLimit.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
 	fs.BoolVar(&rateLimit.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
+	adminAddr := fs.String("admin-addr", "", "serve GET /backup and /export (unauthenticated: bind to loopback) on this address; empty: off")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
@@ -368,8 +375,16 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 			}
 		}
 	}
+	raw := tbl
 	tbl = m.Table(tbl)
 	s := store.New(tbl, store.WithSizing(sizing))
+	if *adminAddr != "" {
+		a, err := serveAdmin(ctx, *adminAddr, raw, s, log)
+		if err != nil {
+			return err
+		}
+		log.Info("admin endpoints", "addr", a.String(), "paths", "/backup /export")
+	}
 	if *loadDemo {
 		if err := loadDemoData(ctx, s, log); err != nil {
 			return err
