@@ -36,36 +36,40 @@ func cmdExport(ctx context.Context, args []string, getenv func(string) string, s
 	if fs.NArg() != 1 {
 		return fmt.Errorf("export: want one FILE (or - for standard output), got %d arguments", fs.NArg())
 	}
-	start := time.Now()
-	out, commit, err := createOutput(fs.Arg(0), stdout)
-	if err != nil {
-		return err
-	}
-	defer commit(false)
-	bar := jsonl.NewBar(stderr)
-	var n int
-	if *from != "" {
+	return writeOutput("export", fs.Arg(0), stdout, stderr, func(out io.Writer, bar *jsonl.Bar) (string, error) {
+		if *from == "" {
+			n, err := exportLocal(ctx, *spec, *product, out, bar)
+			return fmt.Sprintf("exported %d comments", n), err
+		}
 		q := url.Values{}
 		if *product != "" {
 			q.Set("product", *product)
 		}
-		_, err = download(ctx, *from+"/export?"+q.Encode(), out, jsonl.Exporting, bar)
-		n = -1 // the server counted them
-	} else {
-		n, err = exportLocal(ctx, *spec, *product, out, bar)
-	}
-	bar.Clear()
+		n, err := download(ctx, *from+"/export?"+q.Encode(), out, jsonl.Exporting, bar)
+		return fmt.Sprintf("exported %.1f MB", float64(n)/1e6), err
+	})
+}
+
+// writeOutput runs fn, which writes to out, the file name ("-": stdout),
+// with a progress bar on stderr; the file appears complete or not at all.
+// It ends with the summary fn returns and the time taken.
+func writeOutput(cmd, name string, stdout, stderr io.Writer, fn func(out io.Writer, bar *jsonl.Bar) (string, error)) error {
+	start := time.Now()
+	out, commit, err := createOutput(name, stdout)
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	if err := commit(true); err != nil {
-		return fmt.Errorf("export: %w", err)
+	defer commit(false)
+	bar := jsonl.NewBar(stderr)
+	summary, err := fn(out, bar)
+	bar.Clear()
+	if err == nil {
+		err = commit(true)
 	}
-	if n >= 0 {
-		fmt.Fprintf(stderr, "exported %d comments in %s\n", n, time.Since(start).Round(time.Millisecond))
-	} else {
-		fmt.Fprintf(stderr, "exported in %s\n", time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
+	fmt.Fprintf(stderr, "%s in %s\n", summary, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -110,37 +114,29 @@ func cmdBackup(ctx context.Context, args []string, getenv func(string) string, s
 	if fs.NArg() != 1 || fs.Arg(0) == "-" {
 		return fmt.Errorf("backup: want one output FILE, got %d arguments", fs.NArg())
 	}
-	start := time.Now()
-	out, commit, err := createOutput(fs.Arg(0), stdout)
-	if err != nil {
-		return err
-	}
-	defer commit(false)
-	bar := jsonl.NewBar(stderr)
-	var n int64
-	if *from != "" {
-		n, err = download(ctx, *from+"/backup", out, jsonl.Copying, bar)
-	} else {
-		kind, path, perr := parseStoreSpec(*spec)
-		if perr != nil {
-			return perr
+	var path string
+	if *from == "" {
+		kind, p, err := parseStoreSpec(*spec)
+		if err != nil {
+			return err
 		}
 		if kind != "bolt" {
 			return errors.New("backup: copies a bolt file; for DynamoDB use its point-in-time recovery or on-demand backups (or export)")
 		}
-		pw := &progressWriter{w: out, bar: bar, phase: jsonl.Copying, total: -1}
-		n, err = bolt.BackupFile(path, pw, *wait, func(size int64) { pw.total = size })
-		err = heldHint(err)
+		path = p
 	}
-	bar.Clear()
-	if err != nil {
-		return fmt.Errorf("backup: %w", err)
-	}
-	if err := commit(true); err != nil {
-		return fmt.Errorf("backup: %w", err)
-	}
-	fmt.Fprintf(stderr, "backed up %.1f MB to %s in %s\n", float64(n)/1e6, fs.Arg(0), time.Since(start).Round(time.Millisecond))
-	return nil
+	return writeOutput("backup", fs.Arg(0), stdout, stderr, func(out io.Writer, bar *jsonl.Bar) (string, error) {
+		var n int64
+		var err error
+		if *from != "" {
+			n, err = download(ctx, *from+"/backup", out, jsonl.Copying, bar)
+		} else {
+			pw := &progressWriter{w: out, bar: bar, phase: jsonl.Copying, total: -1}
+			n, err = bolt.BackupFile(path, pw, *wait, func(size int64) { pw.total = size })
+			err = heldHint(err)
+		}
+		return fmt.Sprintf("backed up %.1f MB to %s", float64(n)/1e6, fs.Arg(0)), err
+	})
 }
 
 // heldHint adds to the error of opening a bolt file that another process
