@@ -660,3 +660,30 @@ func TestBatchPutDuplicates(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesMatchWhatTheyDerive: the encoder's test of a rule (matches) says
+// yes exactly for the value the decoder derives.
+func TestRulesMatchWhatTheyDerive(t *testing.T) {
+	srcs := []sources{
+		{pk: "COMMENT#c1", id: "c1", hasID: true, createdAt: "2025-01-01T00:00:00.000000000Z", hasCreatedAt: true,
+			productID: "p1", hasProductID: true, language: "en", hasLanguage: true, rating: 5, hasRating: true},
+		{pk: "COMMENT#", productID: "", hasProductID: true, language: "", hasLanguage: true, rating: -12, hasRating: true},
+		{pk: "OTHER", id: "x", hasID: true, productID: "p/1", hasProductID: true, rating: 0, hasRating: true},
+		{pk: "COMMENT#c2", createdAt: "t", hasCreatedAt: true, language: "de", hasLanguage: true},
+	}
+	for _, src := range srcs {
+		for name, r := range derivations {
+			want, ok := r.derive(&src)
+			values := []string{"", "x", "COMMENT#c1", "c1", "PRODUCT#p1", "PRODUCT#p1/en", "PRODUCT#p1/5", "PRODUCT#p1/en/5",
+				"p1", "p1/en/5", "PRODUCT#/", "PRODUCT#//-12", "PRODUCT#p/1/0", "2025-01-01T00:00:00.000000000Z#c1", "t#"}
+			if ok {
+				values = append(values, want, want+"x", want[:len(want)/2])
+			}
+			for _, v := range values {
+				if got := r.matches(v, &src); got != (ok && v == want) {
+					t.Errorf("rule %s, sources %+v: matches(%q) = %v, derive = %q, %v", name, src, v, got, want, ok)
+				}
+			}
+		}
+	}
+}

@@ -89,10 +89,8 @@ func appendAttr(b []byte, name string, v any, src *sources) ([]byte, error) {
 	switch v := v.(type) {
 	case string:
 		b = appendName(b, name)
-		if d, ok := derivations[name]; ok {
-			if dv, ok := d(src); ok && dv == v {
-				return append(b, tagDerive), nil
-			}
+		if d, ok := derivations[name]; ok && d.matches(v, src) {
+			return append(b, tagDerive), nil
 		}
 		if secs, nanos, ok := parseFixedTime(v); ok {
 			b = append(b, tagTime)

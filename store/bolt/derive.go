@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/acme/comments-gateway/store"
@@ -12,29 +13,83 @@ import (
 // literals rather than the store's functions so that a change of the key
 // design changes no file's meaning: the encoder writes 'd' only where a rule
 // gives exactly the item's value, and a rule, once written, never changes.
-var derivations = map[string]func(*sources) (string, bool){
-	"id": func(s *sources) (string, bool) {
-		if len(s.pk) > len(commentPrefix) && s.pk[:len(commentPrefix)] == commentPrefix {
-			return s.pk[len(commentPrefix):], true
+// Each rule derives the value (decoding) and tells, without allocating,
+// whether a value is the derived one (encoding).
+var derivations = map[string]rule{
+	"id": {
+		derive: func(s *sources) (string, bool) {
+			id, ok := strings.CutPrefix(s.pk, commentPrefix)
+			return id, ok && id != ""
+		},
+		matches: func(v string, s *sources) bool {
+			id, ok := strings.CutPrefix(s.pk, commentPrefix)
+			return ok && id != "" && id == v
+		},
+	},
+	"GSISK": {
+		derive: func(s *sources) (string, bool) {
+			return s.createdAt + "#" + s.id, s.hasCreatedAt && s.hasID
+		},
+		matches: func(v string, s *sources) bool {
+			rest, ok := strings.CutPrefix(v, s.createdAt)
+			return ok && s.hasCreatedAt && s.hasID && rest == "#"+s.id
+		},
+	},
+	"GSI4PK": partitionRule(false, false),
+	"GSI2PK": partitionRule(true, false),
+	"GSI3PK": partitionRule(false, true),
+	"GSIPK":  partitionRule(true, true),
+}
+
+// rule is one derivation.
+type rule struct {
+	derive  func(*sources) (string, bool)
+	matches func(string, *sources) bool
+}
+
+// partitionRule is the rule of an index hash key: PRODUCT#<productId>, then
+// /<language> with lang, then /<rating> with rating.
+func partitionRule(lang, rating bool) rule {
+	parts := func(s *sources) ([3]string, bool) {
+		p := [3]string{productPrefix + s.productID}
+		ok := s.hasProductID
+		if lang {
+			p[1], ok = "/"+s.language, ok && s.hasLanguage
 		}
-		return "", false
-	},
-	"GSISK": func(s *sources) (string, bool) {
-		return s.createdAt + "#" + s.id, s.hasCreatedAt && s.hasID
-	},
-	"GSI4PK": func(s *sources) (string, bool) {
-		return productPrefix + s.productID, s.hasProductID
-	},
-	"GSI2PK": func(s *sources) (string, bool) {
-		return productPrefix + s.productID + "/" + s.language, s.hasProductID && s.hasLanguage
-	},
-	"GSI3PK": func(s *sources) (string, bool) {
-		return productPrefix + s.productID + "/" + strconv.FormatInt(s.rating, 10), s.hasProductID && s.hasRating
-	},
-	"GSIPK": func(s *sources) (string, bool) {
-		return productPrefix + s.productID + "/" + s.language + "/" + strconv.FormatInt(s.rating, 10),
-			s.hasProductID && s.hasLanguage && s.hasRating
-	},
+		if rating {
+			p[2], ok = "/"+strconv.FormatInt(s.rating, 10), ok && s.hasRating
+		}
+		return p, ok
+	}
+	return rule{
+		derive: func(s *sources) (string, bool) {
+			p, ok := parts(s)
+			return p[0] + p[1] + p[2], ok
+		},
+		matches: func(v string, s *sources) bool {
+			rest, ok := strings.CutPrefix(v, productPrefix)
+			if !ok || !s.hasProductID {
+				return false
+			}
+			if rest, ok = strings.CutPrefix(rest, s.productID); !ok {
+				return false
+			}
+			if lang {
+				if rest, ok = strings.CutPrefix(rest, "/"); !ok || !s.hasLanguage {
+					return false
+				}
+				if rest, ok = strings.CutPrefix(rest, s.language); !ok {
+					return false
+				}
+			}
+			if rating {
+				var buf [24]byte
+				r := strconv.AppendInt(append(buf[:0], '/'), s.rating, 10)
+				return s.hasRating && rest == string(r)
+			}
+			return rest == ""
+		},
+	}
 }
 
 // deriveOrder is the order in which decoding applies the rules: id first,
@@ -73,7 +128,7 @@ func derive(it store.Item, pk string, names []string) error {
 		if !contains(names, name) {
 			continue
 		}
-		v, ok := derivations[name](&src)
+		v, ok := derivations[name].derive(&src)
 		if !ok {
 			return errCorrupt
 		}
@@ -101,18 +156,34 @@ const fixedTimeLayout = "2006-01-02T15:04:05.000000000Z"
 // parseFixedTime returns the seconds and nanoseconds since 1970 of s when s
 // is a time in exactly the form fixedTimeLayout writes.
 func parseFixedTime(s string) (int64, int64, bool) {
-	if len(s) != len(fixedTimeLayout) || s[len(s)-1] != 'Z' || s[10] != 'T' || s[19] != '.' {
+	if len(s) != len(fixedTimeLayout) || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+		s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
 		return 0, 0, false
 	}
-	t, err := time.Parse(fixedTimeLayout, s)
-	if err != nil {
+	num := func(i, j int) (int, bool) {
+		n := 0
+		for ; i < j; i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		return n, true
+	}
+	var f [7]int
+	for k, r := range [7][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}, {20, 29}} {
+		n, ok := num(r[0], r[1])
+		if !ok {
+			return 0, 0, false
+		}
+		f[k] = n
+	}
+	t := time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], f[6], time.UTC)
+	// time.Date normalises out-of-range fields: only a valid time survives.
+	if t.Year() != f[0] || int(t.Month()) != f[1] || t.Day() != f[2] || t.Hour() != f[3] || t.Minute() != f[4] || t.Second() != f[5] {
 		return 0, 0, false
 	}
-	secs, nanos := t.Unix(), int64(t.Nanosecond())
-	if formatFixedTime(secs, nanos) != s {
-		return 0, 0, false
-	}
-	return secs, nanos, true
+	return t.Unix(), int64(f[6]), true
 }
 
 // formatFixedTime formats a time given as seconds and nanoseconds since

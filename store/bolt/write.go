@@ -188,11 +188,17 @@ func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 	})
 }
 
-// bulkFillPercent is how full BatchPut packs the pages it splits. Bulk
-// loads come in key order (see BatchPut), and later writes mostly append to
-// partitions (new comments are the newest), so pages are packed fuller than
-// bbolt's default of half.
-const bulkFillPercent = 0.9
+// How full BatchPut packs the pages it splits. Bulk loads come in key
+// order (see BatchPut), and later writes mostly append to partitions (new
+// comments are the newest), so pages are packed fuller than bbolt's default
+// of half: the items bucket, where comments (keyed by ULID) are appended at
+// its end, completely; index buckets, where each chunk appends a few
+// entries to the end of every partition in the middle of a page, leaving
+// room for the next chunks' entries before the page splits again.
+const (
+	bulkItemsFillPercent = 1.0
+	bulkIndexFillPercent = 0.9
+)
 
 // BatchPut writes whole items, replacing existing ones (and their index
 // entries), a chunk of the batch size at a time, each chunk in one synced
@@ -201,11 +207,11 @@ const bulkFillPercent = 0.9
 // last is written. A cancelled ctx stops the load between chunks; the chunks
 // written before stay written.
 //
-// For speed, the items are written in the order of their key in the first
-// index that holds them (for comments: by product), so that a chunk touches
-// one narrow key range of each index instead of pages all over the file;
-// each chunk's entries are put in key order, so that bbolt appends rather
-// than inserts; and the next chunk is encoded while one is written.
+// For speed, the chunks are consecutive runs of the input (an import in
+// creation order appends comments at the end of the items bucket), each
+// chunk's items and index entries are put in key order, so that bbolt
+// appends rather than inserts, and the next chunk is encoded while one is
+// written.
 func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 	if err := ctxErr(ctx); err != nil {
 		return err
@@ -215,7 +221,7 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 			return prefixed(fmt.Sprintf("item %d", i), err)
 		}
 	}
-	items = t.bulkOrder(items)
+	items = dedupe(items)
 	chunks := make(chan *chunk, 1)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -255,38 +261,21 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 	return nil
 }
 
-// bulkOrder returns items without those replaced by a later item with the
-// same key, ordered by their key in the first index that holds them (items
-// in no index last, by table key).
-func (t *Table) bulkOrder(items []store.Item) []store.Item {
-	type rec struct {
-		order []byte
-		it    store.Item
+// dedupe returns items without those replaced by a later item with the
+// same key, in input order.
+func dedupe(items []store.Item) []store.Item {
+	last := make(map[store.Key]int, len(items))
+	for i, it := range items {
+		last[it.Key()] = i
 	}
-	order := func(it store.Item) []byte {
-		for i, ix := range t.indexes {
-			if h, suffix, ok := ix.entry(it); ok {
-				k := append([]byte{byte(i)}, h...)
-				return append(append(k, sep), suffix...)
-			}
+	if len(last) == len(items) {
+		return items
+	}
+	out := make([]store.Item, 0, len(last))
+	for i, it := range items {
+		if last[it.Key()] == i {
+			out = append(out, it)
 		}
-		return append([]byte{0xff}, baseKey(it.Key())...)
-	}
-	seen := make(map[store.Key]int, len(items))
-	recs := make([]rec, 0, len(items))
-	for _, it := range items {
-		k := it.Key()
-		if j, dup := seen[k]; dup {
-			recs[j] = rec{order(it), it}
-			continue
-		}
-		seen[k] = len(recs)
-		recs = append(recs, rec{order(it), it})
-	}
-	slices.SortFunc(recs, func(a, b rec) int { return bytes.Compare(a.order, b.order) })
-	out := make([]store.Item, len(recs))
-	for i, r := range recs {
-		out[i] = r.it
 	}
 	return out
 }
@@ -366,9 +355,9 @@ func (c *chunk) write(tx *bbolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	w.items.FillPercent = bulkFillPercent
+	w.items.FillPercent = bulkItemsFillPercent
 	for _, b := range w.idx {
-		b.FillPercent = bulkFillPercent
+		b.FillPercent = bulkIndexFillPercent
 	}
 	unchanged := make([]bool, len(c.base)) // a rebuild: the value is already the same
 	for i, e := range c.base {
