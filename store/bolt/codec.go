@@ -182,7 +182,9 @@ func decodeValue(b []byte, pk string, keep map[string]bool) (store.Item, error) 
 		return nil, errCorrupt
 	}
 	it := make(store.Item, min(int(count), 16)+2)
-	var derived []string
+	src := sources{pk: pk}
+	var derivedBuf [len(deriveOrder)]string
+	derived := derivedBuf[:0]
 	for range count {
 		var name string
 		if name, i, ok = readName(s, i); !ok || i >= len(s) {
@@ -215,7 +217,7 @@ func decodeValue(b []byte, pk string, keep map[string]bool) (store.Item, error) 
 			}
 			val = formatFixedTime(zigzag(secs), int64(nanos))
 		case tag == tagDerive && v2:
-			if _, ok := derivations[name]; !ok {
+			if _, ok := derivations[name]; !ok || len(derived) == cap(derived) || contains(derived, name) {
 				return nil, errCorrupt
 			}
 			derived = append(derived, name)
@@ -223,24 +225,20 @@ func decodeValue(b []byte, pk string, keep map[string]bool) (store.Item, error) 
 		default:
 			return nil, errCorrupt
 		}
-		if _, dup := it[name]; dup {
-			return nil, errCorrupt
+		src.set(name, val)
+		if keep == nil || keep[name] {
+			if _, dup := it[name]; dup {
+				return nil, errCorrupt
+			}
+			it[name] = val
 		}
-		it[name] = val
 	}
 	if i != len(s) {
 		return nil, errCorrupt
 	}
 	if len(derived) > 0 {
-		if err := derive(it, pk, derived); err != nil {
+		if err := derive(it, &src, derived, keep); err != nil {
 			return nil, err
-		}
-	}
-	if keep != nil {
-		for name := range it {
-			if !keep[name] {
-				delete(it, name)
-			}
 		}
 	}
 	return it, nil

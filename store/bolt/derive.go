@@ -119,20 +119,38 @@ func sourcesOf(it store.Item, pk string) sources {
 	return s
 }
 
-// derive sets the attributes named in names (each with a rule) of it, an
-// item decoded so far, whose PK is pk. A rule whose sources are missing
-// means a corrupt value.
-func derive(it store.Item, pk string, names []string) error {
-	src := sourcesOf(it, pk)
+// set records attribute name of the item being decoded if it is a source.
+func (s *sources) set(name string, v any) {
+	switch name {
+	case "id":
+		s.id, s.hasID = v.(string)
+	case "createdAt":
+		s.createdAt, s.hasCreatedAt = v.(string)
+	case "productId":
+		s.productID, s.hasProductID = v.(string)
+	case "language":
+		s.language, s.hasLanguage = v.(string)
+	case "rating":
+		s.rating, s.hasRating = v.(int64)
+	}
+}
+
+// derive sets the attributes named in names (each with a rule), of those
+// in keep (all when keep is nil), of it, an item decoded so far whose
+// sources are src. A rule whose sources are missing means a corrupt value.
+func derive(it store.Item, src *sources, names []string, keep map[string]bool) error {
 	for _, name := range deriveOrder {
-		if !contains(names, name) {
+		// The id is a source of GSISK: derived even when not kept.
+		if !contains(names, name) || keep != nil && !keep[name] && name != "id" {
 			continue
 		}
-		v, ok := derivations[name].derive(&src)
+		v, ok := derivations[name].derive(src)
 		if !ok {
 			return errCorrupt
 		}
-		it[name] = v
+		if keep == nil || keep[name] {
+			it[name] = v
+		}
 		if name == "id" {
 			src.id, src.hasID = v, true
 		}
@@ -189,6 +207,27 @@ func parseFixedTime(s string) (int64, int64, bool) {
 // formatFixedTime formats a time given as seconds and nanoseconds since
 // 1970 in the form fixedTimeLayout.
 func formatFixedTime(secs, nanos int64) string {
-	var buf [48]byte
-	return string(time.Unix(secs, nanos).UTC().AppendFormat(buf[:0], fixedTimeLayout))
+	t := time.Unix(secs, nanos).UTC()
+	y, mo, d := t.Date()
+	h, mi, sec := t.Clock()
+	if y < 0 || y > 9999 {
+		var buf [48]byte
+		return string(t.AppendFormat(buf[:0], fixedTimeLayout))
+	}
+	var b [len(fixedTimeLayout)]byte
+	copy(b[:], fixedTimeLayout)
+	digits := func(at, width, n int) {
+		for i := at + width - 1; i >= at; i-- {
+			b[i] = byte('0' + n%10)
+			n /= 10
+		}
+	}
+	digits(0, 4, y)
+	digits(5, 2, int(mo))
+	digits(8, 2, d)
+	digits(11, 2, h)
+	digits(14, 2, mi)
+	digits(17, 2, sec)
+	digits(20, 9, int(nanos))
+	return string(b[:])
 }
