@@ -76,20 +76,18 @@ type index struct {
 	keep map[string]bool
 }
 
-// entry returns the hash key value of it in the index and the suffix of
-// its entry's key (see appendEntrySuffix), or false when it is absent
+// entry returns the entry of it in the index, or false when it is absent
 // from the index (it lacks the hash or the sort attribute).
-func (ix *index) entry(it store.Item) (string, []byte, bool) {
+func (ix *index) entry(it store.Item) (entryRef, bool) {
 	h, ok := it[ix.def.Hash].(string)
 	if !ok {
-		return "", nil, false
+		return entryRef{}, false
 	}
 	s, ok := it[ix.def.Sort].(string)
 	if !ok {
-		return "", nil, false
+		return entryRef{}, false
 	}
-	pk, sk := it.S(store.AttrPK), it.S(store.AttrSK)
-	return h, appendEntrySuffix(make([]byte, 0, len(s)+len(pk)+len(sk)+3), s, pk, sk), true
+	return entryRef{hash: h, sort: s, pk: it.S(store.AttrPK), sk: it.S(store.AttrSK)}, true
 }
 
 // signature describes the index definitions; the index buckets are rebuilt

@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
-	mrand "math/rand"
 	"math"
+	mrand "math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,18 +54,20 @@ func MustOpenPath(tb testing.TB, path string, opts ...Option) *Table {
 // every value is of the current encoding.
 func (t *Table) checkIndexes() error {
 	return t.db.View(func(tx *bbolt.Tx) error {
-		hashOf := map[string]string{} // partition number → hash value
-		err := tx.Bucket(bucketPartitions).ForEach(func(k, v []byte) error {
-			if h, dup := hashOf[string(v)]; dup {
+		parts := partitions{b: tx.Bucket(bucketPartitions)}
+		numbers := map[string]string{} // partition number → hash value
+		err := parts.b.ForEach(func(k, v []byte) error {
+			p, _ := parts.get(string(k))
+			if h, dup := numbers[string(p.prefix)]; dup {
 				return fmt.Errorf("partitions %q and %q have the same number", h, k)
 			}
-			hashOf[string(v)] = string(k)
+			numbers[string(p.prefix)] = string(k)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		want := make([]map[string]bool, len(t.indexes)) // hash + "|" + suffix
+		want := make([]map[string]bool, len(t.indexes)) // entry keys
 		for i := range want {
 			want[i] = map[string]bool{}
 		}
@@ -81,8 +83,16 @@ func (t *Table) checkIndexes() error {
 				return fmt.Errorf("item %v stored at key %q", it.Key(), k)
 			}
 			for i, ix := range t.indexes {
-				if h, suffix, ok := ix.entry(it); ok {
-					want[i][h+"|"+string(suffix)] = true
+				if e, ok := ix.entry(it); ok {
+					p, ok := parts.get(e.hash)
+					if !ok {
+						return fmt.Errorf("index %s: partition %q has no number", ix.def.Name, e.hash)
+					}
+					ek, ok := p.key(e)
+					if !ok {
+						return fmt.Errorf("index %s: partition %q of times holds %q", ix.def.Name, e.hash, e.sort)
+					}
+					want[i][string(ek)] = true
 				}
 			}
 			return nil
@@ -94,19 +104,11 @@ func (t *Table) checkIndexes() error {
 			n := 0
 			err := tx.Bucket(ix.bucket).ForEach(func(k, v []byte) error {
 				n++
-				_, m := binary.Uvarint(k)
-				h, ok := hashOf[string(k[:max(m, 0)])]
-				if m <= 0 || !ok {
-					return fmt.Errorf("index %s: entry %q of no partition", ix.def.Name, k)
-				}
-				if !want[i][h+"|"+string(k[m:])] {
+				if !want[i][string(k)] {
 					return fmt.Errorf("index %s: orphan entry %q", ix.def.Name, k)
 				}
 				if len(v) != 0 {
 					return fmt.Errorf("index %s: entry %q has a value", ix.def.Name, k)
-				}
-				if ik, ok := entryItemKey(k); !ok || tx.Bucket(bucketItems).Get(ik) == nil {
-					return fmt.Errorf("index %s: entry %q points to no item", ix.def.Name, k)
 				}
 				return nil
 			})
@@ -569,39 +571,57 @@ func TestFormat1Values(t *testing.T) {
 }
 
 // TestEntryOrder: index entry keys sort as (sort, PK, SK) do, whether the
-// table key is derived from the sort value or spelled out, and point back
-// to their item.
+// table key is derived from the sort value or spelled out, in partitions of
+// strings and of times, and point back to their item.
 func TestEntryOrder(t *testing.T) {
 	type tuple struct{ sort, pk, sk string }
-	sorts := []string{"a", "t#c1", "t#c2", "t#", "t#c1#c2", "u#c1"}
-	keys := []string{"COMMENT#c1", "COMMENT#c2", "COMMENT#", "A", "COMMENT#c1x", "Z", "COMMENT#c0"}
-	var ts []tuple
-	for _, s := range sorts {
-		for _, pk := range keys {
-			for _, sk := range keys {
-				ts = append(ts, tuple{s, pk, sk})
+	t1, t2 := "2025-01-01T00:00:00.000000000Z", "2025-01-01T00:00:00.000000001Z"
+	for _, p := range []partition{{prefix: []byte{7}}, {prefix: []byte{0x81, 1}, times: true}} {
+		sorts := []string{t1 + "#c1", t1 + "#c2", t2 + "#c1", t1 + "#c1#c2", t1 + "#a", "1969-12-31T23:59:59.999999999Z#c0"}
+		if !p.times {
+			sorts = append(sorts, "a", "t#c1", "t#", "u#c1")
+		}
+		keys := []string{"COMMENT#c1", "COMMENT#c2", "COMMENT#", "A", "COMMENT#c1x", "Z", "COMMENT#c0", "COMMENT#c2#c2"}
+		var ts []tuple
+		for _, s := range sorts {
+			for _, pk := range keys {
+				for _, sk := range keys {
+					ts = append(ts, tuple{s, pk, sk})
+				}
 			}
 		}
-	}
-	part := []byte{7}
-	enc := func(x tuple) []byte { return entryKey(part, x.sort, x.pk, x.sk) }
-	for _, x := range ts {
-		ik, ok := entryItemKey(enc(x))
-		if !ok || !bytes.Equal(ik, baseKey(store.Key{PK: x.pk, SK: x.sk})) {
-			t.Errorf("entry of %v points to %q, %v", x, ik, ok)
+		enc := func(x tuple) []byte {
+			k, ok := p.key(entryRef{"h", x.sort, x.pk, x.sk})
+			if !ok {
+				t.Fatalf("partition %+v cannot hold %v", p, x)
+			}
+			return k
 		}
-		for _, y := range ts {
-			want := cmp.Or(strings.Compare(x.sort, y.sort), strings.Compare(x.pk, y.pk), strings.Compare(x.sk, y.sk))
-			if got := bytes.Compare(enc(x), enc(y)); got != want {
-				t.Fatalf("entries %v and %v compare %d, want %d", x, y, got, want)
+		for _, x := range ts {
+			sort, ik, ok := p.decode(enc(x))
+			if !ok || sort != x.sort || !bytes.Equal(ik, baseKey(store.Key{PK: x.pk, SK: x.sk})) {
+				t.Errorf("entry of %v decodes to %q, %q, %v", x, sort, ik, ok)
+			}
+			for _, y := range ts {
+				want := cmp.Or(strings.Compare(x.sort, y.sort), strings.Compare(x.pk, y.pk), strings.Compare(x.sk, y.sk))
+				if got := bytes.Compare(enc(x), enc(y)); got != want {
+					t.Fatalf("partition %+v: entries %v and %v compare %d, want %d", p, x, y, got, want)
+				}
 			}
 		}
+		if k := enc(tuple{t1 + "#C1", "COMMENT#C1", "COMMENT#C1"}); p.times && len(k) != 2+timeKeyLen+len("C1")+2 {
+			t.Errorf("a comment's entry %q is not compact", k)
+		}
 	}
-	if got := entryKey(part, "2025#C1", "COMMENT#C1", "COMMENT#C1"); len(got) != len(part)+len("2025#C1")+2 {
-		t.Errorf("a comment's entry %q spells out its table key", got)
+	times := partition{prefix: []byte{1}, times: true}
+	for _, s := range []string{"a", "2025-01-01T00:00:00.000000000Z", "2025-01-01T00:00:00.000000000Z#", "2025-01-01T00:00:00.000000000Zx1"} {
+		if k, ok := times.key(entryRef{"h", s, "P", "S"}); ok {
+			t.Errorf("a partition of times holds %q as %q", s, k)
+		}
 	}
-	for _, k := range []string{"", "\x07", "\x07s", "\x07s\x00", "\x07s\x00\x02x", "\x07s\x00\x01nosep", "\x07s\x00\x09a\x00b"} {
-		if ik, ok := entryItemKey([]byte(k)); ok {
+	strs := partition{prefix: []byte{7}}
+	for _, k := range []string{"", "\x07", "\x07s", "\x07s\x00", "\x07s\x00\x02x", "\x07s\x00\x01nosep", "\x07s\x00\x09a\x00b", "\x08s\x00\x02"} {
+		if _, ik, ok := strs.decode([]byte(k)); ok {
 			t.Errorf("malformed entry %q points to %q", k, ik)
 		}
 	}
@@ -713,4 +733,86 @@ func TestFixedTime(t *testing.T) {
 			t.Errorf("parseFixedTime(%q) accepted it", bad)
 		}
 	}
+}
+
+// TestPartitionOfTimes: a partition of comments holds times; queries with
+// bounds that are not times still answer exactly (a recount); an item whose
+// sort value is not a time turns the partition into one of strings, and
+// removing it does not turn it back.
+func TestPartitionOfTimes(t *testing.T) {
+	tbl := MustOpen(t)
+	items := comments(60) // product p3: 9 comments
+	storetest.MustBatchPut(t, tbl, items)
+	hash := items[3].S(store.AttrGSI4PK)
+	isTimes := func() bool {
+		var times bool
+		tbl.db.View(func(tx *bbolt.Tx) error {
+			p, _ := partitions{b: tx.Bucket(bucketPartitions)}.get(hash)
+			times = p.times
+			return nil
+		})
+		return times
+	}
+	recount := func(q store.Query, all []store.Item) []store.Key {
+		var keys []store.Key
+		var sorted []store.Item
+		for _, it := range all {
+			s, ok := it[store.AttrGSISK].(string)
+			if it.S(store.AttrGSI4PK) != hash || !ok {
+				continue
+			}
+			if q.SortOp == store.SortLess && !(s < q.SortValue) || q.SortOp == store.SortGreater && !(s > q.SortValue) ||
+				q.SortOp == store.SortBeginsWith && !strings.HasPrefix(s, q.SortValue) {
+				continue
+			}
+			sorted = append(sorted, it)
+		}
+		slices.SortFunc(sorted, func(a, b store.Item) int {
+			c := cmp.Or(strings.Compare(a.S(store.AttrGSISK), b.S(store.AttrGSISK)), strings.Compare(a.S(store.AttrPK), b.S(store.AttrPK)))
+			if !q.Forward {
+				c = -c
+			}
+			return c
+		})
+		for _, it := range sorted {
+			keys = append(keys, it.Key())
+		}
+		return keys
+	}
+	check := func(all []store.Item) {
+		t.Helper()
+		mid := items[3].S(store.AttrGSISK)
+		for _, c := range []struct {
+			op store.SortOp
+			v  string
+		}{{store.SortNone, ""}, {store.SortLess, mid}, {store.SortGreater, mid}, {store.SortLess, mid[:7]}, {store.SortGreater, mid[:13]},
+			{store.SortBeginsWith, mid[:8]}, {store.SortLess, "zzz"}, {store.SortGreater, "0"}, {store.SortGreater, mid + "!"}} {
+			for _, fwd := range []bool{true, false} {
+				q := store.Query{Index: store.IndexAll, HashValue: hash, SortOp: c.op, SortValue: c.v, Forward: fwd, Limit: 2}
+				var got []store.Key
+				for _, it := range storetest.MustQueryAll(t, tbl, q) {
+					got = append(got, it.Key())
+				}
+				if want := recount(q, all); !slices.Equal(got, want) {
+					t.Errorf("%+v: %v, want %v", q, got, want)
+				}
+			}
+		}
+	}
+	if !isTimes() {
+		t.Fatal("a partition of comments is not one of times")
+	}
+	check(items)
+	odd := store.Item{store.AttrPK: "X", store.AttrSK: "Y", store.AttrGSI4PK: hash, store.AttrGSISK: "2025-03"}
+	storetest.MustPut(t, tbl, odd)
+	if isTimes() {
+		t.Fatal("the partition holds a string but is still one of times")
+	}
+	all := append(slices.Clone(items), odd)
+	check(all)
+	if err := tbl.checkIndexes(); err != nil {
+		t.Fatal(err)
+	}
+	storetest.MustWrite(t, tbl, store.Op{Kind: store.OpDelete, Key: odd.Key()})
+	check(items)
 }

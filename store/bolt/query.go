@@ -2,7 +2,9 @@ package bolt
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"strings"
 
 	"go.etcd.io/bbolt"
 
@@ -103,34 +105,74 @@ func (sp *span) startKey(q *store.Query) (*startKey, error) {
 }
 
 // bounds returns the key range [lo, hi) of the span in the partition whose
-// keys begin with prefix (hi nil: the end of the bucket), narrowed by the
-// start key: ascending, from the first key after it; descending, up to the
-// last key before it.
-func (sp *span) bounds(prefix []byte, forward bool) (lo, hi []byte) {
-	lo = append(bytes.Clone(prefix), sp.lo...)
-	if sp.hi != nil {
-		hi = append(bytes.Clone(prefix), sp.hi...)
+// keys begin with prefix (p: the index partition, nil for the base table),
+// narrowed by the start key: ascending, from the first key after it;
+// descending, up to the last key before it. In a partition of times, a
+// condition or start key whose sort value is not a time cannot be a bound;
+// match then says which keys of the range the query returns (nil: all).
+func (sp *span) bounds(prefix []byte, p *partition, q *store.Query) (lo, hi []byte, match func([]byte) bool) {
+	rlo, rhi := sp.lo, sp.hi
+	var conds []func(sort string, pk, sk string) bool
+	if p != nil && p.times {
+		rlo, rhi = nil, nil
+		v := q.SortValue
+		switch e, ok := p.appendSort(nil, v); {
+		case q.SortOp == store.SortLess && ok:
+			rhi = e
+		case q.SortOp == store.SortLess:
+			conds = append(conds, func(s, _, _ string) bool { return s < v })
+		case q.SortOp == store.SortGreater && ok:
+			rlo = append(e, 1)
+		case q.SortOp == store.SortGreater:
+			conds = append(conds, func(s, _, _ string) bool { return s > v })
+		case q.SortOp == store.SortBeginsWith:
+			conds = append(conds, func(s, _, _ string) bool { return strings.HasPrefix(s, v) })
+		}
+	}
+	lo = append(bytes.Clone(prefix), rlo...)
+	if rhi != nil {
+		hi = append(bytes.Clone(prefix), rhi...)
 	} else {
 		hi = prefixEnd(prefix)
 	}
-	if sp.start == nil {
-		return lo, hi
-	}
-	var start []byte
-	if sp.ix == nil {
-		start = baseKey(store.Key{PK: sp.start.pk, SK: sp.start.sk})
-	} else {
-		start = entryKey(prefix, sp.start.sort, sp.start.pk, sp.start.sk)
-	}
-	// start+"\x00" is the immediate successor of start.
-	if forward {
-		if s := append(start, sep); bytes.Compare(s, lo) > 0 {
-			lo = s
+	if st := sp.start; st != nil {
+		var start []byte
+		if p == nil {
+			start = baseKey(store.Key{PK: st.pk, SK: st.sk})
+		} else if k, ok := p.key(entryRef{q.HashValue, st.sort, st.pk, st.sk}); ok {
+			start = k
+		} else {
+			conds = append(conds, func(s, pk, sk string) bool {
+				c := cmp.Or(strings.Compare(s, st.sort), strings.Compare(pk, st.pk), strings.Compare(sk, st.sk))
+				return q.Forward && c > 0 || !q.Forward && c < 0
+			})
 		}
-	} else if hi == nil || bytes.Compare(start, hi) < 0 {
-		hi = start
+		// start+"\x00" is the immediate successor of start.
+		if start == nil {
+		} else if q.Forward {
+			if s := append(start, sep); bytes.Compare(s, lo) > 0 {
+				lo = s
+			}
+		} else if hi == nil || bytes.Compare(start, hi) < 0 {
+			hi = start
+		}
 	}
-	return lo, hi
+	if len(conds) == 0 {
+		return lo, hi, nil
+	}
+	return lo, hi, func(k []byte) bool {
+		sort, ik, ok := p.decode(k)
+		if !ok {
+			return true // item reports it
+		}
+		pk, sk, _ := splitBaseKey(ik)
+		for _, c := range conds {
+			if !c(sort, pk, sk) {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // lastKey is the LastKey of a page ending with it: the table's key
@@ -178,12 +220,15 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 		return res, store.Errorf(store.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
 	}
 	prefix := append([]byte(q.HashValue), sep)
+	var p *partition
 	if sp.ix != nil {
-		if prefix = tx.Bucket(bucketPartitions).Get([]byte(q.HashValue)); prefix == nil {
+		part, ok := partitions{b: tx.Bucket(bucketPartitions)}.get(q.HashValue)
+		if !ok {
 			return res, nil // no item was ever in this partition
 		}
+		p, prefix = &part, part.prefix
 	}
-	lo, hi := sp.bounds(prefix, q.Forward)
+	lo, hi, match := sp.bounds(prefix, p, q)
 	c := b.Cursor()
 	var k, v []byte
 	next := c.Next
@@ -206,11 +251,14 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 		if q.Forward && hi != nil && bytes.Compare(k, hi) >= 0 || !q.Forward && bytes.Compare(k, lo) < 0 {
 			break
 		}
+		if match != nil && !match(k) {
+			continue
+		}
 		if len(res.Items) == q.Limit {
 			res.LastKey = sp.lastKey(res.Items[len(res.Items)-1])
 			break
 		}
-		it, err := sp.item(items, k, v)
+		it, err := sp.item(items, p, k, v)
 		if err != nil {
 			return res, err
 		}
@@ -222,11 +270,15 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 // item returns the item of key k and value v of the span's bucket: the
 // item itself in the items bucket, the projection of the item it points to
 // in an index.
-func (sp *span) item(items *bbolt.Bucket, k, v []byte) (store.Item, error) {
+func (sp *span) item(items *bbolt.Bucket, p *partition, k, v []byte) (store.Item, error) {
 	if sp.ix == nil {
 		return decodeItem(k, v)
 	}
-	ik, ok := entryItemKey(k)
+	enc, tail, ok := p.split(k)
+	var ik []byte
+	if ok {
+		ik, ok = p.itemKey(enc, tail)
+	}
 	if !ok {
 		return nil, store.Wrap(store.EINTERNAL, errCorrupt, "index %s: malformed entry %q", sp.ix.def.Name, k)
 	}

@@ -24,7 +24,7 @@ type writer struct {
 
 func (t *Table) newWriter(tx *bbolt.Tx) (*writer, error) {
 	w := &writer{t: t, items: tx.Bucket(bucketItems), idx: make([]*bbolt.Bucket, len(t.indexes))}
-	w.parts.b = tx.Bucket(bucketPartitions)
+	w.parts = partitions{b: tx.Bucket(bucketPartitions)}
 	if w.items == nil || w.parts.b == nil {
 		return nil, store.Errorf(store.EINTERNAL, "bolt store has no items or partitions bucket")
 	}
@@ -55,18 +55,14 @@ func (w *writer) put(key []byte, old, it store.Item) error {
 		return err
 	}
 	for i, ix := range w.t.indexes {
-		var oldKey []byte
+		var oldKey, newKey []byte
 		if old != nil {
-			oldKey = w.existingEntryKey(ix, old)
+			oldKey = w.existingEntryKey(i, old)
 		}
-		h, suffix, ok := ix.entry(it)
-		var newKey []byte
-		if ok {
-			part, err := w.parts.number(h)
-			if err != nil {
+		if e, ok := ix.entry(it); ok {
+			if newKey, err = w.entryKey(i, e); err != nil {
 				return err
 			}
-			newKey = append(bytes.Clone(part), suffix...)
 		}
 		if bytes.Equal(oldKey, newKey) {
 			continue // the entry stays: an index entry holds no value
@@ -85,18 +81,73 @@ func (w *writer) put(key []byte, old, it store.Item) error {
 	return nil
 }
 
+// entryKey returns the key of entry e in index i, numbering its partition
+// if need be, and turning a partition of times that cannot hold it into one
+// of strings.
+func (w *writer) entryKey(i int, e entryRef) ([]byte, error) {
+	p, ok := w.parts.get(e.hash)
+	if !ok {
+		var err error
+		if p, err = w.parts.create(e.hash, e.sort); err != nil {
+			return nil, err
+		}
+	}
+	if k, ok := p.key(e); ok {
+		return k, nil
+	}
+	p, err := w.toStrings(i, e.hash, p)
+	if err != nil {
+		return nil, err
+	}
+	k, _ := p.key(e)
+	return k, nil
+}
+
+// toStrings rewrites the entries of partition hash of index i, one of
+// times, as a partition of strings, and returns it.
+func (w *writer) toStrings(i int, hash string, p partition) (partition, error) {
+	var refs []entryRef
+	var keys [][]byte
+	c := w.idx[i].Cursor()
+	for k, _ := c.Seek(p.prefix); k != nil && bytes.HasPrefix(k, p.prefix); k, _ = c.Next() {
+		sort, ik, ok := p.decode(k)
+		if !ok {
+			return p, store.Errorf(store.EINTERNAL, "index %s: malformed entry %q", w.t.indexes[i].def.Name, k)
+		}
+		pk, sk, _ := splitBaseKey(ik)
+		refs, keys = append(refs, entryRef{hash, sort, pk, sk}), append(keys, bytes.Clone(k))
+	}
+	for _, k := range keys {
+		if err := w.idx[i].Delete(k); err != nil {
+			return p, err
+		}
+	}
+	p.times = false
+	if err := w.parts.put(hash, p); err != nil {
+		return p, err
+	}
+	for _, e := range refs {
+		k, _ := p.key(e)
+		if err := w.idx[i].Put(k, noValue); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
 // existingEntryKey returns the key of the entry of old, a stored item, in
-// ix, or nil when it has none.
-func (w *writer) existingEntryKey(ix *index, old store.Item) []byte {
-	h, suffix, ok := ix.entry(old)
+// index i, or nil when it has none.
+func (w *writer) existingEntryKey(i int, old store.Item) []byte {
+	e, ok := w.t.indexes[i].entry(old)
 	if !ok {
 		return nil
 	}
-	part := w.parts.get(h)
-	if part == nil {
+	p, ok := w.parts.get(e.hash)
+	if !ok {
 		return nil
 	}
-	return append(bytes.Clone(part), suffix...)
+	k, _ := p.key(e) // nil when the partition cannot hold it: it is not there
+	return k
 }
 
 // delete removes old, stored at key, and its index entries.
@@ -104,8 +155,8 @@ func (w *writer) delete(key []byte, old store.Item) error {
 	if err := w.items.Delete(key); err != nil {
 		return err
 	}
-	for i, ix := range w.t.indexes {
-		if k := w.existingEntryKey(ix, old); k != nil {
+	for i := range w.t.indexes {
+		if k := w.existingEntryKey(i, old); k != nil {
 			if err := w.idx[i].Delete(k); err != nil {
 				return err
 			}
@@ -290,20 +341,12 @@ type kv struct{ k, v []byte }
 // noValue is the value of every index entry.
 var noValue = []byte{}
 
-// pending is an index entry to put: its partition's hash key value and the
-// suffix of its key (the partition number is known only in the write
-// transaction).
-type pending struct {
-	hash   string
-	suffix []byte
-}
-
 // chunk is a part of a BatchPut, encoded.
 type chunk struct {
 	t     *Table
-	n     int         // items
-	base  []kv        // the items, in key order
-	index [][]pending // per index, the entries, by hash then suffix
+	n     int          // items
+	base  []kv         // the items, in key order
+	index [][]entryRef // per index, the entries, in order (their keys are known only in the write transaction)
 	err   error
 }
 
@@ -313,10 +356,10 @@ func (t *Table) encodeChunk(items []store.Item) (*chunk, error) {
 	c := &chunk{
 		t:     t,
 		base:  make([]kv, 0, len(items)),
-		index: make([][]pending, len(t.indexes)),
+		index: make([][]entryRef, len(t.indexes)),
 	}
 	for j := range c.index {
-		c.index[j] = make([]pending, 0, len(items))
+		c.index[j] = make([]entryRef, 0, len(items))
 	}
 	size := 0
 	for _, it := range items {
@@ -331,17 +374,17 @@ func (t *Table) encodeChunk(items []store.Item) (*chunk, error) {
 		c.base = append(c.base, base)
 		size += len(base.k) + len(base.v)
 		for j, ix := range t.indexes {
-			if h, suffix, ok := ix.entry(it); ok {
-				c.index[j] = append(c.index[j], pending{h, suffix})
-				size += len(suffix) + 2
+			if e, ok := ix.entry(it); ok {
+				c.index[j] = append(c.index[j], e)
+				size += len(e.sort) + 4
 			}
 		}
 		c.n++
 	}
 	slices.SortFunc(c.base, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
 	for _, es := range c.index {
-		slices.SortFunc(es, func(a, b pending) int {
-			return cmp.Or(strings.Compare(a.hash, b.hash), bytes.Compare(a.suffix, b.suffix))
+		slices.SortFunc(es, func(a, b entryRef) int {
+			return cmp.Or(strings.Compare(a.hash, b.hash), strings.Compare(a.sort, b.sort), strings.Compare(a.pk, b.pk), strings.Compare(a.sk, b.sk))
 		})
 	}
 	return c, nil
@@ -370,8 +413,8 @@ func (c *chunk) write(tx *bbolt.Tx) error {
 		if err != nil {
 			return err
 		}
-		for j, ix := range c.t.indexes {
-			if k := w.existingEntryKey(ix, old); k != nil {
+		for j := range c.t.indexes {
+			if k := w.existingEntryKey(j, old); k != nil {
 				if err := w.idx[j].Delete(k); err != nil {
 					return err
 				}
@@ -387,14 +430,12 @@ func (c *chunk) write(tx *bbolt.Tx) error {
 		}
 	}
 	for j, es := range c.index {
-		var part []byte
-		for i, e := range es {
-			if i == 0 || e.hash != es[i-1].hash {
-				if part, err = w.parts.number(e.hash); err != nil {
-					return err
-				}
+		for _, e := range es {
+			k, err := w.entryKey(j, e)
+			if err != nil {
+				return err
 			}
-			if err := w.idx[j].Put(append(bytes.Clone(part), e.suffix...), noValue); err != nil {
+			if err := w.idx[j].Put(k, noValue); err != nil {
 				return err
 			}
 		}
