@@ -73,7 +73,7 @@ type index struct {
 	bucket []byte
 	// keep are the attributes a query of the index returns: the
 	// projection and the key attributes (the table's and the index's).
-	keep map[string]bool
+	keep *projection
 }
 
 // entry returns the entry of it in the index, or false when it is absent
@@ -159,11 +159,11 @@ func Open(path string, opts ...Option) (*Table, error) {
 	}
 	t := &Table{db: db, path: path, batchSize: o.batchSize, log: o.log}
 	for _, d := range store.Indexes {
-		ix := &index{def: d, bucket: []byte(indexBucketPrefix + d.Name), keep: map[string]bool{}}
-		for _, a := range append([]string{store.AttrPK, store.AttrSK, d.Hash, d.Sort}, d.Projection...) {
-			ix.keep[a] = true
-		}
-		t.indexes = append(t.indexes, ix)
+		t.indexes = append(t.indexes, &index{
+			def:    d,
+			bucket: []byte(indexBucketPrefix + d.Name),
+			keep:   newProjection(append([]string{store.AttrPK, store.AttrSK, d.Hash, d.Sort}, d.Projection...)),
+		})
 	}
 	if err := t.init(); err != nil {
 		db.Close()

@@ -148,7 +148,7 @@ func decodeItem(k, v []byte) (store.Item, error) {
 // decodeProjected decodes the item stored at key k of the items bucket,
 // keeping only the attributes in keep (all when keep is nil). The item does
 // not alias k or v (bbolt's memory is valid only during its transaction).
-func decodeProjected(k, v []byte, keep map[string]bool) (store.Item, error) {
+func decodeProjected(k, v []byte, keep *projection) (store.Item, error) {
 	pk, sk, ok := splitBaseKey(k)
 	if !ok {
 		return nil, errCorrupt
@@ -157,10 +157,10 @@ func decodeProjected(k, v []byte, keep map[string]bool) (store.Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	if keep == nil || keep[store.AttrPK] {
+	if keep.hasName(store.AttrPK) {
 		it[store.AttrPK] = pk
 	}
-	if keep == nil || keep[store.AttrSK] {
+	if keep.hasName(store.AttrSK) {
 		it[store.AttrSK] = sk
 	}
 	return it, nil
@@ -170,7 +170,7 @@ func decodeProjected(k, v []byte, keep map[string]bool) (store.Item, error) {
 // keeping the attributes in keep (all when keep is nil), with room for the
 // key attributes. pk is the item's PK, the source of derived attributes.
 // All strings of the item share one copy of b.
-func decodeValue(b []byte, pk string, keep map[string]bool) (store.Item, error) {
+func decodeValue(b []byte, pk string, keep *projection) (store.Item, error) {
 	if len(b) == 0 || (b[0] != codecV1 && b[0] != codecV2) {
 		return nil, errCorrupt
 	}
@@ -187,7 +187,8 @@ func decodeValue(b []byte, pk string, keep map[string]bool) (store.Item, error) 
 	derived := derivedBuf[:0]
 	for range count {
 		var name string
-		if name, i, ok = readName(s, i); !ok || i >= len(s) {
+		var code int
+		if name, code, i, ok = readName(s, i); !ok || i >= len(s) {
 			return nil, errCorrupt
 		}
 		tag := s[i]
@@ -226,7 +227,7 @@ func decodeValue(b []byte, pk string, keep map[string]bool) (store.Item, error) 
 			return nil, errCorrupt
 		}
 		src.set(name, val)
-		if keep == nil || keep[name] {
+		if keep.has(name, code) {
 			if _, dup := it[name]; dup {
 				return nil, errCorrupt
 			}
@@ -244,21 +245,56 @@ func decodeValue(b []byte, pk string, keep map[string]bool) (store.Item, error) 
 	return it, nil
 }
 
-// readName reads an attribute name from s at i.
-func readName(s string, i int) (string, int, bool) {
+// readName reads an attribute name from s at i, and its code (-1 when it
+// is spelled out).
+func readName(s string, i int) (string, int, int, bool) {
 	n, i, ok := readUvarint(s, i)
 	if !ok || n >= uint64(len(s)-i) {
-		return "", i, false
+		return "", -1, i, false
 	}
 	if n == 0 {
 		c := int(s[i])
 		if c >= len(dictNames) {
-			return "", i, false
+			return "", -1, i, false
 		}
-		return dictNames[c], i + 1, true
+		return dictNames[c], c, i + 1, true
 	}
-	return s[i : i+int(n)], i + int(n), true
+	return s[i : i+int(n)], -1, i + int(n), true
 }
+
+// projection is a set of attribute names that a decoding keeps; nil keeps
+// all. Names of dictNames are looked up by their code.
+type projection struct {
+	codes [len(dictNames)]bool
+	names map[string]bool
+}
+
+// newProjection returns the projection of names.
+func newProjection(names []string) *projection {
+	p := &projection{names: map[string]bool{}}
+	for _, n := range names {
+		p.names[n] = true
+		if c, ok := dictCode[n]; ok {
+			p.codes[c] = true
+		}
+	}
+	return p
+}
+
+// has reports whether the projection keeps name, whose code is code (-1:
+// none).
+func (p *projection) has(name string, code int) bool {
+	if p == nil {
+		return true
+	}
+	if code >= 0 {
+		return p.codes[code]
+	}
+	return p.names[name]
+}
+
+// hasName reports whether the projection keeps name.
+func (p *projection) hasName(name string) bool { return p == nil || p.names[name] }
 
 // zigzag decodes a zigzag-encoded varint.
 func zigzag(n uint64) int64 {

@@ -96,6 +96,14 @@ func partitionRule(lang, rating bool) rule {
 // as GSISK follows from it.
 var deriveOrder = [...]string{"id", "GSISK", "GSI4PK", "GSI2PK", "GSI3PK", "GSIPK"}
 
+// deriveCodes are the codes of deriveOrder's names in dictNames.
+var deriveCodes = func() (c [len(deriveOrder)]int) {
+	for j, name := range deriveOrder {
+		c[j] = int(dictCode[name])
+	}
+	return c
+}()
+
 const (
 	commentPrefix = "COMMENT#"
 	productPrefix = "PRODUCT#"
@@ -138,17 +146,18 @@ func (s *sources) set(name string, v any) {
 // derive sets the attributes named in names (each with a rule), of those
 // in keep (all when keep is nil), of it, an item decoded so far whose
 // sources are src. A rule whose sources are missing means a corrupt value.
-func derive(it store.Item, src *sources, names []string, keep map[string]bool) error {
-	for _, name := range deriveOrder {
+func derive(it store.Item, src *sources, names []string, keep *projection) error {
+	for j, name := range deriveOrder {
 		// The id is a source of GSISK: derived even when not kept.
-		if !contains(names, name) || keep != nil && !keep[name] && name != "id" {
+		kept := keep.has(name, deriveCodes[j])
+		if !contains(names, name) || !kept && name != "id" {
 			continue
 		}
 		v, ok := derivations[name].derive(src)
 		if !ok {
 			return errCorrupt
 		}
-		if keep == nil || keep[name] {
+		if kept {
 			it[name] = v
 		}
 		if name == "id" {
