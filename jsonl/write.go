@@ -9,9 +9,9 @@ import (
 	"github.com/acme/comments-gateway/store"
 )
 
-// line is one comment as Writer writes it: the fields in their documented
+// writtenLine is one comment as Writer writes it: the fields in their documented
 // order, authorId only when the comment has an owner.
-type line struct {
+type writtenLine struct {
 	ID        string `json:"id"`
 	ProductID string `json:"productId"`
 	Language  string `json:"language"`
@@ -46,7 +46,7 @@ func NewWriter(w io.Writer) *Writer {
 // Write writes c as one line.
 func (w *Writer) Write(c *store.Comment) error {
 	w.n++
-	return w.enc.Encode(line{
+	return w.enc.Encode(writtenLine{
 		ID: c.ID, ProductID: c.ProductID, Language: c.Language, Rating: c.Rating,
 		Author: c.Author, Title: c.Title, Body: c.Body,
 		CreatedAt: c.CreatedAt.UTC().Format(time.RFC3339Nano), AuthorID: c.AuthorID,
