@@ -192,38 +192,16 @@ func decodeValue(b []byte, pk string, keep *projection) (store.Item, error) {
 			return nil, errCorrupt
 		}
 		tag := s[i]
-		i++
-		var val any
-		switch {
-		case tag == tagString:
-			var n uint64
-			if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {
-				return nil, errCorrupt
-			}
-			val = s[i : i+int(n)]
-			i += int(n)
-		case tag == tagNumber:
-			var n uint64
-			if n, i, ok = readUvarint(s, i); !ok {
-				return nil, errCorrupt
-			}
-			val = zigzag(n)
-		case tag == tagTime && v2:
-			var secs, nanos uint64
-			if secs, i, ok = readUvarint(s, i); !ok {
-				return nil, errCorrupt
-			}
-			if nanos, i, ok = readUvarint(s, i); !ok || nanos >= 1e9 {
-				return nil, errCorrupt
-			}
-			val = formatFixedTime(zigzag(secs), int64(nanos))
-		case tag == tagDerive && v2:
+		if tag == tagDerive && v2 {
 			if _, ok := derivations[name]; !ok || len(derived) == cap(derived) || contains(derived, name) {
 				return nil, errCorrupt
 			}
 			derived = append(derived, name)
+			i++
 			continue
-		default:
+		}
+		var val any
+		if val, i, ok = readValue(s, i+1, tag, v2); !ok {
 			return nil, errCorrupt
 		}
 		src.set(name, val)
@@ -243,6 +221,35 @@ func decodeValue(b []byte, pk string, keep *projection) (store.Item, error) {
 		}
 	}
 	return it, nil
+}
+
+// readValue reads the value of tag at i of s (v2: of a version-2
+// encoding), other than 'd'.
+func readValue(s string, i int, tag byte, v2 bool) (any, int, bool) {
+	var n uint64
+	var ok bool
+	switch {
+	case tag == tagString:
+		if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {
+			return nil, i, false
+		}
+		return s[i : i+int(n)], i + int(n), true
+	case tag == tagNumber:
+		if n, i, ok = readUvarint(s, i); !ok {
+			return nil, i, false
+		}
+		return zigzag(n), i, true
+	case tag == tagTime && v2:
+		var nanos uint64
+		if n, i, ok = readUvarint(s, i); !ok {
+			return nil, i, false
+		}
+		if nanos, i, ok = readUvarint(s, i); !ok || nanos >= 1e9 {
+			return nil, i, false
+		}
+		return formatFixedTime(zigzag(n), int64(nanos)), i, true
+	}
+	return nil, i, false
 }
 
 // readName reads an attribute name from s at i, and its code (-1 when it

@@ -114,19 +114,9 @@ func (sp *span) bounds(prefix []byte, p *partition, q *store.Query) (lo, hi []by
 	rlo, rhi := sp.lo, sp.hi
 	var conds []func(sort string, pk, sk string) bool
 	if p != nil && p.times {
-		rlo, rhi = nil, nil
-		v := q.SortValue
-		switch e, ok := p.appendSort(nil, v); {
-		case q.SortOp == store.SortLess && ok:
-			rhi = e
-		case q.SortOp == store.SortLess:
-			conds = append(conds, func(s, _, _ string) bool { return s < v })
-		case q.SortOp == store.SortGreater && ok:
-			rlo = append(e, 1)
-		case q.SortOp == store.SortGreater:
-			conds = append(conds, func(s, _, _ string) bool { return s > v })
-		case q.SortOp == store.SortBeginsWith:
-			conds = append(conds, func(s, _, _ string) bool { return strings.HasPrefix(s, v) })
+		var cond func(sort string, pk, sk string) bool
+		if rlo, rhi, cond = timeBounds(p, q); cond != nil {
+			conds = append(conds, cond)
 		}
 	}
 	lo = append(bytes.Clone(prefix), rlo...)
@@ -173,6 +163,26 @@ func (sp *span) bounds(prefix []byte, p *partition, q *store.Query) (lo, hi []by
 		}
 		return true
 	}
+}
+
+// timeBounds returns the range of q's sort condition within partition p of
+// times, relative to its prefix, or a condition on the sort value when the
+// bound is not a time.
+func timeBounds(p *partition, q *store.Query) (lo, hi []byte, cond func(sort string, pk, sk string) bool) {
+	v := q.SortValue
+	switch e, ok := p.appendSort(nil, v); {
+	case q.SortOp == store.SortLess && ok:
+		return nil, e, nil
+	case q.SortOp == store.SortLess:
+		return nil, nil, func(s, _, _ string) bool { return s < v }
+	case q.SortOp == store.SortGreater && ok:
+		return append(e, 1), nil, nil
+	case q.SortOp == store.SortGreater:
+		return nil, nil, func(s, _, _ string) bool { return s > v }
+	case q.SortOp == store.SortBeginsWith:
+		return nil, nil, func(s, _, _ string) bool { return strings.HasPrefix(s, v) }
+	}
+	return nil, nil, nil
 }
 
 // lastKey is the LastKey of a page ending with it: the table's key
