@@ -257,6 +257,7 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 		}
 	}
 	res.Items = make([]store.Item, 0, min(q.Limit, 128))
+	ic := items.Cursor() // one cursor for every item an index query reads
 	for ; k != nil; k, v = next() {
 		if q.Forward && hi != nil && bytes.Compare(k, hi) >= 0 || !q.Forward && bytes.Compare(k, lo) < 0 {
 			break
@@ -268,7 +269,7 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 			res.LastKey = sp.lastKey(res.Items[len(res.Items)-1])
 			break
 		}
-		it, err := sp.item(items, p, k, v)
+		it, err := sp.item(ic, p, k, v)
 		if err != nil {
 			return res, err
 		}
@@ -280,7 +281,7 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 // item returns the item of key k and value v of the span's bucket: the
 // item itself in the items bucket, the projection of the item it points to
 // in an index.
-func (sp *span) item(items *bbolt.Bucket, p *partition, k, v []byte) (store.Item, error) {
+func (sp *span) item(items *bbolt.Cursor, p *partition, k, v []byte) (store.Item, error) {
 	if sp.ix == nil {
 		return decodeItem(k, v)
 	}
@@ -292,8 +293,8 @@ func (sp *span) item(items *bbolt.Bucket, p *partition, k, v []byte) (store.Item
 	if !ok {
 		return nil, store.Wrap(store.EINTERNAL, errCorrupt, "index %s: malformed entry %q", sp.ix.def.Name, k)
 	}
-	iv := items.Get(ik)
-	if iv == nil {
+	fk, iv := items.Seek(ik)
+	if !bytes.Equal(fk, ik) || iv == nil {
 		return nil, store.Errorf(store.EINTERNAL, "index %s: entry %q of a missing item", sp.ix.def.Name, k)
 	}
 	return decodeProjected(ik, iv, sp.ix.keep)
