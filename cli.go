@@ -23,6 +23,8 @@ Usage:
   comments-gateway create-table -store dynamodb:TABLE
                                             create the DynamoDB table and its GSIs
   comments-gateway rebuild-stats [flags]    recount every product's stats
+  comments-gateway export [flags] FILE|-    write the comments as JSON lines
+  comments-gateway backup [flags] FILE      copy the bolt file, also while served
   comments-gateway help [COMMAND]           this list, or a command's flags
   comments-gateway -version                 the build's version
 
@@ -73,6 +75,19 @@ an existing table is left as it is. Flags:
 	"rebuild-stats": `Usage: comments-gateway rebuild-stats [flags]
 
 Recounts every product's stats from its comments (a parallel scan). Flags:
+`,
+	"export": `Usage: comments-gateway export [flags] FILE|-
+
+Writes the comments (of the whole store, or of one -product) to FILE, or to
+standard output with "-", as JSON lines that import reads back identically.
+With -from it asks a running server's admin listener (serve -admin-addr),
+so it works while the server holds the bolt file. Flags:
+`,
+	"backup": `Usage: comments-gateway backup [flags] FILE
+
+Writes a consistent copy of a bolt store to FILE: from the file itself
+(-store bolt:PATH, when no server holds it), or with -from from a running
+server's admin listener (serve -admin-addr). Flags:
 `,
 }
 

@@ -70,6 +70,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdCreateTable(ctx, args, getenv, stdout, stderr)
 	case "rebuild-stats":
 		return cmdRebuildStats(ctx, args, getenv, stdout, stderr)
+	case "export":
+		return cmdExport(ctx, args, getenv, stdout, stderr)
+	case "backup":
+		return cmdBackup(ctx, args, getenv, stdout, stderr)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -306,6 +310,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	micro := resolvers.MicroCacheConfig{MaxBytes: resolvers.DefaultMicroCacheBytes}
 	fs.DurationVar(&micro.TTL, "micro-cache-ttl", 0, "serve public GET query responses from an in-process cache for this long, e.g. 500ms (0: off)")
 	fs.Var((*byteSize)(&micro.MaxBytes), "micro-cache-bytes", "bound on the micro-cache's memory, e.g. 64MB or 64MiB (least recently used entries are evicted)")
+	adminAddr := fs.String("admin-addr", "", "serve GET /backup and /export (unauthenticated: bind to loopback) on this address; empty: off")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
@@ -387,11 +392,19 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 			}
 		}
 	}
+	raw := tbl
 	tbl = m.Table(tbl)
 	kind, _, _ := parseStoreSpec(*spec)
 	lr := lf.newLive(kind, rateLimit.TrustForwardedFor, log)
 	s := store.New(tbl, append(lr.stores, store.WithSizing(sizing))...)
 	lr.start(ctx, s, &lf, log)
+	if *adminAddr != "" {
+		a, err := serveAdmin(ctx, *adminAddr, raw, s, log)
+		if err != nil {
+			return err
+		}
+		log.Info("admin endpoints", "addr", a.String(), "paths", "/backup /export")
+	}
 	if *loadDemo {
 		if err := loadDemoData(ctx, s, log); err != nil {
 			return err
