@@ -233,6 +233,9 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 // authenticated: bind addr to loopback or a private network. It returns
 // the address it listens on.
 func serveAdmin(ctx context.Context, addr string, raw store.Table, s *store.Store, log *slog.Logger) (net.Addr, error) {
+	if err := checkAdminAddr(addr); err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /backup", func(w http.ResponseWriter, r *http.Request) {
 		bt, ok := raw.(*bolt.Table)
@@ -277,4 +280,22 @@ func serveAdmin(ctx context.Context, addr string, raw store.Table, s *store.Stor
 		srv.Close()
 	}()
 	return ln.Addr(), nil
+}
+
+// checkAdminAddr refuses an admin address that could be reached from the
+// internet: /backup and /export are unauthenticated, so the host must be a
+// loopback or private address (or localhost), never empty (every interface)
+// or public.
+func checkAdminAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-admin-addr %q: %v", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && (ip.IsLoopback() || ip.IsPrivate()) {
+		return nil
+	}
+	return fmt.Errorf("-admin-addr %q: its /backup and /export are unauthenticated, so it must listen on a loopback or private address (e.g. 127.0.0.1:9091), not %q", addr, host)
 }
