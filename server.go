@@ -430,7 +430,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		if _, err := tbl.Get(ctx, store.StatsKey("readyz", "")); err != nil {
+		if err := s.Ping(ctx); err != nil {
 			log.WarnContext(ctx, "not ready", "err", err)
 			http.Error(w, "store unreachable", http.StatusServiceUnavailable)
 			return

@@ -51,6 +51,13 @@ func New(t Table, opts ...Option) *Store {
 // Table returns the Table the store runs on.
 func (s *Store) Table() Table { return s.table }
 
+// Ping reports whether the table answers a read: one Get of a key no item
+// has (a readiness probe; it costs the smallest read there is).
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.table.Get(ctx, StatsKey("readyz", ""))
+	return tableError(err)
+}
+
 // IsEmpty reports whether the table holds no item at all.
 func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
 	items, _, err := s.table.Scan(ctx, 0, 1, nil, 1)
