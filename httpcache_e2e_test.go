@@ -14,12 +14,17 @@ import (
 // TestHTTPCachingThroughTheBinary checks the caching headers, 304 and the
 // micro-cache's flags and metrics on the built server.
 func TestHTTPCachingThroughTheBinary(t *testing.T) {
-	s := MustStartServer(t, "-micro-cache-ttl", "1h", "-micro-cache-bytes", "1MB")
+	s := MustStartServer(t, "-micro-cache-ttl", "1h", "-micro-cache-bytes", "1MB", "-metrics-addr", "127.0.0.1:0")
+	metricsURL := mustMetricsAddr(t, s)
 	get := func(path string, hdr ...string) (*http.Response, []byte) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), e2eRequestTimeout)
 		defer cancel()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)
+		u := s.URL + path
+		if path == "/metrics" { // production: on its own listener
+			u = metricsURL + path
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		for i := 0; i+1 < len(hdr); i += 2 {
 			req.Header.Set(hdr[i], hdr[i+1])
 		}
