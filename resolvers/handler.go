@@ -122,7 +122,7 @@ func NewHandler(cfg Config) http.Handler {
 	if cfg.TracerProvider != nil {
 		srv.Use(tracing.NewExtension(cfg.TracerProvider))
 	}
-	srv.AroundFields(guardMutations(cfg.Auth, cfg.Store))
+	srv.Use(mutationGuard{guardMutations(cfg.Auth, cfg.Store)})
 	srv.SetParserTokenLimit(lim.MaxTokens)
 	// After APQ and every other parameter mutator: it measures the final text.
 	srv.Use(newCostLimit(lim, es))
@@ -131,6 +131,7 @@ func NewHandler(cfg Config) http.Handler {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return store.Errorf(store.EINTERNAL, "internal error")
 	})
+	srv.AroundOperations(withLoaders(cfg.Store, cfg.LoaderWait))
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		if info, _ := ctx.Value(requestInfoKey{}).(*requestInfo); info != nil {
 			oc := graphql.GetOperationContext(ctx)
@@ -198,7 +199,6 @@ func NewHandler(cfg Config) http.Handler {
 		start := time.Now()
 		ctx, cancel := requestContext(req, cfg.RequestTimeout)
 		defer cancel()
-		ctx = context.WithValue(ctx, loadersKey{}, NewLoaders(cfg.Store, cfg.LoaderWait))
 		ctx, _ = metrics.WithUsage(ctx)
 		info := &requestInfo{}
 		ctx = context.WithValue(ctx, requestInfoKey{}, info)

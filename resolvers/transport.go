@@ -131,7 +131,7 @@ func (o operations) serve(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	w.Header().Set("Content-Type", ct)
 	responses, ctx := exec.DispatchOperation(ctx, oc)
-	writeJSON(w, responses(ctx))
+	writeResponse(w, responses(ctx))
 }
 
 // createOperation is exec.CreateOperationContext with graphql-js's messages
