@@ -227,7 +227,7 @@ func selectionsIn(tb testing.TB, query string) int {
 // TestCostOfIntrospection: the full introspection query tools send is
 // within every default limit.
 func TestCostOfIntrospection(t *testing.T) {
-	q, err := os.ReadFile("testdata/introspection.graphql")
+	q, err := os.ReadFile("testdata/introspection-full.graphql")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestCostCache(t *testing.T) {
 // ordinary page, the full introspection query, 27 doubling fragments.
 func BenchmarkCostAnalysis(b *testing.B) {
 	es := testSchema()
-	intro, err := os.ReadFile("testdata/introspection.graphql")
+	intro, err := os.ReadFile("testdata/introspection-full.graphql")
 	if err != nil {
 		b.Fatal(err)
 	}
