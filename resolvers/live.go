@@ -110,15 +110,15 @@ func addLiveTransports(srv *handler.Server, cfg Config) {
 }
 
 // liveOperations gives each operation on a live connection what the HTTP
-// handler gives each request: its own dataloaders (a websocket lives long:
-// one cache for all its operations would serve stale reads), its own cost
-// accounting, and, for a query or mutation, the request timeout.
+// handler gives each request: its own cost accounting and, for a query or
+// mutation, the request timeout. (Its own dataloaders come from
+// withLoaders, as every operation's do: a websocket lives long, and one
+// cache for all its operations would serve stale reads.)
 func liveOperations(cfg Config) graphql.OperationMiddleware {
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		if liveConnFrom(ctx) == nil {
 			return next(ctx)
 		}
-		ctx = context.WithValue(ctx, loadersKey{}, NewLoaders(cfg.Store, cfg.LoaderWait))
 		ctx, _ = metrics.WithUsage(ctx)
 		if op := graphql.GetOperationContext(ctx).Operation; op == nil || op.Operation == ast.Subscription {
 			return next(ctx)

@@ -78,7 +78,7 @@ func (k *loadSites) walk(set ast.SelectionSet, inList bool) {
 	}
 }
 
-// newLoadersFor returns the request's Loaders for op: as NewLoaders, except
+// newLoadersFor returns the operation's Loaders for op, batching each lookup, except
 // that a loader op can reach with one key at most dispatches it at once.
 func newLoadersFor(s *store.Store, wait time.Duration, op *ast.OperationDefinition) *Loaders {
 	k := planLoads(op)

@@ -17,17 +17,13 @@ const maxBatch = 100
 // stats lookup of one request lands within this window.
 const DefaultLoaderWait = time.Millisecond
 
-// Loaders are the per-request dataloaders: every stats lookup and comment
-// lookup of one GraphQL request is batched into one BatchGet each.
+// Loaders are the per-operation dataloaders: every stats lookup and comment
+// lookup of one GraphQL operation is batched into one BatchGet each. They
+// cache for their lifetime, so every operation gets new ones (withLoaders,
+// loaderplan.go).
 type Loaders struct {
 	Stats    *dataloader.Loader[store.StatsID, *store.Stats]
 	Comments *dataloader.Loader[string, *store.Comment]
-}
-
-// NewLoaders returns fresh loaders over s. Loaders cache for their lifetime,
-// so make new ones for every request (NewHandler does).
-func NewLoaders(s *store.Store, wait time.Duration) *Loaders {
-	return &Loaders{Stats: newStatsLoader(s, false, wait), Comments: newCommentLoader(s, false, wait)}
 }
 
 // newStatsLoader batches stats reads: up to maxBatch keys within wait, or
