@@ -6,7 +6,7 @@
 // (edge.go, body.go): methods, content types, the body limit and read
 // deadline, UTF-8; the rate limit's charge for refusals
 // (ratelimit_refused.go); trusted documents (package trusted). Then a
-// context with the request timeout, a metrics.Usage for extensions.cost and,
+// context with the request timeout, a store.Usage for extensions.cost and,
 // on X-Explain: 1, an EXPLAIN collector (explain.go); then gqlgen's server
 // with its transports (transport.go for POST and GET, live.go for websocket
 // and SSE), strict variables (variables.go), the one-pass cost analysis

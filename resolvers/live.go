@@ -13,7 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/acme/comments-gateway/live"
-	"github.com/acme/comments-gateway/metrics"
+	"github.com/acme/comments-gateway/store"
 )
 
 // Live defaults.
@@ -119,7 +119,7 @@ func liveOperations(cfg Config) graphql.OperationMiddleware {
 		if liveConnFrom(ctx) == nil {
 			return next(ctx)
 		}
-		ctx, _ = metrics.WithUsage(ctx)
+		ctx, _ = store.WithUsage(ctx)
 		if op := graphql.GetOperationContext(ctx).Operation; op == nil || op.Operation == ast.Subscription {
 			return next(ctx)
 		}

@@ -182,7 +182,8 @@ func (t *Table) Close() error {
 }
 
 // Get returns the item with key k, or nil when it does not exist.
-func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
+func (t *Table) Get(ctx context.Context, k store.Key) (it store.Item, err error) {
+	defer func() { store.Account(ctx, store.Call{Op: store.CallGet, Items: store.Found(it)}) }()
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
@@ -190,8 +191,7 @@ func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
 		return nil, err
 	}
 	key := baseKey(k)
-	var it store.Item
-	err := t.view(func(tx *bbolt.Tx) error {
+	err = t.view(func(tx *bbolt.Tx) error {
 		v := tx.Bucket(bucketItems).Get(key)
 		if v == nil {
 			return nil
@@ -205,7 +205,8 @@ func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
 
 // BatchGet returns the items of keys, aligned with keys (nil where an item
 // does not exist), read in one transaction.
-func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+func (t *Table) BatchGet(ctx context.Context, keys []store.Key) (out []store.Item, err error) {
+	defer func() { store.Account(ctx, store.Call{Op: store.CallBatchGet, Items: store.Found(out...)}) }()
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
@@ -216,8 +217,8 @@ func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, e
 		}
 		bkeys[i] = baseKey(k)
 	}
-	out := make([]store.Item, len(keys))
-	err := t.view(func(tx *bbolt.Tx) error {
+	out = make([]store.Item, len(keys))
+	err = t.view(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketItems)
 		for i, k := range bkeys {
 			if v := b.Get(k); v != nil {
