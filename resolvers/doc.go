@@ -27,8 +27,9 @@
 // once, by ErrorPresenter: a store error code becomes extensions.code
 // (storeCodes), anything without a code is logged and shown as INTERNAL with
 // the request id. Codes of refusals made here (UNAUTHENTICATED, FORBIDDEN,
-// the limits' codes, THROTTLED, the HTTP edge's) are set where they are
-// made; every code a reply may carry is listed once in codes.go.
+// the limits' codes, THROTTLED, the HTTP edge's, the subscriptions') are set
+// where they are made; every code a reply may carry is named and listed
+// once, in codes.go.
 //
 // The *.resolvers.go files are gqlgen's stubs filled in by hand: gqlgen
 // keeps their bodies when it regenerates. docs/design.md §5 and §11 walk a

@@ -33,12 +33,6 @@ const (
 	CloseForbidden = 4403
 )
 
-// Error codes of subscriptions (extensions.code).
-const (
-	CodeSlowConsumer  = "SLOW_CONSUMER"
-	CodeLimitExceeded = "LIMIT_EXCEEDED"
-)
-
 // LiveConfig configures subscriptions.
 type LiveConfig struct {
 	// Hub delivers the events; nil turns subscriptions off (UNAVAILABLE).

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -246,37 +245,4 @@ func (t *Table) view(fn func(*bbolt.Tx) error) error {
 // translates its error.
 func (t *Table) update(fn func(*bbolt.Tx) error) error {
 	return wrapErr(t.db.Update(fn))
-}
-
-// ctxErr returns an EUNAVAILABLE error wrapping ctx.Err() once ctx is done.
-func ctxErr(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return store.Wrap(store.EUNAVAILABLE, err, "request cancelled")
-	}
-	return nil
-}
-
-// wrapErr translates an error of bbolt (or of the file system under it) to
-// a *store.Error; a *store.Error passes through unchanged.
-func wrapErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	var se *store.Error
-	if errors.As(err, &se) {
-		return err
-	}
-	switch {
-	case errors.Is(err, errCorrupt):
-		return store.Wrap(store.EINTERNAL, err, "corrupt item in bolt store")
-	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return store.Wrap(store.EUNAVAILABLE, err, "the store is closed (the server is shutting down); try again")
-	case errors.Is(err, berrors.ErrKeyTooLarge), errors.Is(err, berrors.ErrValueTooLarge):
-		return store.Wrap(store.EINVALID, err, "item too large")
-	case errors.Is(err, berrors.ErrMaxSizeReached), errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return store.Wrap(store.EUNAVAILABLE, err, "bolt store is full")
-	case errors.Is(err, berrors.ErrDatabaseReadOnly), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EIO):
-		return store.Wrap(store.EUNAVAILABLE, err, "bolt store cannot be written")
-	}
-	return store.Wrap(store.EINTERNAL, err, "bolt store error")
 }
