@@ -275,7 +275,8 @@ func serveAdmin(ctx context.Context, addr string, tbl store.Table, s *store.Stor
 	}
 	srv := &http.Server{
 		Handler: mux, ReadHeaderTimeout: 5 * time.Second,
-		// The requests' store calls count as the server's (ctx's accountant).
+		// The requests' store calls count as the server's: ctx's accountant,
+		// not its cancellation.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	go srv.Serve(ln)

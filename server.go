@@ -383,7 +383,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 		micro.Metrics = metrics.NewMicroCache(reg)
 	}
 	// Every store call of the server's work counts in the metrics: its
-	// background work's (ctx) and its requests' (srv.BaseContext).
+	// background work's (ctx) and its requests' (srv.BaseContext, from ctx).
 	ctx = store.WithAccountant(ctx, m)
 	kind, _, _ := parseStoreSpec(*spec)
 	lr := lf.newLive(kind, rateLimit.TrustForwardedFor, log)
@@ -441,7 +441,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	}
 	srv := &http.Server{
 		Handler:           obs.Middleware(log, mux),
-		BaseContext:       func(net.Listener) context.Context { return store.WithAccountant(context.Background(), m) },
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) }, // its accountant, not its cancellation
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       *readTimeout,
 		WriteTimeout:      30 * time.Second,
