@@ -90,12 +90,12 @@ func (s *Store) commit(ctx context.Context, ops []Op, ch Change) error {
 		ops = append(ops, op)
 	}
 	if s.publisher == nil {
-		return tableError(s.table.Write(ctx, ops), ECONFLICT)
+		return tableError(s.table.Write(ctx, ops), ECONFLICT, EFORBIDDEN)
 	}
 	s.publishMu.Lock()
 	defer s.publishMu.Unlock()
 	if err := s.table.Write(ctx, ops); err != nil {
-		return tableError(err, ECONFLICT)
+		return tableError(err, ECONFLICT, EFORBIDDEN)
 	}
 	s.publisher.Publish(ch)
 	return nil

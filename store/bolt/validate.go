@@ -23,33 +23,6 @@ func keyAttr(it store.Item, name string, max int) (string, error) {
 	return s, store.ValidateKeyValue(name, s, max)
 }
 
-// condsHold reports whether all conds hold for old (nil: the item does not
-// exist).
-func condsHold(conds []store.Cond, old store.Item) bool {
-	for _, c := range conds {
-		switch c.Kind {
-		case store.CondExists:
-			if old == nil {
-				return false
-			}
-		case store.CondNotExists:
-			if old != nil {
-				return false
-			}
-		case store.CondEquals:
-			v, ok := old[c.Attr]
-			if !ok || v != c.Value {
-				return false
-			}
-		case store.CondAbsent:
-			if _, ok := old[c.Attr]; ok {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // applyUpdate returns the item that update op makes of old (nil: absent).
 func applyUpdate(old store.Item, op *store.Op) (store.Item, error) {
 	it := make(store.Item, len(old)+len(op.Set)+len(op.Add))

@@ -167,8 +167,9 @@ func (w *writer) delete(key []byte, old store.Item) error {
 
 // Write applies ops atomically in one synced write transaction. Every
 // condition is evaluated against the state before the write; when one
-// fails, nothing is written and the error is a *store.Error with code
-// store.ECONFLICT and Op the index of the first failing operation. More
+// fails, nothing is written and the error is store.CondFailure's: the code
+// of the condition (store.ECONFLICT unless it has its own) and Op the index
+// of the first failing operation. More
 // than store.MaxWriteOps operations, two operations on one item, or an
 // operation that is malformed is store.EINVALID.
 func (t *Table) Write(ctx context.Context, ops []store.Op) error {
@@ -204,12 +205,8 @@ func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 			if olds[i], err = w.get(keys[i]); err != nil {
 				return err
 			}
-			if !condsHold(ops[i].Conds, olds[i]) {
-				return &store.Error{
-					Code:    store.ECONFLICT,
-					Message: fmt.Sprintf("the condition of operation %d does not hold", i),
-					Op:      i,
-				}
+			if !store.CondsHold(ops[i].Conds, olds[i]) {
+				return store.CondFailure(i, ops[i].Conds, olds[i], nil)
 			}
 		}
 		for i := range ops {

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -25,9 +26,10 @@ import (
 //
 // An update is "ADD a :a, ... SET s = :s, ... REMOVE r, ...", which creates
 // the item when it is absent. When a condition fails nothing is written and
-// Write returns an *store.Error with code ECONFLICT and Op set to the index
-// of the op whose condition failed; a conflict with a concurrent
-// transaction is ECONFLICT with Op -1. More than store.MaxWriteOps ops, two
+// Write returns store.CondFailure's error: Op is the index of the op whose
+// condition failed, the code that of its condition (ECONFLICT unless it has
+// its own; see writeError); a conflict with a concurrent transaction is
+// ECONFLICT with Op -1. More than store.MaxWriteOps ops, two
 // ops on one item, or an op that is not well formed is EINVALID, and nothing
 // is sent.
 func (t *Table) Write(ctx context.Context, ops []store.Op) error {
@@ -62,7 +64,7 @@ func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 	})
 	if err != nil {
 		t.report(ctx, "TransactWriteItems", "", 0, nil, start, err)
-		return translate(ctx, "TransactWriteItems", err)
+		return writeError(ctx, "TransactWriteItems", ops, err)
 	}
 	t.report(ctx, "TransactWriteItems", "", len(ops), out.ConsumedCapacity, start, nil)
 	return nil
@@ -74,8 +76,11 @@ type parts struct {
 	item   map[string]types.AttributeValue // OpPut
 	update *string                         // OpUpdate
 	cond   *string
-	names  map[string]string
-	values map[string]types.AttributeValue
+	// onFailure asks DynamoDB for the item as it was when a condition
+	// fails, to tell which one did (writeError).
+	onFailure types.ReturnValuesOnConditionCheckFailure
+	names     map[string]string
+	values    map[string]types.AttributeValue
 }
 
 // build validates op and builds its parameters.
@@ -113,6 +118,9 @@ func build(op store.Op) (parts, error) {
 		return p, store.Wrap(store.EINTERNAL, err, "write: build the expressions")
 	}
 	p.update, p.cond = expr.Update(), expr.Condition()
+	if p.cond != nil {
+		p.onFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
 	p.names, p.values = expr.Names(), expr.Values()
 	return p, nil
 }
@@ -178,16 +186,19 @@ func (t *Table) transactItem(op store.Op) (types.TransactWriteItem, error) {
 		return types.TransactWriteItem{Put: &types.Put{
 			TableName: table, Item: p.item, ConditionExpression: p.cond,
 			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
+			ReturnValuesOnConditionCheckFailure: p.onFailure,
 		}}, nil
 	case store.OpDelete:
 		return types.TransactWriteItem{Delete: &types.Delete{
 			TableName: table, Key: p.key, ConditionExpression: p.cond,
 			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
+			ReturnValuesOnConditionCheckFailure: p.onFailure,
 		}}, nil
 	default:
 		return types.TransactWriteItem{Update: &types.Update{
 			TableName: table, Key: p.key, UpdateExpression: p.update, ConditionExpression: p.cond,
 			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
+			ReturnValuesOnConditionCheckFailure: p.onFailure,
 		}}, nil
 	}
 }
@@ -209,7 +220,8 @@ func (t *Table) writeOne(ctx context.Context, op store.Op) error {
 		out, err = t.client.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: table, Item: p.item, ConditionExpression: p.cond,
 			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			ReturnValuesOnConditionCheckFailure: p.onFailure,
+			ReturnConsumedCapacity:              types.ReturnConsumedCapacityTotal,
 		})
 		if out != nil {
 			cc = out.ConsumedCapacity
@@ -220,7 +232,8 @@ func (t *Table) writeOne(ctx context.Context, op store.Op) error {
 		out, err = t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: table, Key: p.key, ConditionExpression: p.cond,
 			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			ReturnValuesOnConditionCheckFailure: p.onFailure,
+			ReturnConsumedCapacity:              types.ReturnConsumedCapacityTotal,
 		})
 		if out != nil {
 			cc = out.ConsumedCapacity
@@ -231,7 +244,8 @@ func (t *Table) writeOne(ctx context.Context, op store.Op) error {
 		out, err = t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: table, Key: p.key, UpdateExpression: p.update, ConditionExpression: p.cond,
 			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			ReturnValuesOnConditionCheckFailure: p.onFailure,
+			ReturnConsumedCapacity:              types.ReturnConsumedCapacityTotal,
 		})
 		if out != nil {
 			cc = out.ConsumedCapacity
@@ -239,9 +253,42 @@ func (t *Table) writeOne(ctx context.Context, op store.Op) error {
 	}
 	if err != nil {
 		t.report(ctx, opName, "", 0, nil, start, err)
-		return translate(ctx, opName, err) // ConditionalCheckFailed → ECONFLICT, Op 0
+		return writeError(ctx, opName, []store.Op{op}, err)
 	}
 	t.report(ctx, opName, "", 1, one(cc), start, nil)
+	return nil
+}
+
+// writeError translates the error of a write call. A failed condition of
+// op i (translate's ECONFLICT with Op i) is explained by the item DynamoDB
+// returned with it as it was (ReturnValuesOnConditionCheckFailure ALL_OLD):
+// store.CondFailure finds the condition that does not hold, so a condition
+// with its own code (an ownership check's EFORBIDDEN) is told apart from a
+// version conflict, and from a missing item.
+func writeError(ctx context.Context, call string, ops []store.Op, err error) error {
+	terr := translate(ctx, call, err)
+	var se *store.Error
+	if !errors.As(terr, &se) || se.Code != store.ECONFLICT || se.Op < 0 || se.Op >= len(ops) {
+		return terr
+	}
+	old, cerr := fromAVMap(itemAtFailure(err, se.Op))
+	if cerr != nil {
+		return terr
+	}
+	return store.CondFailure(se.Op, ops[se.Op].Conds, old, err)
+}
+
+// itemAtFailure returns the item DynamoDB returned with the failed
+// condition of op i of err (nil: none, or it did not exist).
+func itemAtFailure(err error, i int) map[string]types.AttributeValue {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return ccf.Item
+	}
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) && i < len(tce.CancellationReasons) {
+		return tce.CancellationReasons[i].Item
+	}
 	return nil
 }
 
