@@ -141,7 +141,3 @@ type Table interface {
 	// Close releases the backend's resources.
 	Close() error
 }
-
-// MaxWriteOps is the largest number of operations of one Table.Write
-// (DynamoDB's TransactWriteItems limit).
-const MaxWriteOps = 100

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"encoding/binary"
+	"errors"
 	"slices"
 
 	"github.com/acme/comments-gateway/store"
@@ -333,4 +334,20 @@ func readUvarint(s string, i int) (uint64, int, bool) {
 		shift += 7
 	}
 	return 0, i, false
+}
+
+// errCorrupt is the cause of every decoding failure.
+var errCorrupt = errors.New("bolt: corrupt item encoding")
+
+// keyAttr returns the string value of key attribute name of it, checked.
+func keyAttr(it store.Item, name string, max int) (string, error) {
+	v, ok := it[name]
+	if !ok {
+		return "", store.Errorf(store.EINVALID, "key attribute %s is missing", name)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", store.Errorf(store.EINVALID, "key attribute %s must be a string, not %T", name, v)
+	}
+	return s, store.ValidateKeyValue(name, s, max)
 }

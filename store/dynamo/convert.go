@@ -67,6 +67,21 @@ func fromAVMap(m map[string]types.AttributeValue) (store.Item, error) {
 	return it, nil
 }
 
+// fromAVMaps converts the items of a page (nil for none).
+func fromAVMaps(ms []map[string]types.AttributeValue) ([]store.Item, error) {
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	items := make([]store.Item, len(ms))
+	for i, m := range ms {
+		var err error
+		if items[i], err = fromAVMap(m); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
 // keyAV returns the primary key attributes of k. An empty or too long PK or
 // SK is EINVALID: DynamoDB rejects them.
 func keyAV(k store.Key) (map[string]types.AttributeValue, error) {

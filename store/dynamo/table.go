@@ -226,48 +226,58 @@ func cloneItem(it store.Item) store.Item {
 // queries cannot be). LastKey is DynamoDB's LastEvaluatedKey: non-nil when
 // the limit or DynamoDB's 1 MB page stopped the query.
 func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
+	in, none, err := t.queryInput(q)
+	if err != nil || none {
+		return store.QueryResult{}, err
+	}
+	start := time.Now()
+	out, err := t.client.Query(ctx, in)
+	if err != nil {
+		t.report(ctx, "Query", q.Index, 0, nil, start, err)
+		return store.QueryResult{}, translate(ctx, "Query", err)
+	}
+	t.report(ctx, "Query", q.Index, len(out.Items), one(out.ConsumedCapacity), start, nil)
+	items, err := fromAVMaps(out.Items)
+	if err != nil {
+		return store.QueryResult{}, err
+	}
+	last, err := fromAVMap(out.LastEvaluatedKey)
+	if err != nil {
+		return store.QueryResult{}, err
+	}
+	return store.QueryResult{Items: items, LastKey: last}, nil
+}
+
+// queryInput checks q and builds its request; none reports a query that
+// cannot match anything (sort less than ""), which is not sent.
+func (t *Table) queryInput(q store.Query) (in *dynamodb.QueryInput, none bool, err error) {
 	hash, sort := store.AttrPK, store.AttrSK
 	if q.Index != "" {
 		def, ok := store.IndexByName(q.Index)
 		if !ok {
-			return store.QueryResult{}, store.Errorf(store.EINVALID, "query: unknown index %q", q.Index)
+			return nil, false, store.Errorf(store.EINVALID, "query: unknown index %q", q.Index)
 		}
 		hash, sort = def.Hash, def.Sort
 	}
 	if q.Limit <= 0 {
-		return store.QueryResult{}, store.Errorf(store.EINVALID, "query: limit must be > 0, got %d", q.Limit)
+		return nil, false, store.Errorf(store.EINVALID, "query: limit must be > 0, got %d", q.Limit)
 	}
 	if q.HashValue == "" {
-		return store.QueryResult{}, store.Errorf(store.EINVALID, "query: empty %s value", hash)
+		return nil, false, store.Errorf(store.EINVALID, "query: empty %s value", hash)
 	}
-	kc := expression.Key(hash).Equal(expression.Value(q.HashValue))
-	switch q.SortOp {
-	case store.SortNone:
-	case store.SortLess:
-		if q.SortValue == "" { // nothing sorts before ""
-			return store.QueryResult{}, nil
-		}
-		kc = kc.And(expression.Key(sort).LessThan(expression.Value(q.SortValue)))
-	case store.SortGreater:
-		if q.SortValue != "" { // everything sorts after ""
-			kc = kc.And(expression.Key(sort).GreaterThan(expression.Value(q.SortValue)))
-		}
-	case store.SortBeginsWith:
-		if q.SortValue != "" { // every value begins with ""
-			kc = kc.And(expression.Key(sort).BeginsWith(q.SortValue))
-		}
-	default:
-		return store.QueryResult{}, store.Errorf(store.EINVALID, "query: unknown sort condition %d", q.SortOp)
+	kc, none, err := keyCondition(expression.Key(hash).Equal(expression.Value(q.HashValue)), sort, q)
+	if err != nil || none {
+		return nil, none, err
 	}
 	expr, err := expression.NewBuilder().WithKeyCondition(kc).Build()
 	if err != nil {
-		return store.QueryResult{}, store.Wrap(store.EINTERNAL, err, "query: build the key condition")
+		return nil, false, store.Wrap(store.EINTERNAL, err, "query: build the key condition")
 	}
 	startKey, err := toAVMap(q.StartKey)
 	if err != nil {
-		return store.QueryResult{}, err
+		return nil, false, err
 	}
-	in := &dynamodb.QueryInput{
+	in = &dynamodb.QueryInput{
 		TableName:                 aws.String(t.name),
 		KeyConditionExpression:    expr.KeyCondition(),
 		ExpressionAttributeNames:  expr.Names(),
@@ -282,26 +292,32 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, er
 	} else {
 		in.ConsistentRead = aws.Bool(true)
 	}
-	start := time.Now()
-	out, err := t.client.Query(ctx, in)
-	if err != nil {
-		t.report(ctx, "Query", q.Index, 0, nil, start, err)
-		return store.QueryResult{}, translate(ctx, "Query", err)
-	}
-	t.report(ctx, "Query", q.Index, len(out.Items), one(out.ConsumedCapacity), start, nil)
-	var res store.QueryResult
-	if len(out.Items) > 0 {
-		res.Items = make([]store.Item, len(out.Items))
-	}
-	for i, m := range out.Items {
-		if res.Items[i], err = fromAVMap(m); err != nil {
-			return store.QueryResult{}, err
+	return in, false, nil
+}
+
+// keyCondition adds q's sort condition on attribute sort to kc, the hash
+// equality. An empty sort value bounds nothing, except that nothing sorts
+// before it (none).
+func keyCondition(kc expression.KeyConditionBuilder, sort string, q store.Query) (_ expression.KeyConditionBuilder, none bool, _ error) {
+	switch q.SortOp {
+	case store.SortNone:
+	case store.SortLess:
+		if q.SortValue == "" { // nothing sorts before ""
+			return kc, true, nil
 		}
+		kc = kc.And(expression.Key(sort).LessThan(expression.Value(q.SortValue)))
+	case store.SortGreater:
+		if q.SortValue != "" { // everything sorts after ""
+			kc = kc.And(expression.Key(sort).GreaterThan(expression.Value(q.SortValue)))
+		}
+	case store.SortBeginsWith:
+		if q.SortValue != "" { // every value begins with ""
+			kc = kc.And(expression.Key(sort).BeginsWith(q.SortValue))
+		}
+	default:
+		return kc, false, store.Errorf(store.EINVALID, "query: unknown sort condition %d", q.SortOp)
 	}
-	if res.LastKey, err = fromAVMap(out.LastEvaluatedKey); err != nil {
-		return store.QueryResult{}, err
-	}
-	return res, nil
+	return kc, false, nil
 }
 
 // Scan reads segment seg of total segments of the base table (a parallel
@@ -337,14 +353,9 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, l
 		return nil, nil, translate(ctx, "Scan", err)
 	}
 	t.report(ctx, "Scan", "", len(out.Items), one(out.ConsumedCapacity), start, nil)
-	var items []store.Item
-	if len(out.Items) > 0 {
-		items = make([]store.Item, len(out.Items))
-	}
-	for i, m := range out.Items {
-		if items[i], err = fromAVMap(m); err != nil {
-			return nil, nil, err
-		}
+	items, err := fromAVMaps(out.Items)
+	if err != nil {
+		return nil, nil, err
 	}
 	last, err := fromAVMap(out.LastEvaluatedKey)
 	if err != nil {

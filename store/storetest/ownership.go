@@ -200,7 +200,6 @@ func (r *replaceBeforeWrite) Write(ctx context.Context, ops []store.Op) error {
 // of alice's changes alone.
 func testConcurrentOwnership(t *testing.T, tbl store.Table) {
 	s, all, alices, _ := ownershipData(t, tbl)
-	ctx := context.Background()
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -211,59 +210,77 @@ func testConcurrentOwnership(t *testing.T, tbl store.Table) {
 		errs = append(errs, err)
 		mu.Unlock()
 	}
-	final := make([]*store.Comment, len(alices))
-	var finalMu sync.Mutex
+	latest := &latestComments{byID: map[string]*store.Comment{}}
 	for w := range 4 {
 		wg.Add(2)
-		go func() { // alice
+		go func() {
 			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), 1))
-			for range 8 {
-				i := rng.IntN(len(alices))
-				r := 1 + rng.IntN(5)
-				c, err := s.UpdateComment(ctx, store.CommentUpdate{ID: alices[i].ID, Rating: &r, Owner: store.OwnedBy("alice")})
-				if err != nil {
-					fail(fmt.Errorf("alice's update: %w", err))
-					return
-				}
-				finalMu.Lock()
-				if final[i] == nil || c.Version > final[i].Version {
-					final[i] = c
-				}
-				finalMu.Unlock()
+			if err := alicesUpdates(s, alices, rand.New(rand.NewPCG(uint64(w), 1)), latest); err != nil {
+				fail(err)
 			}
 		}()
-		go func() { // bob
+		go func() {
 			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), 2))
-			for range 8 {
-				id := alices[rng.IntN(len(alices))].ID
-				var err error
-				if rng.IntN(2) == 0 {
-					_, err = s.UpdateComment(ctx, store.CommentUpdate{ID: id, Rating: ptr(1 + rng.IntN(5)), Owner: store.OwnedBy("bob")})
-				} else {
-					err = s.DeleteComment(ctx, id, store.OwnedBy("bob"))
-				}
-				if store.ErrorCode(err) != store.EFORBIDDEN {
-					fail(fmt.Errorf("bob's change of alice's comment: %v, want EFORBIDDEN", err))
-				}
-			}
+			bobsAttempts(s, alices, rand.New(rand.NewPCG(uint64(w), 2)), fail)
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		t.Error(err)
 	}
-	for i, c := range final {
-		if c != nil {
-			mustUnchanged(t, s, c)
-			all = removeComment(all, c.ID)
-			all = append(all, c)
-		} else {
-			mustUnchanged(t, s, alices[i])
+	for _, c := range alices {
+		if l := latest.byID[c.ID]; l != nil {
+			c = l
+			all = append(removeComment(all, c.ID), c)
 		}
+		mustUnchanged(t, s, c)
 	}
 	checkStats(t, s, all, []string{"big"})
+}
+
+// latestComments keeps the last written version of each comment.
+type latestComments struct {
+	mu   sync.Mutex
+	byID map[string]*store.Comment
+}
+
+func (l *latestComments) keep(c *store.Comment) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if old := l.byID[c.ID]; old == nil || c.Version > old.Version {
+		l.byID[c.ID] = c
+	}
+}
+
+// alicesUpdates changes the ratings of alice's comments, as alice.
+func alicesUpdates(s *store.Store, alices []*store.Comment, rng *rand.Rand, latest *latestComments) error {
+	for range 8 {
+		r := 1 + rng.IntN(5)
+		c, err := s.UpdateComment(context.Background(), store.CommentUpdate{ID: alices[rng.IntN(len(alices))].ID, Rating: &r, Owner: store.OwnedBy("alice")})
+		if err != nil {
+			return fmt.Errorf("alice's update: %w", err)
+		}
+		latest.keep(c)
+	}
+	return nil
+}
+
+// bobsAttempts tries to update or delete alice's comments, as bob, and
+// reports every answer but EFORBIDDEN.
+func bobsAttempts(s *store.Store, alices []*store.Comment, rng *rand.Rand, fail func(error)) {
+	ctx := context.Background()
+	for range 8 {
+		id := alices[rng.IntN(len(alices))].ID
+		var err error
+		if rng.IntN(2) == 0 {
+			_, err = s.UpdateComment(ctx, store.CommentUpdate{ID: id, Rating: ptr(1 + rng.IntN(5)), Owner: store.OwnedBy("bob")})
+		} else {
+			err = s.DeleteComment(ctx, id, store.OwnedBy("bob"))
+		}
+		if store.ErrorCode(err) != store.EFORBIDDEN {
+			fail(fmt.Errorf("bob's change of alice's comment: %v, want EFORBIDDEN", err))
+		}
+	}
 }
 
 // mustUnchanged fails t unless the stored comment equals want.
