@@ -41,9 +41,10 @@ const benchClients = 4
 // benchEnv is the loaded store and one request per scenario.
 type benchEnv struct {
 	store   *store.Store
-	product string // the product with the most comments
-	deep    string // an endCursor of its filtered list, from a walk
-	pages   int    // pages walked to reach deep
+	table   store.Table // the store's table, for a handler over another Store
+	product string      // the product with the most comments
+	deep    string      // an endCursor of its filtered list, from a walk
+	pages   int         // pages walked to reach deep
 }
 
 // pageQuery is the filtered page of the comparison (language en,
@@ -86,7 +87,7 @@ func MustBenchEnv(tb testing.TB) *benchEnv {
 	for _, c := range cs {
 		counts[c.ProductID]++
 	}
-	e := &benchEnv{store: s}
+	e := &benchEnv{store: s, table: tbl}
 	for p, n := range counts {
 		if n > counts[e.product] || (n == counts[e.product] && p < e.product) {
 			e.product = p
@@ -142,7 +143,7 @@ func (e *benchEnv) handler(tb testing.TB, micro resolvers.MicroCacheConfig) http
 	if micro.TTL > 0 {
 		micro.Metrics = metrics.NewMicroCache(reg)
 	}
-	s := store.New(m.Table(e.store.Table()))
+	s := store.New(m.Table(e.table))
 	log := slog.New(obs.NewHandler(slog.NewJSONHandler(io.Discard, nil)))
 	return obs.Middleware(log, resolvers.NewHandler(resolvers.Config{Store: s, Logger: log, Metrics: m, MicroCache: micro}))
 }

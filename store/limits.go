@@ -8,7 +8,7 @@ import "strings"
 const (
 	MaxHashKeyLen = 2048       // bytes of a partition (hash) key value
 	MaxSortKeyLen = 1024       // bytes of a sort key value
-	MaxItemSize   = 400 * 1024 // bytes of an item: names plus values
+	maxItemSize   = 400 * 1024 // bytes of an item: names plus values
 	// MaxWriteOps is the largest number of operations of one Table.Write
 	// (DynamoDB's TransactWriteItems limit).
 	MaxWriteOps = 100
@@ -77,7 +77,7 @@ func validateAttr(name string, v any) error {
 
 // ValidateItem checks a whole item before it is written: it has PK and SK,
 // every attribute is valid (see ValidateValue, ValidateKeyValue), and it is
-// at most MaxItemSize bytes.
+// at most maxItemSize bytes.
 func ValidateItem(it Item) error {
 	if it == nil {
 		return Errorf(EINVALID, "item is nil")
@@ -99,8 +99,8 @@ func ValidateItem(it Item) error {
 			size += 8
 		}
 	}
-	if size > MaxItemSize {
-		return Errorf(EINVALID, "item %q/%q is larger than %d bytes", it[AttrPK], it[AttrSK], MaxItemSize)
+	if size > maxItemSize {
+		return Errorf(EINVALID, "item %q/%q is larger than %d bytes", it[AttrPK], it[AttrSK], maxItemSize)
 	}
 	return nil
 }

@@ -172,13 +172,13 @@ func (in CommentUpdate) validate() (lang string, err error) {
 		check(err)
 	}
 	if in.Rating != nil {
-		check(ValidateRating(*in.Rating))
+		check(validateRating(*in.Rating))
 	}
 	if in.Title != nil {
-		check(ValidateText("title", *in.Title, MaxTitleLen))
+		check(ValidateText("title", *in.Title, maxTitleLen))
 	}
 	if in.Body != nil {
-		check(ValidateMultilineText("body", *in.Body, MaxBodyLen))
+		check(validateMultilineText("body", *in.Body, MaxBodyLen))
 	}
 	return lang, errs.join()
 }

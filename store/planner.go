@@ -22,7 +22,7 @@ func NormalizeRatings(rs []int) ([]int, error) {
 	}
 	out := make([]int, 0, len(rs))
 	for _, r := range rs {
-		if ValidateRating(r) != nil {
+		if validateRating(r) != nil {
 			e := Invalid("ratings", "ratings must be integers from %d to %d, got %d", MinRating, MaxRating, r)
 			e.Range = &Range{Min: MinRating, Max: MaxRating, Got: r}
 			return nil, e

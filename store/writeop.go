@@ -4,7 +4,7 @@ import "fmt"
 
 // What a Table.Write means, on every backend: the form an operation must
 // have (ValidateOp, applied by both backends before they write) and how its
-// conditions are evaluated (Cond.Holds, CondFailure). The types are in
+// conditions are evaluated (Cond.holds, CondFailure). The types are in
 // table.go; the limits an item must keep in limits.go.
 
 // ValidateOp checks the form of one operation of a Write: everything that
@@ -115,12 +115,12 @@ func validateUpdate(op Op) error {
 	return nil
 }
 
-// Holds reports whether c holds for old, the item before a Write (nil: it
+// holds reports whether c holds for old, the item before a Write (nil: it
 // does not exist). An absent attribute equals nothing, and an absent item
 // has no attribute. The embedded backend decides a Write with it; DynamoDB
 // evaluates the same conditions itself, and its backend explains a failure
 // with it (CondFailure).
-func (c Cond) Holds(old Item) bool {
+func (c Cond) holds(old Item) bool {
 	switch c.Kind {
 	case CondExists:
 		return old != nil
@@ -139,7 +139,7 @@ func (c Cond) Holds(old Item) bool {
 // CondsHold reports whether every condition of conds holds for old.
 func CondsHold(conds []Cond, old Item) bool {
 	for _, c := range conds {
-		if !c.Holds(old) {
+		if !c.holds(old) {
 			return false
 		}
 	}
@@ -154,7 +154,7 @@ func CondsHold(conds []Cond, old Item) bool {
 func CondFailure(op int, conds []Cond, old Item, cause error) *Error {
 	code := ECONFLICT
 	for _, c := range conds {
-		if !c.Holds(old) {
+		if !c.holds(old) {
 			if c.Code != "" {
 				code = c.Code
 			}

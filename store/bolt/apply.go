@@ -3,7 +3,7 @@ package bolt
 import "github.com/acme/comments-gateway/store"
 
 // DynamoDB's write semantics, emulated: what an operation of a Write makes
-// of the stored item (the conditions are store.Cond.Holds, the form of an
+// of the stored item (the conditions are store.CondsHold, the form of an
 // operation store.ValidateOp).
 
 // applyUpdate returns the item that update op makes of old (nil: absent).
