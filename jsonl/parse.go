@@ -20,8 +20,10 @@ import (
 	"github.com/acme/comments-gateway/store"
 )
 
-// record is one input line as decoded. Which fields are present and not
-// null is told by checkKeys; the raw rating keeps its JSON type.
+// record is one line, as read and as written: the fields in their
+// documented order, authorId only when the comment has an owner. As read,
+// which fields are present and not null is told by checkKeys, and the raw
+// rating keeps its JSON type.
 type record struct {
 	ID        string          `json:"id"`
 	ProductID string          `json:"productId"`
@@ -31,7 +33,7 @@ type record struct {
 	Title     string          `json:"title"`
 	Body      string          `json:"body"`
 	CreatedAt string          `json:"createdAt"`
-	AuthorID  string          `json:"authorId"`
+	AuthorID  string          `json:"authorId,omitempty"`
 }
 
 // fieldNames are the fields of a line, in their documented order.

@@ -2,15 +2,11 @@ package dynamo
 
 import (
 	"context"
-	"errors"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/acme/comments-gateway/store"
 )
@@ -70,110 +66,6 @@ func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 	return nil
 }
 
-// parts are the DynamoDB parameters of one op.
-type parts struct {
-	key    map[string]types.AttributeValue
-	item   map[string]types.AttributeValue // OpPut
-	update *string                         // OpUpdate
-	cond   *string
-	// onFailure asks DynamoDB for the item as it was when a condition
-	// fails, to tell which one did (writeError).
-	onFailure types.ReturnValuesOnConditionCheckFailure
-	names     map[string]string
-	values    map[string]types.AttributeValue
-}
-
-// build validates op and builds its parameters.
-func build(op store.Op) (parts, error) {
-	var p parts
-	if err := store.ValidateOp(op); err != nil {
-		return p, err
-	}
-	var err error
-	if p.key, err = keyAV(op.Key); err != nil {
-		return p, err
-	}
-	b := expression.NewBuilder()
-	hasExpr := false
-	if cond, ok := condition(op.Conds); ok {
-		b, hasExpr = b.WithCondition(cond), true
-	}
-	switch op.Kind {
-	case store.OpPut:
-		if p.item, err = toAVMap(op.Item); err != nil {
-			return p, err
-		}
-	case store.OpUpdate:
-		upd, err := update(op)
-		if err != nil {
-			return p, err
-		}
-		b, hasExpr = b.WithUpdate(upd), true
-	}
-	if !hasExpr {
-		return p, nil
-	}
-	expr, err := b.Build()
-	if err != nil {
-		return p, store.Wrap(store.EINTERNAL, err, "write: build the expressions")
-	}
-	p.update, p.cond = expr.Update(), expr.Condition()
-	if p.cond != nil {
-		p.onFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	}
-	p.names, p.values = expr.Names(), expr.Values()
-	return p, nil
-}
-
-// condition returns the conjunction of conds (checked by store.ValidateOp), and
-// whether there is any.
-func condition(conds []store.Cond) (expression.ConditionBuilder, bool) {
-	var cs []expression.ConditionBuilder
-	for _, c := range conds {
-		switch c.Kind {
-		case store.CondExists:
-			cs = append(cs, expression.AttributeExists(name(store.AttrPK)))
-		case store.CondNotExists:
-			cs = append(cs, expression.AttributeNotExists(name(store.AttrPK)))
-		case store.CondEquals:
-			av, _ := toAV(c.Attr, c.Value)
-			cs = append(cs, name(c.Attr).Equal(expression.Value(av)))
-		case store.CondAbsent:
-			cs = append(cs, expression.AttributeNotExists(name(c.Attr)))
-		}
-	}
-	switch len(cs) {
-	case 0:
-		return expression.ConditionBuilder{}, false
-	case 1:
-		return cs[0], true
-	}
-	return expression.And(cs[0], cs[1], cs[2:]...), true
-}
-
-// update returns the update expression of op (checked by store.ValidateOp): ADD,
-// SET and REMOVE.
-func update(op store.Op) (expression.UpdateBuilder, error) {
-	var u expression.UpdateBuilder
-	for attr, d := range op.Add {
-		u = u.Add(name(attr), expression.Value(&types.AttributeValueMemberN{Value: strconv.FormatInt(d, 10)}))
-	}
-	for attr, v := range op.Set {
-		av, err := toAV(attr, v)
-		if err != nil {
-			return u, err
-		}
-		u = u.Set(name(attr), expression.Value(av))
-	}
-	for _, attr := range op.Remove {
-		u = u.Remove(name(attr))
-	}
-	return u, nil
-}
-
-// name is an attribute name taken literally (no document paths).
-func name(attr string) expression.NameBuilder { return expression.NameNoDotSplit(attr) }
-
 // transactItem is op as one item of TransactWriteItems.
 func (t *Table) transactItem(op store.Op) (types.TransactWriteItem, error) {
 	p, err := build(op)
@@ -183,24 +75,15 @@ func (t *Table) transactItem(op store.Op) (types.TransactWriteItem, error) {
 	table := aws.String(t.name)
 	switch op.Kind {
 	case store.OpPut:
-		return types.TransactWriteItem{Put: &types.Put{
-			TableName: table, Item: p.item, ConditionExpression: p.cond,
-			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnValuesOnConditionCheckFailure: p.onFailure,
-		}}, nil
+		return types.TransactWriteItem{Put: &types.Put{TableName: table, Item: p.item, ConditionExpression: p.cond,
+			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values, ReturnValuesOnConditionCheckFailure: p.onFailure}}, nil
 	case store.OpDelete:
-		return types.TransactWriteItem{Delete: &types.Delete{
-			TableName: table, Key: p.key, ConditionExpression: p.cond,
-			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnValuesOnConditionCheckFailure: p.onFailure,
-		}}, nil
-	default:
-		return types.TransactWriteItem{Update: &types.Update{
-			TableName: table, Key: p.key, UpdateExpression: p.update, ConditionExpression: p.cond,
-			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnValuesOnConditionCheckFailure: p.onFailure,
-		}}, nil
+		return types.TransactWriteItem{Delete: &types.Delete{TableName: table, Key: p.key, ConditionExpression: p.cond,
+			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values, ReturnValuesOnConditionCheckFailure: p.onFailure}}, nil
 	}
+	return types.TransactWriteItem{Update: &types.Update{TableName: table, Key: p.key, UpdateExpression: p.update,
+		ConditionExpression: p.cond, ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
+		ReturnValuesOnConditionCheckFailure: p.onFailure}}, nil
 }
 
 // writeOne applies a single op with the plain item call.
@@ -209,152 +92,54 @@ func (t *Table) writeOne(ctx context.Context, op store.Op) error {
 	if err != nil {
 		return err
 	}
-	table := aws.String(t.name)
 	start := time.Now()
-	var opName string
-	var cc *types.ConsumedCapacity
-	switch op.Kind {
-	case store.OpPut:
-		opName = "PutItem"
-		var out *dynamodb.PutItemOutput
-		out, err = t.client.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName: table, Item: p.item, ConditionExpression: p.cond,
-			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnValuesOnConditionCheckFailure: p.onFailure,
-			ReturnConsumedCapacity:              types.ReturnConsumedCapacityTotal,
-		})
-		if out != nil {
-			cc = out.ConsumedCapacity
-		}
-	case store.OpDelete:
-		opName = "DeleteItem"
-		var out *dynamodb.DeleteItemOutput
-		out, err = t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-			TableName: table, Key: p.key, ConditionExpression: p.cond,
-			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnValuesOnConditionCheckFailure: p.onFailure,
-			ReturnConsumedCapacity:              types.ReturnConsumedCapacityTotal,
-		})
-		if out != nil {
-			cc = out.ConsumedCapacity
-		}
-	default:
-		opName = "UpdateItem"
-		var out *dynamodb.UpdateItemOutput
-		out, err = t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: table, Key: p.key, UpdateExpression: p.update, ConditionExpression: p.cond,
-			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnValuesOnConditionCheckFailure: p.onFailure,
-			ReturnConsumedCapacity:              types.ReturnConsumedCapacityTotal,
-		})
-		if out != nil {
-			cc = out.ConsumedCapacity
-		}
-	}
+	call, cc, err := t.itemWrite(ctx, op.Kind, p)
 	if err != nil {
-		t.report(ctx, opName, "", 0, nil, start, err)
-		return writeError(ctx, opName, []store.Op{op}, err)
+		t.report(ctx, call, "", 0, nil, start, err)
+		return writeError(ctx, call, []store.Op{op}, err)
 	}
-	t.report(ctx, opName, "", 1, one(cc), start, nil)
+	t.report(ctx, call, "", 1, one(cc), start, nil)
 	return nil
 }
 
-// writeError translates the error of a write call. A failed condition of
-// op i (translate's ECONFLICT with Op i) is explained by the item DynamoDB
-// returned with it as it was (ReturnValuesOnConditionCheckFailure ALL_OLD):
-// store.CondFailure finds the condition that does not hold, so a condition
-// with its own code (an ownership check's EFORBIDDEN) is told apart from a
-// version conflict, and from a missing item.
-func writeError(ctx context.Context, call string, ops []store.Op, err error) error {
-	terr := translate(ctx, call, err)
-	var se *store.Error
-	if !errors.As(terr, &se) || se.Code != store.ECONFLICT || se.Op < 0 || se.Op >= len(ops) {
-		return terr
+// itemWrite sends p with the item call of kind: PutItem, DeleteItem or
+// UpdateItem. It returns the call's name and the capacity it consumed.
+func (t *Table) itemWrite(ctx context.Context, kind store.OpKind, p parts) (string, *types.ConsumedCapacity, error) {
+	table, total := aws.String(t.name), types.ReturnConsumedCapacityTotal
+	switch kind {
+	case store.OpPut:
+		out, err := t.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: table, Item: p.item, ConditionExpression: p.cond,
+			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values, ReturnValuesOnConditionCheckFailure: p.onFailure,
+			ReturnConsumedCapacity: total})
+		return "PutItem", consumed(out), err
+	case store.OpDelete:
+		out, err := t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: table, Key: p.key, ConditionExpression: p.cond,
+			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values, ReturnValuesOnConditionCheckFailure: p.onFailure,
+			ReturnConsumedCapacity: total})
+		return "DeleteItem", consumed(out), err
 	}
-	old, cerr := fromAVMap(itemAtFailure(err, se.Op))
-	if cerr != nil {
-		return terr
-	}
-	return store.CondFailure(se.Op, ops[se.Op].Conds, old, err)
+	out, err := t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: table, Key: p.key, UpdateExpression: p.update,
+		ConditionExpression: p.cond, ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
+		ReturnValuesOnConditionCheckFailure: p.onFailure, ReturnConsumedCapacity: total})
+	return "UpdateItem", consumed(out), err
 }
 
-// itemAtFailure returns the item DynamoDB returned with the failed
-// condition of op i of err (nil: none, or it did not exist).
-func itemAtFailure(err error, i int) map[string]types.AttributeValue {
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return ccf.Item
-	}
-	var tce *types.TransactionCanceledException
-	if errors.As(err, &tce) && i < len(tce.CancellationReasons) {
-		return tce.CancellationReasons[i].Item
+// consumed returns the capacity that the output of an item write reports
+// (nil for none: a failed call has no output).
+func consumed(out any) *types.ConsumedCapacity {
+	switch o := out.(type) {
+	case *dynamodb.PutItemOutput:
+		if o != nil {
+			return o.ConsumedCapacity
+		}
+	case *dynamodb.DeleteItemOutput:
+		if o != nil {
+			return o.ConsumedCapacity
+		}
+	case *dynamodb.UpdateItemOutput:
+		if o != nil {
+			return o.ConsumedCapacity
+		}
 	}
 	return nil
-}
-
-// BatchPut writes whole items, not atomically as a group: BatchWriteItem
-// calls of at most 25 items, up to 8 at once; items DynamoDB leaves
-// unprocessed are written again with jittered exponential backoff until all
-// are written or ctx is done. When several items have the same key, the last
-// one wins (as if they were put one after another).
-func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
-	// Last item per key, in first-seen order: BatchWriteItem rejects
-	// duplicate keys in one call.
-	last := make(map[store.Key]int, len(items))
-	var order []store.Key
-	for i, it := range items {
-		k := it.Key()
-		if _, ok := last[k]; !ok {
-			order = append(order, k)
-		}
-		last[k] = i
-	}
-	for _, it := range items {
-		if err := store.ValidateItem(it); err != nil {
-			return err
-		}
-	}
-	reqs := make([]types.WriteRequest, len(order))
-	for i, k := range order {
-		m, err := toAVMap(items[last[k]])
-		if err != nil {
-			return err
-		}
-		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: m}}
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(maxParallel)
-	for start := 0; start < len(reqs); start += maxBatchWrite {
-		chunk := reqs[start:min(start+maxBatchWrite, len(reqs))]
-		g.Go(func() error { return t.batchWriteChunk(gctx, chunk) })
-	}
-	if err := g.Wait(); err != nil {
-		return translate(ctx, "BatchWriteItem", err)
-	}
-	return nil
-}
-
-// batchWriteChunk writes at most maxBatchWrite items, retrying unprocessed
-// items.
-func (t *Table) batchWriteChunk(ctx context.Context, reqs []types.WriteRequest) error {
-	for attempt := 0; ; attempt++ {
-		start := time.Now()
-		out, err := t.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-			RequestItems:           map[string][]types.WriteRequest{t.name: reqs},
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-		})
-		if err != nil {
-			t.report(ctx, "BatchWriteItem", "", 0, nil, start, err)
-			return translate(ctx, "BatchWriteItem", err)
-		}
-		next := out.UnprocessedItems[t.name]
-		t.report(ctx, "BatchWriteItem", "", len(reqs)-len(next), out.ConsumedCapacity, start, nil)
-		if len(next) == 0 {
-			return nil
-		}
-		reqs = next
-		if err := sleep(ctx, jitter(attempt, unprocessedBase, unprocessedMax)); err != nil {
-			return store.Wrap(store.EUNAVAILABLE, err, "DynamoDB BatchWriteItem: %d items still unprocessed at the request's deadline", len(next))
-		}
-	}
 }
