@@ -20,8 +20,10 @@ import (
 	"github.com/acme/comments-gateway/store"
 )
 
-// record is one input line as decoded. Which fields are present and not
-// null is told by checkKeys; the raw rating keeps its JSON type.
+// record is one line, as read and as written: the fields in their
+// documented order, authorId only when the comment has an owner. As read,
+// which fields are present and not null is told by checkKeys, and the raw
+// rating keeps its JSON type.
 type record struct {
 	ID        string          `json:"id"`
 	ProductID string          `json:"productId"`
@@ -31,7 +33,7 @@ type record struct {
 	Title     string          `json:"title"`
 	Body      string          `json:"body"`
 	CreatedAt string          `json:"createdAt"`
-	AuthorID  string          `json:"authorId"`
+	AuthorID  string          `json:"authorId,omitempty"`
 }
 
 // fieldNames are the fields of a line, in their documented order.
@@ -71,28 +73,50 @@ type parser struct {
 // parse decodes and validates line n. It reports whether the id was
 // generated.
 func (p *parser) parse(n int, line []byte) (*store.Comment, bool, error) {
-	bad := func(format string, args ...any) (*store.Comment, bool, error) {
-		return nil, false, &LineError{Line: n, Msg: fmt.Sprintf(format, args...)}
+	rec, set, err := p.decode(line)
+	if err != nil {
+		err.Line = n
+		return nil, false, err
 	}
+	c, err := rec.comment(set)
+	if err != nil {
+		err.Line = n
+		return nil, false, err
+	}
+	generated := set&fieldID == 0
+	if generated {
+		c.ID = p.newID(c)
+	}
+	return c, generated, nil
+}
+
+// lineError is a LineError of the line being parsed (parse sets Line).
+func lineError(format string, args ...any) *LineError {
+	return &LineError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// decode decodes line, one JSON object with the fields of a comment, and
+// returns it with the fields it sets (not null), all required ones among
+// them.
+func (p *parser) decode(line []byte) (rec record, set uint, _ *LineError) {
 	if !utf8.Valid(line) {
-		return bad("not valid UTF-8")
+		return rec, 0, lineError("not valid UTF-8")
 	}
-	var rec record
 	p.br.Reset(line)
 	dec := json.NewDecoder(&p.br)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rec); err != nil {
-		return nil, false, &LineError{Line: n, Msg: decodeMessage(err), Err: err}
+		return rec, 0, &LineError{Msg: decodeMessage(err), Err: err}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return bad("unexpected data after the JSON object")
+		return rec, 0, lineError("unexpected data after the JSON object")
 	}
 	if i := skipSpace(line, 0); line[i] != '{' { // valid JSON, so i < len(line)
-		return bad("expected a JSON object, got %s", jsonKind(line[i]))
+		return rec, 0, lineError("expected a JSON object, got %s", jsonKind(line[i]))
 	}
 	set, msg := checkKeys(line)
 	if msg != "" {
-		return bad("%s", msg)
+		return rec, 0, lineError("%s", msg)
 	}
 	var missing []string
 	for i, name := range requiredFields {
@@ -102,39 +126,39 @@ func (p *parser) parse(n int, line []byte) (*store.Comment, bool, error) {
 	}
 	switch len(missing) {
 	case 0:
+		return rec, set, nil
 	case 1:
-		return bad("%s is required", missing[0])
-	default:
-		return bad("%s are required", strings.Join(missing, ", "))
+		return rec, 0, lineError("%s is required", missing[0])
 	}
+	return rec, 0, lineError("%s are required", strings.Join(missing, ", "))
+}
 
+// comment returns the comment of rec, whose fields set are set, validated
+// (its language canonical); without an id (set has no fieldID) its ID is
+// placeholderID.
+func (rec *record) comment(set uint) (*store.Comment, *LineError) {
 	c := &store.Comment{
-		ID:        placeholderID,
-		ProductID: rec.ProductID,
-		Language:  rec.Language,
-		Author:    rec.Author,
-		Title:     rec.Title,
-		Body:      rec.Body,
+		ID: placeholderID, ProductID: rec.ProductID, Language: rec.Language,
+		Author: rec.Author, Title: rec.Title, Body: rec.Body,
 	}
 	if set&fieldAuthorID != 0 {
 		c.AuthorID = rec.AuthorID
 		if err := store.ValidateText("authorId", c.AuthorID, maxAuthorIDLen); err != nil {
-			return bad("%s", store.ErrorMessage(err))
+			return nil, lineError("%s", store.ErrorMessage(err))
 		}
 	}
-	generated := set&fieldID == 0
-	if !generated {
+	if set&fieldID != 0 {
 		c.ID = rec.ID
 		if err := store.ValidateID("id", c.ID); err != nil {
-			return bad("%s, got %s", store.ErrorMessage(err), quote(c.ID))
+			return nil, lineError("%s, got %s", store.ErrorMessage(err), quote(c.ID))
 		}
 	}
 	if err := store.ValidateID("productId", c.ProductID); err != nil {
-		return bad("%s, got %s", store.ErrorMessage(err), quote(c.ProductID))
+		return nil, lineError("%s, got %s", store.ErrorMessage(err), quote(c.ProductID))
 	}
 	rating, msg := parseRating(rec.Rating)
 	if msg != "" {
-		return bad("%s", msg)
+		return nil, lineError("%s", msg)
 	}
 	c.Rating = rating
 	t, err := time.Parse(time.RFC3339Nano, rec.CreatedAt)
@@ -142,17 +166,14 @@ func (p *parser) parse(n int, line []byte) (*store.Comment, bool, error) {
 		err = errors.New("not RFC 3339")
 	}
 	if err != nil {
-		return nil, false, &LineError{Line: n, Err: err,
+		return nil, &LineError{Err: err,
 			Msg: fmt.Sprintf("createdAt must be an RFC 3339 time such as \"2024-05-01T12:34:56Z\", got %s", quote(rec.CreatedAt))}
 	}
 	c.CreatedAt = t
 	if err := c.Validate(); err != nil { // canonicalises the language too
-		return nil, false, &LineError{Line: n, Msg: store.ErrorMessage(err), Err: err}
+		return nil, &LineError{Msg: store.ErrorMessage(err), Err: err}
 	}
-	if generated {
-		c.ID = p.newID(c)
-	}
-	return c, generated, nil
+	return c, nil
 }
 
 // newID returns the ULID of comment c, which has no id: its time is
@@ -301,23 +322,10 @@ func checkKeys(line []byte) (set uint, msg string) {
 
 // fieldIndex returns the index of key in fieldNames, or -1.
 func fieldIndex(key []byte) int {
-	switch string(key) { // no allocation
-	case "id":
-		return 0
-	case "productId":
-		return 1
-	case "language":
-		return 2
-	case "rating":
-		return 3
-	case "author":
-		return 4
-	case "title":
-		return 5
-	case "body":
-		return 6
-	case "createdAt":
-		return 7
+	for i, name := range fieldNames {
+		if string(key) == name { // no allocation
+			return i
+		}
 	}
 	return -1
 }

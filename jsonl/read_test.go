@@ -663,3 +663,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestOwnerRoundTrips: a comment's owner (authorId), which Writer writes
+// for an owned comment, is read back, and checked like the other fields; a
+// null authorId is no owner.
+func TestOwnerRoundTrips(t *testing.T) {
+	c := &store.Comment{ID: "01HXAMPLE0000000000000001", ProductID: "P0001", Language: "en", Rating: 4, Author: "Ann",
+		Title: "Hi", Body: "Body", CreatedAt: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), AuthorID: "auth0|ann"}
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	if err := w.Write(c); err != nil || w.Flush() != nil {
+		t.Fatal(err)
+	}
+	batches, _, err := collect(t, &buf, Options{})
+	if err != nil {
+		t.Fatalf("reading back %s: %v", buf.String(), err)
+	}
+	if got := flatten(batches); len(got) != 1 || !reflect.DeepEqual(got[0], c) {
+		t.Errorf("read back %+v, want %+v", got, c)
+	}
+	for in, want := range map[string]string{
+		line(t, map[string]any{"authorId": "u-1"}):               "u-1",
+		strings.Replace(good, `}`, `,"authorId":null}`, 1):       "",
+		strings.Replace(good, `}`, `,"author\u0049d":"u-2"}`, 1): "u-2",
+	} {
+		batches, _, err := collect(t, strings.NewReader(in), Options{})
+		if got := flatten(batches); err != nil || len(got) != 1 || got[0].AuthorID != want {
+			t.Errorf("%s: %v, %v; want owner %q", in, got, err, want)
+		}
+	}
+	if _, _, err := collect(t, strings.NewReader(line(t, map[string]any{"authorId": "a\x01b"})), Options{}); err == nil {
+		t.Error("an authorId with a control character was accepted")
+	}
+}

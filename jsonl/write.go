@@ -4,34 +4,22 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/acme/comments-gateway/store"
 )
-
-// writtenLine is one comment as Writer writes it: the fields in their documented
-// order, authorId only when the comment has an owner.
-type writtenLine struct {
-	ID        string `json:"id"`
-	ProductID string `json:"productId"`
-	Language  string `json:"language"`
-	Rating    int    `json:"rating"`
-	Author    string `json:"author"`
-	Title     string `json:"title"`
-	Body      string `json:"body"`
-	CreatedAt string `json:"createdAt"`
-	AuthorID  string `json:"authorId,omitempty"`
-}
 
 // Writer writes comments as JSON lines that Read reads back as the same
 // comments: createdAt in UTC as RFC 3339 with as many fractional digits as
 // it has, strings escaped only where JSON needs it. The same comments give
 // the same bytes. Call Flush at the end.
 type Writer struct {
-	w   *bufio.Writer
-	enc *json.Encoder
-	n   int   // comments written
-	pos int64 // bytes written
+	w      *bufio.Writer
+	enc    *json.Encoder
+	n      int    // comments written
+	pos    int64  // bytes written
+	rating []byte // the rating's JSON, reused
 }
 
 // NewWriter returns a Writer writing to w.
@@ -46,8 +34,9 @@ func NewWriter(w io.Writer) *Writer {
 // Write writes c as one line.
 func (w *Writer) Write(c *store.Comment) error {
 	w.n++
-	return w.enc.Encode(writtenLine{
-		ID: c.ID, ProductID: c.ProductID, Language: c.Language, Rating: c.Rating,
+	w.rating = strconv.AppendInt(w.rating[:0], int64(c.Rating), 10)
+	return w.enc.Encode(record{
+		ID: c.ID, ProductID: c.ProductID, Language: c.Language, Rating: w.rating,
 		Author: c.Author, Title: c.Title, Body: c.Body,
 		CreatedAt: c.CreatedAt.UTC().Format(time.RFC3339Nano), AuthorID: c.AuthorID,
 	})

@@ -101,7 +101,7 @@ func TestTwoInstancesOnDynamoDB(t *testing.T) {
 	if _, err := b.store.UpdateComment(ctx, store.CommentUpdate{ID: c.ID, Title: ptr("edited on B")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.store.DeleteComment(ctx, old.ID); err != nil {
+	if err := a.store.DeleteComment(ctx, old.ID, store.AnyOwner); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"ADDED " + c.ID, "UPDATED " + c.ID, "DELETED " + old.ID}

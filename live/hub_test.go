@@ -91,8 +91,8 @@ func TestFilteredChanges(t *testing.T) {
 			_, err := s.UpdateComment(ctx, store.CommentUpdate{ID: in.ID, Rating: ptr(1)})
 			return err
 		},
-		func() error { return s.DeleteComment(ctx, out.ID) },
-		func() error { return s.DeleteComment(ctx, in.ID) }, // already out of the list
+		func() error { return s.DeleteComment(ctx, out.ID, store.AnyOwner) },
+		func() error { return s.DeleteComment(ctx, in.ID, store.AnyOwner) }, // already out of the list
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -218,7 +218,7 @@ func TestLiveListMatchesQuery(t *testing.T) {
 				exist[id] = c
 			default:
 				id := ids[rng.IntN(len(ids))]
-				if err := s.DeleteComment(ctx, id); err != nil && store.ErrorCode(err) != store.ENOTFOUND {
+				if err := s.DeleteComment(ctx, id, store.AnyOwner); err != nil && store.ErrorCode(err) != store.ENOTFOUND {
 					t.Fatal(err)
 				}
 				delete(exist, id)

@@ -81,6 +81,7 @@ var storeCodes = map[string]string{
 	store.EINVALID:     CodeBadUserInput,
 	store.ENOTFOUND:    CodeNotFound,
 	store.ECONFLICT:    CodeConflict,
+	store.EFORBIDDEN:   CodeForbidden,
 	store.EUNAVAILABLE: CodeUnavailable,
 	store.EINTERNAL:    CodeInternal,
 }
@@ -95,7 +96,7 @@ var errorCodes = map[string]string{
 	CodeUnavailable:          "a store EUNAVAILABLE error",
 	CodeInternal:             "anything without a code (ErrorPresenter), a panic",
 	CodeUnauthenticated:      "guardMutations (access.go)",
-	CodeForbidden:            "guardMutations (access.go)",
+	CodeForbidden:            "a store EFORBIDDEN error: another author's comment (store.Owner, changeOwner in access.go)",
 	CodeThrottled:            "the rate limit (ratelimit.go)",
 	trusted.CodeNotFound:     "APQ or the trusted documents (package trusted)",
 	trusted.CodeRequired:     "-only-trusted-documents (package trusted)",

@@ -122,7 +122,7 @@ func NewHandler(cfg Config) http.Handler {
 	if cfg.TracerProvider != nil {
 		srv.Use(tracing.NewExtension(cfg.TracerProvider))
 	}
-	srv.Use(mutationGuard{guardMutations(cfg.Auth, cfg.Store)})
+	srv.Use(mutationGuard{guardMutations(cfg.Auth)})
 	srv.SetParserTokenLimit(lim.MaxTokens)
 	// After APQ and every other parameter mutator: it measures the final text.
 	srv.Use(newCostLimit(lim, es))

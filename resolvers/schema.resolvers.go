@@ -47,6 +47,7 @@ func (r *mutationResolver) CreateComment(ctx context.Context, input model.Create
 func (r *mutationResolver) UpdateComment(ctx context.Context, input model.UpdateCommentInput) (*model.UpdateCommentPayload, error) {
 	c, err := r.Store.UpdateComment(ctx, store.CommentUpdate{
 		ID: input.ID, Language: input.Language, Rating: input.Rating, Title: input.Title, Body: input.Body,
+		Owner: changeOwner(ctx),
 	})
 	if err != nil {
 		return nil, inputErrors(err, "input")
@@ -56,7 +57,7 @@ func (r *mutationResolver) UpdateComment(ctx context.Context, input model.Update
 
 // DeleteComment is the resolver for the deleteComment field.
 func (r *mutationResolver) DeleteComment(ctx context.Context, input model.DeleteCommentInput) (*model.DeleteCommentPayload, error) {
-	if err := r.Store.DeleteComment(ctx, input.ID); err != nil {
+	if err := r.Store.DeleteComment(ctx, input.ID, changeOwner(ctx)); err != nil {
 		return nil, inputErrors(asArgument(err, "id"), "input")
 	}
 	return &model.DeleteCommentPayload{DeletedCommentID: input.ID}, nil

@@ -53,22 +53,22 @@ func WithChangeLog(shards int) Option {
 	return func(s *Store) { s.changeShards = max(shards, 1) }
 }
 
-// ChangeLogTTL is how long a change log item is kept: its expiresAt
+// changeLogTTL is how long a change log item is kept: its expiresAt
 // attribute (DynamoDB's time to live) is this long after the write.
-const ChangeLogTTL = time.Hour
+const changeLogTTL = time.Hour
 
 // Change log attributes and key prefix.
 const (
-	AttrChange    = "change"    // the Change, JSON
-	AttrExpiresAt = "expiresAt" // Unix seconds; the table's TTL attribute
+	attrChange    = "change"    // the Change, JSON
+	attrExpiresAt = "expiresAt" // Unix seconds; the table's TTL attribute
 	changesPrefix = "CHANGES#"
 )
 
-// ChangeLogPK is the partition key of change log shard n.
-func ChangeLogPK(n int) string { return changesPrefix + strconv.Itoa(n) }
+// changeLogPK is the partition key of change log shard n.
+func changeLogPK(n int) string { return changesPrefix + strconv.Itoa(n) }
 
-// ChangeShard returns the change log shard of product pid among shards.
-func ChangeShard(pid string, shards int) int {
+// changeShard returns the change log shard of product pid among shards.
+func changeShard(pid string, shards int) int {
 	h := fnv.New32a()
 	h.Write([]byte(pid))
 	return int(h.Sum32() % uint32(max(shards, 1)))
@@ -90,12 +90,12 @@ func (s *Store) commit(ctx context.Context, ops []Op, ch Change) error {
 		ops = append(ops, op)
 	}
 	if s.publisher == nil {
-		return tableError(s.table.Write(ctx, ops), ECONFLICT)
+		return tableError(s.table.Write(ctx, ops), ECONFLICT, EFORBIDDEN)
 	}
 	s.publishMu.Lock()
 	defer s.publishMu.Unlock()
 	if err := s.table.Write(ctx, ops); err != nil {
-		return tableError(err, ECONFLICT)
+		return tableError(err, ECONFLICT, EFORBIDDEN)
 	}
 	s.publisher.Publish(ch)
 	return nil
@@ -113,9 +113,9 @@ func (s *Store) changeLogOp(ch Change) (Op, error) {
 	if err != nil {
 		return Op{}, Wrap(EINTERNAL, err, "encode change")
 	}
-	k := Key{PK: ChangeLogPK(ChangeShard(ch.Comment.ProductID, s.changeShards)), SK: ch.ID}
-	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrChange: string(b),
-		AttrExpiresAt: s.now().Add(ChangeLogTTL).Unix()}
+	k := Key{PK: changeLogPK(changeShard(ch.Comment.ProductID, s.changeShards)), SK: ch.ID}
+	it := Item{AttrPK: k.PK, AttrSK: k.SK, attrChange: string(b),
+		attrExpiresAt: s.now().Add(changeLogTTL).Unix()}
 	return Op{Kind: OpPut, Key: k, Item: it, Conds: []Cond{{Kind: CondNotExists}}}, nil
 }
 
@@ -126,7 +126,7 @@ const changePage = 100
 // after (all when after is ""), oldest first, reading the whole rest of the
 // shard in pages.
 func (s *Store) ReadChanges(ctx context.Context, n int, after string) ([]Change, error) {
-	q := Query{HashValue: ChangeLogPK(n), Forward: true, Limit: changePage}
+	q := Query{HashValue: changeLogPK(n), Forward: true, Limit: changePage}
 	if after != "" {
 		q.SortOp, q.SortValue = SortGreater, after
 	}
@@ -138,7 +138,7 @@ func (s *Store) ReadChanges(ctx context.Context, n int, after string) ([]Change,
 		}
 		for _, it := range res.Items {
 			var r changeRecord
-			if err := json.Unmarshal([]byte(it.S(AttrChange)), &r); err != nil || r.Comment == nil {
+			if err := json.Unmarshal([]byte(it.S(attrChange)), &r); err != nil || r.Comment == nil {
 				return nil, Errorf(EINTERNAL, "change log item %q: malformed change", it.S(AttrSK))
 			}
 			out = append(out, Change{ID: it.S(AttrSK), Kind: r.Kind, Comment: r.Comment, Old: r.Old})

@@ -121,7 +121,7 @@ func ParseCursor(c string) (Cursor, error) {
 	default:
 		return Cursor{}, Errorf(EINVALID, "unsupported cursor version")
 	}
-	if _, _, err := ParseSortKey(cur.SortKey); err != nil {
+	if _, _, err := parseSortKey(cur.SortKey); err != nil {
 		return Cursor{}, bad
 	}
 	return cur, nil

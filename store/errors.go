@@ -13,6 +13,7 @@ const (
 	EINVALID     = "invalid"     // bad user input (BAD_USER_INPUT)
 	ENOTFOUND    = "not_found"   // the addressed entity does not exist (NOT_FOUND)
 	ECONFLICT    = "conflict"    // a condition failed; the caller may retry (CONFLICT)
+	EFORBIDDEN   = "forbidden"   // the caller may not change this entity, such as another author's comment (FORBIDDEN)
 	EUNAVAILABLE = "unavailable" // the store could not be reached or throttled us past our deadline (UNAVAILABLE)
 	EINTERNAL    = "internal"    // anything else (INTERNAL)
 )
@@ -21,8 +22,9 @@ const (
 type Error struct {
 	Code    string
 	Message string
-	// Op is, for ECONFLICT from Table.Write, the index of the operation whose
-	// condition failed, or -1 when unknown.
+	// Op is, for a failed condition of Table.Write (ECONFLICT, or the
+	// condition's own Code), the index of the operation whose condition
+	// failed, or -1 when unknown.
 	Op int
 	// Argument, for EINVALID, names the input the error is about: an
 	// argument ("first") or a field of an input ("rating"). The edge shows it

@@ -2,3 +2,9 @@ package store
 
 // SetSizing changes a store's merge sizing (for tuning experiments).
 func (s *Store) SetSizing(sz Sizing) (old Sizing) { old, s.sizing = s.sizing, sz; return old }
+
+// Unexported functions that the external tests (package store_test) call.
+var (
+	ParseSortKey          = parseSortKey
+	ValidateMultilineText = validateMultilineText
+)

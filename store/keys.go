@@ -140,8 +140,8 @@ func SortKey(createdAt time.Time, id string) string {
 	return createdAt.UTC().Format(timeLayout) + "#" + id
 }
 
-// ParseSortKey splits a GSISK into its time and id, validating both.
-func ParseSortKey(sk string) (time.Time, string, error) {
+// parseSortKey splits a GSISK into its time and id, validating both.
+func parseSortKey(sk string) (time.Time, string, error) {
 	if len(sk) < len(timeLayout)+2 || sk[len(timeLayout)] != '#' {
 		return time.Time{}, "", Errorf(EINVALID, "malformed sort key")
 	}

@@ -10,8 +10,8 @@ import (
 // Limits on user input.
 const (
 	MaxIDLen     = 64
-	MaxAuthorLen = 100    // characters
-	MaxTitleLen  = 200    // characters
+	maxAuthorLen = 100    // characters
+	maxTitleLen  = 200    // characters
 	MaxBodyLen   = 10_000 // characters
 	MinRating    = 1
 	MaxRating    = 5
@@ -122,8 +122,8 @@ func localeError(tag string) error {
 	return Invalid("language", "language %q is not a BCP 47 tag such as \"en\" or \"pt-BR\"", tag)
 }
 
-// ValidateRating checks that r is in 1..5.
-func ValidateRating(r int) error {
+// validateRating checks that r is in 1..5.
+func validateRating(r int) error {
 	if r < MinRating || r > MaxRating {
 		e := Invalid("rating", "rating must be an integer from %d to %d, got %d", MinRating, MaxRating, r)
 		e.Range = &Range{Min: MinRating, Max: MaxRating, Got: r}
@@ -141,10 +141,10 @@ func (c *Comment) Validate() error {
 	check(ValidateID("productId", c.ProductID))
 	lang, err := CanonicalLanguage(c.Language)
 	check(err)
-	check(ValidateRating(c.Rating))
-	check(ValidateText("author", c.Author, MaxAuthorLen))
-	check(ValidateText("title", c.Title, MaxTitleLen))
-	check(ValidateMultilineText("body", c.Body, MaxBodyLen))
+	check(validateRating(c.Rating))
+	check(ValidateText("author", c.Author, maxAuthorLen))
+	check(ValidateText("title", c.Title, maxTitleLen))
+	check(validateMultilineText("body", c.Body, MaxBodyLen))
 	if c.CreatedAt.IsZero() {
 		check(Invalid("createdAt", "createdAt is required"))
 	} else if y := c.CreatedAt.UTC().Year(); y < 1970 || y > 9999 {

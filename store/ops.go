@@ -148,6 +148,7 @@ type CommentUpdate struct {
 	Rating   *int
 	Title    *string
 	Body     *string
+	Owner    Owner // whose comment the change may touch (AnyOwner: any)
 }
 
 // The most items a mutation reads in one attempt (a retry after a
@@ -171,13 +172,13 @@ func (in CommentUpdate) validate() (lang string, err error) {
 		check(err)
 	}
 	if in.Rating != nil {
-		check(ValidateRating(*in.Rating))
+		check(validateRating(*in.Rating))
 	}
 	if in.Title != nil {
-		check(ValidateText("title", *in.Title, MaxTitleLen))
+		check(ValidateText("title", *in.Title, maxTitleLen))
 	}
 	if in.Body != nil {
-		check(ValidateMultilineText("body", *in.Body, MaxBodyLen))
+		check(validateMultilineText("body", *in.Body, MaxBodyLen))
 	}
 	return lang, errs.join()
 }
@@ -216,7 +217,8 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 
 // UpdateComment changes a comment's language, rating, title or body and moves
 // its count in the stats, in one atomic write conditional on the comment's
-// version. A missing comment is ENOTFOUND.
+// version and on in.Owner. A missing comment is ENOTFOUND, another author's
+// EFORBIDDEN (see Owner).
 func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, error) {
 	lang, err := in.validate()
 	if err != nil {
@@ -226,6 +228,9 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 	err = s.retry(ctx, func() error {
 		old, err := s.getComment(ctx, in.ID)
 		if err != nil {
+			return err
+		}
+		if err := in.Owner.check(old); err != nil {
 			return err
 		}
 		c := *old
@@ -253,10 +258,9 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 		if err != nil {
 			return err
 		}
-		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(),
-			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
+		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: in.Owner.conds(old.Version)})
 		if err := s.commit(ctx, ops, Change{Kind: ChangeUpdated, Comment: &c, Old: old}); err != nil {
-			return err
+			return refused(c.ID, err)
 		}
 		out = &c
 		return nil
@@ -265,8 +269,9 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 }
 
 // DeleteComment deletes a comment and uncounts it, in one atomic write
-// conditional on the comment's version. A missing comment is ENOTFOUND.
-func (s *Store) DeleteComment(ctx context.Context, id string) error {
+// conditional on the comment's version and on owner. A missing comment is
+// ENOTFOUND, another author's EFORBIDDEN (see Owner).
+func (s *Store) DeleteComment(ctx context.Context, id string, owner Owner) error {
 	if err := ValidateID("comment id", id); err != nil {
 		return err
 	}
@@ -275,15 +280,17 @@ func (s *Store) DeleteComment(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
+		if err := owner.check(old); err != nil {
+			return err
+		}
 		d := statsDelta{}
 		d.add(old, -1)
 		ops, err := s.statsOps(ctx, old.ProductID, d)
 		if err != nil {
 			return err
 		}
-		ops = append(ops, Op{Kind: OpDelete, Key: CommentKey(id),
-			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
-		return s.commit(ctx, ops, Change{Kind: ChangeDeleted, Comment: old})
+		ops = append(ops, Op{Kind: OpDelete, Key: CommentKey(id), Conds: owner.conds(old.Version)})
+		return refused(id, s.commit(ctx, ops, Change{Kind: ChangeDeleted, Comment: old}))
 	})
 }
 

@@ -22,7 +22,7 @@ func NormalizeRatings(rs []int) ([]int, error) {
 	}
 	out := make([]int, 0, len(rs))
 	for _, r := range rs {
-		if ValidateRating(r) != nil {
+		if validateRating(r) != nil {
 			e := Invalid("ratings", "ratings must be integers from %d to %d, got %d", MinRating, MaxRating, r)
 			e.Range = &Range{Min: MinRating, Max: MaxRating, Got: r}
 			return nil, e
@@ -162,9 +162,24 @@ func planQuery(pid string, f Filter, st *Stats, need int, sz Sizing) Plan {
 			Total:      st.Total,
 		}
 	}
-	var p Plan
-	var sel []int
-	for _, r := range f.Ratings {
+	p, sel := selectRatings(f.Ratings, st)
+	switch len(sel) {
+	case 0:
+		p.Strategy = StrategyEmpty
+		return p
+	case 1:
+		idx, key := PartitionKey(pid, f.Language, sel[0])
+		p.Strategy = StrategySingle
+		p.Partitions = []Partition{{Index: idx, Key: key, Rating: sel[0], Count: p.Total, Limit: need}}
+		return p
+	}
+	return planSeveral(pid, f.Language, st, p, sel, need, sz)
+}
+
+// selectRatings returns the ratings of the filter that have comments
+// (sel), and a Plan with the others as Skipped and their total as Total.
+func selectRatings(ratings []int, st *Stats) (p Plan, sel []int) {
+	for _, r := range ratings {
 		if st.Count(r) == 0 {
 			p.Skipped = append(p.Skipped, r)
 			continue
@@ -172,18 +187,16 @@ func planQuery(pid string, f Filter, st *Stats, need int, sz Sizing) Plan {
 		sel = append(sel, r)
 		p.Total += st.Count(r)
 	}
-	if len(sel) == 0 {
-		p.Strategy = StrategyEmpty
-		return p
-	}
-	if len(sel) == 1 {
-		idx, key := PartitionKey(pid, f.Language, sel[0])
-		p.Strategy = StrategySingle
-		p.Partitions = []Partition{{Index: idx, Key: key, Rating: sel[0], Count: p.Total, Limit: need}}
-		return p
-	}
+	return p, sel
+}
+
+// planSeveral completes p, the plan of several selected ratings sel that
+// have comments, of product pid in language lang: the broad partition when
+// it holds exactly the matches, or when dropping its other ratings is
+// expected to read fewer items than a merge over-reads; a merge otherwise.
+func planSeveral(pid, lang string, st *Stats, p Plan, sel []int, need int, sz Sizing) Plan {
 	excluded := st.Total - p.Total
-	idx, key := PartitionKey(pid, f.Language, 0)
+	idx, key := PartitionKey(pid, lang, 0)
 	if excluded <= 0 {
 		p.Strategy = StrategySingle
 		p.Partitions = []Partition{{Index: idx, Key: key, Count: st.Total, Limit: need}}
@@ -206,7 +219,7 @@ func planQuery(pid string, f Filter, st *Stats, need int, sz Sizing) Plan {
 	for i, r := range sel {
 		counts[i] = st.Count(r)
 	}
-	p.Partitions = mergePartitions(pid, f.Language, sel, counts, need, sz)
+	p.Partitions = mergePartitions(pid, lang, sel, counts, need, sz)
 	return p
 }
 

@@ -48,9 +48,6 @@ func New(t Table, opts ...Option) *Store {
 	return s
 }
 
-// Table returns the Table the store runs on.
-func (s *Store) Table() Table { return s.table }
-
 // Ping reports whether the table answers a read: one Get of a key no item
 // has (a readiness probe; it costs the smallest read there is).
 func (s *Store) Ping(ctx context.Context) error {

@@ -87,15 +87,21 @@ const (
 )
 
 // Cond is a condition on the item an Op writes. All conditions of a Write are
-// evaluated against the state before it; if any fails, nothing is written and
-// the Write returns an *Error with code ECONFLICT and Op set to the failed
-// operation's index. DynamoDB may also cancel a transaction that conflicts
-// with a concurrent one: ECONFLICT with Op -1. Either way the caller may
-// re-read and retry.
+// evaluated against the state before it, in the same atomic step as the
+// write; if any fails, nothing is written and the Write returns an *Error
+// (see CondFailure) with Op set to the failed operation's index and the code
+// of its first condition that does not hold: the condition's Code, or
+// ECONFLICT when it has none (the caller may re-read and retry). DynamoDB
+// may also cancel a transaction that conflicts with a concurrent one:
+// ECONFLICT with Op -1.
 type Cond struct {
 	Kind  CondKind
 	Attr  string
 	Value any
+	// Code, when set, is the error code of a Write this condition fails: a
+	// refusal for good rather than a conflict to retry, such as EFORBIDDEN
+	// for the ownership condition of a comment's update.
+	Code string
 }
 
 // Op is one operation of an atomic Write. The ops of one Write address
@@ -137,7 +143,3 @@ type Table interface {
 	// Close releases the backend's resources.
 	Close() error
 }
-
-// MaxWriteOps is the largest number of operations of one Table.Write
-// (DynamoDB's TransactWriteItems limit).
-const MaxWriteOps = 100

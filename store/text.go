@@ -27,9 +27,9 @@ func ValidateText(what, s string, max int) error {
 	return validateText(what, s, max, false)
 }
 
-// ValidateMultilineText is ValidateText for a field that may hold several
+// validateMultilineText is ValidateText for a field that may hold several
 // lines (body): newline (LF or CR LF) and tab are allowed.
-func ValidateMultilineText(what, s string, max int) error {
+func validateMultilineText(what, s string, max int) error {
 	return validateText(what, s, max, true)
 }
 

@@ -334,3 +334,16 @@ func readUvarint(s string, i int) (uint64, int, bool) {
 	}
 	return 0, i, false
 }
+
+// keyAttr returns the string value of key attribute name of it, checked.
+func keyAttr(it store.Item, name string, max int) (string, error) {
+	v, ok := it[name]
+	if !ok {
+		return "", store.Errorf(store.EINVALID, "key attribute %s is missing", name)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", store.Errorf(store.EINVALID, "key attribute %s must be a string, not %T", name, v)
+	}
+	return s, store.ValidateKeyValue(name, s, max)
+}

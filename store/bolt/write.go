@@ -166,78 +166,97 @@ func (w *writer) delete(key []byte, old store.Item) error {
 }
 
 // Write applies ops atomically in one synced write transaction. Every
-// condition is evaluated against the state before the write; when one
-// fails, nothing is written and the error is a *store.Error with code
-// store.ECONFLICT and Op the index of the first failing operation. More
-// than store.MaxWriteOps operations, two operations on one item, or an
-// operation that is malformed is store.EINVALID.
+// condition is evaluated against the state before the write, within the
+// transaction; when one fails, nothing is written and the error is
+// store.CondFailure's: Op is the index of the first failing operation, the
+// code that of its first failing condition (store.ECONFLICT unless the
+// condition has its own). More than store.MaxWriteOps operations, two
+// operations on one item, or an operation that is malformed is
+// store.EINVALID.
 func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 	defer store.Account(ctx, store.Call{Op: store.CallWrite})
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
-	if len(ops) > store.MaxWriteOps {
-		return store.Errorf(store.EINVALID, "a write has at most %d operations, got %d", store.MaxWriteOps, len(ops))
-	}
-	if len(ops) == 0 {
-		return nil
-	}
-	keys := make([][]byte, len(ops))
-	seen := make(map[store.Key]int, len(ops))
-	for i := range ops {
-		op := &ops[i]
-		if err := store.ValidateOp(*op); err != nil {
-			return prefixed(fmt.Sprintf("operation %d", i), err)
-		}
-		if j, dup := seen[op.Key]; dup {
-			return store.Errorf(store.EINVALID, "operations %d and %d address the same item", j, i)
-		}
-		seen[op.Key] = i
-		keys[i] = baseKey(op.Key)
+	keys, err := checkWrite(ops)
+	if err != nil || len(ops) == 0 {
+		return err
 	}
 	return t.update(func(tx *bbolt.Tx) error {
 		w, err := t.newWriter(tx)
 		if err != nil {
 			return err
 		}
-		olds := make([]store.Item, len(ops))
-		for i := range ops {
-			if olds[i], err = w.get(keys[i]); err != nil {
-				return err
-			}
-			if !condsHold(ops[i].Conds, olds[i]) {
-				return &store.Error{
-					Code:    store.ECONFLICT,
-					Message: fmt.Sprintf("the condition of operation %d does not hold", i),
-					Op:      i,
-				}
-			}
+		olds, err := w.checkConds(ops, keys)
+		if err != nil {
+			return err
 		}
 		for i := range ops {
-			op := &ops[i]
-			switch op.Kind {
-			case store.OpPut:
-				err = w.put(keys[i], olds[i], op.Item)
-			case store.OpDelete:
-				if olds[i] != nil {
-					err = w.delete(keys[i], olds[i])
-				}
-			case store.OpUpdate:
-				var it store.Item
-				if it, err = applyUpdate(olds[i], op); err != nil {
-					return prefixed(fmt.Sprintf("operation %d", i), err)
-				}
-				if err = store.ValidateItem(it); err != nil {
-					return prefixed(fmt.Sprintf("operation %d", i), err)
-				}
-				err = w.put(keys[i], olds[i], it)
-			}
-			if err != nil {
-				return err
+			if err := w.apply(&ops[i], keys[i], olds[i]); err != nil {
+				return prefixed(fmt.Sprintf("operation %d", i), err)
 			}
 		}
 		return nil
 	})
+}
+
+// checkWrite checks the form of a Write (everything but its conditions)
+// and returns the bucket keys of its operations.
+func checkWrite(ops []store.Op) ([][]byte, error) {
+	if len(ops) > store.MaxWriteOps {
+		return nil, store.Errorf(store.EINVALID, "a write has at most %d operations, got %d", store.MaxWriteOps, len(ops))
+	}
+	keys := make([][]byte, len(ops))
+	seen := make(map[store.Key]int, len(ops))
+	for i := range ops {
+		op := &ops[i]
+		if err := store.ValidateOp(*op); err != nil {
+			return nil, prefixed(fmt.Sprintf("operation %d", i), err)
+		}
+		if j, dup := seen[op.Key]; dup {
+			return nil, store.Errorf(store.EINVALID, "operations %d and %d address the same item", j, i)
+		}
+		seen[op.Key] = i
+		keys[i] = baseKey(op.Key)
+	}
+	return keys, nil
+}
+
+// checkConds reads the items ops write (nil where absent) and evaluates
+// every condition against them, before anything is written.
+func (w *writer) checkConds(ops []store.Op, keys [][]byte) ([]store.Item, error) {
+	olds := make([]store.Item, len(ops))
+	for i := range ops {
+		var err error
+		if olds[i], err = w.get(keys[i]); err != nil {
+			return nil, err
+		}
+		if !store.CondsHold(ops[i].Conds, olds[i]) {
+			return nil, store.CondFailure(i, ops[i].Conds, olds[i], nil)
+		}
+	}
+	return olds, nil
+}
+
+// apply writes one operation at key, where old is stored (nil: absent).
+func (w *writer) apply(op *store.Op, key []byte, old store.Item) error {
+	switch op.Kind {
+	case store.OpPut:
+		return w.put(key, old, op.Item)
+	case store.OpDelete:
+		if old == nil {
+			return nil
+		}
+		return w.delete(key, old)
+	}
+	it, err := applyUpdate(old, op)
+	if err != nil {
+		return err
+	}
+	if err := store.ValidateItem(it); err != nil {
+		return err
+	}
+	return w.put(key, old, it)
 }
 
 // How full BatchPut packs the pages it splits. Bulk loads come in key

@@ -35,36 +35,47 @@ func fromAV(name string, av types.AttributeValue) (any, error) {
 	return nil, store.Errorf(store.EINTERNAL, "attribute %q: unsupported attribute type %T (want S or N)", name, av)
 }
 
-// toAVMap converts a whole item (nil for nil).
+// toAVMap converts a whole item (nil for an empty or nil one).
 func toAVMap(it store.Item) (map[string]types.AttributeValue, error) {
-	if it == nil {
-		return nil, nil
-	}
-	m := make(map[string]types.AttributeValue, len(it))
-	for name, v := range it {
-		av, err := toAV(name, v)
-		if err != nil {
-			return nil, err
-		}
-		m[name] = av
-	}
-	return m, nil
+	return convertValues(it, toAV)
 }
 
-// fromAVMap converts a whole item back (nil for an empty or nil map).
+// fromAVMap converts a whole item back (nil for an empty or nil map:
+// DynamoDB's answer when there is no item).
 func fromAVMap(m map[string]types.AttributeValue) (store.Item, error) {
+	return convertValues(m, fromAV)
+}
+
+// convertValues converts every attribute of m with conv (nil for an empty
+// or nil m).
+func convertValues[V, W any](m map[string]V, conv func(name string, v V) (W, error)) (map[string]W, error) {
 	if len(m) == 0 {
 		return nil, nil
 	}
-	it := make(store.Item, len(m))
-	for name, av := range m {
-		v, err := fromAV(name, av)
+	out := make(map[string]W, len(m))
+	for name, v := range m {
+		w, err := conv(name, v)
 		if err != nil {
 			return nil, err
 		}
-		it[name] = v
+		out[name] = w
 	}
-	return it, nil
+	return out, nil
+}
+
+// fromAVMaps converts the items of a page (nil for none).
+func fromAVMaps(ms []map[string]types.AttributeValue) ([]store.Item, error) {
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	items := make([]store.Item, len(ms))
+	for i, m := range ms {
+		var err error
+		if items[i], err = fromAVMap(m); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
 }
 
 // keyAV returns the primary key attributes of k. An empty or too long PK or

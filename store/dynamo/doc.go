@@ -10,7 +10,10 @@
 // items a TransactWriteItems), the retry of unprocessed batch keys and items,
 // and the translation of DynamoDB errors into store error codes:
 //
-//	ConditionalCheckFailed (also inside a cancelled transaction) → ECONFLICT, Op = index of the failed operation
+//	ConditionalCheckFailed (also inside a cancelled transaction) → ECONFLICT, or the failed condition's
+//	                                                               own code (store.Cond.Code, told from the
+//	                                                               item returned with the failure), Op = index
+//	                                                               of the failed operation
 //	TransactionConflict                                          → ECONFLICT, Op = -1
 //	throttling, 5xx, timeouts after the SDK's retries, deadline  → EUNAVAILABLE
 //	a missing table, rejected credentials                        → EUNAVAILABLE

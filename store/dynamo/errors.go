@@ -102,6 +102,39 @@ func translate(ctx context.Context, op string, err error) error {
 	return store.Wrap(store.EINTERNAL, err, "%s failed", msg)
 }
 
+// writeError translates the error of a write call. A failed condition of
+// op i (translate's ECONFLICT with Op i) is explained by the item DynamoDB
+// returned with it as it was (ReturnValuesOnConditionCheckFailure ALL_OLD):
+// store.CondFailure finds the condition that does not hold, so a condition
+// with its own code (an ownership check's EFORBIDDEN) is told apart from a
+// version conflict, and from a missing item.
+func writeError(ctx context.Context, call string, ops []store.Op, err error) error {
+	terr := translate(ctx, call, err)
+	var se *store.Error
+	if !errors.As(terr, &se) || se.Code != store.ECONFLICT || se.Op < 0 || se.Op >= len(ops) {
+		return terr
+	}
+	old, cerr := fromAVMap(itemAtFailure(err, se.Op))
+	if cerr != nil {
+		return terr
+	}
+	return store.CondFailure(se.Op, ops[se.Op].Conds, old, err)
+}
+
+// itemAtFailure returns the item DynamoDB returned with the failed
+// condition of op i of err (nil: none, or it did not exist).
+func itemAtFailure(err error, i int) map[string]types.AttributeValue {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return ccf.Item
+	}
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) && i < len(tce.CancellationReasons) {
+		return tce.CancellationReasons[i].Item
+	}
+	return nil
+}
+
 // cancellation maps a cancelled transaction: the first item whose condition
 // failed gives ECONFLICT with Op = its index; a conflict with another
 // transaction gives ECONFLICT with Op = -1; throttling gives EUNAVAILABLE.

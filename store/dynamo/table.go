@@ -7,7 +7,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/acme/comments-gateway/store"
 )
@@ -89,110 +88,6 @@ func (t *Table) Get(ctx context.Context, k store.Key) (it store.Item, err error)
 	return fromAVMap(out.Item)
 }
 
-// BatchGet returns the items of keys, aligned with keys (nil where an item
-// does not exist). Duplicate keys are read once. The keys are read in
-// BatchGetItem calls of at most 100 keys, up to 8 at once; keys DynamoDB
-// leaves unprocessed are requested again with jittered exponential backoff
-// until all are read or ctx is done. Reads are strongly consistent, like
-// Get.
-func (t *Table) BatchGet(ctx context.Context, keys []store.Key) (out []store.Item, err error) {
-	chunkRCU := make([]float64, (len(keys)+maxBatchGet-1)/maxBatchGet) // per chunk: they run in parallel
-	defer func() {
-		store.Account(ctx, store.Call{Op: store.CallBatchGet, Items: store.Found(out...), ReadCapacity: sum(chunkRCU)})
-	}()
-	out = make([]store.Item, len(keys))
-	if len(keys) == 0 {
-		return out, nil
-	}
-	// Distinct keys in first-seen order: BatchGetItem rejects duplicates.
-	pos := make(map[store.Key][]int, len(keys))
-	var distinct []store.Key
-	for i, k := range keys {
-		if _, ok := pos[k]; !ok {
-			distinct = append(distinct, k)
-		}
-		pos[k] = append(pos[k], i)
-	}
-	avs := make([]map[string]types.AttributeValue, len(distinct))
-	for i, k := range distinct {
-		av, err := keyAV(k)
-		if err != nil {
-			return nil, err
-		}
-		avs[i] = av
-	}
-
-	found := make([][]map[string]types.AttributeValue, (len(avs)+maxBatchGet-1)/maxBatchGet)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(maxParallel)
-	for c := range found {
-		chunk := avs[c*maxBatchGet : min((c+1)*maxBatchGet, len(avs))]
-		g.Go(func() error {
-			items, rcu, err := t.batchGetChunk(gctx, chunk)
-			found[c], chunkRCU[c] = items, rcu
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, translate(ctx, "BatchGetItem", err)
-	}
-	for _, items := range found {
-		for _, m := range items {
-			it, err := fromAVMap(m)
-			if err != nil {
-				return nil, err
-			}
-			for j, i := range pos[it.Key()] {
-				if j == 0 {
-					out[i] = it
-				} else {
-					out[i] = cloneItem(it) // one map per position: callers may modify them
-				}
-			}
-		}
-	}
-	return out, nil
-}
-
-// batchGetChunk reads at most maxBatchGet keys, retrying unprocessed keys.
-// It returns the items and the read capacity its calls consumed.
-func (t *Table) batchGetChunk(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, float64, error) {
-	var rcu float64
-	var items []map[string]types.AttributeValue
-	req := map[string]types.KeysAndAttributes{
-		t.name: {Keys: keys, ConsistentRead: aws.Bool(true)},
-	}
-	for attempt := 0; ; attempt++ {
-		res, err := t.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-			RequestItems:           req,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-		})
-		if err != nil {
-			return nil, rcu, translate(ctx, "BatchGetItem", err)
-		}
-		for _, c := range res.ConsumedCapacity {
-			rcu += units(&c)
-		}
-		items = append(items, res.Responses[t.name]...)
-		next, ok := res.UnprocessedKeys[t.name]
-		if !ok || len(next.Keys) == 0 {
-			return items, rcu, nil
-		}
-		req = map[string]types.KeysAndAttributes{t.name: next}
-		if err := sleep(ctx, jitter(attempt, unprocessedBase, unprocessedMax)); err != nil {
-			return nil, rcu, store.Wrap(store.EUNAVAILABLE, err, "DynamoDB BatchGetItem: %d keys still unprocessed at the request's deadline", len(next.Keys))
-		}
-	}
-}
-
-func cloneItem(it store.Item) store.Item {
-	c := make(store.Item, len(it))
-	for k, v := range it {
-		c[k] = v
-	}
-	return c
-}
-
 // Query runs a key-condition query on the base table (q.Index "") or on
 // one of store.Indexes: equality on the hash attribute and the optional sort
 // condition, in the direction and up to the limit asked, from q.StartKey.
@@ -204,48 +99,56 @@ func (t *Table) Query(ctx context.Context, q store.Query) (res store.QueryResult
 	defer func() {
 		store.Account(ctx, store.Call{Op: store.CallQuery, Index: q.Index, Items: len(res.Items), ReadCapacity: rcu})
 	}()
+	in, none, err := t.queryInput(q)
+	if err != nil || none {
+		return store.QueryResult{}, err
+	}
+	out, err := t.client.Query(ctx, in)
+	if err != nil {
+		return store.QueryResult{}, translate(ctx, "Query", err)
+	}
+	rcu = units(out.ConsumedCapacity)
+	items, err := fromAVMaps(out.Items)
+	if err != nil {
+		return store.QueryResult{}, err
+	}
+	last, err := fromAVMap(out.LastEvaluatedKey)
+	if err != nil {
+		return store.QueryResult{}, err
+	}
+	return store.QueryResult{Items: items, LastKey: last}, nil
+}
+
+// queryInput checks q and builds its request; none reports a query that
+// cannot match anything (sort less than ""), which is not sent.
+func (t *Table) queryInput(q store.Query) (in *dynamodb.QueryInput, none bool, err error) {
 	hash, sort := store.AttrPK, store.AttrSK
 	if q.Index != "" {
 		def, ok := store.IndexByName(q.Index)
 		if !ok {
-			return store.QueryResult{}, store.Errorf(store.EINVALID, "query: unknown index %q", q.Index)
+			return nil, false, store.Errorf(store.EINVALID, "query: unknown index %q", q.Index)
 		}
 		hash, sort = def.Hash, def.Sort
 	}
 	if q.Limit <= 0 {
-		return store.QueryResult{}, store.Errorf(store.EINVALID, "query: limit must be > 0, got %d", q.Limit)
+		return nil, false, store.Errorf(store.EINVALID, "query: limit must be > 0, got %d", q.Limit)
 	}
 	if q.HashValue == "" {
-		return store.QueryResult{}, store.Errorf(store.EINVALID, "query: empty %s value", hash)
+		return nil, false, store.Errorf(store.EINVALID, "query: empty %s value", hash)
 	}
-	kc := expression.Key(hash).Equal(expression.Value(q.HashValue))
-	switch q.SortOp {
-	case store.SortNone:
-	case store.SortLess:
-		if q.SortValue == "" { // nothing sorts before ""
-			return store.QueryResult{}, nil
-		}
-		kc = kc.And(expression.Key(sort).LessThan(expression.Value(q.SortValue)))
-	case store.SortGreater:
-		if q.SortValue != "" { // everything sorts after ""
-			kc = kc.And(expression.Key(sort).GreaterThan(expression.Value(q.SortValue)))
-		}
-	case store.SortBeginsWith:
-		if q.SortValue != "" { // every value begins with ""
-			kc = kc.And(expression.Key(sort).BeginsWith(q.SortValue))
-		}
-	default:
-		return store.QueryResult{}, store.Errorf(store.EINVALID, "query: unknown sort condition %d", q.SortOp)
+	kc, none, err := keyCondition(expression.Key(hash).Equal(expression.Value(q.HashValue)), sort, q)
+	if err != nil || none {
+		return nil, none, err
 	}
 	expr, err := expression.NewBuilder().WithKeyCondition(kc).Build()
 	if err != nil {
-		return store.QueryResult{}, store.Wrap(store.EINTERNAL, err, "query: build the key condition")
+		return nil, false, store.Wrap(store.EINTERNAL, err, "query: build the key condition")
 	}
 	startKey, err := toAVMap(q.StartKey)
 	if err != nil {
-		return store.QueryResult{}, err
+		return nil, false, err
 	}
-	in := &dynamodb.QueryInput{
+	in = &dynamodb.QueryInput{
 		TableName:                 aws.String(t.name),
 		KeyConditionExpression:    expr.KeyCondition(),
 		ExpressionAttributeNames:  expr.Names(),
@@ -260,23 +163,32 @@ func (t *Table) Query(ctx context.Context, q store.Query) (res store.QueryResult
 	} else {
 		in.ConsistentRead = aws.Bool(true)
 	}
-	out, err := t.client.Query(ctx, in)
-	if err != nil {
-		return store.QueryResult{}, translate(ctx, "Query", err)
-	}
-	rcu = units(out.ConsumedCapacity)
-	if len(out.Items) > 0 {
-		res.Items = make([]store.Item, len(out.Items))
-	}
-	for i, m := range out.Items {
-		if res.Items[i], err = fromAVMap(m); err != nil {
-			return store.QueryResult{}, err
+	return in, false, nil
+}
+
+// keyCondition adds q's sort condition on attribute sort to kc, the hash
+// equality. An empty sort value bounds nothing, except that nothing sorts
+// before it (none).
+func keyCondition(kc expression.KeyConditionBuilder, sort string, q store.Query) (_ expression.KeyConditionBuilder, none bool, _ error) {
+	switch q.SortOp {
+	case store.SortNone:
+	case store.SortLess:
+		if q.SortValue == "" { // nothing sorts before ""
+			return kc, true, nil
 		}
+		kc = kc.And(expression.Key(sort).LessThan(expression.Value(q.SortValue)))
+	case store.SortGreater:
+		if q.SortValue != "" { // everything sorts after ""
+			kc = kc.And(expression.Key(sort).GreaterThan(expression.Value(q.SortValue)))
+		}
+	case store.SortBeginsWith:
+		if q.SortValue != "" { // every value begins with ""
+			kc = kc.And(expression.Key(sort).BeginsWith(q.SortValue))
+		}
+	default:
+		return kc, false, store.Errorf(store.EINVALID, "query: unknown sort condition %d", q.SortOp)
 	}
-	if res.LastKey, err = fromAVMap(out.LastEvaluatedKey); err != nil {
-		return store.QueryResult{}, err
-	}
-	return res, nil
+	return kc, false, nil
 }
 
 // Scan reads segment seg of total segments of the base table (a parallel
@@ -311,13 +223,8 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, l
 		return nil, nil, translate(ctx, "Scan", err)
 	}
 	rcu = units(out.ConsumedCapacity)
-	if len(out.Items) > 0 {
-		items = make([]store.Item, len(out.Items))
-	}
-	for i, m := range out.Items {
-		if items[i], err = fromAVMap(m); err != nil {
-			return nil, nil, err
-		}
+	if items, err = fromAVMaps(out.Items); err != nil {
+		return nil, nil, err
 	}
 	if last, err = fromAVMap(out.LastEvaluatedKey); err != nil {
 		return nil, nil, err

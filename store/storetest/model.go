@@ -24,6 +24,9 @@ func RunModel(t *testing.T, newTable func(t *testing.T) store.Table) {
 	t.Run("Listing", func(t *testing.T) { testListing(t, newTable(t)) })
 	t.Run("Mutations", func(t *testing.T) { testMutations(t, newTable(t)) })
 	t.Run("ConcurrentMutations", func(t *testing.T) { testConcurrentMutations(t, newTable(t)) })
+	t.Run("Ownership", func(t *testing.T) { testOwnership(t, newTable(t)) })
+	t.Run("OwnerChangedBeforeTheWrite", func(t *testing.T) { testOwnerChangedBeforeTheWrite(t, newTable(t)) })
+	t.Run("ConcurrentOwnership", func(t *testing.T) { testConcurrentOwnership(t, newTable(t)) })
 	t.Run("Validation", func(t *testing.T) { testValidation(t, newTable(t)) })
 	t.Run("CursorPositions", func(t *testing.T) { testCursorPositions(t, newTable(t)) })
 }
@@ -479,7 +482,7 @@ func testMutations(t *testing.T, tbl store.Table) {
 	// Delete a 5-star comment of the leader and a whole language of a product.
 	for _, d := range data {
 		if d.ProductID == "only_five" || (d.ProductID == "big" && d.Rating == 5 && d.Language == "de") {
-			if err := s.DeleteComment(ctx, d.ID); err != nil {
+			if err := s.DeleteComment(ctx, d.ID, store.AnyOwner); err != nil {
 				t.Fatal(err)
 			}
 			delete(live, d.ID)
@@ -494,16 +497,16 @@ func testMutations(t *testing.T, tbl store.Table) {
 	}
 
 	// Missing comments are ENOTFOUND.
-	if err := s.DeleteComment(ctx, data[0].ID+"x"); store.ErrorCode(err) != store.ENOTFOUND {
+	if err := s.DeleteComment(ctx, data[0].ID+"x", store.AnyOwner); store.ErrorCode(err) != store.ENOTFOUND {
 		t.Errorf("delete missing: %v", err)
 	}
 	if _, err := s.UpdateComment(ctx, store.CommentUpdate{ID: "nope", Title: &title}); store.ErrorCode(err) != store.ENOTFOUND {
 		t.Errorf("update missing: %v", err)
 	}
-	if err := s.DeleteComment(ctx, c.ID); err != nil {
+	if err := s.DeleteComment(ctx, c.ID, store.AnyOwner); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteComment(ctx, c.ID); store.ErrorCode(err) != store.ENOTFOUND {
+	if err := s.DeleteComment(ctx, c.ID, store.AnyOwner); store.ErrorCode(err) != store.ENOTFOUND {
 		t.Errorf("second delete: %v", err)
 	}
 	delete(live, c.ID)
@@ -584,7 +587,7 @@ func testConcurrentMutations(t *testing.T, tbl store.Table) {
 					k := rng.IntN(len(mine))
 					id := mine[k]
 					mine = slices.Delete(mine, k, k+1)
-					if err := s.DeleteComment(ctx, id); err != nil {
+					if err := s.DeleteComment(ctx, id, store.AnyOwner); err != nil {
 						errs <- fmt.Errorf("delete: %w", err)
 						return
 					}

@@ -223,7 +223,7 @@ func create(t *testing.T, s *store.Store, live map[string]*store.Comment, pid st
 
 func del(t *testing.T, s *store.Store, live map[string]*store.Comment, id string) {
 	t.Helper()
-	if err := s.DeleteComment(context.Background(), id); err != nil {
+	if err := s.DeleteComment(context.Background(), id, store.AnyOwner); err != nil {
 		t.Fatal(err)
 	}
 	delete(live, id)

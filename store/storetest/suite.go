@@ -34,6 +34,7 @@ func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 		{"Sparse", tableSparse},
 		{"WriteAtomic", tableWriteAtomic},
 		{"Conditions", tableConditions},
+		{"CondCode", tableCondCode},
 		{"Update", tableUpdate},
 		{"Delete", tableDelete},
 		{"WriteInvalid", tableWriteInvalid},

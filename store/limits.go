@@ -8,7 +8,10 @@ import "strings"
 const (
 	MaxHashKeyLen = 2048       // bytes of a partition (hash) key value
 	MaxSortKeyLen = 1024       // bytes of a sort key value
-	MaxItemSize   = 400 * 1024 // bytes of an item: names plus values
+	maxItemSize   = 400 * 1024 // bytes of an item: names plus values
+	// MaxWriteOps is the largest number of operations of one Table.Write
+	// (DynamoDB's TransactWriteItems limit).
+	MaxWriteOps = 100
 )
 
 // keyAttrLimits maps every key attribute, of the table and of the indexes,
@@ -74,7 +77,7 @@ func validateAttr(name string, v any) error {
 
 // ValidateItem checks a whole item before it is written: it has PK and SK,
 // every attribute is valid (see ValidateValue, ValidateKeyValue), and it is
-// at most MaxItemSize bytes.
+// at most maxItemSize bytes.
 func ValidateItem(it Item) error {
 	if it == nil {
 		return Errorf(EINVALID, "item is nil")
@@ -96,95 +99,8 @@ func ValidateItem(it Item) error {
 			size += 8
 		}
 	}
-	if size > MaxItemSize {
-		return Errorf(EINVALID, "item %q/%q is larger than %d bytes", it[AttrPK], it[AttrSK], MaxItemSize)
-	}
-	return nil
-}
-
-// ValidateOp checks the form of one operation of a Write: everything that
-// does not depend on the stored items. An update must change at least one
-// attribute (DynamoDB cannot express an empty one).
-func ValidateOp(op Op) error {
-	if err := ValidateKey(op.Key); err != nil {
-		return err
-	}
-	for _, c := range op.Conds {
-		switch c.Kind {
-		case CondExists, CondNotExists:
-		case CondEquals:
-			if c.Attr == "" {
-				return Errorf(EINVALID, "CondEquals needs an attribute")
-			}
-			if err := ValidateValue(c.Attr, c.Value); err != nil {
-				return err
-			}
-		case CondAbsent:
-			if c.Attr == "" {
-				return Errorf(EINVALID, "CondAbsent needs an attribute")
-			}
-		default:
-			return Errorf(EINVALID, "unknown condition kind %d", c.Kind)
-		}
-	}
-	switch op.Kind {
-	case OpPut:
-		if op.Add != nil || op.Set != nil || op.Remove != nil {
-			return Errorf(EINVALID, "a put has no Add, Set or Remove")
-		}
-		if err := ValidateItem(op.Item); err != nil {
-			return err
-		}
-		if op.Item.Key() != op.Key {
-			return Errorf(EINVALID, "the item's PK and SK differ from the operation's key")
-		}
-	case OpDelete:
-		if op.Item != nil || op.Add != nil || op.Set != nil || op.Remove != nil {
-			return Errorf(EINVALID, "a delete has no Item, Add, Set or Remove")
-		}
-	case OpUpdate:
-		if op.Item != nil {
-			return Errorf(EINVALID, "an update has no Item (use Set)")
-		}
-		seen := make(map[string]bool, len(op.Add)+len(op.Set)+len(op.Remove))
-		check := func(name string) error {
-			switch {
-			case name == "":
-				return Errorf(EINVALID, "attribute name must not be empty")
-			case name == AttrPK || name == AttrSK:
-				return Errorf(EINVALID, "an update cannot change key attribute %s", name)
-			case seen[name]:
-				return Errorf(EINVALID, "attribute %s is updated twice", name)
-			}
-			seen[name] = true
-			return nil
-		}
-		for name := range op.Add {
-			if err := check(name); err != nil {
-				return err
-			}
-			if _, ok := keyAttrLimits[name]; ok {
-				return Errorf(EINVALID, "key attribute %s is a string: it cannot be added to", name)
-			}
-		}
-		for name, v := range op.Set {
-			if err := check(name); err != nil {
-				return err
-			}
-			if err := validateAttr(name, v); err != nil {
-				return err
-			}
-		}
-		for _, name := range op.Remove {
-			if err := check(name); err != nil {
-				return err
-			}
-		}
-		if len(seen) == 0 {
-			return Errorf(EINVALID, "an update of (%q, %q) changes nothing", op.Key.PK, op.Key.SK)
-		}
-	default:
-		return Errorf(EINVALID, "unknown operation kind %d", op.Kind)
+	if size > maxItemSize {
+		return Errorf(EINVALID, "item %q/%q is larger than %d bytes", it[AttrPK], it[AttrSK], maxItemSize)
 	}
 	return nil
 }

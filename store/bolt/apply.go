@@ -1,0 +1,43 @@
+package bolt
+
+import "github.com/acme/comments-gateway/store"
+
+// DynamoDB's write semantics, emulated: what an operation of a Write makes
+// of the stored item (the conditions are store.CondsHold, the form of an
+// operation store.ValidateOp).
+
+// applyUpdate returns the item that update op makes of old (nil: absent).
+func applyUpdate(old store.Item, op *store.Op) (store.Item, error) {
+	it := make(store.Item, len(old)+len(op.Set)+len(op.Add))
+	for k, v := range old {
+		it[k] = v
+	}
+	it[store.AttrPK] = op.Key.PK
+	it[store.AttrSK] = op.Key.SK
+	for k, v := range op.Set {
+		it[k] = v
+	}
+	for _, k := range op.Remove {
+		delete(it, k)
+	}
+	for k, d := range op.Add {
+		var cur int64
+		if v, ok := it[k]; ok {
+			n, ok := v.(int64)
+			if !ok {
+				return nil, store.Errorf(store.EINVALID, "cannot ADD to attribute %s: it holds a %T", k, v)
+			}
+			cur = n
+		}
+		if d > 0 && cur > maxInt64-d || d < 0 && cur < minInt64-d {
+			return nil, store.Errorf(store.EINVALID, "ADD to attribute %s overflows int64", k)
+		}
+		it[k] = cur + d
+	}
+	return it, nil
+}
+
+const (
+	maxInt64 = 1<<63 - 1
+	minInt64 = -1 << 63
+)
