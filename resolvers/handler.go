@@ -110,9 +110,7 @@ func (cfg Config) withDefaults() Config {
 	if _, ok := cfg.Logger.Handler().(*obs.Handler); !ok {
 		cfg.Logger = slog.New(obs.NewHandler(cfg.Logger.Handler()))
 	}
-	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = DefaultRequestTimeout
-	}
+	cfg.RequestTimeout = positiveOr(cfg.RequestTimeout, DefaultRequestTimeout)
 	cfg.Limits = cfg.Limits.withDefaults()
 	return cfg
 }

@@ -53,9 +53,7 @@ func newRateLimiter(cfg RateLimit) *rateLimiter {
 	if cfg.Rate <= 0 {
 		return nil
 	}
-	if cfg.Burst <= 0 {
-		cfg.Burst = int(cfg.Rate * 10)
-	}
+	cfg.Burst = positiveOr(cfg.Burst, int(cfg.Rate*10))
 	return &rateLimiter{cfg: cfg, clients: lru.New[*rate.Limiter](maxClients)}
 }
 

@@ -81,11 +81,7 @@ func (rl *rateLimiter) gate(next http.Handler) http.Handler {
 // refusedCost is the configured cost of a refused request, at most the
 // burst (a larger one could never be taken).
 func (rl *rateLimiter) refusedCost() int {
-	c := rl.cfg.RefusedCost
-	if c <= 0 {
-		c = DefaultRefusedCost
-	}
-	return min(c, rl.cfg.Burst)
+	return min(positiveOr(rl.cfg.RefusedCost, DefaultRefusedCost), rl.cfg.Burst)
 }
 
 // refuse answers 429 THROTTLED to a client with avail points of a needed
