@@ -43,8 +43,8 @@ type Config struct {
 	// (Wrap the store's Table with Metrics.Table to count store reads.)
 	Metrics *metrics.Collectors
 	// Auth, when it has credentials configured, makes mutations need one
-	// (see guardMutations). Nil or empty leaves mutations open: cmdServe
-	// refuses that outside dev mode unless -open-mutations is given.
+	// (see guardMutations). Nil or empty leaves mutations open: the serve
+	// command refuses that outside dev mode unless -open-mutations is given.
 	Auth *auth.Authenticator
 	// DisableIntrospection turns off __schema/__type and hides every "Did
 	// you mean" suggestion of a schema name in error messages.
