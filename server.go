@@ -214,10 +214,11 @@ func cmdCreateTable(ctx context.Context, args []string, getenv func(string) stri
 	if err := parse(fs, args, getenv); err != nil {
 		return err
 	}
-	name, ok := strings.CutPrefix(*spec, "dynamodb:")
-	if !ok || name == "" {
+	ss, err := parseStoreSpec(*spec)
+	if err != nil || ss.kind != "dynamodb" {
 		return fmt.Errorf("create-table: -store must be dynamodb:TABLE (the embedded store needs no table)")
 	}
+	name := ss.arg
 	t, err := openDynamo(ctx, name)
 	if err != nil {
 		return err
