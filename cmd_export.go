@@ -116,14 +116,14 @@ func cmdBackup(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	var path string
 	if *from == "" {
-		kind, p, err := parseStoreSpec(*spec)
+		ss, err := parseStoreSpec(*spec)
 		if err != nil {
 			return err
 		}
-		if kind != "bolt" {
+		if ss.kind != "bolt" {
 			return errors.New("backup: copies a bolt file; for DynamoDB use its point-in-time recovery or on-demand backups (or export)")
 		}
-		path = p
+		path = ss.arg
 	}
 	return writeOutput("backup", fs.Arg(0), stdout, stderr, func(out io.Writer, bar *jsonl.Bar) (string, error) {
 		var n int64

@@ -8,11 +8,13 @@
 // the table that -store names (bolt:PATH or dynamodb:TABLE: the one place
 // where a backend is chosen), and calls the store.
 //
-// serve wraps the table in the metrics decorator, builds the store.Store and
-// the GraphQL handler (package resolvers), and mounts /graphql, GraphiQL and
-// /demo (package web), /healthz, /readyz and /metrics behind the request
-// logger (package obs); on SIGINT or SIGTERM it stops accepting and lets
-// in-flight requests finish. Without a command word it runs in dev mode
+// serve is three steps: parseServeConfig (config.go) reads every flag and
+// variable once into a serveConfig and validates it; newApp (app.go) opens
+// the table, wraps it in the metrics decorator, builds the store.Store and
+// the GraphQL handler (package resolvers); routes (routes.go) mounts
+// /graphql, GraphiQL and /demo (package web), /healthz, /readyz and /metrics,
+// which serve (server.go) runs behind the request logger (package obs); on
+// SIGINT or SIGTERM it stops accepting and lets in-flight requests finish. Without a command word it runs in dev mode
 // (mutations open with a warning, introspection and GraphiQL on, text
 // logs); `serve` named explicitly is production mode, which refuses to start
 // with open mutations unless told so.

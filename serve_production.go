@@ -31,18 +31,15 @@ func openTrusted(path string, only bool, log *slog.Logger) (*trusted.Manifest, e
 	return m, nil
 }
 
-// placeMetrics puts /metrics where the flags say: on its own listener at
-// addr (with pprof when withPprof), else on the API's mux in dev mode only.
-// It returns the stop of that listener (a no-op without one), which lets
-// scrapes finish for at most the given time.
-func placeMetrics(api *http.ServeMux, metrics http.Handler, addr string, withPprof, dev bool, log *slog.Logger) (func(time.Duration), error) {
-	if addr == "" {
-		if dev {
-			api.Handle("GET /metrics", metrics) // dev mode's convenience
-		}
+// startMetricsListener serves /metrics (and pprof with -pprof) on the
+// -metrics-addr listener, when there is one (routes mounts /metrics on the
+// API's in dev mode otherwise). It returns that listener's stop (a no-op
+// without one), which lets scrapes finish for at most the given time.
+func (a *app) startMetricsListener() (func(time.Duration), error) {
+	if a.cfg.metricsAddr == "" {
 		return func(time.Duration) {}, nil
 	}
-	shutdown, err := serveMetrics(addr, withPprof, metrics, log)
+	shutdown, err := serveMetrics(a.cfg.metricsAddr, a.cfg.pprof, a.metricsHandler(), a.log)
 	if err != nil {
 		return nil, err
 	}

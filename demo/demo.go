@@ -199,10 +199,31 @@ var primaryPool = [6]int{1: poolNeg, 2: poolNeg, 3: poolMid, 4: poolPos, 5: pool
 // rank, to out.
 func (g *generator) product(out []*store.Comment, pid string, rank, count int, startMs, endMs int64) []*store.Comment {
 	rng := g.rng
+	// The draws come in this order, so that a seed gives the same data.
+	ratingW := ratingWeights(rng, rank)
+	langW := languageWeights(rng, rank)
+	for _, ms := range commentTimes(rng, count, startMs, endMs) {
+		lt := languages[pick(rng, langW)]
+		rating := pick(rng, ratingW)
+		out = append(out, &store.Comment{
+			ID:        g.newID(ms),
+			ProductID: pid,
+			Language:  lt.tag,
+			Rating:    rating,
+			Author:    author(rng, lt),
+			Title:     lt.titles[rating][rng.IntN(len(lt.titles[rating]))],
+			Body:      body(rng, lt, rating),
+			CreatedAt: time.UnixMilli(ms).UTC(),
+		})
+	}
+	return out
+}
 
-	// Rating profile: the J-curve tilted towards better or worse; the most
-	// popular products are never tilted far down, and some others lack 1★
-	// or 5★ comments entirely.
+// ratingWeights is a product's rating profile (weights of 1★ to 5★ at
+// indexes 1 to 5): the J-curve tilted towards better or worse; the most
+// popular products (rank < 3) are never tilted far down, and some others
+// lack 1★ or 5★ comments entirely.
+func ratingWeights(rng *rand.Rand, rank int) []float64 {
 	ratingW := make([]float64, 6)
 	tilt := rng.NormFloat64() * 0.35
 	if rank < 3 && tilt < 0 {
@@ -219,10 +240,14 @@ func (g *generator) product(out []*store.Comment, pid string, rank, count int, s
 			ratingW[5] = 0
 		}
 	}
+	return ratingW
+}
 
-	// Language profile: single-language for some tail products; otherwise
-	// the overall shares, jittered, sometimes without the minor languages
-	// and sometimes with a boosted "home market".
+// languageWeights is a product's language profile (weights of languages):
+// single-language for some tail products; otherwise the overall shares,
+// jittered, sometimes without the minor languages and sometimes with a
+// boosted "home market".
+func languageWeights(rng *rand.Rand, rank int) []float64 {
 	langW := make([]float64, len(languages))
 	if rank >= 5 && rng.Float64() < 0.12 {
 		for i, l := range languages {
@@ -231,24 +256,31 @@ func (g *generator) product(out []*store.Comment, pid string, rank, count int, s
 		only := pick(rng, langW)
 		clear(langW)
 		langW[only] = 1
-	} else {
-		for i, l := range languages {
-			langW[i] = l.weight * math.Exp(rng.NormFloat64()*0.6)
-		}
-		if rng.Float64() < 0.35 {
-			for i := 3; i < len(langW); i++ {
-				if rng.Float64() < 0.5 {
-					langW[i] = 0
-				}
+		return langW
+	}
+	for i, l := range languages {
+		langW[i] = l.weight * math.Exp(rng.NormFloat64()*0.6)
+	}
+	if rng.Float64() < 0.35 {
+		for i := 3; i < len(langW); i++ {
+			if rng.Float64() < 0.5 {
+				langW[i] = 0
 			}
 		}
-		if rank >= 3 && rng.Float64() < 0.2 {
-			langW[1+rng.IntN(len(langW)-1)] *= 4
-		}
 	}
+	if rank >= 3 && rng.Float64() < 0.2 {
+		langW[1+rng.IntN(len(langW)-1)] *= 4
+	}
+	return langW
+}
 
-	// Times: the product launched somewhere in the first 60% of the range;
-	// comments after launch grow more frequent towards the end.
+// commentTimes draws the times (Unix ms in [startMs, endMs)) of a
+// product's count comments: the product launched somewhere in the first
+// 60% of the range; comments after launch grow more frequent towards the
+// end. Ties: a few comments repeat an earlier comment's exact time, and a
+// product with enough comments gets one cluster of 3–5 sharing a time (as
+// a bulk migration from an older system would leave).
+func commentTimes(rng *rand.Rand, count int, startMs, endMs int64) []int64 {
 	span := endMs - startMs
 	launch := startMs + int64(float64(span)*0.6*math.Pow(rng.Float64(), 2))
 	times := make([]int64, count)
@@ -256,9 +288,6 @@ func (g *generator) product(out []*store.Comment, pid string, rank, count int, s
 		ms := launch + int64(float64(endMs-launch)*math.Sqrt(rng.Float64()))
 		times[i] = min(ms, endMs-1)
 	}
-	// Ties: a few comments repeat an earlier comment's exact time, and a
-	// product with enough comments gets one cluster of 3–5 sharing a time
-	// (as a bulk migration from an older system would leave).
 	for i := 1; i < count; i++ {
 		if rng.Float64() < 0.02 {
 			times[i] = times[rng.IntN(i)]
@@ -270,23 +299,7 @@ func (g *generator) product(out []*store.Comment, pid string, rank, count int, s
 			times[rng.IntN(count)] = at
 		}
 	}
-
-	for _, ms := range times {
-		t := time.UnixMilli(ms).UTC()
-		lt := languages[pick(rng, langW)]
-		rating := pick(rng, ratingW)
-		out = append(out, &store.Comment{
-			ID:        g.newID(ms),
-			ProductID: pid,
-			Language:  lt.tag,
-			Rating:    rating,
-			Author:    author(rng, lt),
-			Title:     lt.titles[rating][rng.IntN(len(lt.titles[rating]))],
-			Body:      body(rng, lt, rating),
-			CreatedAt: t,
-		})
-	}
-	return out
+	return times
 }
 
 // newID returns a ULID with time ms and entropy from the generator's rng,

@@ -22,18 +22,12 @@ type Collectors struct {
 // production, a fresh registry in tests).
 func New(reg prometheus.Registerer) *Collectors {
 	c := &Collectors{
-		itemsRead: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "comments_table_items_read_total",
-			Help: "Items read from the table (comments and stats alike) by query, get, batch get and scan.",
-		}, []string{"op", "index"}),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "comments_table_requests_total",
-			Help: "Requests made to the table, by operation and index.",
-		}, []string{"op", "index"}),
-		gqlRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "comments_graphql_requests_total",
-			Help: "GraphQL requests served, by operation (type and name).",
-		}, []string{"operation"}),
+		itemsRead: counterVec("comments_table_items_read_total",
+			"Items read from the table (comments and stats alike) by query, get, batch get and scan.", "op", "index"),
+		requests: counterVec("comments_table_requests_total",
+			"Requests made to the table, by operation and index.", "op", "index"),
+		gqlRequests: counterVec("comments_graphql_requests_total",
+			"GraphQL requests served, by operation (type and name).", "operation"),
 		gqlDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "comments_graphql_request_duration_seconds",
 			Help:    "Latency of GraphQL requests, by operation (type and name).",
@@ -42,6 +36,12 @@ func New(reg prometheus.Registerer) *Collectors {
 	}
 	reg.MustRegister(c.itemsRead, c.requests, c.gqlRequests, c.gqlDuration)
 	return c
+}
+
+// counterVec returns a counter named name, explained by help, with one
+// series per value of its labels.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 }
 
 // ObserveRequest records one GraphQL request of the given operation.

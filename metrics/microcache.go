@@ -15,10 +15,8 @@ type MicroCache struct {
 // NewMicroCache registers the micro-cache's collectors on reg.
 func NewMicroCache(reg prometheus.Registerer) *MicroCache {
 	m := &MicroCache{
-		lookups: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "comments_http_micro_cache_lookups_total",
-			Help: "Lookups of GET /graphql responses in the in-process micro-cache, by result (hit or miss).",
-		}, []string{"result"}),
+		lookups: counterVec("comments_http_micro_cache_lookups_total",
+			"Lookups of GET /graphql responses in the in-process micro-cache, by result (hit or miss).", "result"),
 		evictions: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "comments_http_micro_cache_evictions_total",
 			Help: "Micro-cache entries evicted to stay within -micro-cache-bytes (expired entries not included).",

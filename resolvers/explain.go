@@ -46,6 +46,13 @@ type explain struct {
 
 type explainKey struct{}
 
+// plan returns the plans collected so far (extensions.plan).
+func (e *explain) plan() []PlanEntry {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.entries
+}
+
 // withExplain returns a context that collects the plans of the request.
 func withExplain(ctx context.Context) (context.Context, *explain) {
 	e := &explain{entries: []PlanEntry{}}

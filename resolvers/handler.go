@@ -43,8 +43,8 @@ type Config struct {
 	// (Wrap the store's Table with Metrics.Table to count store reads.)
 	Metrics *metrics.Collectors
 	// Auth, when it has credentials configured, makes mutations need one
-	// (see guardMutations). Nil or empty leaves mutations open: cmdServe
-	// refuses that outside dev mode unless -open-mutations is given.
+	// (see guardMutations). Nil or empty leaves mutations open: the serve
+	// command refuses that outside dev mode unless -open-mutations is given.
 	Auth *auth.Authenticator
 	// DisableIntrospection turns off __schema/__type and hides every "Did
 	// you mean" suggestion of a schema name in error messages.
@@ -78,30 +78,63 @@ const DefaultAPQCacheSize = 1000
 // dataloaders, extensions.cost on every response, and EXPLAIN
 // (extensions.plan) on the X-Explain: 1 header. Each request's operation and
 // cost go on its log line (package obs).
+//
+// gqlgen's server is assembled in steps, each adding one kind of extension
+// in the order it runs: transports, the checks of an operation before it
+// runs, error handling, the operation's middleware, the response's; the
+// HTTP layers around it come last (httpLayers).
 func NewHandler(cfg Config) http.Handler {
+	cfg = cfg.withDefaults()
+	es := graph.NewExecutableSchema(graph.Config{
+		Resolvers:  &Resolver{Store: cfg.Store, Logger: cfg.Logger, Live: cfg.Live},
+		Complexity: complexity(),
+	})
+	rl := newRateLimiter(cfg.RateLimit) // nil: no rate limit
+	// HTTP caching (httpcache.go): Cache-Control, ETag and 304, micro-cache.
+	hc := newHTTPCache(graph.NewExecutableSchema(graph.Config{}).Schema(), cfg.MicroCache)
+	srv := handler.New(es)
+	addTransports(srv, cfg, es.Schema())
+	addOperationChecks(srv, cfg, es)
+	handleErrors(srv, cfg)
+	addOperationMiddleware(srv, cfg, rl)
+	addResponseMiddleware(srv, hc)
+	return httpLayers(cfg, srv, rl, hc)
+}
+
+// withDefaults fills the zero fields that have a default. Every record
+// logged with a request's context carries its requestId (obs.Handler).
+func (cfg Config) withDefaults() Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	// Every record logged with a request's context carries its requestId.
 	if _, ok := cfg.Logger.Handler().(*obs.Handler); !ok {
 		cfg.Logger = slog.New(obs.NewHandler(cfg.Logger.Handler()))
 	}
-	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = DefaultRequestTimeout
-	}
-	lim := cfg.Limits.withDefaults()
-	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger, Live: cfg.Live}
-	es := graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()})
-	srv := handler.New(es)
-	addLiveTransports(srv, cfg) // before POST: SSE is a POST that accepts text/event-stream
-	// The HTTP edge: strict GraphQL-over-HTTP transports (transport.go),
-	// strict variables (variables.go), capped error lists (httperrors.go).
-	ops := operations{schema: es.Schema()}
+	cfg.RequestTimeout = positiveOr(cfg.RequestTimeout, DefaultRequestTimeout)
+	cfg.Limits = cfg.Limits.withDefaults()
+	return cfg
+}
+
+// addTransports registers the transports: websocket and SSE (live.go),
+// which must come before POST (SSE is a POST that accepts
+// text/event-stream), then the strict GraphQL-over-HTTP ones
+// (transport.go).
+func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema) {
+	addLiveTransports(srv, cfg)
+	ops := operations{schema: schema}
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(getTransport{ops: ops})
 	srv.AddTransport(postTransport{ops: ops})
+}
+
+// addOperationChecks adds what checks an operation before it runs, in
+// order: strict variables (variables.go), introspection control
+// (introspection.go), trusted documents then APQ (one key space, the
+// manifest first), the mutation guard (access.go), and after every
+// parameter mutator the token limit and the cost limit (cost.go), which
+// measure the final text.
+func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSchema) {
 	srv.Use(strictVariables{schema: es.Schema()})
-	srv.AroundResponses(capErrors)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	if cfg.DisableIntrospection {
 		srv.SetDisableSuggestion(true)
@@ -110,7 +143,7 @@ func NewHandler(cfg Config) http.Handler {
 		srv.Use(extension.Introspection{})
 	}
 	if cfg.Trusted != nil {
-		srv.Use(trusted.Extension{Manifest: cfg.Trusted}) // before APQ: one key space, the manifest first
+		srv.Use(trusted.Extension{Manifest: cfg.Trusted})
 	}
 	if cfg.APQCacheSize >= 0 {
 		n := cfg.APQCacheSize
@@ -119,83 +152,112 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](n)})
 	}
-	if cfg.TracerProvider != nil {
-		srv.Use(tracing.NewExtension(cfg.TracerProvider))
-	}
 	srv.Use(mutationGuard{guardMutations(cfg.Auth)})
-	srv.SetParserTokenLimit(lim.MaxTokens)
-	// After APQ and every other parameter mutator: it measures the final text.
-	srv.Use(newCostLimit(lim, es))
+	srv.SetParserTokenLimit(cfg.Limits.MaxTokens)
+	srv.Use(newCostLimit(cfg.Limits, es))
+}
+
+// handleErrors sets the one error presenter (ErrorPresenter behind the
+// edge's, httperrors.go) and turns a resolver's panic into a logged
+// INTERNAL error.
+func handleErrors(srv *handler.Server, cfg Config) {
 	srv.SetErrorPresenter(edgePresenter(ErrorPresenter(cfg.Logger), cfg.DisableIntrospection))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return store.Errorf(store.EINTERNAL, "internal error")
 	})
+}
+
+// addOperationMiddleware adds what wraps a running operation, outermost
+// first: its span (package tracing), its dataloaders (loaderplan.go), its
+// name for the log and the metrics, and the rate limit (ratelimit.go).
+func addOperationMiddleware(srv *handler.Server, cfg Config, rl *rateLimiter) {
+	if cfg.TracerProvider != nil {
+		srv.Use(tracing.NewExtension(cfg.TracerProvider))
+	}
 	srv.AroundOperations(withLoaders(cfg.Store, cfg.LoaderWait))
-	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		if info, _ := ctx.Value(requestInfoKey{}).(*requestInfo); info != nil {
-			oc := graphql.GetOperationContext(ctx)
-			name := oc.OperationName
-			if name == "" && oc.Operation != nil {
-				name = oc.Operation.Name
-			}
-			if name == "" {
-				name = "anonymous"
-			}
-			op := "query"
-			if oc.Operation != nil {
-				op = string(oc.Operation.Operation)
-			}
-			info.operation.Store(op + " " + name)
-			obs.Set(ctx, slog.String("operation", op+" "+name))
-		}
-		return next(ctx)
-	})
-	// HTTP caching (httpcache.go): Cache-Control, ETag and 304, micro-cache.
-	hc := newHTTPCache(graph.NewExecutableSchema(graph.Config{}).Schema(), cfg.MicroCache)
-	srv.AroundResponses(hc.recordOutcome)
-	rl := newRateLimiter(cfg.RateLimit)
+	srv.AroundOperations(nameOperation)
 	if rl != nil {
 		srv.AroundOperations(rl.around)
 	}
-	srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-		resp := next(ctx)
-		if resp == nil {
-			return nil
-		}
-		if resp.Extensions == nil {
-			resp.Extensions = map[string]any{}
-		}
-		if u := store.UsageFrom(ctx); u != nil {
-			cost := map[string]any{"itemsRead": u.ItemsRead(), "requests": u.Requests()}
-			if m := costOf(graphql.GetOperationContext(ctx)); m != nil && m.Known {
-				cost["complexity"] = m.Complexity
-			}
-			if rcu := u.ReadCapacity(); rcu > 0 {
-				cost["readCapacityUnits"] = rcu
-			}
-			if ri, _ := ctx.Value(requestInfoKey{}).(*requestInfo); ri != nil {
-				if t := ri.throttle.Load(); t != nil {
-					cost["requestedQueryCost"] = t.requested
-					cost["throttleStatus"] = t.status
-				}
-			}
-			resp.Extensions["cost"] = cost
-			obs.Set(ctx, slog.Int64("itemsRead", u.ItemsRead()), slog.Int64("storeRequests", u.Requests()))
-			if rcu := u.ReadCapacity(); rcu > 0 {
-				obs.Set(ctx, slog.Float64("readCapacityUnits", rcu))
-			}
-		}
-		if e, _ := ctx.Value(explainKey{}).(*explain); e != nil {
-			e.mu.Lock()
-			entries := e.entries
-			e.mu.Unlock()
-			resp.Extensions["plan"] = entries
-		}
-		return resp
-	})
-	gqlHTTP := cfg.Trusted.Middleware(srv)
-	var h http.Handler = httpEdge(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+}
+
+// nameOperation records the operation ("query Name", "mutation anonymous")
+// in the request's info (the metrics' label) and on its log line.
+func nameOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	info := requestInfoFrom(ctx)
+	if info == nil {
+		return next(ctx)
+	}
+	oc := graphql.GetOperationContext(ctx)
+	name := oc.OperationName
+	if name == "" && oc.Operation != nil {
+		name = oc.Operation.Name
+	}
+	if name == "" {
+		name = "anonymous"
+	}
+	op := "query"
+	if oc.Operation != nil {
+		op = string(oc.Operation.Operation)
+	}
+	info.operation.Store(op + " " + name)
+	obs.Set(ctx, slog.String("operation", op+" "+name))
+	return next(ctx)
+}
+
+// addResponseMiddleware adds what shapes a response, outermost first: the
+// capped error list (httperrors.go), the HTTP cache's view of the outcome
+// (httpcache.go), and the extensions (cost and plan).
+func addResponseMiddleware(srv *handler.Server, hc *httpCache) {
+	srv.AroundResponses(capErrors)
+	srv.AroundResponses(hc.recordOutcome)
+	srv.AroundResponses(addExtensions)
+}
+
+// addExtensions puts extensions.cost on every response of a request that
+// counts its reads (costreport.go), and extensions.plan on one that asked
+// for EXPLAIN (explain.go).
+func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	if resp == nil {
+		return nil
+	}
+	if resp.Extensions == nil {
+		resp.Extensions = map[string]any{}
+	}
+	if cost := operationCostReport(ctx); cost != nil {
+		resp.Extensions["cost"] = cost
+	}
+	if e, _ := ctx.Value(explainKey{}).(*explain); e != nil {
+		resp.Extensions["plan"] = e.plan()
+	}
+	return resp
+}
+
+// httpLayers wraps gqlgen's server in the HTTP layers, innermost first:
+// trusted documents' GET ids (package trusted), the request's context
+// (withRequestContext), the HTTP edge (edge.go), the rate limit's charge
+// for refusals (ratelimit_refused.go), live connections (liveconn.go), the
+// HTTP cache, and credentials when configured (package auth).
+func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache) http.Handler {
+	h := withRequestContext(cfg, rl, cfg.Trusted.Middleware(srv))
+	h = httpEdge(cfg.Limits.MaxBodyBytes, h)
+	h = rl.gate(h) // refusals cost too
+	h = cfg.Live.middleware(h)
+	h = hc.wrap(h)
+	if cfg.Auth.Enabled() {
+		h = cfg.Auth.Middleware(h)
+	}
+	return h
+}
+
+// withRequestContext gives each request its context: the request timeout,
+// a store.Usage for extensions.cost, the requestInfo the operation fills,
+// the rate limit's client, and an EXPLAIN collector on X-Explain: 1. After
+// next it observes the request's latency by operation.
+func withRequestContext(cfg Config, rl *rateLimiter, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
 		ctx, cancel := requestContext(req, cfg.RequestTimeout)
 		defer cancel()
@@ -208,20 +270,13 @@ func NewHandler(cfg Config) http.Handler {
 		if req.Header.Get("X-Explain") == "1" {
 			ctx, _ = withExplain(ctx)
 		}
-		gqlHTTP.ServeHTTP(w, req.WithContext(ctx))
+		next.ServeHTTP(w, req.WithContext(ctx))
 		op, _ := info.operation.Load().(string)
 		if op == "" {
 			op = "invalid"
 		}
 		cfg.Metrics.ObserveRequest(op, time.Since(start))
-	}))
-	h = rl.gate(h) // refusals cost too (ratelimit_refused.go)
-	h = cfg.Live.middleware(h)
-	h = hc.wrap(h)
-	if cfg.Auth.Enabled() {
-		h = cfg.Auth.Middleware(h)
-	}
-	return h
+	})
 }
 
 // DefaultRequestTimeout bounds one request's work.
@@ -235,6 +290,13 @@ type requestInfo struct {
 }
 
 type requestInfoKey struct{}
+
+// requestInfoFrom returns the request's info (nil outside NewHandler's
+// requests).
+func requestInfoFrom(ctx context.Context) *requestInfo {
+	info, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
+	return info
+}
 
 // ErrorPresenter maps every error to a GraphQL error with extensions.code:
 // store errors by their code; gqlgen's own errors about the request (parse,

@@ -43,28 +43,15 @@ type Limits struct {
 	MaxEntities   int // _entities representations per request
 }
 
+// withDefaults gives each zero field its default.
 func (l Limits) withDefaults() Limits {
-	if l.MaxBodyBytes <= 0 {
-		l.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if l.MaxComplexity <= 0 {
-		l.MaxComplexity = DefaultMaxComplexity
-	}
-	if l.MaxDepth <= 0 {
-		l.MaxDepth = DefaultMaxDepth
-	}
-	if l.MaxAliases <= 0 {
-		l.MaxAliases = DefaultMaxAliases
-	}
-	if l.MaxTokens <= 0 {
-		l.MaxTokens = DefaultMaxTokens
-	}
-	if l.MaxSelections <= 0 {
-		l.MaxSelections = DefaultMaxSelections
-	}
-	if l.MaxEntities <= 0 {
-		l.MaxEntities = DefaultMaxEntities
-	}
+	l.MaxBodyBytes = positiveOr(l.MaxBodyBytes, DefaultMaxBodyBytes)
+	l.MaxComplexity = positiveOr(l.MaxComplexity, DefaultMaxComplexity)
+	l.MaxDepth = positiveOr(l.MaxDepth, DefaultMaxDepth)
+	l.MaxAliases = positiveOr(l.MaxAliases, DefaultMaxAliases)
+	l.MaxTokens = positiveOr(l.MaxTokens, DefaultMaxTokens)
+	l.MaxSelections = positiveOr(l.MaxSelections, DefaultMaxSelections)
+	l.MaxEntities = positiveOr(l.MaxEntities, DefaultMaxEntities)
 	return l
 }
 

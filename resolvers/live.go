@@ -69,18 +69,10 @@ type Live struct {
 
 // NewLive returns the live connection registry for cfg.
 func NewLive(cfg LiveConfig) *Live {
-	if cfg.MaxSubscriptionsPerConn <= 0 {
-		cfg.MaxSubscriptionsPerConn = DefaultMaxSubscriptionsPerConn
-	}
-	if cfg.MaxConnsPerClient <= 0 {
-		cfg.MaxConnsPerClient = DefaultMaxConnsPerClient
-	}
-	if cfg.KeepAlive <= 0 {
-		cfg.KeepAlive = DefaultKeepAlive
-	}
-	if cfg.WriteTimeout <= 0 {
-		cfg.WriteTimeout = DefaultLiveWriteTimeout
-	}
+	cfg.MaxSubscriptionsPerConn = positiveOr(cfg.MaxSubscriptionsPerConn, DefaultMaxSubscriptionsPerConn)
+	cfg.MaxConnsPerClient = positiveOr(cfg.MaxConnsPerClient, DefaultMaxConnsPerClient)
+	cfg.KeepAlive = positiveOr(cfg.KeepAlive, DefaultKeepAlive)
+	cfg.WriteTimeout = positiveOr(cfg.WriteTimeout, DefaultLiveWriteTimeout)
 	return &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, clients: map[string]int{}, drained: make(chan struct{})}
 }
 

@@ -50,9 +50,7 @@ func batching[K comparable, V any](sole bool, wait time.Duration) []dataloader.O
 	if sole {
 		return []dataloader.Option[K, V]{dataloader.WithBatchCapacity[K, V](1)}
 	}
-	if wait <= 0 {
-		wait = DefaultLoaderWait
-	}
+	wait = positiveOr(wait, DefaultLoaderWait)
 	return []dataloader.Option[K, V]{dataloader.WithBatchCapacity[K, V](maxBatch), dataloader.WithWait[K, V](wait)}
 }
 

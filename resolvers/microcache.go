@@ -74,9 +74,7 @@ func newMicroCache(cfg MicroCacheConfig) *microCache {
 	if cfg.TTL <= 0 {
 		return nil
 	}
-	if cfg.MaxBytes <= 0 {
-		cfg.MaxBytes = DefaultMicroCacheBytes
-	}
+	cfg.MaxBytes = positiveOr(cfg.MaxBytes, DefaultMicroCacheBytes)
 	return &microCache{ttl: cfg.TTL, maxBytes: cfg.MaxBytes, metrics: cfg.Metrics, now: time.Now,
 		order: list.New(), byKey: map[string]*list.Element{}, inflight: map[string]*flight{}}
 }

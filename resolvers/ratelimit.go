@@ -48,9 +48,7 @@ func newRateLimiter(cfg RateLimit) *rateLimiter {
 	if cfg.Rate <= 0 {
 		return nil
 	}
-	if cfg.Burst <= 0 {
-		cfg.Burst = int(cfg.Rate * 10)
-	}
+	cfg.Burst = positiveOr(cfg.Burst, int(cfg.Rate*10))
 	return &rateLimiter{cfg: cfg, clients: lru.New[*rate.Limiter](maxClients)}
 }
 
@@ -124,14 +122,10 @@ func (rl *rateLimiter) around(ctx context.Context, next graphql.OperationHandler
 	l := rl.limiter(ctx, client)
 	now := time.Now()
 	allowed := l.AllowN(now, cost)
-	info := &throttleInfo{requested: cost, status: throttleStatus{
-		MaximumAvailable:   float64(rl.cfg.Burst),
-		CurrentlyAvailable: l.TokensAt(now),
-		RestoreRate:        rl.cfg.Rate,
-	}}
+	info := rl.throttle(cost, l.TokensAt(now))
 	if allowed {
 		markCharged(ctx)
-		if ri, _ := ctx.Value(requestInfoKey{}).(*requestInfo); ri != nil {
+		if ri := requestInfoFrom(ctx); ri != nil {
 			ri.throttle.Store(info)
 		}
 		return next(ctx)
@@ -143,6 +137,16 @@ func (rl *rateLimiter) around(ctx context.Context, next graphql.OperationHandler
 	err := &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": CodeThrottled}}
 	return graphql.OneShot(&graphql.Response{
 		Errors:     gqlerror.List{err},
-		Extensions: map[string]any{"cost": map[string]any{"requestedQueryCost": cost, "throttleStatus": info.status}},
+		Extensions: map[string]any{"cost": costReport(nil, nil, info)},
 	})
+}
+
+// throttle is the rate limit's view of a request that asks for requested
+// points of a client with avail left.
+func (rl *rateLimiter) throttle(requested int, avail float64) *throttleInfo {
+	return &throttleInfo{requested: requested, status: throttleStatus{
+		MaximumAvailable:   float64(rl.cfg.Burst),
+		CurrentlyAvailable: avail,
+		RestoreRate:        rl.cfg.Rate,
+	}}
 }

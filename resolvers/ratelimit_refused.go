@@ -66,7 +66,7 @@ func (rl *rateLimiter) gate(next http.Handler) http.Handler {
 		l := rl.limiter(r.Context(), client)
 		now := time.Now()
 		if avail := l.TokensAt(now); avail < float64(cost) {
-			rl.refuse(w, avail, float64(cost))
+			rl.refuse(w, avail, cost)
 			return
 		}
 		// Taken even past the budget (the bucket goes into debt), so that
@@ -81,24 +81,19 @@ func (rl *rateLimiter) gate(next http.Handler) http.Handler {
 // refusedCost is the configured cost of a refused request, at most the
 // burst (a larger one could never be taken).
 func (rl *rateLimiter) refusedCost() int {
-	c := rl.cfg.RefusedCost
-	if c <= 0 {
-		c = DefaultRefusedCost
-	}
-	return min(c, rl.cfg.Burst)
+	return min(positiveOr(rl.cfg.RefusedCost, DefaultRefusedCost), rl.cfg.Burst)
 }
 
 // refuse answers 429 THROTTLED to a client with avail points of a needed
 // need, saying when to retry.
-func (rl *rateLimiter) refuse(w http.ResponseWriter, avail, need float64) {
-	wait := math.Ceil((need - avail) / rl.cfg.Rate)
-	status := throttleStatus{MaximumAvailable: float64(rl.cfg.Burst), CurrentlyAvailable: avail, RestoreRate: rl.cfg.Rate}
+func (rl *rateLimiter) refuse(w http.ResponseWriter, avail float64, need int) {
+	wait := math.Ceil((float64(need) - avail) / rl.cfg.Rate)
 	body, _ := json.Marshal(map[string]any{
 		"errors": []map[string]any{{
-			"message":    "throttled: your rate budget is spent (refused requests cost " + strconv.FormatFloat(need, 'f', -1, 64) + " points too); retry after the Retry-After seconds",
+			"message":    "throttled: your rate budget is spent (refused requests cost " + strconv.Itoa(need) + " points too); retry after the Retry-After seconds",
 			"extensions": map[string]any{"code": CodeThrottled},
 		}},
-		"extensions": map[string]any{"cost": map[string]any{"requestedQueryCost": need, "throttleStatus": status}},
+		"extensions": map[string]any{"cost": costReport(nil, nil, rl.throttle(need, avail))},
 	})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Retry-After", strconv.FormatFloat(max(wait, 1), 'f', 0, 64))

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acme/comments-gateway/resolvers"
+	"github.com/acme/comments-gateway/store"
+)
+
+// This file is the serve command's configuration: every flag with its
+// default and COMMENTS_* environment variable (defaults < environment <
+// flags, see parse), parsed once into a serveConfig and validated. The
+// flags of subscriptions are in serve_live.go, those of access control in
+// serve_access.go; README.md's "Every serve flag" table is tested against
+// this flag set (readme_test.go).
+
+// serveConfig is the serve command's configuration, parsed and validated
+// by parseServeConfig; newApp builds the server from it.
+type serveConfig struct {
+	access          accessConfig // -dev, -open-mutations, credentials
+	introspection   bool         // -introspection, default: on in dev mode
+	graphiql        bool         // -graphiql, default: on in dev mode
+	addr            string
+	store           storeSpec
+	demo            bool
+	logFormat       string // text or json
+	corsOrigins     []string
+	shutdownTimeout time.Duration
+	readTimeout     time.Duration
+	requestTimeout  time.Duration
+	loaderWait      time.Duration
+	sizing          store.Sizing
+	limits          resolvers.Limits
+	rateLimit       resolvers.RateLimit
+	apqCacheSize    int // 0: APQ off
+	trustedPath     string
+	onlyTrusted     bool
+	micro           resolvers.MicroCacheConfig
+	metricsAddr     string
+	pprof           bool
+	adminAddr       string
+	otlpEndpoint    string
+	live            liveFlags
+	// getenv reads the OTEL_* variables of the OpenTelemetry SDK (tracing.Setup).
+	getenv func(string) string
+
+	// typed holds the flags whose value is resolved after parsing (against
+	// -dev, or into the fields above).
+	typed struct {
+		store, mergeSizing, corsOrigins string
+		introspection, graphiql         modeBool
+	}
+}
+
+// parseServeConfig parses the serve command's flags and their environment
+// variables (devDefault: -dev's default) and validates them.
+func parseServeConfig(args []string, devDefault bool, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
+	fs := newFlags("serve", stderr)
+	c := &serveConfig{getenv: getenv}
+	c.register(fs, devDefault)
+	if err := parse(fs, args, getenv); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	if err := c.resolve(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// register adds every serve flag to fs, group by group.
+func (c *serveConfig) register(fs *flag.FlagSet, devDefault bool) {
+	c.access.register(fs, devDefault)
+	c.registerServer(fs)
+	c.registerLimits(fs)
+	c.registerCaching(fs)
+	c.registerObservability(fs)
+	c.live.register(fs)
+}
+
+// registerServer adds the flags of the listener, the store and the modes.
+func (c *serveConfig) registerServer(fs *flag.FlagSet) {
+	fs.Var(&c.typed.introspection, "introspection", "allow introspection (default: on in dev mode); off also hides field suggestions")
+	fs.Var(&c.typed.graphiql, "graphiql", "serve GraphiQL at / (default: on in dev mode)")
+	fs.StringVar(&c.typed.corsOrigins, "cors-origins", "", "comma-separated origins allowed by CORS on /graphql (e.g. https://shop.example.com, https://*.example.com); empty: no CORS headers")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
+	fs.StringVar(&c.typed.store, "store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
+	fs.BoolVar(&c.demo, "demo", true, "load the demo data set when the store is empty")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may finish on SIGINT/SIGTERM")
+	fs.DurationVar(&c.loaderWait, "loader-wait", resolvers.DefaultLoaderWait, "how long a dataloader collects keys before its one batched read")
+	fs.StringVar(&c.typed.mergeSizing, "merge-sizing", "balanced", "how a merge of several ratings sizes its queries: lean (fewest items read, most refill rounds), balanced, or few-rounds (fewest refill round trips)")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", resolvers.DefaultRequestTimeout, "bound on one request's work, store calls included")
+	fs.DurationVar(&c.readTimeout, "read-timeout", 15*time.Second, "how long a client may take to send a whole request, body included; a body that stalls past it gets 408")
+	fs.StringVar(&c.adminAddr, "admin-addr", "", "serve GET /backup and /export (unauthenticated: bind to loopback) on this address; empty: off")
+}
+
+// registerLimits adds the flags that bound what a request or a client may
+// ask for: the size of an operation, the rate limit, trusted documents.
+func (c *serveConfig) registerLimits(fs *flag.FlagSet) {
+	lim, rl := &c.limits, &c.rateLimit
+	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", resolvers.DefaultMaxBodyBytes, "largest request body; larger ones get 413")
+	fs.IntVar(&lim.MaxComplexity, "max-complexity", resolvers.DefaultMaxComplexity, "largest query complexity (page sizes multiply their selections)")
+	fs.IntVar(&lim.MaxDepth, "max-depth", resolvers.DefaultMaxDepth, "deepest selection nesting")
+	fs.IntVar(&lim.MaxAliases, "max-aliases", resolvers.DefaultMaxAliases, "most aliased fields in one operation")
+	fs.IntVar(&lim.MaxTokens, "max-tokens", resolvers.DefaultMaxTokens, "most lexer tokens in one query")
+	fs.IntVar(&lim.MaxSelections, "max-selections", resolvers.DefaultMaxSelections, "most fields in one document, fragments expanded")
+	fs.IntVar(&lim.MaxEntities, "max-entities", resolvers.DefaultMaxEntities, "most _entities representations in one request")
+	fs.Float64Var(&rl.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
+	fs.IntVar(&rl.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
+	fs.IntVar(&rl.RefusedCost, "rate-refused-cost", resolvers.DefaultRefusedCost, "points a request that runs no operation (a parse, validation or limit failure) costs; a client with fewer left gets 429")
+	fs.BoolVar(&rl.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
+	fs.StringVar(&c.trustedPath, "trusted-documents", "", "JSON manifest of trusted documents, id → document (GraphQL Codegen's persisted-documents.json, Relay's persisted_queries.json); clients send documentId or extensions.persistedQuery.sha256Hash")
+	fs.BoolVar(&c.onlyTrusted, "only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
+}
+
+// registerCaching adds the flags of the caches: persisted queries and the
+// micro-cache of GET responses.
+func (c *serveConfig) registerCaching(fs *flag.FlagSet) {
+	fs.IntVar(&c.apqCacheSize, "apq-cache-size", resolvers.DefaultAPQCacheSize, "automatic persisted queries kept in the LRU cache; 0 turns APQ off")
+	c.micro.MaxBytes = resolvers.DefaultMicroCacheBytes
+	fs.DurationVar(&c.micro.TTL, "micro-cache-ttl", 0, "serve public GET query responses from an in-process cache for this long, e.g. 500ms (0: off)")
+	fs.Var((*byteSize)(&c.micro.MaxBytes), "micro-cache-bytes", "bound on the micro-cache's memory, e.g. 64MB or 64MiB (least recently used entries are evicted)")
+}
+
+// registerObservability adds the flags of logs, metrics, profiles and traces.
+func (c *serveConfig) registerObservability(fs *flag.FlagSet) {
+	fs.StringVar(&c.logFormat, "log-format", "", "log format: text or json (default: text in dev mode, json otherwise)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics (and pprof with -pprof) on this separate listener, e.g. 127.0.0.1:9090; without it /metrics is served on -addr in dev mode only")
+	fs.BoolVar(&c.pprof, "pprof", false, "serve Go's profiles at /debug/pprof/ on the -metrics-addr listener")
+	fs.StringVar(&c.otlpEndpoint, "otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
+}
+
+// resolve fills the defaults that depend on -dev, turns the typed flags
+// into their values and refuses values the server cannot run with.
+func (c *serveConfig) resolve() error {
+	dev := c.access.dev
+	c.introspection, c.graphiql = c.typed.introspection.or(dev), c.typed.graphiql.or(dev)
+	c.corsOrigins = splitList(c.typed.corsOrigins)
+	if c.logFormat == "" {
+		c.logFormat = "json"
+		if dev {
+			c.logFormat = "text"
+		}
+	}
+	if _, ok := logHandlers[c.logFormat]; !ok {
+		return fmt.Errorf("-log-format %q: want text or json", c.logFormat)
+	}
+	var err error
+	if c.store, err = parseStoreSpec(c.typed.store); err != nil {
+		return err
+	}
+	if c.readTimeout <= 0 {
+		return fmt.Errorf("-read-timeout %s: want a positive duration (a stalled body would hold its connection forever)", c.readTimeout)
+	}
+	if c.micro.TTL < 0 || c.micro.MaxBytes <= 0 {
+		return fmt.Errorf("-micro-cache-ttl %v, -micro-cache-bytes %d: want a TTL of 0 (off) or more and a positive size", c.micro.TTL, c.micro.MaxBytes)
+	}
+	if c.apqCacheSize < 0 {
+		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", c.apqCacheSize)
+	}
+	if c.pprof && c.metricsAddr == "" {
+		return errors.New("-pprof needs -metrics-addr: profiles are served on the metrics listener only, never on the API's")
+	}
+	sizing, ok := store.Sizings[c.typed.mergeSizing]
+	if !ok {
+		return fmt.Errorf("-merge-sizing %q: want lean, balanced or few-rounds", c.typed.mergeSizing)
+	}
+	c.sizing = sizing
+	return nil
+}
+
+const defaultStore = "bolt:comments.db"
+
+// storeSpec is a parsed -store value: bolt:PATH or dynamodb:TABLE.
+type storeSpec struct {
+	kind string // "bolt" or "dynamodb"
+	arg  string // the file's path or the table's name
+}
+
+// String is the spec as written: bolt:PATH or dynamodb:TABLE.
+func (s storeSpec) String() string { return s.kind + ":" + s.arg }
+
+// parseStoreSpec parses a -store spec: bolt:PATH or dynamodb:TABLE.
+func parseStoreSpec(spec string) (storeSpec, error) {
+	kind, arg, ok := strings.Cut(spec, ":")
+	if !ok || arg == "" {
+		return storeSpec{}, fmt.Errorf("-store %q: want bolt:PATH or dynamodb:TABLE", spec)
+	}
+	if kind != "bolt" && kind != "dynamodb" {
+		return storeSpec{}, fmt.Errorf("-store %q: unknown store %q (want bolt or dynamodb)", spec, kind)
+	}
+	return storeSpec{kind: kind, arg: arg}, nil
+}
+
+// modeBool is a boolean flag whose default depends on -dev: it remembers
+// whether it was set (by the environment or the command line).
+type modeBool struct {
+	v, set bool
+}
+
+func (b *modeBool) String() string {
+	if b == nil {
+		return "false"
+	}
+	return strconv.FormatBool(b.v)
+}
+func (b *modeBool) IsBoolFlag() bool { return true }
+func (b *modeBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.v, b.set = v, true
+	return nil
+}
+
+// or returns the flag's value when set, else def.
+func (b *modeBool) or(def bool) bool {
+	if b.set {
+		return b.v
+	}
+	return def
+}
+
+// splitList splits a comma-separated flag value, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

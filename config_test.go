@@ -1,0 +1,123 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServeFlagDefaultsMatchREADME: every serve flag whose default the
+// README's flag table writes as one value (`10s`, `64MiB`, none) has that
+// default in the flag set itself. Defaults that depend on the mode (-dev,
+// -log-format, -introspection, …) are written as prose and not compared.
+func TestServeFlagDefaultsMatchREADME(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "Every serve flag")
+	if start < 0 {
+		t.Fatal(`README.md has no "Every serve flag" table`)
+	}
+	row := regexp.MustCompile("(?m)^\\| `-([a-z0-9-]+)` \\| ([^|]*) \\|")
+	literal := regexp.MustCompile("^(?:`([^`]+)`|(none))(?: \\(.*\\))?$")
+	compared := 0
+	for _, line := range strings.Split(doc[start:], "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			if compared > 0 && !strings.HasPrefix(line, "|") {
+				break // the end of the table
+			}
+			continue
+		}
+		v := literal.FindStringSubmatch(strings.TrimSpace(m[2]))
+		if v == nil {
+			continue
+		}
+		name, want := m[1], v[1] // "" for none
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		(&serveConfig{}).register(fs, false)
+		f := fs.Lookup(name)
+		if f == nil {
+			t.Errorf("README: -%s is not a serve flag", name)
+			continue
+		}
+		compared++
+		if want == "" {
+			if f.DefValue != "" {
+				t.Errorf("README: -%s defaults to none; the flag set says %q", name, f.DefValue)
+			}
+			continue
+		}
+		// Compare values, not spellings: 64MiB is 67108864, 1ms is 1ms.
+		if err := fs.Set(name, want); err != nil {
+			t.Errorf("README: -%s default %q is not a valid value: %v", name, want, err)
+		} else if got := f.Value.String(); got != f.DefValue {
+			t.Errorf("README: -%s defaults to %s (%s); the flag set says %s", name, want, got, f.DefValue)
+		}
+	}
+	if compared < 30 {
+		t.Fatalf("compared the defaults of only %d flags: is the README table still understood?", compared)
+	}
+}
+
+// TestServeConfigPrecedence: a flag's value comes from the command line,
+// else its COMMENTS_* variable, else its default; the defaults that depend
+// on -dev follow it unless set.
+func TestServeConfigPrecedence(t *testing.T) {
+	env := map[string]string{"COMMENTS_ADDR": "127.0.0.1:9999", "COMMENTS_STORE": "dynamodb:from-env", "COMMENTS_DEV": "true"}
+	getenv := func(k string) string { return env[k] }
+	c, err := parseServeConfig([]string{"-store", "bolt:/tmp/x.db", "-introspection=false"}, false, getenv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.addr != "127.0.0.1:9999" {
+		t.Errorf("addr %q: want the environment's", c.addr)
+	}
+	if c.store != (storeSpec{kind: "bolt", arg: "/tmp/x.db"}) || c.store.String() != "bolt:/tmp/x.db" {
+		t.Errorf("store %+v: want the command line's bolt:/tmp/x.db", c.store)
+	}
+	if !c.access.dev || c.introspection || !c.graphiql || c.logFormat != "text" {
+		t.Errorf("dev %v introspection %v graphiql %v log %q: want dev from the environment, introspection off as set, GraphiQL and text logs as dev mode's",
+			c.access.dev, c.introspection, c.graphiql, c.logFormat)
+	}
+	c, err = parseServeConfig([]string{"-cors-origins", " https://a.example, ,https://b.example", "-micro-cache-bytes", "1KiB", "-shutdown-timeout", "3s"}, false, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.access.dev || c.introspection || c.graphiql || c.logFormat != "json" || c.store.String() != defaultStore {
+		t.Errorf("production defaults: dev %v introspection %v graphiql %v log %q store %s", c.access.dev, c.introspection, c.graphiql, c.logFormat, c.store)
+	}
+	if strings.Join(c.corsOrigins, " ") != "https://a.example https://b.example" || c.micro.MaxBytes != 1024 || c.shutdownTimeout != 3*time.Second {
+		t.Errorf("cors %q, micro-cache bytes %d, shutdown timeout %s", c.corsOrigins, c.micro.MaxBytes, c.shutdownTimeout)
+	}
+}
+
+// TestServeConfigRefuses: values the server cannot run with are refused
+// before anything starts, with a message that names the flag.
+func TestServeConfigRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-store", "sqlite:x"}, `-store "sqlite:x": unknown store "sqlite"`},
+		{[]string{"-store", "bolt:"}, `-store "bolt:": want bolt:PATH or dynamodb:TABLE`},
+		{[]string{"-log-format", "xml"}, `-log-format "xml": want text or json`},
+		{[]string{"-read-timeout", "0s"}, "-read-timeout 0s: want a positive duration"},
+		{[]string{"-micro-cache-ttl", "-1s"}, "-micro-cache-ttl -1s, -micro-cache-bytes"},
+		{[]string{"-apq-cache-size", "-1"}, "-apq-cache-size -1: want 0 (off) or more"},
+		{[]string{"-pprof"}, "-pprof needs -metrics-addr"},
+		{[]string{"-merge-sizing", "fast"}, `-merge-sizing "fast": want lean, balanced or few-rounds`},
+		{[]string{"extra"}, `serve: unexpected argument "extra"`},
+	} {
+		_, err := parseServeConfig(tc.args, true, func(string) string { return "" }, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("serve %s: got %v, want an error containing %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
