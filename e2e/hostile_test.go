@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // The hostile-input suite: malformed and abusive requests over HTTP against
 // the built binary. Every one must get a 4xx, or a GraphQL error whose every

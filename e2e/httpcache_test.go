@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -77,16 +77,4 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-func TestByteSizeFlag(t *testing.T) {
-	var b byteSize
-	for in, want := range map[string]int64{"64MB": 64_000_000, "64MiB": 64 << 20, "512KiB": 512 << 10, "1000": 1000} {
-		if err := b.Set(in); err != nil || int64(b) != want {
-			t.Errorf("%s: %d, %v; want %d", in, b, err, want)
-		}
-	}
-	if err := b.Set("lots"); err == nil {
-		t.Errorf("lots: no error")
-	}
 }

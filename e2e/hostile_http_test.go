@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // The HTTP edge of the hostile suite: requests that are not well-formed
 // GraphQL over HTTP, sent to the plain binary in production mode

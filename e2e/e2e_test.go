@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package e2e
 
 // End-to-end tests of the gateway binary.
 //
@@ -79,6 +79,9 @@ type builtBinary struct {
 	err  error
 }
 
+// TestMain runs the tests and removes the binaries they built. A binary is
+// built once per test process, on first use (MustBinary, MustPlainBinary),
+// so that `go test -short` or a -run that needs none builds nothing.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if e2eBinaries.dir != "" {
@@ -119,7 +122,11 @@ func mustBuild(tb testing.TB, race bool) string {
 	return b.path
 }
 
-// buildBinary runs `go build [-race]`; e2eBinaries.mu is held.
+// moduleRoot is the directory of package main (this package's parent), the
+// one the binary is built from and the README is read in.
+const moduleRoot = ".."
+
+// buildBinary runs `go build [-race]` in moduleRoot; e2eBinaries.mu is held.
 func buildBinary(race bool) builtBinary {
 	if e2eBinaries.dir == "" {
 		dir, err := os.MkdirTemp("", "comments-gateway-e2e-")
@@ -137,9 +144,10 @@ func buildBinary(race bool) builtBinary {
 	defer cancel()
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "go", append(args, "-o", bin, ".")...)
+	cmd.Dir = moduleRoot
 	cmd.WaitDelay = 10 * time.Second
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return builtBinary{err: fmt.Errorf("go %s -o %s . (after %s): %v\n%s", strings.Join(args, " "), bin, time.Since(start).Round(time.Millisecond), err, out)}
+		return builtBinary{err: fmt.Errorf("go %s -o %s %s (after %s): %v\n%s", strings.Join(args, " "), bin, moduleRoot, time.Since(start).Round(time.Millisecond), err, out)}
 	}
 	return builtBinary{path: bin}
 }
@@ -192,6 +200,38 @@ func MustRun(tb testing.TB, args ...string) string {
 	}
 	tb.Logf("gw %s: %s", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
 	return stdout.String()
+}
+
+// runGW runs `gw ARGS...` (bounded by e2eCommandTimeout) with env
+// (KEY=VALUE pairs added to gwEnv) and returns its output and its exit
+// error, for the tests of what a command prints or refuses.
+func runGW(tb testing.TB, env []string, args ...string) (stdout, stderr string, err error) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eCommandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, MustBinary(tb), args...)
+	cmd.Env = append(gwEnv(), env...)
+	cmd.Dir = tb.TempDir()
+	cmd.WaitDelay = 5 * time.Second
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	if strings.Contains(e.String(), "DATA RACE") {
+		tb.Errorf("gw %s: data race:\n%s", strings.Join(args, " "), tail(e.String(), 8000))
+	}
+	return o.String(), e.String(), err
+}
+
+// errorLine is the line `gw` prints on standard error when a command fails
+// ("error: " and the error, its last line), without the prefix; "" when
+// there is none.
+func errorLine(stderr string) (msg string) {
+	for _, line := range strings.Split(stderr, "\n") {
+		if m, ok := strings.CutPrefix(line, "error: "); ok {
+			msg = m
+		}
+	}
+	return msg
 }
 
 func tail(s string, n int) string {
@@ -248,16 +288,17 @@ func MustStartServer(tb testing.TB, args ...string) *Server {
 	// 100) lists): larger than the client limits, which
 	// resolvers/limits_test.go covers.
 	argv := append([]string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-open-mutations", "-graphiql", "-max-aliases", "1000", "-max-complexity", "1000000", "-max-selections", "100000"}, args...)
-	return startServer(tb, MustBinary(tb), argv, func(s *Server) { s.Stop(tb) })
+	return startServer(tb, MustBinary(tb), argv, nil, func(s *Server) { s.Stop(tb) })
 }
 
 // startServer runs the binary bin with argv (a `serve` command on
-// 127.0.0.1:0), registers stop as its cleanup before anything can fail, and
-// learns its address from the first line of its standard output.
-func startServer(tb testing.TB, bin string, argv []string, stop func(*Server)) *Server {
+// 127.0.0.1:0) and env (KEY=VALUE pairs added to gwEnv), registers stop as
+// its cleanup before anything can fail, and learns its address from the
+// first line of its standard output.
+func startServer(tb testing.TB, bin string, argv, env []string, stop func(*Server)) *Server {
 	tb.Helper()
 	cmd := exec.Command(bin, argv...)
-	cmd.Env = gwEnv()
+	cmd.Env = append(gwEnv(), env...)
 	cmd.Dir = tb.TempDir()
 	stdout := &firstLineWriter{line: make(chan string, 1)}
 	s := &Server{cmd: cmd, stderr: &testutil.SyncBuffer{}, exited: make(chan struct{})}

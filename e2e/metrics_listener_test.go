@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"context"
@@ -83,11 +83,11 @@ func TestMetricsListener(t *testing.T) {
 // TestMetricsDevMode: dev mode without -metrics-addr keeps /metrics on the
 // API listener, for convenience.
 func TestMetricsDevMode(t *testing.T) {
-	s := MustServeInProcess(t, nil) // no command word: dev mode
-	if r := s.Do(t, "GET", "/metrics", ""); r.status != 200 || !strings.Contains(r.body, "go_goroutines") {
+	s := MustServe(t, nil) // no command word: dev mode
+	if r := s.MustRequest(t, "GET", "/metrics", ""); r.status != 200 || !strings.Contains(r.body, "go_goroutines") {
 		t.Errorf("dev mode /metrics: %d", r.status)
 	}
-	if r := s.Do(t, "GET", "/debug/pprof/", ""); r.status != 404 {
+	if r := s.MustRequest(t, "GET", "/debug/pprof/", ""); r.status != 404 {
 		t.Errorf("dev mode /debug/pprof/ on the API listener: %d, want 404", r.status)
 	}
 }

@@ -1,8 +1,6 @@
-package main
+package e2e
 
 import (
-	"bytes"
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -12,7 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,60 +21,28 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwt"
 
 	"github.com/acme/comments-gateway/auth"
-	"github.com/acme/comments-gateway/internal/testutil"
 )
 
-var accAddrRE = regexp.MustCompile(`listening on (http://127\.0\.0\.1:[0-9]+)/`)
-
-// accServer is a server run in-process by run().
-type accServer struct {
-	URL    string
-	Stderr *testutil.SyncBuffer
-}
-
-// MustServeInProcess runs the program with args (plus a fresh store on 127.0.0.1:0)
-// until the test ends.
-func MustServeInProcess(tb testing.TB, env map[string]string, args ...string) *accServer {
+// MustServe starts the binary with args (a command word, or none for dev
+// mode) on 127.0.0.1:0 and a fresh bolt store, with env (KEY=VALUE pairs)
+// added to its environment; it is stopped by its pid (SIGTERM, and it must
+// exit cleanly) when the test ends.
+func MustServe(tb testing.TB, env []string, args ...string) *Server {
 	tb.Helper()
-	args = append(args, "-addr", "127.0.0.1:0", "-demo=false", "-store", "bolt:"+filepath.Join(tb.TempDir(), "c.db"))
-	ctx, cancel := context.WithCancel(context.Background())
-	var out testutil.SyncBuffer
-	s := &accServer{Stderr: &testutil.SyncBuffer{}}
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, nil, &out, s.Stderr) }()
-	tb.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				tb.Errorf("server stopped: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			tb.Error("server did not stop")
-		}
-	})
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := accAddrRE.FindStringSubmatch(out.String()); m != nil {
-			s.URL = m[1]
-			return s
-		}
-		select {
-		case err := <-done:
-			tb.Fatalf("%v: exited: %v\n%s", args, err, s.Stderr)
-		default:
-		}
-	}
-	tb.Fatalf("%v: no address\n%s", args, s.Stderr)
-	return nil
+	argv := append(slices.Clone(args), "-addr", "127.0.0.1:0", "-demo=false", "-store", "bolt:"+filepath.Join(tb.TempDir(), "c.db"))
+	return startServer(tb, MustBinary(tb), argv, env, func(s *Server) { s.Stop(tb) })
 }
 
-type accResult struct {
+// reply is one HTTP answer, whatever its status.
+type reply struct {
 	status int
 	header http.Header
 	body   string
 }
 
-func (s *accServer) Do(tb testing.TB, method, path, body string, hdr ...string) accResult {
+// MustRequest sends one request to path (a JSON body, if any) with header
+// pairs and reads the whole reply, whatever its status.
+func (s *Server) MustRequest(tb testing.TB, method, path, body string, hdr ...string) reply {
 	tb.Helper()
 	req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
 	if body != "" {
@@ -85,13 +51,28 @@ func (s *accServer) Do(tb testing.TB, method, path, body string, hdr ...string) 
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := s.client.Do(req)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return accResult{res.StatusCode, res.Header, string(b)}
+	return reply{res.StatusCode, res.Header, string(b)}
+}
+
+// waitLog reports whether the server's log (its complete lines) satisfies
+// ok within e2eListenTimeout: the log arrives through a pipe of its own,
+// so a line the server wrote before it answered may still be on its way.
+func (s *Server) waitLog(ok func(log string) bool) bool {
+	for deadline := time.Now().Add(e2eListenTimeout); ; time.Sleep(10 * time.Millisecond) {
+		log := s.stderr.String()
+		if ok(log[:strings.LastIndexByte(log, '\n')+1]) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
 
 func accQuery(query string) string {
@@ -102,16 +83,18 @@ func accQuery(query string) string {
 const accMutation = `mutation { createComment(input: {productId: "p1", language: "en", rating: 5, author: "Ann", title: "T", body: "B"}) { comment { id author } } }`
 
 func TestServeRefusesToStart(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	notManifest, err := filepath.Abs(filepath.Join(moduleRoot, "go.mod")) // a file, not JSON
+	if err != nil {
+		t.Fatal(err)
+	}
 	db := "bolt:" + filepath.Join(t.TempDir(), "c.db")
 	for _, tc := range []struct {
 		args []string
-		env  map[string]string
+		env  []string
 		want string
 	}{
 		{[]string{"serve", "-store", db}, nil, "-open-mutations"},
-		{[]string{"serve", "-store", db}, map[string]string{"COMMENTS_DEV": "false"}, "-open-mutations"},
+		{[]string{"serve", "-store", db}, []string{"COMMENTS_DEV=false"}, "-open-mutations"},
 		{[]string{"-dev=false", "-store", db}, nil, "-open-mutations"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-api-keys", auth.HashKey("k")}, nil, "contradicts"},
 		{[]string{"serve", "-store", db, "-api-keys", "not-a-hash"}, nil, "SHA-256"},
@@ -124,14 +107,13 @@ func TestServeRefusesToStart(t *testing.T) {
 		{[]string{"serve", "-store", db, "-open-mutations", "-pprof"}, nil, "-pprof needs -metrics-addr"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-only-trusted-documents"}, nil, "-only-trusted-documents needs -trusted-documents"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-trusted-documents", "/nonexistent.json"}, nil, "-trusted-documents"},
-		{[]string{"serve", "-store", db, "-open-mutations", "-trusted-documents", "go.mod"}, nil, "JSON object of id"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-trusted-documents", notManifest}, nil, "JSON object of id"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-log-format", "xml"}, nil, "-log-format"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-merge-sizing", "fast"}, nil, "-merge-sizing"},
 	} {
-		var out, errb bytes.Buffer
-		err := run(ctx, tc.args, func(k string) string { return tc.env[k] }, nil, &out, &errb)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v %v: err = %v, want it to mention %q", tc.args, tc.env, err, tc.want)
+		_, stderr, err := runGW(t, tc.env, tc.args...)
+		if msg := errorLine(stderr); err == nil || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v %v: exit %v, error %q, want it to mention %q\n%s", tc.args, tc.env, err, msg, tc.want, tail(stderr, 2000))
 		}
 	}
 }
@@ -140,14 +122,14 @@ func TestServeRefusesToStart(t *testing.T) {
 // queries (seen in EXPLAIN), not what it returns.
 func TestMergeSizingFlag(t *testing.T) {
 	firstLimits := func(sizing string) (limits []int, ids string) {
-		s := MustServeInProcess(t, nil, "-merge-sizing", sizing)
+		s := MustServe(t, nil, "-merge-sizing", sizing)
 		for i := range 30 {
 			m := fmt.Sprintf(`mutation { createComment(input: {productId: "p1", language: "en", rating: %d, author: "A", title: "T", body: "B"}) { comment { id } } }`, 1+2*(i%3))
-			if r := s.Do(t, "POST", "/graphql", accQuery(m)); r.status != 200 || strings.Contains(r.body, "errors") {
+			if r := s.MustRequest(t, "POST", "/graphql", accQuery(m)); r.status != 200 || strings.Contains(r.body, "errors") {
 				t.Fatalf("create: %d %s", r.status, r.body)
 			}
 		}
-		r := s.Do(t, "POST", "/graphql", accQuery(`{ product(id: "p1") { comments(ratings: [1, 3], first: 6) { nodes { id } } } }`), "X-Explain", "1")
+		r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ product(id: "p1") { comments(ratings: [1, 3], first: 6) { nodes { id } } } }`), "X-Explain", "1")
 		var body struct {
 			Data       json.RawMessage
 			Extensions struct {
@@ -175,70 +157,72 @@ func TestMergeSizingFlag(t *testing.T) {
 }
 
 func TestDevMode(t *testing.T) {
-	s := MustServeInProcess(t, nil) // no command word: dev mode
-	if !strings.Contains(s.Stderr.String(), "WARNING: dev mode: mutations are open") || !strings.Contains(s.Stderr.String(), "level=WARN") {
-		t.Errorf("no warning in text logs:\n%s", s.Stderr)
+	s := MustServe(t, nil) // no command word: dev mode
+	if !s.waitLog(func(log string) bool {
+		return strings.Contains(log, "WARNING: dev mode: mutations are open") && strings.Contains(log, "level=WARN")
+	}) {
+		t.Errorf("no warning in text logs:\n%s", s.stderr)
 	}
-	if r := s.Do(t, "POST", "/graphql", accQuery(accMutation)); r.status != 200 || strings.Contains(r.body, "errors") {
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation)); r.status != 200 || strings.Contains(r.body, "errors") {
 		t.Errorf("open mutation: %d %s", r.status, r.body)
 	}
-	if r := s.Do(t, "GET", "/", ""); r.status != 200 || !strings.Contains(r.body, "graphiql") && !strings.Contains(r.body, "GraphiQL") {
+	if r := s.MustRequest(t, "GET", "/", ""); r.status != 200 || !strings.Contains(r.body, "graphiql") && !strings.Contains(r.body, "GraphiQL") {
 		t.Errorf("GraphiQL: %d %.100s", r.status, r.body)
 	}
-	if r := s.Do(t, "POST", "/graphql", accQuery(`{ __schema { queryType { name } } }`)); !strings.Contains(r.body, `"Query"`) {
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ __schema { queryType { name } } }`)); !strings.Contains(r.body, `"Query"`) {
 		t.Errorf("introspection: %s", r.body)
 	}
 	// No -cors-origins: no CORS headers.
-	r := s.Do(t, "OPTIONS", "/graphql", "", "Origin", "https://shop.example", "Access-Control-Request-Method", "POST")
+	r := s.MustRequest(t, "OPTIONS", "/graphql", "", "Origin", "https://shop.example", "Access-Control-Request-Method", "POST")
 	if r.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("CORS without -cors-origins: %v", r.header)
 	}
 	// -open-mutations outside dev mode starts, with a warning.
-	s2 := MustServeInProcess(t, nil, "serve", "-open-mutations")
-	if !strings.Contains(s2.Stderr.String(), "WARNING: mutations are open") {
-		t.Errorf("-open-mutations: no warning:\n%s", s2.Stderr)
+	s2 := MustServe(t, nil, "serve", "-open-mutations")
+	if !s2.waitLog(func(log string) bool { return strings.Contains(log, "WARNING: mutations are open") }) {
+		t.Errorf("-open-mutations: no warning:\n%s", s2.stderr)
 	}
 }
 
 func TestServeProduction(t *testing.T) {
 	const key = "prod-key-1"
-	env := map[string]string{"COMMENTS_API_KEYS": auth.HashKey("other") + "," + auth.HashKey(key)}
-	s := MustServeInProcess(t, env, "serve", "-cors-origins", "https://shop.example, https://*.shop.example")
+	env := []string{"COMMENTS_API_KEYS=" + auth.HashKey("other") + "," + auth.HashKey(key)}
+	s := MustServe(t, env, "serve", "-cors-origins", "https://shop.example, https://*.shop.example")
 
-	if r := s.Do(t, "GET", "/", ""); r.status != 404 {
+	if r := s.MustRequest(t, "GET", "/", ""); r.status != 404 {
 		t.Errorf("GraphiQL is off by default in production: %d", r.status)
 	}
 	for _, p := range []string{"/healthz", "/readyz"} {
-		if r := s.Do(t, "GET", p, ""); r.status != 200 {
+		if r := s.MustRequest(t, "GET", p, ""); r.status != 200 {
 			t.Errorf("%s: %d", p, r.status)
 		}
 	}
-	if r := s.Do(t, "GET", "/metrics", ""); r.status != 404 {
+	if r := s.MustRequest(t, "GET", "/metrics", ""); r.status != 404 {
 		t.Errorf("/metrics on the API listener in production (no -metrics-addr): %d, want 404", r.status)
 	}
-	if r := s.Do(t, "POST", "/graphql", accQuery(`{ __schema { queryType { name } } }`)); strings.Contains(r.body, `"Query"`) || !strings.Contains(r.body, "errors") {
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ __schema { queryType { name } } }`)); strings.Contains(r.body, `"Query"`) || !strings.Contains(r.body, "errors") {
 		t.Errorf("introspection is off by default in production: %s", r.body)
 	}
-	if r := s.Do(t, "POST", "/graphql", accQuery(`{ prodct(id: "p1") { id } }`)); strings.Contains(r.body, "Did you mean") {
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ prodct(id: "p1") { id } }`)); strings.Contains(r.body, "Did you mean") {
 		t.Errorf("suggestions shown: %s", r.body)
 	}
-	if r := s.Do(t, "POST", "/graphql", accQuery(accMutation)); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation)); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
 		t.Errorf("mutation without a key: %d %s", r.status, r.body)
 	}
-	if r := s.Do(t, "POST", "/graphql", accQuery(accMutation), "Authorization", "Bearer "+key); r.status != 200 || strings.Contains(r.body, "errors") {
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", "Bearer "+key); r.status != 200 || strings.Contains(r.body, "errors") {
 		t.Errorf("mutation with a key: %d %s", r.status, r.body)
 	}
-	if r := s.Do(t, "POST", "/graphql", accQuery(`{ product(id: "p1") { stats { total } } }`)); !strings.Contains(r.body, `"total":1`) {
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ product(id: "p1") { stats { total } } }`)); !strings.Contains(r.body, `"total":1`) {
 		t.Errorf("query without a key: %s", r.body)
 	}
 
 	// CORS: allowed origins get the headers, others none.
 	for origin, allowed := range map[string]bool{"https://shop.example": true, "https://m.shop.example": true, "https://evil.example": false} {
-		r := s.Do(t, "OPTIONS", "/graphql", "", "Origin", origin, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "authorization,content-type")
+		r := s.MustRequest(t, "OPTIONS", "/graphql", "", "Origin", origin, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "authorization,content-type")
 		if got := r.header.Get("Access-Control-Allow-Origin"); (got == origin) != allowed || r.status >= 300 {
 			t.Errorf("preflight from %s: %d, Allow-Origin %q", origin, r.status, got)
 		}
-		r = s.Do(t, "POST", "/graphql", accQuery(`{ __typename }`), "Origin", origin)
+		r = s.MustRequest(t, "POST", "/graphql", accQuery(`{ __typename }`), "Origin", origin)
 		if got := r.header.Get("Access-Control-Allow-Origin"); (got == origin) != allowed {
 			t.Errorf("POST from %s: Allow-Origin %q", origin, got)
 		}
@@ -248,25 +232,32 @@ func TestServeProduction(t *testing.T) {
 	}
 
 	// JSON logs, one line per request, with its id.
-	r := s.Do(t, "POST", "/graphql", accQuery(`query Named { product(id: "p1") { stats { total } } }`), "X-Request-Id", "trace-42")
+	r := s.MustRequest(t, "POST", "/graphql", accQuery(`query Named { product(id: "p1") { stats { total } } }`), "X-Request-Id", "trace-42")
 	if r.header.Get("X-Request-Id") != "trace-42" {
 		t.Errorf("X-Request-Id: %q", r.header.Get("X-Request-Id"))
 	}
-	var found bool
-	for _, line := range strings.Split(s.Stderr.String(), "\n") {
-		if line == "" {
-			continue
+	var notJSON string
+	found := s.waitLog(func(log string) (found bool) {
+		for _, line := range strings.Split(log, "\n") {
+			if line == "" {
+				continue
+			}
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				notJSON = line
+				return true
+			}
+			if rec["requestId"] == "trace-42" && rec["msg"] == "request" {
+				found = rec["operation"] == "query Named" && rec["status"] == float64(200) && rec["itemsRead"] == float64(1)
+			}
 		}
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatalf("not a JSON log line: %q", line)
-		}
-		if rec["requestId"] == "trace-42" && rec["msg"] == "request" {
-			found = rec["operation"] == "query Named" && rec["status"] == float64(200) && rec["itemsRead"] == float64(1)
-		}
+		return found
+	})
+	if notJSON != "" {
+		t.Fatalf("not a JSON log line: %q", notJSON)
 	}
 	if !found {
-		t.Errorf("no complete request line for trace-42:\n%s", s.Stderr)
+		t.Errorf("no complete request line for trace-42:\n%s", s.stderr)
 	}
 }
 
@@ -301,9 +292,9 @@ func TestServeJWT(t *testing.T) {
 		}
 		return "Bearer " + string(b)
 	}
-	s := MustServeInProcess(t, nil, "serve", "-jwks-url", "http://"+ln.Addr().String()+"/jwks", "-jwt-issuer", "idp", "-jwt-audience", "gw", "-jwt-roles-claim", "perms")
+	s := MustServe(t, nil, "serve", "-jwks-url", "http://"+ln.Addr().String()+"/jwks", "-jwt-issuer", "idp", "-jwt-audience", "gw", "-jwt-roles-claim", "perms")
 
-	r := s.Do(t, "POST", "/graphql", accQuery(accMutation), "Authorization", sign("user-7"))
+	r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", sign("user-7"))
 	var out struct {
 		Data struct {
 			CreateComment struct{ Comment struct{ ID, Author string } }
@@ -315,13 +306,13 @@ func TestServeJWT(t *testing.T) {
 		t.Fatalf("author %q, want the subject: %s", c.Author, r.body)
 	}
 	del := accQuery(`mutation { deleteComment(input: {id: "` + c.ID + `"}) { deletedCommentId } }`)
-	if r := s.Do(t, "POST", "/graphql", del, "Authorization", sign("user-8")); !strings.Contains(r.body, `"FORBIDDEN"`) {
+	if r := s.MustRequest(t, "POST", "/graphql", del, "Authorization", sign("user-8")); !strings.Contains(r.body, `"FORBIDDEN"`) {
 		t.Errorf("another user deletes: %s", r.body)
 	}
-	if r := s.Do(t, "POST", "/graphql", del, "Authorization", sign("mod", "moderator")); strings.Contains(r.body, "errors") {
+	if r := s.MustRequest(t, "POST", "/graphql", del, "Authorization", sign("mod", "moderator")); strings.Contains(r.body, "errors") {
 		t.Errorf("moderator deletes: %s", r.body)
 	}
-	if r := s.Do(t, "POST", "/graphql", accQuery(accMutation), "Authorization", sign("x")+"x"); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", sign("x")+"x"); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
 		t.Errorf("bad signature: %s", r.body)
 	}
 	// Validly signed, but with a crit header or a string date: refused.
@@ -343,11 +334,11 @@ func TestServeJWT(t *testing.T) {
 		"string exp":  signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":"%d"}`, exp), nil),
 		"string iat":  signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d,"iat":"0"}`, exp), nil),
 	} {
-		if r := s.Do(t, "POST", "/graphql", accQuery(accMutation), "Authorization", tok); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
+		if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", tok); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
 			t.Errorf("%s: %s", name, r.body)
 		}
 	}
-	if r := s.Do(t, "POST", "/graphql", accQuery(accMutation), "Authorization", signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d}`, exp), nil)); strings.Contains(r.body, "errors") {
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d}`, exp), nil)); strings.Contains(r.body, "errors") {
 		t.Errorf("the same token without the oddity: %s", r.body)
 	}
 }

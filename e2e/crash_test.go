@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // Crash safety of the embedded (bolt) store: kill -9 of `gw serve` during a
 // stream of mutations, and of `gw import` during a bulk load. After a
@@ -38,7 +38,7 @@ type crashServer struct {
 func startCrashServer(tb testing.TB, db string) *crashServer {
 	tb.Helper()
 	argv := []string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-open-mutations", "-store", "bolt:" + db}
-	s := startServer(tb, MustBinary(tb), argv, func(s *Server) { (&crashServer{Server: s, pid: s.cmd.Process.Pid}).kill(tb) })
+	s := startServer(tb, MustBinary(tb), argv, nil, func(s *Server) { (&crashServer{Server: s, pid: s.cmd.Process.Pid}).kill(tb) })
 	return &crashServer{Server: s, pid: s.cmd.Process.Pid}
 }
 

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // The cost rows of the hostile suite (issue 12): operations that ask for far
 // more than their text suggests are refused by the cost analysis before

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -138,20 +137,6 @@ func mustReadFile(t *testing.T, path string) []byte {
 	return b
 }
 
-// runGW runs `gw ARGS...` (bounded) and returns its output and error.
-func runGW(t *testing.T, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), e2eCommandTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, MustBinary(t), args...)
-	cmd.Env = gwEnv()
-	cmd.Dir = t.TempDir()
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err = cmd.Run()
-	return o.String(), e.String(), err
-}
-
 var adminRE = regexp.MustCompile(`"msg":"admin endpoints","addr":"(127\.0\.0\.1:[0-9]+)"`)
 
 // TestBackupWhileServing: the server holds its bolt file, so `backup
@@ -170,7 +155,7 @@ func TestBackupWhileServing(t *testing.T) {
 	}
 	admin := "http://" + m[1]
 
-	_, errOut, err := runGW(t, "backup", "-store", "bolt:"+path, "-lock-timeout", "200ms", filepath.Join(dir, "no.db"))
+	_, errOut, err := runGW(t, nil, "backup", "-store", "bolt:"+path, "-lock-timeout", "200ms", filepath.Join(dir, "no.db"))
 	if err == nil || !strings.Contains(errOut, "-from http://ADMIN_ADDR") {
 		t.Errorf("backup of a served file: %v\n%s", err, errOut)
 	}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // The hostile suite's rows about input the gateway must refuse cheaply:
 // text that is invisible or holds control characters, a client that sends
