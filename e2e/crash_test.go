@@ -57,8 +57,8 @@ func (cs *crashServer) kill(tb testing.TB) {
 	case <-time.After(30 * time.Second):
 		tb.Errorf("gw serve (pid %d) still running 30s after SIGKILL", cs.pid)
 	}
-	if cs.client != nil {
-		cs.client.CloseIdleConnections()
+	if cs.API != nil {
+		cs.API.HTTP.CloseIdleConnections()
 	}
 	if strings.Contains(cs.stderr.String(), "DATA RACE") {
 		tb.Errorf("gw serve (pid %d): data race:\n%s", cs.pid, tail(cs.stderr.String(), 8000))

@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -46,6 +45,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
 )
@@ -270,7 +270,8 @@ type Server struct {
 	exited   chan struct{} // closed when the process has exited
 	waitErr  error         // valid once exited is closed
 	stopOnce sync.Once
-	client   *http.Client
+	API      *gqltest.Client // its /graphql
+	root     *gqltest.Client // its other paths, with API's connections
 	requests atomic.Int64
 }
 
@@ -327,14 +328,9 @@ func startServer(tb testing.TB, bin string, argv, env []string, stop func(*Serve
 		tb.Fatalf("gw serve: first line %q is not `listening on http://127.0.0.1:PORT/graphql ...`", line)
 	}
 	s.URL = "http://" + m[1]
-	s.client = &http.Client{
-		Timeout: e2eRequestTimeout,
-		Transport: &http.Transport{
-			Proxy:               nil, // never a proxy for 127.0.0.1
-			MaxIdleConnsPerHost: 32,
-			IdleConnTimeout:     30 * time.Second,
-		},
-	}
+	s.API = gqltest.New(s.URL + "/graphql")
+	s.API.HTTP.Timeout = e2eRequestTimeout
+	s.root = &gqltest.Client{URL: s.URL, HTTP: s.API.HTTP}
 	tb.Logf("gw %s: %s (pid %d)", strings.Join(argv[1:], " "), s.URL, cmd.Process.Pid)
 	return s
 }
@@ -344,8 +340,8 @@ func startServer(tb testing.TB, bin string, argv, env []string, stop func(*Serve
 func (s *Server) Stop(tb testing.TB) {
 	tb.Helper()
 	s.stopOnce.Do(func() {
-		if s.client != nil {
-			s.client.CloseIdleConnections()
+		if s.API != nil {
+			s.API.HTTP.CloseIdleConnections()
 		}
 		pid := s.cmd.Process.Pid
 		select {
@@ -382,89 +378,46 @@ func (s *Server) Stop(tb testing.TB) {
 // GraphQL over HTTP.
 // ---------------------------------------------------------------------------
 
-type gqlError struct {
-	Message    string         `json:"message"`
-	Path       []any          `json:"path"`
-	Extensions map[string]any `json:"extensions"`
-}
-
-func (e gqlError) Code() string {
-	c, _ := e.Extensions["code"].(string)
-	return c
-}
-
-type gqlResponse struct {
-	Status int             `json:"-"`
-	Body   []byte          `json:"-"`
-	Data   json.RawMessage `json:"data"`
-	Errors []gqlError      `json:"errors"`
-}
-
-func (r *gqlResponse) errorSummary() string {
-	var parts []string
-	for _, e := range r.Errors {
-		parts = append(parts, fmt.Sprintf("%s: %s (path %v)", e.Code(), e.Message, e.Path))
-	}
-	return strings.Join(parts, "; ")
-}
-
 // HTTP sends one request to path and returns the status and body. A 5xx
 // answer is an error: no input may ever produce one.
 func (s *Server) HTTP(ctx context.Context, method, path string, body []byte, header map[string]string) (int, []byte, error) {
-	s.requests.Add(1)
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
+	var opts []gqltest.Option
+	for k, v := range header {
+		opts = append(opts, gqltest.Header(k, v))
 	}
-	req, err := http.NewRequestWithContext(ctx, method, s.URL+path, rd)
+	s.requests.Add(1)
+	r, err := s.root.Send(ctx, method, path, body, opts...)
 	if err != nil {
 		return 0, nil, err
 	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return resp.StatusCode, b, fmt.Errorf("%s %s: reading the body: %w", method, path, err)
-	}
-	if resp.StatusCode >= 500 {
-		return resp.StatusCode, b, fmt.Errorf("%s %s: HTTP %d (a 5xx is never allowed): %.500s", method, path, resp.StatusCode, b)
-	}
-	return resp.StatusCode, b, nil
+	return r.Status, r.Body, no5xx(method, path, r)
 }
 
-// Do sends a GraphQL request, by POST (JSON body) or GET (query string).
-func (s *Server) Do(ctx context.Context, method, query string, vars map[string]any) (*gqlResponse, error) {
-	var status int
-	var body []byte
-	var err error
+// no5xx is the error of a 5xx answer: no input may ever produce one.
+func no5xx(method, path string, r *gqltest.Response) error {
+	if r.Status >= 500 {
+		return fmt.Errorf("%s %s: HTTP %d (a 5xx is never allowed): %.500s", method, path, r.Status, r.Body)
+	}
+	return nil
+}
+
+// Do sends a GraphQL request, by POST (JSON body) or GET (query string);
+// a 5xx answer is an error.
+func (s *Server) Do(ctx context.Context, method, query string, vars map[string]any) (*gqltest.Response, error) {
+	var opts []gqltest.Option
 	switch method {
 	case http.MethodPost:
-		req, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-		status, body, err = s.HTTP(ctx, method, "/graphql", req, map[string]string{"Content-Type": "application/json"})
 	case http.MethodGet:
-		q := url.Values{"query": {query}}
-		if vars != nil {
-			vb, _ := json.Marshal(vars)
-			q.Set("variables", string(vb))
-		}
-		status, body, err = s.HTTP(ctx, method, "/graphql?"+q.Encode(), nil, nil)
+		opts = append(opts, gqltest.GET())
 	default:
 		panic(method)
 	}
-	r := &gqlResponse{Status: status, Body: body}
-	if err != nil {
-		return r, err
+	s.requests.Add(1)
+	r, err := s.API.Do(ctx, query, vars, opts...)
+	if err == nil {
+		err = no5xx(method, "/graphql", r)
 	}
-	if err := json.Unmarshal(body, r); err != nil {
-		return r, fmt.Errorf("HTTP %d: not a GraphQL response (%v): %.500s", status, err, body)
-	}
-	return r, nil
+	return r, err
 }
 
 // Query posts a GraphQL request that must succeed (HTTP 200, no errors)
@@ -475,12 +428,10 @@ func (s *Server) Query(ctx context.Context, query string, vars map[string]any, o
 		return err
 	}
 	if r.Status != http.StatusOK || len(r.Errors) > 0 {
-		return fmt.Errorf("HTTP %d, errors: %s", r.Status, r.errorSummary())
+		return fmt.Errorf("HTTP %d, errors: %s", r.Status, r.ErrorSummary())
 	}
 	if out != nil {
-		if err := json.Unmarshal(r.Data, out); err != nil {
-			return fmt.Errorf("decoding data: %v: %.500s", err, r.Data)
-		}
+		return r.Decode(out)
 	}
 	return nil
 }
@@ -507,8 +458,8 @@ func MustErrorCode(tb testing.TB, s *Server, name, query string, vars map[string
 		tb.Errorf("%s: %v\nquery: %s\nvariables: %.300s", name, err, oneLine(query), mustJSON(vars))
 	case len(r.Errors) == 0:
 		tb.Errorf("%s: want a %s error, got HTTP %d with data %.300s\nquery: %s\nvariables: %.300s", name, want, r.Status, r.Data, oneLine(query), mustJSON(vars))
-	case r.Errors[0].Code() != want:
-		tb.Errorf("%s: want extensions.code %s, got HTTP %d, errors: %s\nquery: %s\nvariables: %.300s", name, want, r.Status, r.errorSummary(), oneLine(query), mustJSON(vars))
+	case r.Code() != want:
+		tb.Errorf("%s: want extensions.code %s, got HTTP %d, errors: %s\nquery: %s\nvariables: %.300s", name, want, r.Status, r.ErrorSummary(), oneLine(query), mustJSON(vars))
 	}
 }
 
@@ -1822,7 +1773,7 @@ func testGET(t *testing.T, s *Server, data []*rec) {
 			t.Fatal(err)
 		}
 		if get.Status != http.StatusOK || len(get.Errors) > 0 || len(get.Data) == 0 {
-			t.Errorf("GET %s: HTTP %d, errors %s", oneLine(c.query), get.Status, get.errorSummary())
+			t.Errorf("GET %s: HTTP %d, errors %s", oneLine(c.query), get.Status, get.ErrorSummary())
 			continue
 		}
 		var pv, gv any
@@ -2174,7 +2125,7 @@ func testBadInput(t *testing.T, s *Server, model *e2eModel) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		var r gqlResponse
+		var r gqltest.Response
 		if status == http.StatusOK && (json.Unmarshal(resp, &r) != nil || len(r.Errors) == 0) {
 			t.Errorf("%s: HTTP 200 without a GraphQL error: %.300s", c.name, resp)
 		}
@@ -2293,7 +2244,7 @@ func testConcurrentMutations(t *testing.T, s *Server, model *e2eModel) {
 							return
 						}
 						if len(resp.Errors) == 0 || resp.Errors[0].Code() != "NOT_FOUND" {
-							fail(fmt.Errorf("deleting %s twice: want NOT_FOUND, got %s %s", id, resp.errorSummary(), resp.Data))
+							fail(fmt.Errorf("deleting %s twice: want NOT_FOUND, got %s %s", id, resp.ErrorSummary(), resp.Data))
 							return
 						}
 					}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme/comments-gateway/internal/gqltest"
 )
 
 // costLanguages is how many language tags the product costPoly has.
@@ -123,7 +125,7 @@ func TestBudgetCost(t *testing.T) {
 		cpu1, rss1 := mustProcUsage(t, pid)
 		var r struct {
 			Data       map[string]map[string][]struct{ Language string }
-			Errors     []gqlError
+			Errors     []gqltest.Error
 			Extensions struct {
 				Cost struct{ ItemsRead, Complexity int }
 			}

@@ -16,6 +16,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/acme/comments-gateway/internal/gqltest"
 )
 
 // hostileCase is one request of the barrage.
@@ -335,7 +337,7 @@ func hostileResult(c hostileCase, status int, body []byte) error {
 		return fmt.Errorf("want HTTP %d, got %d: %.300s", c.status, status, body)
 	}
 	var r struct {
-		Errors []gqlError `json:"errors"`
+		Errors []gqltest.Error `json:"errors"`
 	}
 	jsonErr := json.Unmarshal(body, &r)
 	if c.code != "" {

@@ -84,10 +84,10 @@ func TestMetricsListener(t *testing.T) {
 // API listener, for convenience.
 func TestMetricsDevMode(t *testing.T) {
 	s := MustServe(t, nil) // no command word: dev mode
-	if r := s.MustRequest(t, "GET", "/metrics", ""); r.status != 200 || !strings.Contains(r.body, "go_goroutines") {
-		t.Errorf("dev mode /metrics: %d", r.status)
+	if r := s.MustRequest(t, "GET", "/metrics", ""); r.Status != 200 || !strings.Contains(string(r.Body), "go_goroutines") {
+		t.Errorf("dev mode /metrics: %d", r.Status)
 	}
-	if r := s.MustRequest(t, "GET", "/debug/pprof/", ""); r.status != 404 {
-		t.Errorf("dev mode /debug/pprof/ on the API listener: %d, want 404", r.status)
+	if r := s.MustRequest(t, "GET", "/debug/pprof/", ""); r.Status != 404 {
+		t.Errorf("dev mode /debug/pprof/ on the API listener: %d, want 404", r.Status)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwt"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/gqltest"
 )
 
 // MustServe starts the binary with args (a command word, or none for dev
@@ -33,31 +33,15 @@ func MustServe(tb testing.TB, env []string, args ...string) *Server {
 	return startServer(tb, MustBinary(tb), argv, env, func(s *Server) { s.Stop(tb) })
 }
 
-// reply is one HTTP answer, whatever its status.
-type reply struct {
-	status int
-	header http.Header
-	body   string
-}
-
 // MustRequest sends one request to path (a JSON body, if any) with header
 // pairs and reads the whole reply, whatever its status.
-func (s *Server) MustRequest(tb testing.TB, method, path, body string, hdr ...string) reply {
+func (s *Server) MustRequest(tb testing.TB, method, path, body string, hdr ...string) *gqltest.Response {
 	tb.Helper()
-	req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	var b []byte
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		b = []byte(body)
 	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := s.client.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return reply{res.StatusCode, res.Header, string(b)}
+	return s.root.MustSend(tb, method, path, b, gqltest.Headers(hdr...))
 }
 
 // waitLog reports whether the server's log (its complete lines) satisfies
@@ -125,8 +109,8 @@ func TestMergeSizingFlag(t *testing.T) {
 		s := MustServe(t, nil, "-merge-sizing", sizing)
 		for i := range 30 {
 			m := fmt.Sprintf(`mutation { createComment(input: {productId: "p1", language: "en", rating: %d, author: "A", title: "T", body: "B"}) { comment { id } } }`, 1+2*(i%3))
-			if r := s.MustRequest(t, "POST", "/graphql", accQuery(m)); r.status != 200 || strings.Contains(r.body, "errors") {
-				t.Fatalf("create: %d %s", r.status, r.body)
+			if r := s.MustRequest(t, "POST", "/graphql", accQuery(m)); r.Status != 200 || strings.Contains(string(r.Body), "errors") {
+				t.Fatalf("create: %d %s", r.Status, r.Body)
 			}
 		}
 		r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ product(id: "p1") { comments(ratings: [1, 3], first: 6) { nodes { id } } } }`), "X-Explain", "1")
@@ -138,8 +122,8 @@ func TestMergeSizingFlag(t *testing.T) {
 				}
 			}
 		}
-		if err := json.Unmarshal([]byte(r.body), &body); err != nil || len(body.Extensions.Plan) != 1 {
-			t.Fatalf("%s: %v %s", sizing, err, r.body)
+		if err := json.Unmarshal(r.Body, &body); err != nil || len(body.Extensions.Plan) != 1 {
+			t.Fatalf("%s: %v %s", sizing, err, r.Body)
 		}
 		for _, p := range body.Extensions.Plan[0].Partitions {
 			limits = append(limits, p.Limits[0])
@@ -163,19 +147,19 @@ func TestDevMode(t *testing.T) {
 	}) {
 		t.Errorf("no warning in text logs:\n%s", s.stderr)
 	}
-	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation)); r.status != 200 || strings.Contains(r.body, "errors") {
-		t.Errorf("open mutation: %d %s", r.status, r.body)
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation)); r.Status != 200 || strings.Contains(string(r.Body), "errors") {
+		t.Errorf("open mutation: %d %s", r.Status, r.Body)
 	}
-	if r := s.MustRequest(t, "GET", "/", ""); r.status != 200 || !strings.Contains(r.body, "graphiql") && !strings.Contains(r.body, "GraphiQL") {
-		t.Errorf("GraphiQL: %d %.100s", r.status, r.body)
+	if r := s.MustRequest(t, "GET", "/", ""); r.Status != 200 || !strings.Contains(string(r.Body), "graphiql") && !strings.Contains(string(r.Body), "GraphiQL") {
+		t.Errorf("GraphiQL: %d %.100s", r.Status, string(r.Body))
 	}
-	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ __schema { queryType { name } } }`)); !strings.Contains(r.body, `"Query"`) {
-		t.Errorf("introspection: %s", r.body)
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ __schema { queryType { name } } }`)); !strings.Contains(string(r.Body), `"Query"`) {
+		t.Errorf("introspection: %s", r.Body)
 	}
 	// No -cors-origins: no CORS headers.
 	r := s.MustRequest(t, "OPTIONS", "/graphql", "", "Origin", "https://shop.example", "Access-Control-Request-Method", "POST")
-	if r.header.Get("Access-Control-Allow-Origin") != "" {
-		t.Errorf("CORS without -cors-origins: %v", r.header)
+	if r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("CORS without -cors-origins: %v", r.Header)
 	}
 	// -open-mutations outside dev mode starts, with a warning.
 	s2 := MustServe(t, nil, "serve", "-open-mutations")
@@ -189,52 +173,52 @@ func TestServeProduction(t *testing.T) {
 	env := []string{"COMMENTS_API_KEYS=" + auth.HashKey("other") + "," + auth.HashKey(key)}
 	s := MustServe(t, env, "serve", "-cors-origins", "https://shop.example, https://*.shop.example")
 
-	if r := s.MustRequest(t, "GET", "/", ""); r.status != 404 {
-		t.Errorf("GraphiQL is off by default in production: %d", r.status)
+	if r := s.MustRequest(t, "GET", "/", ""); r.Status != 404 {
+		t.Errorf("GraphiQL is off by default in production: %d", r.Status)
 	}
 	for _, p := range []string{"/healthz", "/readyz"} {
-		if r := s.MustRequest(t, "GET", p, ""); r.status != 200 {
-			t.Errorf("%s: %d", p, r.status)
+		if r := s.MustRequest(t, "GET", p, ""); r.Status != 200 {
+			t.Errorf("%s: %d", p, r.Status)
 		}
 	}
-	if r := s.MustRequest(t, "GET", "/metrics", ""); r.status != 404 {
-		t.Errorf("/metrics on the API listener in production (no -metrics-addr): %d, want 404", r.status)
+	if r := s.MustRequest(t, "GET", "/metrics", ""); r.Status != 404 {
+		t.Errorf("/metrics on the API listener in production (no -metrics-addr): %d, want 404", r.Status)
 	}
-	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ __schema { queryType { name } } }`)); strings.Contains(r.body, `"Query"`) || !strings.Contains(r.body, "errors") {
-		t.Errorf("introspection is off by default in production: %s", r.body)
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ __schema { queryType { name } } }`)); strings.Contains(string(r.Body), `"Query"`) || !strings.Contains(string(r.Body), "errors") {
+		t.Errorf("introspection is off by default in production: %s", r.Body)
 	}
-	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ prodct(id: "p1") { id } }`)); strings.Contains(r.body, "Did you mean") {
-		t.Errorf("suggestions shown: %s", r.body)
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ prodct(id: "p1") { id } }`)); strings.Contains(string(r.Body), "Did you mean") {
+		t.Errorf("suggestions shown: %s", r.Body)
 	}
-	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation)); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
-		t.Errorf("mutation without a key: %d %s", r.status, r.body)
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation)); !strings.Contains(string(r.Body), `"UNAUTHENTICATED"`) {
+		t.Errorf("mutation without a key: %d %s", r.Status, r.Body)
 	}
-	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", "Bearer "+key); r.status != 200 || strings.Contains(r.body, "errors") {
-		t.Errorf("mutation with a key: %d %s", r.status, r.body)
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", "Bearer "+key); r.Status != 200 || strings.Contains(string(r.Body), "errors") {
+		t.Errorf("mutation with a key: %d %s", r.Status, r.Body)
 	}
-	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ product(id: "p1") { stats { total } } }`)); !strings.Contains(r.body, `"total":1`) {
-		t.Errorf("query without a key: %s", r.body)
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ product(id: "p1") { stats { total } } }`)); !strings.Contains(string(r.Body), `"total":1`) {
+		t.Errorf("query without a key: %s", r.Body)
 	}
 
 	// CORS: allowed origins get the headers, others none.
 	for origin, allowed := range map[string]bool{"https://shop.example": true, "https://m.shop.example": true, "https://evil.example": false} {
 		r := s.MustRequest(t, "OPTIONS", "/graphql", "", "Origin", origin, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "authorization,content-type")
-		if got := r.header.Get("Access-Control-Allow-Origin"); (got == origin) != allowed || r.status >= 300 {
-			t.Errorf("preflight from %s: %d, Allow-Origin %q", origin, r.status, got)
+		if got := r.Header.Get("Access-Control-Allow-Origin"); (got == origin) != allowed || r.Status >= 300 {
+			t.Errorf("preflight from %s: %d, Allow-Origin %q", origin, r.Status, got)
 		}
 		r = s.MustRequest(t, "POST", "/graphql", accQuery(`{ __typename }`), "Origin", origin)
-		if got := r.header.Get("Access-Control-Allow-Origin"); (got == origin) != allowed {
+		if got := r.Header.Get("Access-Control-Allow-Origin"); (got == origin) != allowed {
 			t.Errorf("POST from %s: Allow-Origin %q", origin, got)
 		}
-		if allowed && !strings.Contains(r.header.Get("Access-Control-Expose-Headers"), "X-Request-Id") {
-			t.Errorf("X-Request-Id not exposed: %v", r.header)
+		if allowed && !strings.Contains(r.Header.Get("Access-Control-Expose-Headers"), "X-Request-Id") {
+			t.Errorf("X-Request-Id not exposed: %v", r.Header)
 		}
 	}
 
 	// JSON logs, one line per request, with its id.
 	r := s.MustRequest(t, "POST", "/graphql", accQuery(`query Named { product(id: "p1") { stats { total } } }`), "X-Request-Id", "trace-42")
-	if r.header.Get("X-Request-Id") != "trace-42" {
-		t.Errorf("X-Request-Id: %q", r.header.Get("X-Request-Id"))
+	if r.Header.Get("X-Request-Id") != "trace-42" {
+		t.Errorf("X-Request-Id: %q", r.Header.Get("X-Request-Id"))
 	}
 	var notJSON string
 	found := s.waitLog(func(log string) (found bool) {
@@ -300,20 +284,20 @@ func TestServeJWT(t *testing.T) {
 			CreateComment struct{ Comment struct{ ID, Author string } }
 		}
 	}
-	json.Unmarshal([]byte(r.body), &out)
+	json.Unmarshal(r.Body, &out)
 	c := out.Data.CreateComment.Comment
 	if c.Author != "user-7" {
-		t.Fatalf("author %q, want the subject: %s", c.Author, r.body)
+		t.Fatalf("author %q, want the subject: %s", c.Author, r.Body)
 	}
 	del := accQuery(`mutation { deleteComment(input: {id: "` + c.ID + `"}) { deletedCommentId } }`)
-	if r := s.MustRequest(t, "POST", "/graphql", del, "Authorization", sign("user-8")); !strings.Contains(r.body, `"FORBIDDEN"`) {
-		t.Errorf("another user deletes: %s", r.body)
+	if r := s.MustRequest(t, "POST", "/graphql", del, "Authorization", sign("user-8")); !strings.Contains(string(r.Body), `"FORBIDDEN"`) {
+		t.Errorf("another user deletes: %s", r.Body)
 	}
-	if r := s.MustRequest(t, "POST", "/graphql", del, "Authorization", sign("mod", "moderator")); strings.Contains(r.body, "errors") {
-		t.Errorf("moderator deletes: %s", r.body)
+	if r := s.MustRequest(t, "POST", "/graphql", del, "Authorization", sign("mod", "moderator")); strings.Contains(string(r.Body), "errors") {
+		t.Errorf("moderator deletes: %s", r.Body)
 	}
-	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", sign("x")+"x"); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
-		t.Errorf("bad signature: %s", r.body)
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", sign("x")+"x"); !strings.Contains(string(r.Body), `"UNAUTHENTICATED"`) {
+		t.Errorf("bad signature: %s", r.Body)
 	}
 	// Validly signed, but with a crit header or a string date: refused.
 	signRaw := func(claims string, hdr map[string]any) string {
@@ -334,12 +318,12 @@ func TestServeJWT(t *testing.T) {
 		"string exp":  signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":"%d"}`, exp), nil),
 		"string iat":  signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d,"iat":"0"}`, exp), nil),
 	} {
-		if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", tok); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
-			t.Errorf("%s: %s", name, r.body)
+		if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", tok); !strings.Contains(string(r.Body), `"UNAUTHENTICATED"`) {
+			t.Errorf("%s: %s", name, r.Body)
 		}
 	}
-	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d}`, exp), nil)); strings.Contains(r.body, "errors") {
-		t.Errorf("the same token without the oddity: %s", r.body)
+	if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation), "Authorization", signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d}`, exp), nil)); strings.Contains(string(r.Body), "errors") {
+		t.Errorf("the same token without the oddity: %s", r.Body)
 	}
 }
 func accListen(tb testing.TB) net.Listener {

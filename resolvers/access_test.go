@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +18,7 @@ import (
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 )
 
 // fakeJWT accepts tokens "a.SUBJECT.x" and "a.SUBJECT.moderator" (the
@@ -45,11 +44,7 @@ type accessEnv struct {
 
 func MustAccessEnv(tb testing.TB, cfg resolvers.Config) *accessEnv {
 	tb.Helper()
-	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "t.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(tb)
 	e := &accessEnv{store: store.New(tbl), logs: &bytes.Buffer{}}
 	cfg.Store = e.store
 	if cfg.Logger == nil {
@@ -288,11 +283,7 @@ func (failingTable) BatchGet(context.Context, []store.Key) ([]store.Item, error)
 }
 
 func TestInternalErrorsCarryTheRequestID(t *testing.T) {
-	tbl, err := bolt.Open(filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
+	tbl := bolttest.Open(t)
 	var logs testutil.SyncBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	h := obs.Middleware(log, resolvers.NewHandler(resolvers.Config{Store: store.New(failingTable{tbl}), Logger: log, LoaderWait: time.Millisecond}))

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +21,7 @@ import (
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 )
 
 // liveEnv is a handler with subscriptions over a bbolt store that publishes
@@ -47,11 +46,7 @@ func mustLiveEnvBuffer(tb testing.TB, buffer int) *liveEnv {
 
 func mustLiveEnvWith(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig, buffer int) *liveEnv {
 	tb.Helper()
-	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "t.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(tb)
 	e := &liveEnv{accessEnv: &accessEnv{logs: &bytes.Buffer{}}}
 	e.hub = live.NewHub(live.Config{Buffer: buffer, Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) {
 		return e.store.GetStats(ctx, ids)

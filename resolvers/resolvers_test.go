@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 	"github.com/acme/comments-gateway/store/storetest"
 )
 
@@ -260,11 +260,7 @@ type env struct {
 // MustOpenLoaded opens a bbolt store in tb's temp dir and bulk-loads cs.
 func MustOpenLoaded(tb testing.TB, cs []*store.Comment) *bolt.Table {
 	tb.Helper()
-	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "comments.db"))
-	if err != nil {
-		tb.Fatalf("bolt.Open: %v", err)
-	}
-	tb.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(tb)
 	s := store.New(tbl)
 	if err := s.PutComments(context.Background(), cs); err != nil {
 		tb.Fatalf("PutComments: %v", err)

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ import (
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
 )
@@ -112,11 +111,7 @@ func mustFailAsStoreError(t *testing.T, url, query, want string) {
 // DynamoDB on DynamoDB Local (skipped without DYNAMODB_ENDPOINT).
 var faultBackends = map[string]func(testing.TB) store.Table{
 	"bolt": func(tb testing.TB) store.Table {
-		tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "comments.db"))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { tbl.Close() })
+		tbl := bolttest.Open(tb)
 		return tbl
 	},
 	"dynamodb": func(tb testing.TB) store.Table {
@@ -196,10 +191,7 @@ func TestRealStoreFailuresAreUnavailable(t *testing.T) {
 		}
 	})
 	t.Run("bolt closed", func(t *testing.T) {
-		tbl, err := bolt.Open(filepath.Join(t.TempDir(), "comments.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tbl := bolttest.Open(t)
 		tbl.Close()
 		url := mustServeHTTP(t, tbl)
 		for _, q := range faultQueries {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +20,7 @@ import (
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 	"github.com/acme/comments-gateway/tracing"
 )
 
@@ -29,11 +28,7 @@ import (
 // tracing is off.
 func server(t *testing.T, tp trace.TracerProvider) (*httptest.Server, *testutil.SyncBuffer) {
 	t.Helper()
-	tbl, err := bolt.Open(filepath.Join(t.TempDir(), "comments.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(t)
 	logs := &testutil.SyncBuffer{}
 	log := slog.New(obs.NewHandler(slog.NewTextHandler(logs, nil)))
 	h := resolvers.NewHandler(resolvers.Config{Store: store.New(tbl), Logger: log, TracerProvider: tp})

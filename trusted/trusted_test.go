@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,7 +19,7 @@ import (
 
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 	"github.com/acme/comments-gateway/trusted"
 )
 
@@ -122,11 +121,7 @@ func send(t *testing.T, base, method string, body map[string]any) reply {
 
 func mustServe(t *testing.T, m *trusted.Manifest) string {
 	t.Helper()
-	tbl, err := bolt.Open(filepath.Join(t.TempDir(), "c.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(t)
 	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{
 		Store: store.New(tbl), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Trusted: m,
 	}))
