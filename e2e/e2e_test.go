@@ -12,7 +12,7 @@ package e2e
 // from the state the test tracked) — no code of the store, jsonl or demo
 // packages computes an expectation.
 //
-// TestE2E runs the same suite twice: on the embedded store (bolt) and on
+// TestAPIAgreesWithARecount runs the same suite twice: on the embedded store (bolt) and on
 // DynamoDB, the latter only when DYNAMODB_ENDPOINT names a server
 // (./scripts/test.sh starts DynamoDB Local and sets it).
 
@@ -1450,7 +1450,11 @@ func MustComment(tb testing.TB, s *Server, id string) *commentJSON {
 // The suite.
 // ---------------------------------------------------------------------------
 
-func TestE2E(t *testing.T) {
+// TestAPIAgreesWithARecount runs the suite on bolt and, with
+// DYNAMODB_ENDPOINT, on DynamoDB: every page, count, stats and leaderboard
+// answer, every mutation and every refusal agrees with a recount of the
+// generated records, before and after rebuild-stats.
+func TestAPIAgreesWithARecount(t *testing.T) {
 	data := generateE2EData()
 	file := writeJSONL(t, data)
 

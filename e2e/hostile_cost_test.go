@@ -89,9 +89,9 @@ func languageAliases(args string) string {
 	return b.String()
 }
 
-// TestBudgetCost: the cost rows, each refused cheaply with its code (or,
+// TestBudgetCostRefusalsAreCheap: the cost rows, each refused cheaply with its code (or,
 // for the bounded languages page, served within budget).
-func TestBudgetCost(t *testing.T) {
+func TestBudgetCostRefusalsAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}

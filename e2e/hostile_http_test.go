@@ -20,8 +20,8 @@ import (
 	"time"
 )
 
-// TestBudgetHTTP is the HTTP-edge rows of the hostile table (issue 12).
-func TestBudgetHTTP(t *testing.T) {
+// TestBudgetHTTPEdgeRefusalsAreCheap is the HTTP-edge rows of the hostile table (issue 12).
+func TestBudgetHTTPEdgeRefusalsAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}

@@ -25,9 +25,9 @@ func naming(field string, c hostileCase) func(ctx context.Context, client *http.
 	}
 }
 
-// TestBudgetInput: each attack gets its status and code within the budgets
+// TestBudgetInputRefusalsAreCheap: each attack gets its status and code within the budgets
 // (hostile_budget_test.go).
-func TestBudgetInput(t *testing.T) {
+func TestBudgetInputRefusalsAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}

@@ -403,7 +403,10 @@ func sendHostile(ctx context.Context, client *http.Client, base string, c hostil
 	return resp.StatusCode, b, err
 }
 
-func TestHostileInputs(t *testing.T) {
+// TestHostileRequestsAreRefusedWithACode: every malformed or abusive
+// request gets a 4xx or coded GraphQL errors, never a 5xx, and the server
+// answers normally afterwards.
+func TestHostileRequestsAreRefusedWithACode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}

@@ -26,10 +26,10 @@ func mustMetricsAddr(t *testing.T, s *Server) string {
 	return ""
 }
 
-// TestMetricsListener: in production /metrics is not on the API listener
+// TestMetricsAndPprofOnlyOnTheMetricsListener: in production /metrics is not on the API listener
 // but on -metrics-addr's, with pprof only when -pprof is given; neither
 // listener serves the other's paths.
-func TestMetricsListener(t *testing.T) {
+func TestMetricsAndPprofOnlyOnTheMetricsListener(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}
@@ -80,9 +80,9 @@ func TestMetricsListener(t *testing.T) {
 	}
 }
 
-// TestMetricsDevMode: dev mode without -metrics-addr keeps /metrics on the
+// TestDevModeServesMetricsOnTheAPIListener: dev mode without -metrics-addr keeps /metrics on the
 // API listener, for convenience.
-func TestMetricsDevMode(t *testing.T) {
+func TestDevModeServesMetricsOnTheAPIListener(t *testing.T) {
 	s := MustServe(t, nil) // no command word: dev mode
 	if r := s.MustRequest(t, "GET", "/metrics", ""); r.Status != 200 || !strings.Contains(string(r.Body), "go_goroutines") {
 		t.Errorf("dev mode /metrics: %d", r.Status)

@@ -66,7 +66,11 @@ func accQuery(query string) string {
 
 const accMutation = `mutation { createComment(input: {productId: "p1", language: "en", rating: 5, author: "Ann", title: "T", body: "B"}) { comment { id author } } }`
 
-func TestServeRefusesToStart(t *testing.T) {
+// TestServeRefusesContradictoryOrIncompleteConfig: serve exits non-zero,
+// naming the flag to fix, without -open-mutations or a credential outside
+// dev mode, with contradicting or half-given auth, pprof, trusted-document,
+// log or merge flags.
+func TestServeRefusesContradictoryOrIncompleteConfig(t *testing.T) {
 	notManifest, err := filepath.Abs(filepath.Join(moduleRoot, "go.mod")) // a file, not JSON
 	if err != nil {
 		t.Fatal(err)
@@ -102,9 +106,9 @@ func TestServeRefusesToStart(t *testing.T) {
 	}
 }
 
-// TestMergeSizingFlag: -merge-sizing changes how a merge sizes its first
+// TestMergeSizingChangesFirstLimitsNotResults: -merge-sizing changes how a merge sizes its first
 // queries (seen in EXPLAIN), not what it returns.
-func TestMergeSizingFlag(t *testing.T) {
+func TestMergeSizingChangesFirstLimitsNotResults(t *testing.T) {
 	firstLimits := func(sizing string) (limits []int, ids string) {
 		s := MustServe(t, nil, "-merge-sizing", sizing)
 		for i := range 30 {
@@ -140,7 +144,11 @@ func TestMergeSizingFlag(t *testing.T) {
 	}
 }
 
-func TestDevMode(t *testing.T) {
+// TestDevModeOpensMutationsWithAWarning: dev mode (no command word) warns
+// in text logs, takes mutations without a credential, serves GraphiQL and
+// introspection, and sends no CORS headers without -cors-origins;
+// `serve -open-mutations` warns too.
+func TestDevModeOpensMutationsWithAWarning(t *testing.T) {
 	s := MustServe(t, nil) // no command word: dev mode
 	if !s.waitLog(func(log string) bool {
 		return strings.Contains(log, "WARNING: dev mode: mutations are open") && strings.Contains(log, "level=WARN")
@@ -168,7 +176,11 @@ func TestDevMode(t *testing.T) {
 	}
 }
 
-func TestServeProduction(t *testing.T) {
+// TestProductionModeDefaults: serve hides GraphiQL, /metrics,
+// introspection and suggestions, needs a key for mutations (not for reads),
+// answers CORS for its origins only, and logs one JSON line per request
+// with its id.
+func TestProductionModeDefaults(t *testing.T) {
 	const key = "prod-key-1"
 	env := []string{"COMMENTS_API_KEYS=" + auth.HashKey("other") + "," + auth.HashKey(key)}
 	s := MustServe(t, env, "serve", "-cors-origins", "https://shop.example, https://*.shop.example")
@@ -245,9 +257,9 @@ func TestServeProduction(t *testing.T) {
 	}
 }
 
-// TestServeJWT serves a JWKS with an EC key and checks the author and
+// TestJWTSubjectIsTheAuthorAndOnlyOwnersOrModeratorsChange serves a JWKS with an EC key and checks the author and
 // ownership rules through the whole server.
-func TestServeJWT(t *testing.T) {
+func TestJWTSubjectIsTheAuthorAndOnlyOwnersOrModeratorsChange(t *testing.T) {
 	ek, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)

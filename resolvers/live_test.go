@@ -18,6 +18,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -60,6 +61,7 @@ func mustLiveEnvWith(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfi
 	e.handler = resolvers.NewHandler(cfg)
 	e.srv = httptest.NewServer(e.handler)
 	tb.Cleanup(e.srv.Close)
+	e.c = gqltest.New(e.srv.URL)
 	return e
 }
 

@@ -29,13 +29,15 @@ func Var(name string, value any) Option {
 }
 
 // Operation sets operationName.
-func Operation(name string) Option {
-	return func(r *request) { r.body["operationName"] = name }
-}
+func Operation(name string) Option { return Param("operationName", name) }
 
 // Extensions sets the request's extensions (persistedQuery, …).
-func Extensions(ext map[string]any) Option {
-	return func(r *request) { r.body["extensions"] = ext }
+func Extensions(ext map[string]any) Option { return Param("extensions", ext) }
+
+// Param sets the request parameter name to value, for the parameters the
+// other options do not name (documentId) and for values of the wrong type.
+func Param(name string, value any) Option {
+	return func(r *request) { r.body[name] = value }
 }
 
 // Header sets the request header key to value.
