@@ -66,7 +66,7 @@ func TestBudgetInputRefusalsAreCheap(t *testing.T) {
 	})
 
 	t.Run("trusted documents only", func(t *testing.T) {
-		manifest, err := filepath.Abs("trusted/testdata/persisted-documents.json")
+		manifest, err := filepath.Abs(filepath.Join(moduleRoot, "trusted", "testdata", "persisted-documents.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
