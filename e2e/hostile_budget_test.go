@@ -139,8 +139,9 @@ func mustProcUsage(tb testing.TB, pid int) (time.Duration, int64) {
 	return 0, 0
 }
 
-// TestBudgetShapeRefusalsAreCheap pins the harness on refusals that exist already: a
-// too-deep operation and a body whose Content-Length is over the limit.
+// TestBudgetShapeRefusalsAreCheap pins the harness on refusals that exist
+// already: a too-deep operation and a body whose Content-Length is over the
+// limit.
 func TestBudgetShapeRefusalsAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")

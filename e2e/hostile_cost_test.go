@@ -89,8 +89,8 @@ func languageAliases(args string) string {
 	return b.String()
 }
 
-// TestBudgetCostRefusalsAreCheap: the cost rows, each refused cheaply with its code (or,
-// for the bounded languages page, served within budget).
+// TestBudgetCostRefusalsAreCheap: the cost rows, each refused cheaply with
+// its code (or, for the bounded languages page, served within budget).
 func TestBudgetCostRefusalsAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")

@@ -20,7 +20,8 @@ import (
 	"time"
 )
 
-// TestBudgetHTTPEdgeRefusalsAreCheap is the HTTP-edge rows of the hostile table (issue 12).
+// TestBudgetHTTPEdgeRefusalsAreCheap is the HTTP-edge rows of the hostile
+// table (issue 12).
 func TestBudgetHTTPEdgeRefusalsAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")

@@ -25,8 +25,8 @@ func naming(field string, c hostileCase) func(ctx context.Context, client *http.
 	}
 }
 
-// TestBudgetInputRefusalsAreCheap: each attack gets its status and code within the budgets
-// (hostile_budget_test.go).
+// TestBudgetInputRefusalsAreCheap: each attack gets its status and code
+// within the budgets (hostile_budget_test.go).
 func TestBudgetInputRefusalsAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")

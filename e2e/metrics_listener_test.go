@@ -1,13 +1,13 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme/comments-gateway/internal/gqltest"
 )
 
 // mustMetricsAddr returns the metrics listener's address from the server's
@@ -26,25 +26,17 @@ func mustMetricsAddr(t *testing.T, s *Server) string {
 	return ""
 }
 
-// TestMetricsAndPprofOnlyOnTheMetricsListener: in production /metrics is not on the API listener
-// but on -metrics-addr's, with pprof only when -pprof is given; neither
-// listener serves the other's paths.
+// TestMetricsAndPprofOnlyOnTheMetricsListener: in production /metrics is not
+// on the API listener but on -metrics-addr's, with pprof only when -pprof is
+// given; neither listener serves the other's paths.
 func TestMetricsAndPprofOnlyOnTheMetricsListener(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*e2eRequestTimeout)
-	defer cancel()
 	get := func(url string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		r := (&gqltest.Client{URL: url, HTTP: &http.Client{Timeout: e2eRequestTimeout, Transport: &http.Transport{Proxy: nil}}}).MustSend(t, http.MethodGet, "", nil)
+		return r.Status, string(r.Body)
 	}
 	for _, pprofOn := range []bool{true, false} {
 		args := []string{"-metrics-addr", "127.0.0.1:0"}
@@ -80,8 +72,8 @@ func TestMetricsAndPprofOnlyOnTheMetricsListener(t *testing.T) {
 	}
 }
 
-// TestDevModeServesMetricsOnTheAPIListener: dev mode without -metrics-addr keeps /metrics on the
-// API listener, for convenience.
+// TestDevModeServesMetricsOnTheAPIListener: dev mode without -metrics-addr
+// keeps /metrics on the API listener, for convenience.
 func TestDevModeServesMetricsOnTheAPIListener(t *testing.T) {
 	s := MustServe(t, nil) // no command word: dev mode
 	if r := s.MustRequest(t, "GET", "/metrics", ""); r.Status != 200 || !strings.Contains(string(r.Body), "go_goroutines") {

@@ -106,8 +106,8 @@ func TestServeRefusesContradictoryOrIncompleteConfig(t *testing.T) {
 	}
 }
 
-// TestMergeSizingChangesFirstLimitsNotResults: -merge-sizing changes how a merge sizes its first
-// queries (seen in EXPLAIN), not what it returns.
+// TestMergeSizingChangesFirstLimitsNotResults: -merge-sizing changes how a
+// merge sizes its first queries (seen in EXPLAIN), not what it returns.
 func TestMergeSizingChangesFirstLimitsNotResults(t *testing.T) {
 	firstLimits := func(sizing string) (limits []int, ids string) {
 		s := MustServe(t, nil, "-merge-sizing", sizing)
@@ -257,8 +257,9 @@ func TestProductionModeDefaults(t *testing.T) {
 	}
 }
 
-// TestJWTSubjectIsTheAuthorAndOnlyOwnersOrModeratorsChange serves a JWKS with an EC key and checks the author and
-// ownership rules through the whole server.
+// TestJWTSubjectIsTheAuthorAndOnlyOwnersOrModeratorsChange serves a JWKS
+// with an EC key and checks the author and ownership rules through the whole
+// server.
 func TestJWTSubjectIsTheAuthorAndOnlyOwnersOrModeratorsChange(t *testing.T) {
 	ek, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
