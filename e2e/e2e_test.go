@@ -414,8 +414,10 @@ func (s *Server) Do(ctx context.Context, method, query string, vars map[string]a
 	}
 	s.requests.Add(1)
 	r, err := s.API.Do(ctx, query, vars, opts...)
-	if err == nil {
-		err = no5xx(method, "/graphql", r)
+	if r != nil {
+		if err5xx := no5xx(method, "/graphql", r); err5xx != nil {
+			return r, err5xx // whether or not its body is JSON
+		}
 	}
 	return r, err
 }
