@@ -5,24 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 )
 
 // mustStore returns a store on a fresh bbolt file that publishes to a new
 // hub (buffer events per subscriber).
 func mustStore(tb testing.TB, buffer int) (*store.Store, *live.Hub) {
 	tb.Helper()
-	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "live.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(tb)
 	var s *store.Store
 	hub := live.NewHub(live.Config{Buffer: buffer, Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) {
 		return s.GetStats(ctx, ids)

@@ -9,17 +9,17 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 )
 
 // fakeJWT accepts tokens "a.SUBJECT.x" and "a.SUBJECT.moderator" (the
@@ -40,16 +40,13 @@ const testAPIKey = "s3cret-key"
 type accessEnv struct {
 	store *store.Store
 	srv   *httptest.Server
+	c     *gqltest.Client // srv's
 	logs  *bytes.Buffer
 }
 
 func MustAccessEnv(tb testing.TB, cfg resolvers.Config) *accessEnv {
 	tb.Helper()
-	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "t.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(tb)
 	e := &accessEnv{store: store.New(tbl), logs: &bytes.Buffer{}}
 	cfg.Store = e.store
 	if cfg.Logger == nil {
@@ -57,50 +54,58 @@ func MustAccessEnv(tb testing.TB, cfg resolvers.Config) *accessEnv {
 	}
 	e.srv = httptest.NewServer(obs.Middleware(slog.New(slog.NewJSONHandler(io.Discard, nil)), resolvers.NewHandler(cfg)))
 	tb.Cleanup(e.srv.Close)
+	e.c = gqltest.New(e.srv.URL)
 	return e
 }
 
-type gqlResp struct {
-	Status     int
-	Header     http.Header
-	Data       map[string]json.RawMessage `json:"data"`
-	Errors     []gqlError                 `json:"errors"`
-	Extensions map[string]any             `json:"extensions"`
-}
-
-// MustPost posts a GraphQL request with the given headers.
-func (e *accessEnv) MustPost(tb testing.TB, body any, hdr ...string) gqlResp {
+// MustPost posts a GraphQL request (its query, variables, operationName
+// and extensions) with the given header pairs; it fails tb when the answer
+// is no GraphQL response, or body holds anything else.
+func (e *accessEnv) MustPost(tb testing.TB, body map[string]any, hdr ...string) *gqltest.Response {
 	tb.Helper()
-	b, err := json.Marshal(body)
-	if err != nil {
-		tb.Fatal(err)
+	opts := []gqltest.Option{gqltest.Headers(hdr...)}
+	var query string
+	var vars map[string]any
+	for k, v := range body {
+		var ok bool
+		switch k {
+		case "query":
+			query, ok = v.(string)
+		case "variables":
+			vars, ok = v.(map[string]any)
+		case "operationName":
+			var op string
+			op, ok = v.(string)
+			opts = append(opts, gqltest.Operation(op))
+		case "extensions":
+			var ext map[string]any
+			ext, ok = v.(map[string]any)
+			opts = append(opts, gqltest.Extensions(ext))
+		}
+		if !ok {
+			tb.Fatalf("MustPost: %s %#v is not a GraphQL request's", k, v)
+		}
 	}
-	r := MustHTTP(tb, e.srv.Client(), http.MethodPost, e.srv.URL, b, hdr...)
-	var out gqlResp
-	if err := json.Unmarshal(r.body, &out); err != nil {
-		tb.Fatalf("HTTP %d %s: %v", r.status, r.body, err)
-	}
-	out.Status, out.Header = r.status, r.header
-	return out
+	return e.c.MustDo(tb, query, vars, opts...)
 }
 
 func q(query string) map[string]any { return map[string]any{"query": query} }
 
-func code(r gqlResp) string {
-	if len(r.Errors) == 0 {
-		return ""
-	}
-	return r.Errors[0].Code()
+// field is the top-level field name of r's data ("" without one).
+func field(r *gqltest.Response, name string) json.RawMessage {
+	var data map[string]json.RawMessage
+	_ = json.Unmarshal(r.Data, &data)
+	return data[name]
 }
 
 const createMut = `mutation { createComment(input: {productId: "p1", language: "en", rating: 4, author: "Someone", title: "T", body: "B"}) { comment { id author } } }`
 
-func createdID(tb testing.TB, r gqlResp) (id, author string) {
+func createdID(tb testing.TB, r *gqltest.Response) (id, author string) {
 	tb.Helper()
 	var d struct {
 		Comment struct{ ID, Author string }
 	}
-	if len(r.Errors) > 0 || json.Unmarshal(r.Data["createComment"], &d) != nil {
+	if len(r.Errors) > 0 || json.Unmarshal(field(r, "createComment"), &d) != nil {
 		tb.Fatalf("createComment: %+v", r)
 	}
 	return d.Comment.ID, d.Comment.Author
@@ -127,17 +132,17 @@ func TestMutationsNeedACredential(t *testing.T) {
 		{"bearer", []string{"Authorization", "Bearer " + testAPIKey}, ""},
 	} {
 		r := e.MustPost(t, q(createMut), tc.hdr...)
-		if code(r) != tc.want || r.Status != http.StatusOK {
-			t.Errorf("%s: HTTP %d code %q (%+v), want 200 %q", tc.name, r.Status, code(r), r.Errors, tc.want)
+		if r.Code() != tc.want || r.Status != http.StatusOK {
+			t.Errorf("%s: HTTP %d code %q (%+v), want 200 %q", tc.name, r.Status, r.Code(), r.Errors, tc.want)
 		}
-		if tc.want != "" && string(r.Data["createComment"]) != "" && string(r.Data["createComment"]) != "null" {
-			t.Errorf("%s: refused, yet data %s", tc.name, r.Data["createComment"])
+		if tc.want != "" && string(field(r, "createComment")) != "" && string(field(r, "createComment")) != "null" {
+			t.Errorf("%s: refused, yet data %s", tc.name, field(r, "createComment"))
 		}
 	}
 	// Queries never need one, even with a bad credential.
 	r := e.MustPost(t, q(`{ product(id: "p1") { stats { total } } }`), "X-API-Key", "nope")
-	if len(r.Errors) > 0 || !strings.Contains(string(r.Data["product"]), `"total":2`) {
-		t.Errorf("query: %+v %s", r.Errors, r.Data["product"])
+	if len(r.Errors) > 0 || !strings.Contains(string(field(r, "product")), `"total":2`) {
+		t.Errorf("query: %+v %s", r.Errors, field(r, "product"))
 	}
 	// With an API key, the author is the input's.
 	id, author := createdID(t, e.MustPost(t, q(createMut), "X-API-Key", testAPIKey))
@@ -148,7 +153,7 @@ func TestMutationsNeedACredential(t *testing.T) {
 		`mutation { updateComment(input: {id: "` + id + `", rating: 2}) { comment { id } } }`,
 		`mutation { deleteComment(input: {id: "` + id + `"}) { deletedCommentId } }`,
 	} {
-		if r := e.MustPost(t, q(m)); code(r) != resolvers.CodeUnauthenticated {
+		if r := e.MustPost(t, q(m)); r.Code() != resolvers.CodeUnauthenticated {
 			t.Errorf("%s without a key: %+v", m, r.Errors)
 		}
 		if r := e.MustPost(t, q(m), "X-API-Key", testAPIKey); len(r.Errors) > 0 {
@@ -171,7 +176,7 @@ func TestJWTOwnership(t *testing.T) {
 	bob := []string{"Authorization", "Bearer a.bob.x"}
 	mod := []string{"Authorization", "Bearer a.mia.moderator"}
 
-	if r := e.MustPost(t, q(createMut), "Authorization", "Bearer x.alice.x"); code(r) != resolvers.CodeUnauthenticated {
+	if r := e.MustPost(t, q(createMut), "Authorization", "Bearer x.alice.x"); r.Code() != resolvers.CodeUnauthenticated {
 		t.Errorf("bad token: %+v", r.Errors)
 	}
 	// The token's subject is the author (input.author is ignored) and the owner.
@@ -190,10 +195,10 @@ func TestJWTOwnership(t *testing.T) {
 		return `mutation { deleteComment(input: {id: "` + id + `"}) { deletedCommentId } }`
 	}
 
-	if r := e.MustPost(t, q(upd(id, 1)), bob...); code(r) != resolvers.CodeForbidden {
+	if r := e.MustPost(t, q(upd(id, 1)), bob...); r.Code() != resolvers.CodeForbidden {
 		t.Errorf("bob updates alice's: %+v", r.Errors)
 	}
-	if r := e.MustPost(t, q(del(id)), bob...); code(r) != resolvers.CodeForbidden {
+	if r := e.MustPost(t, q(del(id)), bob...); r.Code() != resolvers.CodeForbidden {
 		t.Errorf("bob deletes alice's: %+v", r.Errors)
 	}
 	if r := e.MustPost(t, q(upd(id, 2)), alice...); len(r.Errors) > 0 {
@@ -204,7 +209,7 @@ func TestJWTOwnership(t *testing.T) {
 		t.Errorf("after update: %+v", cs[0])
 	}
 	// A missing comment is NOT_FOUND, not FORBIDDEN.
-	if r := e.MustPost(t, q(del("01JAAAAAAAAAAAAAAAAAAAAAAA")), bob...); code(r) != "NOT_FOUND" {
+	if r := e.MustPost(t, q(del("01JAAAAAAAAAAAAAAAAAAAAAAA")), bob...); r.Code() != "NOT_FOUND" {
 		t.Errorf("missing: %+v", r.Errors)
 	}
 	// A moderator may change anyone's.
@@ -217,7 +222,7 @@ func TestJWTOwnership(t *testing.T) {
 	// A comment created with an API key has no owner: only keys and
 	// moderators may change it.
 	id2, _ := createdID(t, e.MustPost(t, q(createMut), "X-API-Key", testAPIKey))
-	if r := e.MustPost(t, q(upd(id2, 5)), alice...); code(r) != resolvers.CodeForbidden {
+	if r := e.MustPost(t, q(upd(id2, 5)), alice...); r.Code() != resolvers.CodeForbidden {
 		t.Errorf("alice updates an unowned comment: %+v", r.Errors)
 	}
 	if r := e.MustPost(t, q(del(id2)), "X-API-Key", testAPIKey); len(r.Errors) > 0 {
@@ -237,7 +242,7 @@ func TestIntrospectionSwitch(t *testing.T) {
 		`{ __type(name: "Query") { name } }`,
 		`query { ...F } fragment F on Query { ... on Query { __schema { types { name } } } }`,
 	} {
-		if r := off.MustPost(t, q(query)); r.Status != http.StatusUnprocessableEntity || code(r) != "GRAPHQL_VALIDATION_FAILED" {
+		if r := off.MustPost(t, q(query)); r.Status != http.StatusUnprocessableEntity || r.Code() != "GRAPHQL_VALIDATION_FAILED" {
 			t.Errorf("introspection off: %s: HTTP %d %+v", query, r.Status, r.Errors)
 		}
 	}
@@ -260,13 +265,13 @@ func TestAutomaticPersistedQueries(t *testing.T) {
 
 	e := MustAccessEnv(t, resolvers.Config{})
 	r := e.MustPost(t, map[string]any{"extensions": ext})
-	if code(r) != "PERSISTED_QUERY_NOT_FOUND" {
+	if r.Code() != "PERSISTED_QUERY_NOT_FOUND" {
 		t.Fatalf("unknown hash: %+v", r.Errors)
 	}
 	if r := e.MustPost(t, map[string]any{"query": query, "extensions": ext}); len(r.Errors) > 0 {
 		t.Fatalf("register: %+v", r.Errors)
 	}
-	if r := e.MustPost(t, map[string]any{"extensions": ext}); len(r.Errors) > 0 || r.Data["product"] == nil {
+	if r := e.MustPost(t, map[string]any{"extensions": ext}); len(r.Errors) > 0 || field(r, "product") == nil {
 		t.Fatalf("by hash: %+v", r)
 	}
 	bad := map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": strings.Repeat("0", 64)}}
@@ -275,7 +280,7 @@ func TestAutomaticPersistedQueries(t *testing.T) {
 	}
 	// Off: the hash alone is not understood.
 	offE := MustAccessEnv(t, resolvers.Config{APQCacheSize: -1})
-	if r := offE.MustPost(t, map[string]any{"extensions": ext}); code(r) == "" || code(r) == "PERSISTED_QUERY_NOT_FOUND" {
+	if r := offE.MustPost(t, map[string]any{"extensions": ext}); r.Code() == "" || r.Code() == "PERSISTED_QUERY_NOT_FOUND" {
 		t.Errorf("APQ off: %+v", r.Errors)
 	}
 }
@@ -288,19 +293,15 @@ func (failingTable) BatchGet(context.Context, []store.Key) ([]store.Item, error)
 }
 
 func TestInternalErrorsCarryTheRequestID(t *testing.T) {
-	tbl, err := bolt.Open(filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
+	tbl := bolttest.Open(t)
 	var logs testutil.SyncBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	h := obs.Middleware(log, resolvers.NewHandler(resolvers.Config{Store: store.New(failingTable{tbl}), Logger: log, LoaderWait: time.Millisecond}))
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	e := &accessEnv{srv: srv}
+	e := &accessEnv{srv: srv, c: gqltest.New(srv.URL)}
 	r := e.MustPost(t, q(`{ comment(id: "01JAAAAAAAAAAAAAAAAAAAAAAA") { id } }`), obs.Header, "req-123")
-	if code(r) != "INTERNAL" || r.Errors[0].Extensions["requestId"] != "req-123" || strings.Contains(r.Errors[0].Message, "fire") {
+	if r.Code() != "INTERNAL" || r.Errors[0].Extensions["requestId"] != "req-123" || strings.Contains(r.Errors[0].Message, "fire") {
 		t.Fatalf("errors %+v, want INTERNAL with requestId req-123 and no detail", r.Errors)
 	}
 	if r.Header.Get(obs.Header) != "req-123" {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/99designs/gqlgen/client"
+	"github.com/acme/comments-gateway/internal/gqltest"
 )
 
 // TestBadArgumentLosesOnlyItsField: a bad language on comments nulls
@@ -65,7 +65,7 @@ func TestEveryBadInputFieldIsReported(t *testing.T) {
 	const create = `mutation($in: CreateCommentInput!) { createComment(input: $in) { comment { id } } }`
 	in := validCreate(map[string]any{"rating": 7, "title": "", "language": "en_US", "productId": "a/b"})
 	e.spy.Reset()
-	r := e.MustDo(t, create, client.Var("in", in["in"]))
+	r := e.MustDo(t, create, gqltest.Var("in", in["in"]))
 	MustNoData(t, r)
 	want := map[string]string{
 		"input.productId": "input.productId must be 1 to 64 characters of [A-Za-z0-9_-]",
@@ -102,7 +102,7 @@ func TestLocaleNamesAreRefusedWithAHint(t *testing.T) {
 		"zh_Hant_TW":  `language "zh_Hant_TW" is not a BCP 47 tag: use "zh-Hant-TW"`,
 		"C.UTF-8":     `language "C.UTF-8" is not a BCP 47 tag such as "en" or "pt-BR"`,
 	} {
-		r := e.MustDo(t, `query($l: String) { product(id: "big") { comments(language: $l) { totalCount } } }`, client.Var("l", in))
+		r := e.MustDo(t, `query($l: String) { product(id: "big") { comments(language: $l) { totalCount } } }`, gqltest.Var("l", in))
 		err := MustOneError(t, r, "BAD_USER_INPUT")
 		if err.Message != msg || err.Extensions["argument"] != "language" {
 			t.Errorf("%s: got %q %v, want %q", in, err.Message, err.Extensions, msg)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/dynamo"
@@ -91,10 +91,10 @@ func TestCostBoundsItemsRead(t *testing.T) {
 			for seed := range uint64(300) {
 				g := &opGen{r: rand.New(rand.NewPCG(seed, 12))}
 				query, vars := g.operation()
-				raw := mustPostGraphQL(t, srv.URL, query, vars)
+				raw := gqltest.New(srv.URL).MustDo(t, query, vars)
 				cost, _ := raw.Extensions["cost"].(map[string]any)
 				read, _ := cost["itemsRead"].(float64)
-				switch errs := string(raw.Errors); {
+				switch errs := string(raw.RawErrors); {
 				case strings.Contains(errs, "LIMIT_EXCEEDED"):
 					if read != 0 {
 						t.Errorf("refused %s read %v items", query, read)
@@ -102,7 +102,7 @@ func TestCostBoundsItemsRead(t *testing.T) {
 					refused++
 					continue
 				case len(raw.Errors) > 0 && !(strings.HasPrefix(query, "mutation") && strings.Contains(errs, `"NOT_FOUND"`)):
-					t.Fatalf("%s %v: %s", query, vars, raw.Errors)
+					t.Fatalf("%s %v: %s", query, vars, raw.RawErrors)
 				}
 				cx, ok := cost["complexity"].(float64)
 				if !ok {
@@ -121,25 +121,6 @@ func TestCostBoundsItemsRead(t *testing.T) {
 			}
 		})
 	}
-}
-
-// mustPostGraphQL posts query with vars to url and decodes the reply,
-// whatever its status.
-func mustPostGraphQL(tb testing.TB, url, query string, vars map[string]any) (r struct {
-	Errors     json.RawMessage
-	Extensions map[string]any
-}) {
-	tb.Helper()
-	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	resp, err := http.Post(url, "application/json", strings.NewReader(string(body)))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		tb.Fatalf("%s: %v", query, err)
-	}
-	return r
 }
 
 // opGen generates valid operations over the gateway's schema from r.
@@ -306,6 +287,7 @@ func TestLanguagesFirst(t *testing.T) {
 	h := resolvers.NewHandler(resolvers.Config{Store: store.New(MustOpenLoaded(t, costData(t))), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
+	c := gqltest.New(srv.URL)
 	for _, n := range []int{0, 1, 5, 20, 100} {
 		q := fmt.Sprintf(`{ product(id: %q) { languages(first: %d) { language } } }`, polyID, n)
 		var r struct {
@@ -314,14 +296,7 @@ func TestLanguagesFirst(t *testing.T) {
 			}
 			Extensions struct{ Cost struct{ ItemsRead int } }
 		}
-		body, _ := json.Marshal(map[string]any{"query": q})
-		resp, err := http.Post(srv.URL, "application/json", strings.NewReader(string(body)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = json.NewDecoder(resp.Body).Decode(&r)
-		resp.Body.Close()
-		if err != nil {
+		if err := json.Unmarshal(c.MustQuery(t, q, nil, nil).Body, &r); err != nil {
 			t.Fatal(err)
 		}
 		got := r.Data.Product.Languages
@@ -334,8 +309,8 @@ func TestLanguagesFirst(t *testing.T) {
 			}
 		}
 	}
-	r := mustPostGraphQL(t, srv.URL, `{ product(id: "poly") { languages(first: 101) { language } } }`, nil)
-	if !strings.Contains(string(r.Errors), "BAD_USER_INPUT") {
-		t.Errorf("first 101: errors %s, want BAD_USER_INPUT", r.Errors)
+	r := c.MustDo(t, `{ product(id: "poly") { languages(first: 101) { language } } }`, nil)
+	if !strings.Contains(string(r.RawErrors), "BAD_USER_INPUT") {
+		t.Errorf("first 101: errors %s, want BAD_USER_INPUT", r.RawErrors)
 	}
 }

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/99designs/gqlgen/client"
-
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -98,7 +97,7 @@ func TestFederationEntitiesMatchProductAndBatchStats(t *testing.T) {
 		Entities []*fedProduct `json:"_entities"`
 	}
 	// Default limits (depth, aliases, complexity) admit the query.
-	e.MustQuery(t, entitiesQuery, &got, client.Var("reps", representations(federationIDs...)))
+	e.MustQuery(t, entitiesQuery, &got, gqltest.Var("reps", representations(federationIDs...)))
 
 	// All 20 entities' stats in ONE BatchGet, one key each: comments'
 	// totalCount reuses the loader's (product, all languages) entry.
@@ -163,7 +162,7 @@ func TestFederationBadIDFailsOnlyItsEntity(t *testing.T) {
 	for _, bad := range []string{"", "no spaces", strings.Repeat("x", store.MaxIDLen+1), "PRODUCT#p1"} {
 		t.Run(fmt.Sprintf("%q", bad), func(t *testing.T) {
 			e.spy.Reset()
-			r := e.MustDo(t, entitiesQuery, client.Var("reps", representations("p1", bad, "p2")))
+			r := e.MustDo(t, entitiesQuery, gqltest.Var("reps", representations("p1", bad, "p2")))
 			ge := MustOneError(t, r, "BAD_USER_INPUT")
 			if ge.PathString() != "_entities/1" {
 				t.Errorf("error path = %q, want _entities/1 (error %s)", ge.PathString(), r.RawErrors)
@@ -203,7 +202,7 @@ func TestFederationUnknownTypename(t *testing.T) {
 	e := MustEnv(t)
 	reps := representations("p1")
 	reps = append(reps, map[string]any{"__typename": "Catalog", "id": "x"})
-	r := e.MustDo(t, entitiesQuery, client.Var("reps", reps))
+	r := e.MustDo(t, entitiesQuery, gqltest.Var("reps", reps))
 	if len(r.Errors) != 1 {
 		t.Fatalf("errors = %s, want one", r.RawErrors)
 	}

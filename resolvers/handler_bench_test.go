@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ import (
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 )
 
 // The handler benchmarks: the whole HTTP handler in process (httptest, no
@@ -68,11 +67,7 @@ const createQuery = `mutation Create($p: ID!) { createComment(input: {productId:
 // and walks the largest product's filtered list for a deep cursor.
 func MustBenchEnv(tb testing.TB) *benchEnv {
 	tb.Helper()
-	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "bench.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(tb)
 	s := store.New(tbl)
 	cs := demo.Default()
 	ctx := context.Background()

@@ -2,6 +2,7 @@ package resolvers_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -46,62 +48,26 @@ func MustCacheEnv(tb testing.TB, micro resolvers.MicroCacheConfig) *cacheEnv {
 	return e
 }
 
-type httpReply struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
 // MustGet sends query as GET /graphql?query=… with header pairs.
-func (e *cacheEnv) MustGet(tb testing.TB, query string, hdr ...string) httpReply {
+func (e *cacheEnv) MustGet(tb testing.TB, query string, hdr ...string) *gqltest.Response {
 	tb.Helper()
 	return e.MustDo(tb, http.MethodGet, "?query="+url.QueryEscape(query), nil, hdr...)
 }
 
 // MustDo sends one request to the handler.
-func (e *cacheEnv) MustDo(tb testing.TB, method, suffix string, body []byte, hdr ...string) httpReply {
+func (e *cacheEnv) MustDo(tb testing.TB, method, suffix string, body []byte, hdr ...string) *gqltest.Response {
 	tb.Helper()
-	return MustHTTP(tb, e.srv.Client(), method, e.srv.URL+suffix, body, hdr...)
-}
-
-// MustHTTP sends one request (a JSON body, if any) with header pairs and
-// reads the whole reply.
-func MustHTTP(tb testing.TB, c *http.Client, method, url string, body []byte, hdr ...string) httpReply {
-	tb.Helper()
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := c.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return httpReply{status: res.StatusCode, header: res.Header, body: raw}
+	return gqltest.New(e.srv.URL).MustSend(tb, method, suffix, body, gqltest.Headers(hdr...))
 }
 
 // errorFree reports whether a reply's body is a GraphQL response with data
 // and no errors.
-func errorFree(tb testing.TB, r httpReply) bool {
+func errorFree(tb testing.TB, r *gqltest.Response) bool {
 	tb.Helper()
-	var out struct {
-		Data   json.RawMessage `json:"data"`
-		Errors []any           `json:"errors"`
+	if !json.Valid(r.Body) {
+		tb.Fatalf("HTTP %d %s: not JSON", r.Status, r.Body)
 	}
-	if err := json.Unmarshal(r.body, &out); err != nil {
-		tb.Fatalf("HTTP %d %s: %v", r.status, r.body, err)
-	}
-	return len(out.Errors) == 0 && len(out.Data) > 0 && string(out.Data) != "null"
+	return len(r.Errors) == 0 && len(r.Data) > 0 && string(r.Data) != "null"
 }
 
 // The policy table in the README and schema.graphqls: product 300,
@@ -133,13 +99,13 @@ func TestCacheControlPerField(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := e.MustGet(t, c.query)
-		if r.status != http.StatusOK || !errorFree(t, r) {
-			t.Fatalf("%s: HTTP %d %s", c.query, r.status, r.body)
+		if r.Status != http.StatusOK || !errorFree(t, r) {
+			t.Fatalf("%s: HTTP %d %s", c.query, r.Status, r.Body)
 		}
-		if got := r.header.Get("Cache-Control"); got != c.want {
+		if got := r.Header.Get("Cache-Control"); got != c.want {
 			t.Errorf("%s:\n Cache-Control %q, want %q", c.query, got, c.want)
 		}
-		if got := r.header.Get("Vary"); got != "Accept, Authorization, X-API-Key, X-Explain" {
+		if got := r.Header.Get("Vary"); got != "Accept, Authorization, X-API-Key, X-Explain" {
 			t.Errorf("%s: Vary %q", c.query, got)
 		}
 	}
@@ -150,24 +116,24 @@ func TestCacheControlPrivateWhenAuthenticated(t *testing.T) {
 	query := `{ topProducts(first: 2) { rank } }`
 	for _, hdr := range [][]string{{"Authorization", "Bearer k"}, {"X-API-Key", "k"}} {
 		r := e.MustGet(t, query, hdr...)
-		if got := r.header.Get("Cache-Control"); got != "private, max-age=60" {
+		if got := r.Header.Get("Cache-Control"); got != "private, max-age=60" {
 			t.Errorf("with %s: Cache-Control %q, want private, max-age=60", hdr[0], got)
 		}
 	}
-	if r := e.MustGet(t, `{ __typename }`, "X-API-Key", "k"); r.header.Get("Cache-Control") != "private, no-cache" {
-		t.Errorf("maxAge 0 with a key: Cache-Control %q", r.header.Get("Cache-Control"))
+	if r := e.MustGet(t, `{ __typename }`, "X-API-Key", "k"); r.Header.Get("Cache-Control") != "private, no-cache" {
+		t.Errorf("maxAge 0 with a key: Cache-Control %q", r.Header.Get("Cache-Control"))
 	}
 }
 
 func TestCacheControlNoStore(t *testing.T) {
 	e := MustCacheEnv(t, resolvers.MicroCacheConfig{})
-	post := func(query string) httpReply {
+	post := func(query string) *gqltest.Response {
 		b, _ := json.Marshal(map[string]any{"query": query})
 		return e.MustDo(t, http.MethodPost, "", b)
 	}
 	cases := []struct {
 		name string
-		r    httpReply
+		r    *gqltest.Response
 	}{
 		{"POST query", post(`{ product(id: "p1") { id } }`)},
 		{"POST mutation", post(`mutation { createComment(input: {productId: "p1", language: "en", rating: 5, author: "a", title: "t", body: "b"}) { comment { id } } }`)},
@@ -179,15 +145,15 @@ func TestCacheControlNoStore(t *testing.T) {
 		{"GET without a query", e.MustDo(t, http.MethodGet, "", nil)},
 	}
 	for _, c := range cases {
-		if got := c.r.header.Get("Cache-Control"); got != "no-store" {
-			t.Errorf("%s (HTTP %d): Cache-Control %q, want no-store", c.name, c.r.status, got)
+		if got := c.r.Header.Get("Cache-Control"); got != "no-store" {
+			t.Errorf("%s (HTTP %d): Cache-Control %q, want no-store", c.name, c.r.Status, got)
 		}
-		if c.r.header.Get("ETag") != "" {
+		if c.r.Header.Get("ETag") != "" {
 			t.Errorf("%s: an ETag on an uncacheable response", c.name)
 		}
 	}
 	if r := cases[0].r; !errorFree(t, r) {
-		t.Errorf("POST query failed: %s", r.body)
+		t.Errorf("POST query failed: %s", r.Body)
 	}
 }
 
@@ -195,35 +161,35 @@ func TestETagAndNotModified(t *testing.T) {
 	e := MustCacheEnv(t, resolvers.MicroCacheConfig{})
 	query := `{ product(id: "p1") { stats { total } comments(first: 3) { nodes { id title } } } }`
 	r := e.MustGet(t, query)
-	sum := sha256.Sum256(r.body)
+	sum := sha256.Sum256(r.Body)
 	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:]) + `"`
-	if got := r.header.Get("ETag"); got != etag {
+	if got := r.Header.Get("ETag"); got != etag {
 		t.Fatalf("ETag %q, want the body's SHA-256 %s", got, etag)
 	}
-	if again := e.MustGet(t, query); again.header.Get("ETag") != etag || !bytes.Equal(again.body, r.body) {
-		t.Fatalf("the same query on the same data: ETag %q, body changed: %v", again.header.Get("ETag"), !bytes.Equal(again.body, r.body))
+	if again := e.MustGet(t, query); again.Header.Get("ETag") != etag || !bytes.Equal(again.Body, r.Body) {
+		t.Fatalf("the same query on the same data: ETag %q, body changed: %v", again.Header.Get("ETag"), !bytes.Equal(again.Body, r.Body))
 	}
 	for _, inm := range []string{etag, "W/" + etag, `"other", ` + etag, "*"} {
 		nm := e.MustGet(t, query, "If-None-Match", inm)
-		if nm.status != http.StatusNotModified || len(nm.body) != 0 {
-			t.Errorf("If-None-Match %s: HTTP %d, %d body bytes; want 304 and none", inm, nm.status, len(nm.body))
+		if nm.Status != http.StatusNotModified || len(nm.Body) != 0 {
+			t.Errorf("If-None-Match %s: HTTP %d, %d body bytes; want 304 and none", inm, nm.Status, len(nm.Body))
 		}
-		if nm.header.Get("ETag") != etag || nm.header.Get("Cache-Control") != "public, max-age=30" || nm.header.Get("Vary") == "" {
-			t.Errorf("304 headers: %v", nm.header)
+		if nm.Header.Get("ETag") != etag || nm.Header.Get("Cache-Control") != "public, max-age=30" || nm.Header.Get("Vary") == "" {
+			t.Errorf("304 headers: %v", nm.Header)
 		}
 	}
-	if other := e.MustGet(t, query, "If-None-Match", `"something-else"`); other.status != http.StatusOK || !bytes.Equal(other.body, r.body) {
-		t.Errorf("a stale If-None-Match: HTTP %d", other.status)
+	if other := e.MustGet(t, query, "If-None-Match", `"something-else"`); other.Status != http.StatusOK || !bytes.Equal(other.Body, r.Body) {
+		t.Errorf("a stale If-None-Match: HTTP %d", other.Status)
 	}
 	// A change of the data changes the body, hence the ETag: the old one
 	// gets the full new response.
 	b, _ := json.Marshal(map[string]any{"query": `mutation { createComment(input: {productId: "p1", language: "en", rating: 4, author: "a", title: "new", body: "b"}) { comment { id } } }`})
 	if m := e.MustDo(t, http.MethodPost, "", b); !errorFree(t, m) {
-		t.Fatalf("createComment: %s", m.body)
+		t.Fatalf("createComment: %s", m.Body)
 	}
 	changed := e.MustGet(t, query, "If-None-Match", etag)
-	if changed.status != http.StatusOK || changed.header.Get("ETag") == etag || !bytes.Contains(changed.body, []byte(`"new"`)) {
-		t.Errorf("after a change: HTTP %d, ETag %s, body %s", changed.status, changed.header.Get("ETag"), changed.body)
+	if changed.Status != http.StatusOK || changed.Header.Get("ETag") == etag || !bytes.Contains(changed.Body, []byte(`"new"`)) {
+		t.Errorf("after a change: HTTP %d, ETag %s, body %s", changed.Status, changed.Header.Get("ETag"), changed.Body)
 	}
 }
 
@@ -256,16 +222,16 @@ func TestMicroCacheServesHotPages(t *testing.T) {
 	calls := e.spy.TotalCalls()
 	for range 3 {
 		hit := e.MustGet(t, page)
-		if !bytes.Equal(hit.body, first.body) || hit.header.Get("ETag") != first.header.Get("ETag") ||
-			hit.header.Get("Cache-Control") != "public, max-age=30" || hit.header.Get("Content-Type") != first.header.Get("Content-Type") {
-			t.Fatalf("hit differs: %v %s\nfirst: %v %s", hit.header, hit.body, first.header, first.body)
+		if !bytes.Equal(hit.Body, first.Body) || hit.Header.Get("ETag") != first.Header.Get("ETag") ||
+			hit.Header.Get("Cache-Control") != "public, max-age=30" || hit.Header.Get("Content-Type") != first.Header.Get("Content-Type") {
+			t.Fatalf("hit differs: %v %s\nfirst: %v %s", hit.Header, hit.Body, first.Header, first.Body)
 		}
 	}
 	if e.spy.TotalCalls() != calls {
 		t.Errorf("hits read the store: %d calls, want %d", e.spy.TotalCalls(), calls)
 	}
-	if nm := e.MustGet(t, page, "If-None-Match", first.header.Get("ETag")); nm.status != http.StatusNotModified {
-		t.Errorf("a hit with If-None-Match: HTTP %d", nm.status)
+	if nm := e.MustGet(t, page, "If-None-Match", first.Header.Get("ETag")); nm.Status != http.StatusNotModified {
+		t.Errorf("a hit with If-None-Match: HTTP %d", nm.Status)
 	}
 	const lookups = "comments_http_micro_cache_lookups_total"
 	if hits, misses := e.metric(t, lookups, "hit"), e.metric(t, lookups, "miss"); hits != 4 || misses != 1 {
@@ -300,7 +266,7 @@ func TestMicroCacheStaysWithinItsBytes(t *testing.T) {
 	}
 	total := 0
 	for i := range 30 {
-		total += len(e.MustGet(t, query(i)).body)
+		total += len(e.MustGet(t, query(i)).Body)
 		if b := e.metric(t, "comments_http_micro_cache_bytes", ""); b > maxBytes {
 			t.Fatalf("after %d pages the cache holds %v bytes, over %d", i+1, b, maxBytes)
 		}
@@ -329,34 +295,30 @@ func TestMicroCacheConcurrentMisses(t *testing.T) {
 	e := MustCacheEnv(t, resolvers.MicroCacheConfig{TTL: time.Hour})
 	page := `{ product(id: "big") { stats { total } comments(first: 3) { nodes { id } } } }`
 	const n = 8
-	replies := make(chan httpReply, n)
+	replies := make(chan *gqltest.Response, n)
+	c := gqltest.New(e.srv.URL)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() { // t.Errorf, not t.Fatal: this is not the test's goroutine
-			res, err := e.srv.Client().Get(e.srv.URL + "?query=" + url.QueryEscape(page))
+			r, err := c.Send(context.Background(), http.MethodGet, "?query="+url.QueryEscape(page), nil)
 			if err != nil {
 				t.Errorf("GET: %v", err)
 				return
 			}
-			defer res.Body.Close()
-			body, err := io.ReadAll(res.Body)
-			if err != nil {
-				t.Errorf("reading: %v", err)
-			}
-			replies <- httpReply{status: res.StatusCode, header: res.Header, body: body}
+			replies <- r
 		})
 	}
 	wg.Wait()
 	close(replies)
 	var first []byte
 	for r := range replies {
-		if r.status != http.StatusOK || !errorFree(t, r) || r.header.Get("Cache-Control") != "public, max-age=30" {
-			t.Fatalf("HTTP %d %v %s", r.status, r.header, r.body)
+		if r.Status != http.StatusOK || !errorFree(t, r) || r.Header.Get("Cache-Control") != "public, max-age=30" {
+			t.Fatalf("HTTP %d %v %s", r.Status, r.Header, r.Body)
 		}
 		if first == nil {
-			first = r.body
-		} else if !bytes.Equal(first, r.body) {
-			t.Errorf("replies differ:\n%s\n%s", first, r.body)
+			first = r.Body
+		} else if !bytes.Equal(first, r.Body) {
+			t.Errorf("replies differ:\n%s\n%s", first, r.Body)
 		}
 	}
 	const lookups = "comments_http_micro_cache_lookups_total"

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
@@ -28,7 +29,7 @@ type edgeReply struct {
 	status int
 	header http.Header
 	body   []byte
-	errors []gqlError
+	errors []gqltest.Error
 }
 
 func (r edgeReply) code() string {
@@ -57,7 +58,7 @@ func mustSend(tb testing.TB, srv *httptest.Server, method, target, contentType s
 	r := edgeReply{status: resp.StatusCode, header: resp.Header}
 	r.body, _ = io.ReadAll(resp.Body)
 	var out struct {
-		Errors []gqlError `json:"errors"`
+		Errors []gqltest.Error `json:"errors"`
 	}
 	if err := json.Unmarshal(r.body, &out); err != nil {
 		tb.Fatalf("HTTP %d, not JSON: %.300s", r.status, r.body)
@@ -287,7 +288,7 @@ func TestNoSuggestionsWithIntrospectionOff(t *testing.T) {
 				t.Errorf("introspection on: %+v, want a suggestion", r.Errors)
 			}
 			r := off.MustPost(t, q(tc.query))
-			if len(r.Errors) == 0 || code(r) != "GRAPHQL_VALIDATION_FAILED" {
+			if len(r.Errors) == 0 || r.Code() != "GRAPHQL_VALIDATION_FAILED" {
 				t.Fatalf("introspection off: %+v, want a validation error", r)
 			}
 			for _, e := range r.Errors {
@@ -424,7 +425,7 @@ func TestNoGoTypeNames(t *testing.T) {
 		{"query": `query($r: [_Any!]!) { _entities(representations: $r) { ... on Product { id } } }`, "variables": map[string]any{"r": []any{5}}},
 	} {
 		r := e.MustPost(t, body)
-		if len(r.Errors) != 1 || r.Errors[0].Message != "expected a JSON object" || code(r) != "BAD_USER_INPUT" {
+		if len(r.Errors) != 1 || r.Errors[0].Message != "expected a JSON object" || r.Code() != "BAD_USER_INPUT" {
 			t.Errorf("%v: %+v, want one BAD_USER_INPUT error \"expected a JSON object\"", body["query"], r.Errors)
 		}
 	}

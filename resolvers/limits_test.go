@@ -2,7 +2,6 @@ package resolvers_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 )
@@ -56,23 +56,9 @@ func TestLimitsRefuseBeforeAnyRead(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := spy.TotalCalls()
-			body, _ := json.Marshal(map[string]string{"query": tc.body})
-			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(string(body)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			var r struct {
-				Errors []struct {
-					Message    string
-					Extensions map[string]any
-				}
-			}
-			if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-				t.Fatal(err)
-			}
-			if resp.StatusCode != tc.status || len(r.Errors) == 0 || r.Errors[0].Extensions["code"] != tc.code {
-				t.Errorf("status %d, errors %+v; want %d %s", resp.StatusCode, r.Errors, tc.status, tc.code)
+			r := gqltest.New(srv.URL).MustDo(t, tc.body, nil)
+			if r.Status != tc.status || r.Code() != tc.code {
+				t.Errorf("status %d, errors %+v; want %d %s", r.Status, r.Errors, tc.status, tc.code)
 			}
 			if n := spy.TotalCalls() - before; n != 0 {
 				t.Errorf("a refused request made %d store calls", n)
@@ -82,26 +68,15 @@ func TestLimitsRefuseBeforeAnyRead(t *testing.T) {
 
 	// A body over 1 MiB is refused with 413 before it is read.
 	big := `{"query":"{ __typename }","variables":{"x":"` + strings.Repeat("a", 2<<20) + `"}}`
-	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(big))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Errorf("2 MiB body: status %d, want 413", resp.StatusCode)
+	c := gqltest.New(srv.URL)
+	if r := c.MustSend(t, http.MethodPost, "", []byte(big)); r.Status != http.StatusRequestEntityTooLarge {
+		t.Errorf("2 MiB body: status %d, want 413", r.Status)
 	}
 
 	// An ordinary product page is well within every limit.
 	ok := `{ product(id: "big") { stats { total } languages { language } ` + page + ` } topProducts { product { id } } }`
-	body, _ := json.Marshal(map[string]string{"query": ok})
-	resp, err = http.Post(srv.URL, "application/json", strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || strings.Contains(string(b), `"errors"`) {
-		t.Errorf("product page: %d %s", resp.StatusCode, b)
+	if r := c.MustDo(t, ok, nil); r.Status != 200 || len(r.Errors) > 0 {
+		t.Errorf("product page: %d %s", r.Status, r.Body)
 	}
 }
 
@@ -164,13 +139,12 @@ func TestRequestTimeout(t *testing.T) {
 	var body []byte
 	go func() {
 		defer close(done)
-		resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"query":"{ product(id: \"big\") { comments(first: 2) { nodes { id } } } }"}`))
-		if err != nil {
+		r, err := gqltest.New(srv.URL).Do(context.Background(), `{ product(id: "big") { comments(first: 2) { nodes { id } } } }`, nil)
+		if r == nil {
 			t.Error(err)
 			return
 		}
-		defer resp.Body.Close()
-		body, _ = io.ReadAll(resp.Body)
+		body = r.Body
 	}()
 	select {
 	case <-done:

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,10 +18,11 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 )
 
 // liveEnv is a handler with subscriptions over a bbolt store that publishes
@@ -47,11 +47,7 @@ func mustLiveEnvBuffer(tb testing.TB, buffer int) *liveEnv {
 
 func mustLiveEnvWith(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig, buffer int) *liveEnv {
 	tb.Helper()
-	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "t.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(tb)
 	e := &liveEnv{accessEnv: &accessEnv{logs: &bytes.Buffer{}}}
 	e.hub = live.NewHub(live.Config{Buffer: buffer, Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) {
 		return e.store.GetStats(ctx, ids)
@@ -65,6 +61,7 @@ func mustLiveEnvWith(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfi
 	e.handler = resolvers.NewHandler(cfg)
 	e.srv = httptest.NewServer(e.handler)
 	tb.Cleanup(e.srv.Close)
+	e.c = gqltest.New(e.srv.URL)
 	return e
 }
 

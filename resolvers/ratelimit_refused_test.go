@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 )
@@ -38,14 +39,7 @@ func TestRateLimitChargesRefusals(t *testing.T) {
 	}
 	send := func(client, body string) answer {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Forwarded-For", client)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
+		resp := gqltest.New(srv.URL).MustSend(t, http.MethodPost, "", []byte(body), gqltest.Header("X-Forwarded-For", client))
 		var r struct {
 			Errors []struct {
 				Extensions struct{ Code string }
@@ -54,10 +48,10 @@ func TestRateLimitChargesRefusals(t *testing.T) {
 				Cost struct{ RequestedQueryCost int }
 			}
 		}
-		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-			t.Fatalf("HTTP %d: %v", resp.StatusCode, err)
+		if err := json.Unmarshal(resp.Body, &r); err != nil {
+			t.Fatalf("HTTP %d: %v", resp.Status, err)
 		}
-		a := answer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), cost: r.Extensions.Cost.RequestedQueryCost}
+		a := answer{status: resp.Status, retryAfter: resp.Header.Get("Retry-After"), cost: r.Extensions.Cost.RequestedQueryCost}
 		if len(r.Errors) > 0 {
 			a.code = r.Errors[0].Extensions.Code
 		}

@@ -6,9 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 )
@@ -44,16 +44,9 @@ func TestRateLimitByCost(t *testing.T) {
 	}
 	send := func(client string) answer {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Forwarded-For", client+", 10.0.0.1")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
+		r := gqltest.New(srv.URL).MustSend(t, http.MethodPost, "", []byte(body), gqltest.Header("X-Forwarded-For", client+", 10.0.0.1"))
 		var a answer
-		if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
+		if err := json.Unmarshal(r.Body, &a); err != nil {
 			t.Fatal(err)
 		}
 		return a

@@ -8,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -18,12 +19,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/99designs/gqlgen/client"
-
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 	"github.com/acme/comments-gateway/store/storetest"
 )
 
@@ -253,18 +254,15 @@ type env struct {
 	data  []*store.Comment
 	spy   *spyTable
 	store *store.Store
-	c     *client.Client
+	h     http.Handler    // the GraphQL handler
+	c     *gqltest.Client // h, served on 127.0.0.1
 	log   *testutil.SyncBuffer
 }
 
 // MustOpenLoaded opens a bbolt store in tb's temp dir and bulk-loads cs.
 func MustOpenLoaded(tb testing.TB, cs []*store.Comment) *bolt.Table {
 	tb.Helper()
-	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "comments.db"))
-	if err != nil {
-		tb.Fatalf("bolt.Open: %v", err)
-	}
-	tb.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(tb)
 	s := store.New(tbl)
 	if err := s.PutComments(context.Background(), cs); err != nil {
 		tb.Fatalf("PutComments: %v", err)
@@ -297,56 +295,26 @@ func MustEnvData(tb testing.TB, data []*store.Comment, cfg resolvers.Config) *en
 	s := store.New(spy)
 	log := &testutil.SyncBuffer{}
 	cfg.Store, cfg.Logger = s, slog.New(slog.NewTextHandler(log, nil))
-	return &env{data: data, spy: spy, store: s, c: client.New(resolvers.NewHandler(cfg)), log: log}
-}
-
-type gqlError struct {
-	Message    string         `json:"message"`
-	Path       []any          `json:"path"`
-	Extensions map[string]any `json:"extensions"`
-}
-
-func (e gqlError) Code() string { s, _ := e.Extensions["code"].(string); return s }
-
-func (e gqlError) PathString() string {
-	parts := make([]string, len(e.Path))
-	for i, p := range e.Path {
-		parts[i] = fmt.Sprint(p)
-	}
-	return strings.Join(parts, "/")
-}
-
-type response struct {
-	Data       json.RawMessage
-	Errors     []gqlError
-	RawErrors  json.RawMessage
-	Extensions map[string]any
+	h := resolvers.NewHandler(cfg)
+	srv := httptest.NewServer(h)
+	tb.Cleanup(srv.Close)
+	return &env{data: data, spy: spy, store: s, h: h, c: gqltest.New(srv.URL), log: log}
 }
 
 // MustDo posts query and returns the response; it fails tb only when the
 // request itself fails (an HTTP status >= 400 or an undecodable body).
-func (e *env) MustDo(tb testing.TB, query string, opts ...client.Option) response {
+func (e *env) MustDo(tb testing.TB, query string, opts ...gqltest.Option) *gqltest.Response {
 	tb.Helper()
-	raw, err := e.c.RawPost(query, opts...)
-	if err != nil {
-		tb.Fatalf("POST %s: %v", query, err)
-	}
-	data, err := json.Marshal(raw.Data)
-	if err != nil {
-		tb.Fatalf("re-encoding data: %v", err)
-	}
-	r := response{Data: data, RawErrors: raw.Errors, Extensions: raw.Extensions}
-	if len(raw.Errors) > 0 && string(raw.Errors) != "null" {
-		if err := json.Unmarshal(raw.Errors, &r.Errors); err != nil {
-			tb.Fatalf("decoding errors %s: %v", raw.Errors, err)
-		}
+	r := e.c.MustDo(tb, query, nil, opts...)
+	if r.Status >= http.StatusBadRequest {
+		tb.Fatalf("POST %s: HTTP %d: %s", query, r.Status, r.Body)
 	}
 	return r
 }
 
 // MustQuery posts query, fails tb on any GraphQL error, and decodes data
 // into out (when non-nil).
-func (e *env) MustQuery(tb testing.TB, query string, out any, opts ...client.Option) response {
+func (e *env) MustQuery(tb testing.TB, query string, out any, opts ...gqltest.Option) *gqltest.Response {
 	tb.Helper()
 	r := e.MustDo(tb, query, opts...)
 	if len(r.Errors) > 0 {
@@ -361,7 +329,7 @@ func (e *env) MustQuery(tb testing.TB, query string, out any, opts ...client.Opt
 }
 
 // MustOneError checks that r has exactly one error, with code, and returns it.
-func MustOneError(tb testing.TB, r response, code string) gqlError {
+func MustOneError(tb testing.TB, r *gqltest.Response, code string) gqltest.Error {
 	tb.Helper()
 	if len(r.Errors) != 1 {
 		tb.Fatalf("want exactly one error with code %s, got %d: %s (data %s)", code, len(r.Errors), r.RawErrors, r.Data)
@@ -375,9 +343,12 @@ func MustOneError(tb testing.TB, r response, code string) gqlError {
 // MustNoData checks that every error's field is null in data, and that
 // the error lost only that field: data and every field on the way to it are
 // objects (the failed field's siblings are still answered).
-func MustNoData(tb testing.TB, r response) {
+func MustNoData(tb testing.TB, r *gqltest.Response) {
 	tb.Helper()
 	var d any
+	if len(r.Data) == 0 { // no data at all: as null
+		r.Data = json.RawMessage("null")
+	}
 	if err := json.Unmarshal(r.Data, &d); err != nil {
 		tb.Fatalf("decoding data %s: %v", r.Data, err)
 	}
@@ -941,9 +912,9 @@ func TestBadArgumentsAreBadUserInput(t *testing.T) {
 	e := MustEnv(t)
 	for _, c := range badCases() {
 		t.Run(c.name, func(t *testing.T) {
-			var opts []client.Option
+			var opts []gqltest.Option
 			for k, v := range c.vars {
-				opts = append(opts, client.Var(k, v))
+				opts = append(opts, gqltest.Var(k, v))
 			}
 			e.spy.Reset()
 			r := e.MustDo(t, c.query, opts...)
@@ -1002,7 +973,7 @@ func TestBoundaryArgumentsAreAccepted(t *testing.T) {
 			} `json:"comment"`
 		} `json:"createComment"`
 	}
-	e.MustQuery(t, create, &got, client.Var("in", validCreate(map[string]any{
+	e.MustQuery(t, create, &got, gqltest.Var("in", validCreate(map[string]any{
 		"productId": id64, "language": "EN-gb", "author": strings.Repeat("ü", 100),
 		"title": strings.Repeat("t", 200), "body": strings.Repeat("b", 10_000),
 	})["in"]))
@@ -1537,7 +1508,7 @@ func TestExplain(t *testing.T) {
 	} }`
 
 	e.spy.Reset()
-	r := e.MustQuery(t, q, nil, client.AddHeader("X-Explain", "1"))
+	r := e.MustQuery(t, q, nil, gqltest.Header("X-Explain", "1"))
 	raw, ok := r.Extensions["plan"]
 	if !ok {
 		t.Fatalf("no extensions.plan with X-Explain: 1; extensions %v", r.Extensions)
@@ -1620,7 +1591,7 @@ func TestExplain(t *testing.T) {
 	}
 
 	// Without the header (or with another value) there is no plan.
-	for _, opts := range [][]client.Option{nil, {client.AddHeader("X-Explain", "0")}} {
+	for _, opts := range [][]gqltest.Option{nil, {gqltest.Header("X-Explain", "0")}} {
 		r = e.MustQuery(t, q, nil, opts...)
 		if _, ok := r.Extensions["plan"]; ok {
 			t.Errorf("extensions.plan present without X-Explain: 1: %v", r.Extensions["plan"])
@@ -1638,14 +1609,14 @@ func TestCursorPositionSavesReads(t *testing.T) {
 	q := `query($after: String) { product(id: "big") { comments(ratings: [1, 3, 5], first: 7, after: $after) { pageInfo { hasNextPage endCursor } nodes { id } } } }`
 	all := storetest.Recount(e.data, bigID, "", []int{1, 3, 5})
 	e.spy.Reset()
-	e.MustQuery(t, q, &got, client.Var("after", nil))
+	e.MustQuery(t, q, &got, gqltest.Var("after", nil))
 	if n := e.spy.Calls("BatchGet"); n != 1 {
 		t.Fatalf("first page of a merge: %d BatchGet calls, want 1 (the stats)", n)
 	}
 	for p := 1; got.Product.Comments.PageInfo.HasNextPage; p++ {
 		after := got.Product.Comments.PageInfo.EndCursor
 		e.spy.Reset()
-		e.MustQuery(t, q, &got, client.Var("after", after))
+		e.MustQuery(t, q, &got, gqltest.Var("after", after))
 		if n := e.spy.Calls("BatchGet"); n != 0 {
 			t.Fatalf("page %d of a merge with a positioned cursor: %d BatchGet calls, want 0", p+1, n)
 		}
@@ -1658,7 +1629,7 @@ func TestCursorPositionSavesReads(t *testing.T) {
 	}
 
 	q = `query($after: String) { product(id: "big") { comments(first: 7, after: $after) { totalCount pageInfo { hasNextPage endCursor } } } }`
-	e.MustQuery(t, q, &got, client.Var("after", nil))
+	e.MustQuery(t, q, &got, gqltest.Var("after", nil))
 	cursor := got.Product.Comments.PageInfo.EndCursor
 	limits := func() []int {
 		var out []int
@@ -1668,7 +1639,7 @@ func TestCursorPositionSavesReads(t *testing.T) {
 		return out
 	}
 	e.spy.Reset()
-	e.MustQuery(t, q, &got, client.Var("after", cursor))
+	e.MustQuery(t, q, &got, gqltest.Var("after", cursor))
 	if l := limits(); !slices.Equal(l, []int{7}) || !got.Product.Comments.PageInfo.HasNextPage {
 		t.Fatalf("page 2 with totalCount, stats unchanged: query limits %v, hasNextPage %v; want [7], true", l, got.Product.Comments.PageInfo.HasNextPage)
 	}
@@ -1677,7 +1648,7 @@ func TestCursorPositionSavesReads(t *testing.T) {
 	}
 	e.MustQuery(t, `mutation { createComment(input: {productId: "big", language: "en", rating: 4, author: "a", title: "t", body: "b"}) { comment { id } } }`, &created)
 	e.spy.Reset()
-	e.MustQuery(t, q, &got, client.Var("after", cursor))
+	e.MustQuery(t, q, &got, gqltest.Var("after", cursor))
 	if l := limits(); !slices.Equal(l, []int{8}) || !got.Product.Comments.PageInfo.HasNextPage {
 		t.Fatalf("page 2 with totalCount after a write: query limits %v, hasNextPage %v; want [8], true", l, got.Product.Comments.PageInfo.HasNextPage)
 	}

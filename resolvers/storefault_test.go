@@ -1,16 +1,12 @@
 package resolvers_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,11 +15,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
 )
@@ -74,32 +71,24 @@ func mustServeHTTP(tb testing.TB, tbl store.Table) string {
 // want and the request's id, no storage detail.
 func mustFailAsStoreError(t *testing.T, url, query, want string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]string{"query": query})
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
+	r, err := gqltest.New(url).Do(context.Background(), query, nil)
+	switch {
+	case r == nil:
 		t.Fatalf("%s: no reply: %v", query, err)
+	case len(r.Body) == 0:
+		t.Fatalf("%s: empty reply (status %d)", query, r.Status)
+	case err != nil:
+		t.Fatalf("%s: reply is not JSON: %s", query, r.Body)
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil || len(raw) == 0 {
-		t.Fatalf("%s: empty reply (status %d, %v)", query, resp.StatusCode, err)
-	}
-	var r struct {
-		Errors []gqlError `json:"errors"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("%s: reply is not JSON: %s", query, raw)
-	}
-	if resp.StatusCode != http.StatusOK || len(r.Errors) != 1 {
-		t.Fatalf("%s: status %d, want 200 with one error: %s", query, resp.StatusCode, raw)
+	raw := r.Body
+	if r.Status != http.StatusOK || len(r.Errors) != 1 {
+		t.Fatalf("%s: status %d, want 200 with one error: %s", query, r.Status, raw)
 	}
 	e := r.Errors[0]
 	if e.Code() != want {
 		t.Errorf("%s: code %q, want %q: %s", query, e.Code(), want, raw)
 	}
-	if id := resp.Header.Get(obs.Header); id == "" || e.Extensions["requestId"] != id {
+	if id := r.Header.Get(obs.Header); id == "" || e.Extensions["requestId"] != id {
 		t.Errorf("%s: extensions.requestId %v, want the X-Request-Id %q", query, e.Extensions["requestId"], id)
 	}
 	MustNotLeak(t, e.Message)
@@ -112,11 +101,7 @@ func mustFailAsStoreError(t *testing.T, url, query, want string) {
 // DynamoDB on DynamoDB Local (skipped without DYNAMODB_ENDPOINT).
 var faultBackends = map[string]func(testing.TB) store.Table{
 	"bolt": func(tb testing.TB) store.Table {
-		tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "comments.db"))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { tbl.Close() })
+		tbl := bolttest.Open(tb)
 		return tbl
 	},
 	"dynamodb": func(tb testing.TB) store.Table {
@@ -196,10 +181,7 @@ func TestRealStoreFailuresAreUnavailable(t *testing.T) {
 		}
 	})
 	t.Run("bolt closed", func(t *testing.T) {
-		tbl, err := bolt.Open(filepath.Join(t.TempDir(), "comments.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tbl := bolttest.Open(t)
 		tbl.Close()
 		url := mustServeHTTP(t, tbl)
 		for _, q := range faultQueries {

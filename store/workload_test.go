@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/acme/comments-gateway/demo"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 )
 
 // workloadRatings are the rating filters of the browsing workload.
@@ -69,11 +68,7 @@ func browse(tb testing.TB, s *store.Store, products []string, topLang map[string
 // products and each product's most common language.
 func MustDemoStore(tb testing.TB) (*store.Store, []string, map[string]string) {
 	tb.Helper()
-	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "bench.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(tb)
 	s := store.New(tbl)
 	ctx := context.Background()
 	cs := demo.Default()
@@ -194,11 +189,7 @@ func BenchmarkPlanQuery(b *testing.B) {
 // them alike, and the ratios of their median latencies are reported:
 // page 500 ÷ page 1 for each filter, and merged ÷ single on page 1.
 func BenchmarkDeepPage(b *testing.B) {
-	tbl, err := bolt.Open(filepath.Join(b.TempDir(), "deep.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(b)
 	s := store.New(tbl)
 	ctx := context.Background()
 	cfg := demo.DefaultConfig()

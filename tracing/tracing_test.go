@@ -1,13 +1,11 @@
 package tracing_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,11 +15,12 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 	"github.com/acme/comments-gateway/tracing"
 )
 
@@ -29,11 +28,7 @@ import (
 // tracing is off.
 func server(t *testing.T, tp trace.TracerProvider) (*httptest.Server, *testutil.SyncBuffer) {
 	t.Helper()
-	tbl, err := bolt.Open(filepath.Join(t.TempDir(), "comments.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(t)
 	logs := &testutil.SyncBuffer{}
 	log := slog.New(obs.NewHandler(slog.NewTextHandler(logs, nil)))
 	h := resolvers.NewHandler(resolvers.Config{Store: store.New(tbl), Logger: log, TracerProvider: tp})
@@ -42,24 +37,13 @@ func server(t *testing.T, tp trace.TracerProvider) (*httptest.Server, *testutil.
 	return srv, logs
 }
 
-const query = `{"query":"query Prod { product(id: \"p1\") { id stats { total } comments(first: 2) { edges { node { id } } } } }"}`
+const query = `query Prod { product(id: "p1") { id stats { total } comments(first: 2) { edges { node { id } } } } }`
 
-func post(t *testing.T, url string, hdr map[string]string) {
+// post sends query to the server at url with the header pairs hdr; it must
+// succeed.
+func post(t *testing.T, url string, hdr ...string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url+"/graphql", strings.NewReader(query))
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || bytes.Contains(body, []byte(`"errors"`)) {
-		t.Fatalf("status %d: %s", resp.StatusCode, body)
-	}
+	gqltest.New(url+"/graphql").MustQuery(t, query, nil, nil, gqltest.Headers(hdr...))
 }
 
 func recorder() (*tracetest.SpanRecorder, *sdktrace.TracerProvider) {
@@ -97,7 +81,7 @@ func isDescendant(s, anc sdktrace.ReadOnlySpan, spans []sdktrace.ReadOnlySpan) b
 func TestRequestSpans(t *testing.T) {
 	rec, tp := recorder()
 	srv, logs := server(t, tp)
-	post(t, srv.URL, nil)
+	post(t, srv.URL)
 	spans := rec.Ended()
 	m := byName(spans)
 	var names []string
@@ -161,7 +145,7 @@ func TestTraceparentContinued(t *testing.T) {
 	rec, tp := recorder()
 	srv, _ := server(t, tp)
 	const tid, sid = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-	post(t, srv.URL, map[string]string{"traceparent": "00-" + tid + "-" + sid + "-01"})
+	post(t, srv.URL, "traceparent", "00-"+tid+"-"+sid+"-01")
 	m := byName(rec.Ended())
 	s, ok := m["POST /graphql"]
 	if !ok {
@@ -183,7 +167,7 @@ func TestOffExportsNothing(t *testing.T) {
 	otel.SetTracerProvider(tp)
 	t.Cleanup(func() { otel.SetTracerProvider(prev) })
 	srv, logs := server(t, nil)
-	post(t, srv.URL, map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"})
+	post(t, srv.URL, "traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 	if n := len(rec.Ended()) + len(rec.Started()); n != 0 {
 		t.Errorf("%d spans with tracing off", n)
 	}

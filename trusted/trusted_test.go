@@ -10,17 +10,16 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/bolt/bolttest"
 	"github.com/acme/comments-gateway/trusted"
 )
 
@@ -75,46 +74,28 @@ type reply struct {
 	data   map[string]any
 }
 
+// send sends the request parameters body by method (GET: in the query
+// string) to the endpoint base.
 func send(t *testing.T, base, method string, body map[string]any) reply {
 	t.Helper()
-	var req *http.Request
+	var opts []gqltest.Option
+	for k, v := range body {
+		opts = append(opts, gqltest.Param(k, v))
+	}
 	if method == http.MethodGet {
-		q := url.Values{}
-		for k, v := range body {
-			if s, ok := v.(string); ok {
-				q.Set(k, s)
-			} else {
-				b, _ := json.Marshal(v)
-				q.Set(k, string(b))
-			}
-		}
-		req, _ = http.NewRequest(method, base+"?"+q.Encode(), nil)
-	} else {
-		b, _ := json.Marshal(body)
-		req, _ = http.NewRequest(method, base, strings.NewReader(string(b)))
-		req.Header.Set("Content-Type", "application/json")
+		opts = append(opts, gqltest.GET())
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var r struct {
-		Data   map[string]any
-		Errors []struct {
-			Message    string
-			Extensions struct{ Code string }
+	r := gqltest.New(base).MustDo(t, "", nil, opts...)
+	out := reply{status: r.Status}
+	if len(r.Data) > 0 {
+		if err := json.Unmarshal(r.Data, &out.data); err != nil {
+			t.Fatalf("HTTP %d %q: %v", r.Status, r.Body, err)
 		}
 	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("HTTP %d %q: %v", resp.StatusCode, raw, err)
-	}
-	out := reply{status: resp.StatusCode, data: r.Data}
 	if len(r.Errors) > 0 {
-		out.code = r.Errors[0].Extensions.Code
+		out.code = r.Code()
 		if out.code == "" {
-			t.Errorf("an error without a code: %s", raw)
+			t.Errorf("an error without a code: %s", r.Body)
 		}
 	}
 	return out
@@ -122,11 +103,7 @@ func send(t *testing.T, base, method string, body map[string]any) reply {
 
 func mustServe(t *testing.T, m *trusted.Manifest) string {
 	t.Helper()
-	tbl, err := bolt.Open(filepath.Join(t.TempDir(), "c.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tbl.Close() })
+	tbl := bolttest.Open(t)
 	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{
 		Store: store.New(tbl), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Trusted: m,
 	}))

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // The hostile suite's rows about input the gateway must refuse cheaply:
 // text that is invisible or holds control characters, a client that sends
@@ -25,9 +25,9 @@ func naming(field string, c hostileCase) func(ctx context.Context, client *http.
 	}
 }
 
-// TestBudgetInput: each attack gets its status and code within the budgets
-// (hostile_budget_test.go).
-func TestBudgetInput(t *testing.T) {
+// TestBudgetInputRefusalsAreCheap: each attack gets its status and code
+// within the budgets (hostile_budget_test.go).
+func TestBudgetInputRefusalsAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}
@@ -66,7 +66,7 @@ func TestBudgetInput(t *testing.T) {
 	})
 
 	t.Run("trusted documents only", func(t *testing.T) {
-		manifest, err := filepath.Abs("trusted/testdata/persisted-documents.json")
+		manifest, err := filepath.Abs(filepath.Join(moduleRoot, "trusted", "testdata", "persisted-documents.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

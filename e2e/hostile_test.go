@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // The hostile-input suite: malformed and abusive requests over HTTP against
 // the built binary. Every one must get a 4xx, or a GraphQL error whose every
@@ -16,6 +16,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/acme/comments-gateway/internal/gqltest"
 )
 
 // hostileCase is one request of the barrage.
@@ -335,7 +337,7 @@ func hostileResult(c hostileCase, status int, body []byte) error {
 		return fmt.Errorf("want HTTP %d, got %d: %.300s", c.status, status, body)
 	}
 	var r struct {
-		Errors []gqlError `json:"errors"`
+		Errors []gqltest.Error `json:"errors"`
 	}
 	jsonErr := json.Unmarshal(body, &r)
 	if c.code != "" {
@@ -401,7 +403,10 @@ func sendHostile(ctx context.Context, client *http.Client, base string, c hostil
 	return resp.StatusCode, b, err
 }
 
-func TestHostileInputs(t *testing.T) {
+// TestHostileRequestsAreRefusedWithACode: every malformed or abusive
+// request gets a 4xx or coded GraphQL errors, never a 5xx, and the server
+// answers normally afterwards.
+func TestHostileRequestsAreRefusedWithACode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}

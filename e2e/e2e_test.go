@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package e2e
 
 // End-to-end tests of the gateway binary.
 //
@@ -12,7 +12,7 @@ package main
 // from the state the test tracked) — no code of the store, jsonl or demo
 // packages computes an expectation.
 //
-// TestE2E runs the same suite twice: on the embedded store (bolt) and on
+// TestAPIAgreesWithARecount runs the same suite twice: on the embedded store (bolt) and on
 // DynamoDB, the latter only when DYNAMODB_ENDPOINT names a server
 // (./scripts/test.sh starts DynamoDB Local and sets it).
 
@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -46,6 +45,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
 )
@@ -79,6 +79,9 @@ type builtBinary struct {
 	err  error
 }
 
+// TestMain runs the tests and removes the binaries they built. A binary is
+// built once per test process, on first use (MustBinary, MustPlainBinary),
+// so that `go test -short` or a -run that needs none builds nothing.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if e2eBinaries.dir != "" {
@@ -119,7 +122,11 @@ func mustBuild(tb testing.TB, race bool) string {
 	return b.path
 }
 
-// buildBinary runs `go build [-race]`; e2eBinaries.mu is held.
+// moduleRoot is the directory of package main (this package's parent), the
+// one the binary is built from and the README is read in.
+const moduleRoot = ".."
+
+// buildBinary runs `go build [-race]` in moduleRoot; e2eBinaries.mu is held.
 func buildBinary(race bool) builtBinary {
 	if e2eBinaries.dir == "" {
 		dir, err := os.MkdirTemp("", "comments-gateway-e2e-")
@@ -137,9 +144,10 @@ func buildBinary(race bool) builtBinary {
 	defer cancel()
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "go", append(args, "-o", bin, ".")...)
+	cmd.Dir = moduleRoot
 	cmd.WaitDelay = 10 * time.Second
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return builtBinary{err: fmt.Errorf("go %s -o %s . (after %s): %v\n%s", strings.Join(args, " "), bin, time.Since(start).Round(time.Millisecond), err, out)}
+		return builtBinary{err: fmt.Errorf("go %s -o %s %s (after %s): %v\n%s", strings.Join(args, " "), bin, moduleRoot, time.Since(start).Round(time.Millisecond), err, out)}
 	}
 	return builtBinary{path: bin}
 }
@@ -194,6 +202,38 @@ func MustRun(tb testing.TB, args ...string) string {
 	return stdout.String()
 }
 
+// runGW runs `gw ARGS...` (bounded by e2eCommandTimeout) with env
+// (KEY=VALUE pairs added to gwEnv) and returns its output and its exit
+// error, for the tests of what a command prints or refuses.
+func runGW(tb testing.TB, env []string, args ...string) (stdout, stderr string, err error) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eCommandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, MustBinary(tb), args...)
+	cmd.Env = append(gwEnv(), env...)
+	cmd.Dir = tb.TempDir()
+	cmd.WaitDelay = 5 * time.Second
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	if strings.Contains(e.String(), "DATA RACE") {
+		tb.Errorf("gw %s: data race:\n%s", strings.Join(args, " "), tail(e.String(), 8000))
+	}
+	return o.String(), e.String(), err
+}
+
+// errorLine is the line `gw` prints on standard error when a command fails
+// ("error: " and the error, its last line), without the prefix; "" when
+// there is none.
+func errorLine(stderr string) (msg string) {
+	for _, line := range strings.Split(stderr, "\n") {
+		if m, ok := strings.CutPrefix(line, "error: "); ok {
+			msg = m
+		}
+	}
+	return msg
+}
+
 func tail(s string, n int) string {
 	if len(s) > n {
 		return "…" + s[len(s)-n:]
@@ -230,7 +270,8 @@ type Server struct {
 	exited   chan struct{} // closed when the process has exited
 	waitErr  error         // valid once exited is closed
 	stopOnce sync.Once
-	client   *http.Client
+	API      *gqltest.Client // its /graphql
+	root     *gqltest.Client // its other paths, with API's connections
 	requests atomic.Int64
 }
 
@@ -248,16 +289,17 @@ func MustStartServer(tb testing.TB, args ...string) *Server {
 	// 100) lists): larger than the client limits, which
 	// resolvers/limits_test.go covers.
 	argv := append([]string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-open-mutations", "-graphiql", "-max-aliases", "1000", "-max-complexity", "1000000", "-max-selections", "100000"}, args...)
-	return startServer(tb, MustBinary(tb), argv, func(s *Server) { s.Stop(tb) })
+	return startServer(tb, MustBinary(tb), argv, nil, func(s *Server) { s.Stop(tb) })
 }
 
 // startServer runs the binary bin with argv (a `serve` command on
-// 127.0.0.1:0), registers stop as its cleanup before anything can fail, and
-// learns its address from the first line of its standard output.
-func startServer(tb testing.TB, bin string, argv []string, stop func(*Server)) *Server {
+// 127.0.0.1:0) and env (KEY=VALUE pairs added to gwEnv), registers stop as
+// its cleanup before anything can fail, and learns its address from the
+// first line of its standard output.
+func startServer(tb testing.TB, bin string, argv, env []string, stop func(*Server)) *Server {
 	tb.Helper()
 	cmd := exec.Command(bin, argv...)
-	cmd.Env = gwEnv()
+	cmd.Env = append(gwEnv(), env...)
 	cmd.Dir = tb.TempDir()
 	stdout := &firstLineWriter{line: make(chan string, 1)}
 	s := &Server{cmd: cmd, stderr: &testutil.SyncBuffer{}, exited: make(chan struct{})}
@@ -286,14 +328,9 @@ func startServer(tb testing.TB, bin string, argv []string, stop func(*Server)) *
 		tb.Fatalf("gw serve: first line %q is not `listening on http://127.0.0.1:PORT/graphql ...`", line)
 	}
 	s.URL = "http://" + m[1]
-	s.client = &http.Client{
-		Timeout: e2eRequestTimeout,
-		Transport: &http.Transport{
-			Proxy:               nil, // never a proxy for 127.0.0.1
-			MaxIdleConnsPerHost: 32,
-			IdleConnTimeout:     30 * time.Second,
-		},
-	}
+	s.API = gqltest.New(s.URL + "/graphql")
+	s.API.HTTP.Timeout = e2eRequestTimeout
+	s.root = &gqltest.Client{URL: s.URL, HTTP: s.API.HTTP}
 	tb.Logf("gw %s: %s (pid %d)", strings.Join(argv[1:], " "), s.URL, cmd.Process.Pid)
 	return s
 }
@@ -303,8 +340,8 @@ func startServer(tb testing.TB, bin string, argv []string, stop func(*Server)) *
 func (s *Server) Stop(tb testing.TB) {
 	tb.Helper()
 	s.stopOnce.Do(func() {
-		if s.client != nil {
-			s.client.CloseIdleConnections()
+		if s.API != nil {
+			s.API.HTTP.CloseIdleConnections()
 		}
 		pid := s.cmd.Process.Pid
 		select {
@@ -341,89 +378,48 @@ func (s *Server) Stop(tb testing.TB) {
 // GraphQL over HTTP.
 // ---------------------------------------------------------------------------
 
-type gqlError struct {
-	Message    string         `json:"message"`
-	Path       []any          `json:"path"`
-	Extensions map[string]any `json:"extensions"`
-}
-
-func (e gqlError) Code() string {
-	c, _ := e.Extensions["code"].(string)
-	return c
-}
-
-type gqlResponse struct {
-	Status int             `json:"-"`
-	Body   []byte          `json:"-"`
-	Data   json.RawMessage `json:"data"`
-	Errors []gqlError      `json:"errors"`
-}
-
-func (r *gqlResponse) errorSummary() string {
-	var parts []string
-	for _, e := range r.Errors {
-		parts = append(parts, fmt.Sprintf("%s: %s (path %v)", e.Code(), e.Message, e.Path))
-	}
-	return strings.Join(parts, "; ")
-}
-
 // HTTP sends one request to path and returns the status and body. A 5xx
 // answer is an error: no input may ever produce one.
 func (s *Server) HTTP(ctx context.Context, method, path string, body []byte, header map[string]string) (int, []byte, error) {
-	s.requests.Add(1)
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
+	var opts []gqltest.Option
+	for k, v := range header {
+		opts = append(opts, gqltest.Header(k, v))
 	}
-	req, err := http.NewRequestWithContext(ctx, method, s.URL+path, rd)
+	s.requests.Add(1)
+	r, err := s.root.Send(ctx, method, path, body, opts...)
 	if err != nil {
 		return 0, nil, err
 	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return resp.StatusCode, b, fmt.Errorf("%s %s: reading the body: %w", method, path, err)
-	}
-	if resp.StatusCode >= 500 {
-		return resp.StatusCode, b, fmt.Errorf("%s %s: HTTP %d (a 5xx is never allowed): %.500s", method, path, resp.StatusCode, b)
-	}
-	return resp.StatusCode, b, nil
+	return r.Status, r.Body, no5xx(method, path, r)
 }
 
-// Do sends a GraphQL request, by POST (JSON body) or GET (query string).
-func (s *Server) Do(ctx context.Context, method, query string, vars map[string]any) (*gqlResponse, error) {
-	var status int
-	var body []byte
-	var err error
+// no5xx is the error of a 5xx answer: no input may ever produce one.
+func no5xx(method, path string, r *gqltest.Response) error {
+	if r.Status >= 500 {
+		return fmt.Errorf("%s %s: HTTP %d (a 5xx is never allowed): %.500s", method, path, r.Status, r.Body)
+	}
+	return nil
+}
+
+// Do sends a GraphQL request, by POST (JSON body) or GET (query string);
+// a 5xx answer is an error.
+func (s *Server) Do(ctx context.Context, method, query string, vars map[string]any) (*gqltest.Response, error) {
+	var opts []gqltest.Option
 	switch method {
 	case http.MethodPost:
-		req, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-		status, body, err = s.HTTP(ctx, method, "/graphql", req, map[string]string{"Content-Type": "application/json"})
 	case http.MethodGet:
-		q := url.Values{"query": {query}}
-		if vars != nil {
-			vb, _ := json.Marshal(vars)
-			q.Set("variables", string(vb))
-		}
-		status, body, err = s.HTTP(ctx, method, "/graphql?"+q.Encode(), nil, nil)
+		opts = append(opts, gqltest.GET())
 	default:
 		panic(method)
 	}
-	r := &gqlResponse{Status: status, Body: body}
-	if err != nil {
-		return r, err
+	s.requests.Add(1)
+	r, err := s.API.Do(ctx, query, vars, opts...)
+	if r != nil {
+		if err5xx := no5xx(method, "/graphql", r); err5xx != nil {
+			return r, err5xx // whether or not its body is JSON
+		}
 	}
-	if err := json.Unmarshal(body, r); err != nil {
-		return r, fmt.Errorf("HTTP %d: not a GraphQL response (%v): %.500s", status, err, body)
-	}
-	return r, nil
+	return r, err
 }
 
 // Query posts a GraphQL request that must succeed (HTTP 200, no errors)
@@ -434,12 +430,10 @@ func (s *Server) Query(ctx context.Context, query string, vars map[string]any, o
 		return err
 	}
 	if r.Status != http.StatusOK || len(r.Errors) > 0 {
-		return fmt.Errorf("HTTP %d, errors: %s", r.Status, r.errorSummary())
+		return fmt.Errorf("HTTP %d, errors: %s", r.Status, r.ErrorSummary())
 	}
 	if out != nil {
-		if err := json.Unmarshal(r.Data, out); err != nil {
-			return fmt.Errorf("decoding data: %v: %.500s", err, r.Data)
-		}
+		return r.Decode(out)
 	}
 	return nil
 }
@@ -466,8 +460,8 @@ func MustErrorCode(tb testing.TB, s *Server, name, query string, vars map[string
 		tb.Errorf("%s: %v\nquery: %s\nvariables: %.300s", name, err, oneLine(query), mustJSON(vars))
 	case len(r.Errors) == 0:
 		tb.Errorf("%s: want a %s error, got HTTP %d with data %.300s\nquery: %s\nvariables: %.300s", name, want, r.Status, r.Data, oneLine(query), mustJSON(vars))
-	case r.Errors[0].Code() != want:
-		tb.Errorf("%s: want extensions.code %s, got HTTP %d, errors: %s\nquery: %s\nvariables: %.300s", name, want, r.Status, r.errorSummary(), oneLine(query), mustJSON(vars))
+	case r.Code() != want:
+		tb.Errorf("%s: want extensions.code %s, got HTTP %d, errors: %s\nquery: %s\nvariables: %.300s", name, want, r.Status, r.ErrorSummary(), oneLine(query), mustJSON(vars))
 	}
 }
 
@@ -1458,7 +1452,11 @@ func MustComment(tb testing.TB, s *Server, id string) *commentJSON {
 // The suite.
 // ---------------------------------------------------------------------------
 
-func TestE2E(t *testing.T) {
+// TestAPIAgreesWithARecount runs the suite on bolt and, with
+// DYNAMODB_ENDPOINT, on DynamoDB: every page, count, stats and leaderboard
+// answer, every mutation and every refusal agrees with a recount of the
+// generated records, before and after rebuild-stats.
+func TestAPIAgreesWithARecount(t *testing.T) {
 	data := generateE2EData()
 	file := writeJSONL(t, data)
 
@@ -1781,7 +1779,7 @@ func testGET(t *testing.T, s *Server, data []*rec) {
 			t.Fatal(err)
 		}
 		if get.Status != http.StatusOK || len(get.Errors) > 0 || len(get.Data) == 0 {
-			t.Errorf("GET %s: HTTP %d, errors %s", oneLine(c.query), get.Status, get.errorSummary())
+			t.Errorf("GET %s: HTTP %d, errors %s", oneLine(c.query), get.Status, get.ErrorSummary())
 			continue
 		}
 		var pv, gv any
@@ -2133,7 +2131,7 @@ func testBadInput(t *testing.T, s *Server, model *e2eModel) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		var r gqlResponse
+		var r gqltest.Response
 		if status == http.StatusOK && (json.Unmarshal(resp, &r) != nil || len(r.Errors) == 0) {
 			t.Errorf("%s: HTTP 200 without a GraphQL error: %.300s", c.name, resp)
 		}
@@ -2252,7 +2250,7 @@ func testConcurrentMutations(t *testing.T, s *Server, model *e2eModel) {
 							return
 						}
 						if len(resp.Errors) == 0 || resp.Errors[0].Code() != "NOT_FOUND" {
-							fail(fmt.Errorf("deleting %s twice: want NOT_FOUND, got %s %s", id, resp.errorSummary(), resp.Data))
+							fail(fmt.Errorf("deleting %s twice: want NOT_FOUND, got %s %s", id, resp.ErrorSummary(), resp.Data))
 							return
 						}
 					}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // The cost rows of the hostile suite (issue 12): operations that ask for far
 // more than their text suggests are refused by the cost analysis before
@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme/comments-gateway/internal/gqltest"
 )
 
 // costLanguages is how many language tags the product costPoly has.
@@ -87,9 +89,9 @@ func languageAliases(args string) string {
 	return b.String()
 }
 
-// TestBudgetCost: the cost rows, each refused cheaply with its code (or,
-// for the bounded languages page, served within budget).
-func TestBudgetCost(t *testing.T) {
+// TestBudgetCostRefusalsAreCheap: the cost rows, each refused cheaply with
+// its code (or, for the bounded languages page, served within budget).
+func TestBudgetCostRefusalsAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}
@@ -123,7 +125,7 @@ func TestBudgetCost(t *testing.T) {
 		cpu1, rss1 := mustProcUsage(t, pid)
 		var r struct {
 			Data       map[string]map[string][]struct{ Language string }
-			Errors     []gqlError
+			Errors     []gqltest.Error
 			Extensions struct {
 				Cost struct{ ItemsRead, Complexity int }
 			}

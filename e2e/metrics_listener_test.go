@@ -1,13 +1,13 @@
-package main
+package e2e
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme/comments-gateway/internal/gqltest"
 )
 
 // mustMetricsAddr returns the metrics listener's address from the server's
@@ -26,25 +26,17 @@ func mustMetricsAddr(t *testing.T, s *Server) string {
 	return ""
 }
 
-// TestMetricsListener: in production /metrics is not on the API listener
-// but on -metrics-addr's, with pprof only when -pprof is given; neither
-// listener serves the other's paths.
-func TestMetricsListener(t *testing.T) {
+// TestMetricsAndPprofOnlyOnTheMetricsListener: in production /metrics is not
+// on the API listener but on -metrics-addr's, with pprof only when -pprof is
+// given; neither listener serves the other's paths.
+func TestMetricsAndPprofOnlyOnTheMetricsListener(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*e2eRequestTimeout)
-	defer cancel()
 	get := func(url string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		r := (&gqltest.Client{URL: url, HTTP: &http.Client{Timeout: e2eRequestTimeout, Transport: &http.Transport{Proxy: nil}}}).MustSend(t, http.MethodGet, "", nil)
+		return r.Status, string(r.Body)
 	}
 	for _, pprofOn := range []bool{true, false} {
 		args := []string{"-metrics-addr", "127.0.0.1:0"}
@@ -80,14 +72,14 @@ func TestMetricsListener(t *testing.T) {
 	}
 }
 
-// TestMetricsDevMode: dev mode without -metrics-addr keeps /metrics on the
-// API listener, for convenience.
-func TestMetricsDevMode(t *testing.T) {
-	s := MustServeInProcess(t, nil) // no command word: dev mode
-	if r := s.Do(t, "GET", "/metrics", ""); r.status != 200 || !strings.Contains(r.body, "go_goroutines") {
-		t.Errorf("dev mode /metrics: %d", r.status)
+// TestDevModeServesMetricsOnTheAPIListener: dev mode without -metrics-addr
+// keeps /metrics on the API listener, for convenience.
+func TestDevModeServesMetricsOnTheAPIListener(t *testing.T) {
+	s := MustServe(t, nil) // no command word: dev mode
+	if r := s.MustRequest(t, "GET", "/metrics", ""); r.Status != 200 || !strings.Contains(string(r.Body), "go_goroutines") {
+		t.Errorf("dev mode /metrics: %d", r.Status)
 	}
-	if r := s.Do(t, "GET", "/debug/pprof/", ""); r.status != 404 {
-		t.Errorf("dev mode /debug/pprof/ on the API listener: %d, want 404", r.status)
+	if r := s.MustRequest(t, "GET", "/debug/pprof/", ""); r.Status != 404 {
+		t.Errorf("dev mode /debug/pprof/ on the API listener: %d, want 404", r.Status)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -19,25 +19,27 @@ import (
 // readme returns README.md.
 func readme(tb testing.TB) string {
 	tb.Helper()
-	b, err := os.ReadFile("README.md")
+	b, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return string(b)
 }
 
-// serveFlags returns the names of the serve command's flags, as its -h
-// prints them (the flag set itself, nothing copied).
+// serveFlags returns the names of the serve command's flags, as the
+// binary's `serve -h` prints them (the flag set itself, nothing copied).
 func serveFlags(t *testing.T) []string {
 	t.Helper()
-	var out, errb bytes.Buffer
-	_ = run(context.Background(), []string{"serve", "-h"}, func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+	_, stderr, err := runGW(t, nil, "serve", "-h")
+	if err != nil {
+		t.Fatalf("serve -h: %v (want exit status 0)\n%s", err, stderr)
+	}
 	var names []string
-	for _, m := range regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`).FindAllStringSubmatch(errb.String(), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`).FindAllStringSubmatch(stderr, -1) {
 		names = append(names, m[1])
 	}
 	if len(names) < 10 {
-		t.Fatalf("serve -h listed %d flags:\n%s", len(names), errb.String())
+		t.Fatalf("serve -h listed %d flags:\n%s", len(names), stderr)
 	}
 	return names
 }
@@ -130,7 +132,7 @@ func TestREADMEShellExamplesRun(t *testing.T) {
 		} else {
 			argv = append(argv, "-dev")
 		}
-		s := startServer(t, bin, argv, func(s *Server) { s.Stop(t) })
+		s := startServer(t, bin, argv, nil, func(s *Server) { s.Stop(t) })
 		servers[keyed] = strings.TrimPrefix(s.URL, "http://")
 		return servers[keyed]
 	}
@@ -164,15 +166,16 @@ func examplePrelude(ex string, serverFor func(keyed bool) string) string {
 }
 
 // exampleDir is where an example runs: its own directory when it builds and
-// starts a server (it writes files), else the package's.
+// starts a server (it writes files), else the module's root (where a reader
+// pastes it).
 func exampleDir(tb testing.TB, ex string) string {
 	if strings.Contains(ex, "./gw serve") {
 		return tb.TempDir()
 	}
-	return ""
+	return moduleRoot
 }
 
-// runExample runs script in bash -euo pipefail in dir ("" the package's),
+// runExample runs script in bash -euo pipefail in dir,
 // at most two minutes, in a process group of its own that it kills at the
 // end: a server the script started in the background never outlives it,
 // even when the script fails before its own kill.

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // The HTTP edge of the hostile suite: requests that are not well-formed
 // GraphQL over HTTP, sent to the plain binary in production mode
@@ -20,8 +20,9 @@ import (
 	"time"
 )
 
-// TestBudgetHTTP is the HTTP-edge rows of the hostile table (issue 12).
-func TestBudgetHTTP(t *testing.T) {
+// TestBudgetHTTPEdgeRefusalsAreCheap is the HTTP-edge rows of the hostile
+// table (issue 12).
+func TestBudgetHTTPEdgeRefusalsAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}

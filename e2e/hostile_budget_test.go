@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // The budget harness of the hostile suite: an attack must be cheap to refuse.
 // Each budgetCase is sent to a plain (non-race) build of the binary, as it is
@@ -47,7 +47,7 @@ type budgetCase struct {
 func MustStartBudgetServer(tb testing.TB, args ...string) *Server {
 	tb.Helper()
 	argv := append([]string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-open-mutations"}, args...)
-	return startServer(tb, MustPlainBinary(tb), argv, func(s *Server) { s.Stop(tb) })
+	return startServer(tb, MustPlainBinary(tb), argv, nil, func(s *Server) { s.Stop(tb) })
 }
 
 // runBudget sends every case to s, one at a time, and checks its answer
@@ -139,9 +139,10 @@ func mustProcUsage(tb testing.TB, pid int) (time.Duration, int64) {
 	return 0, 0
 }
 
-// TestBudgetShapeLimits pins the harness on refusals that exist already: a
-// too-deep operation and a body whose Content-Length is over the limit.
-func TestBudgetShapeLimits(t *testing.T) {
+// TestBudgetShapeRefusalsAreCheap pins the harness on refusals that exist
+// already: a too-deep operation and a body whose Content-Length is over the
+// limit.
+func TestBudgetShapeRefusalsAreCheap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -42,29 +42,29 @@ func tableCounters(t *testing.T, page, op string) (items, requests, opRequests f
 // table counters grow by exactly the cost a GraphQL response reports, and a
 // /readyz probe (a request outside GraphQL) is one get in the metrics.
 func TestMetricsCountWhatCostReports(t *testing.T) {
-	s := MustServeInProcess(t, nil) // dev mode: /metrics on the API listener
+	s := MustServe(t, nil) // dev mode: /metrics on the API listener
 	for range 3 {
-		if r := s.Do(t, "POST", "/graphql", accQuery(accMutation)); r.status != 200 || strings.Contains(r.body, `"errors"`) {
-			t.Fatalf("createComment: %d %s", r.status, r.body)
+		if r := s.MustRequest(t, "POST", "/graphql", accQuery(accMutation)); r.Status != 200 || strings.Contains(string(r.Body), `"errors"`) {
+			t.Fatalf("createComment: %d %s", r.Status, string(r.Body))
 		}
 	}
 	metrics := func() string {
 		t.Helper()
-		r := s.Do(t, "GET", "/metrics", "")
-		if r.status != 200 {
-			t.Fatalf("GET /metrics: %d", r.status)
+		r := s.MustRequest(t, "GET", "/metrics", "")
+		if r.Status != 200 {
+			t.Fatalf("GET /metrics: %d", r.Status)
 		}
-		return r.body
+		return string(r.Body)
 	}
 	items0, requests0, _ := tableCounters(t, metrics(), "get")
-	r := s.Do(t, "POST", "/graphql", accQuery(`{ product(id: "p1") { comments(first: 2) { totalCount edges { node { id } } } } }`))
+	r := s.MustRequest(t, "POST", "/graphql", accQuery(`{ product(id: "p1") { comments(first: 2) { totalCount edges { node { id } } } } }`))
 	var resp struct {
 		Extensions struct {
 			Cost struct{ ItemsRead, Requests float64 }
 		}
 	}
-	if err := json.Unmarshal([]byte(r.body), &resp); err != nil || r.status != 200 {
-		t.Fatalf("query: %d %s", r.status, r.body)
+	if err := json.Unmarshal(r.Body, &resp); err != nil || r.Status != 200 {
+		t.Fatalf("query: %d %s", r.Status, string(r.Body))
 	}
 	cost := resp.Extensions.Cost
 	if cost.ItemsRead < 3 || cost.Requests < 2 { // the stats item and 2 comments, 1 past the page; a stats read and a query
@@ -74,8 +74,8 @@ func TestMetricsCountWhatCostReports(t *testing.T) {
 	if items1-items0 != cost.ItemsRead || requests1-requests0 != cost.Requests {
 		t.Errorf("the table counters grew by %v items and %v requests; extensions.cost says %+v", items1-items0, requests1-requests0, cost)
 	}
-	if r := s.Do(t, "GET", "/readyz", ""); r.status != 200 {
-		t.Fatalf("GET /readyz: %d", r.status)
+	if r := s.MustRequest(t, "GET", "/readyz", ""); r.Status != 200 {
+		t.Fatalf("GET /readyz: %d", r.Status)
 	}
 	_, requests2, gets2 := tableCounters(t, metrics(), "get")
 	if requests2-requests1 != 1 || gets2-gets1 != 1 {

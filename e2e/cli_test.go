@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHelpListsTheCommands: -h, -help, --help and help print the command
+// list (not serve's flags), on stdout, and exit 0.
+func TestHelpListsTheCommands(t *testing.T) {
+	for _, arg := range []string{"-h", "-help", "--help", "help"} {
+		out, stderr, err := runGW(t, nil, arg)
+		if err != nil {
+			t.Errorf("%s: %v\n%s", arg, err, stderr)
+		}
+		for _, cmd := range []string{"serve", "import", "seed", "create-table", "rebuild-stats", "-version"} {
+			if !strings.Contains(out, cmd) {
+				t.Errorf("%s does not list %s:\n%s", arg, cmd, out)
+			}
+		}
+	}
+}
+
+// TestImportHelpDescribesTheInput: import -h (and help import) exits 0 and
+// says what the input is: FILE or -, one JSON object a line, and every
+// field.
+func TestImportHelpDescribesTheInput(t *testing.T) {
+	for _, args := range [][]string{{"import", "-h"}, {"help", "import"}} {
+		_, stderr, err := runGW(t, nil, args...)
+		if err != nil {
+			t.Errorf("%v: %v, want exit status 0", args, err)
+		}
+		for _, want := range []string{"FILE|-", "standard input", "one comment object a line", "productId", "language", "rating", "author", "title", "body", "createdAt", "-store"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%v does not mention %q:\n%s", args, want, stderr)
+			}
+		}
+	}
+}
+
+// TestVersionPrintsTheBuild: -version prints the module version and the Go
+// version from the binary's build information.
+func TestVersionPrintsTheBuild(t *testing.T) {
+	for _, arg := range []string{"-version", "--version", "version"} {
+		out, _, err := runGW(t, nil, arg)
+		if err != nil || !strings.HasPrefix(out, "comments-gateway ") || !strings.Contains(out, "go1.") {
+			t.Errorf("%s: %q, %v", arg, out, err)
+		}
+	}
+}
+
+// TestBadArgumentsExitWithTheirError: an unknown command, a malformed
+// -store or size flag, or a missing FILE makes the command exit non-zero
+// with an error line naming what to fix; help and serve -h exit 0.
+func TestBadArgumentsExitWithTheirError(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bogus"}, "unknown command"},
+		{[]string{"serve", "-store", "nowhere"}, "want bolt:PATH or dynamodb:TABLE"},
+		{[]string{"serve", "-store", "mysql:x"}, "unknown store"},
+		{[]string{"create-table", "-store", "bolt:x.db"}, "dynamodb:TABLE"},
+		{[]string{"import", "-store", "bolt:" + t.TempDir() + "/x.db"}, "want one FILE"},
+		{[]string{"seed", "-products", "0"}, "-products"},
+		{[]string{"serve", "-micro-cache-bytes", "lots"}, "want a size such as 64MB"},
+		{[]string{"serve", "-micro-cache-bytes", "0"}, "-micro-cache-bytes"},
+		{[]string{"serve", "-micro-cache-ttl", "-1s"}, "-micro-cache-ttl"},
+	} {
+		_, stderr, err := runGW(t, nil, tc.args...)
+		if msg := errorLine(stderr); err == nil || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: exit %v, error %q, want it to mention %q\n%s", tc.args, err, msg, tc.want, tail(stderr, 2000))
+		}
+	}
+	if out, _, err := runGW(t, nil, "help"); err != nil || !strings.Contains(out, "rebuild-stats") {
+		t.Errorf("help: %v, %q", err, out)
+	}
+	if _, stderr, err := runGW(t, nil, "serve", "-h"); err != nil {
+		t.Errorf("serve -h: %v, want exit status 0\n%s", err, stderr)
+	}
+}
