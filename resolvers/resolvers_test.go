@@ -479,18 +479,20 @@ func TestBatchingThirtyProductsOneBatchGet(t *testing.T) {
 	}
 	e.MustQuery(t, q.String(), &got)
 
-	// All stats items of the request: one BatchGet with exactly the 60
-	// distinct keys (30 products × {all, en}); comments(…) reuses the
-	// loader's (product, all) entry rather than adding a key.
+	// All stats items of the request: one BatchGet with exactly the
+	// counter shards of 60 distinct stats (30 products × {all, en});
+	// comments(…) reuses the loader's (product, all) entry rather than
+	// adding keys.
 	keys := e.spy.MustOneBatchGet(t)
-	if len(keys) != 60 {
-		t.Errorf("BatchGet keys = %d, want 60: %v", len(keys), keys)
+	if len(keys) != 60*store.StatsShards {
+		t.Errorf("BatchGet keys = %d, want 60 × %d: %v", len(keys), store.StatsShards, keys)
 	}
 	want := map[store.Key]bool{}
 	for i := range 30 {
 		pid := fmt.Sprintf("p%d", i)
-		want[store.StatsKey(pid, "")] = true
-		want[store.StatsKey(pid, "en")] = true
+		for _, k := range slices.Concat(store.StatsShardKeys(pid, ""), store.StatsShardKeys(pid, "en")) {
+			want[k] = true
+		}
 	}
 	seen := map[store.Key]bool{}
 	for _, k := range keys {
@@ -605,14 +607,20 @@ func TestBatchingTopProductsOneQueryOneBatchGet(t *testing.T) {
 	}
 	e.MustQuery(t, `{ topProducts(first: 30) { rank fiveStarCount product { id stats { total } } } }`, &got)
 
-	if e.spy.Calls("Query") != 1 || e.spy.Calls("BatchGet") != 1 || e.spy.TotalCalls() != 2 {
-		t.Fatalf("want one Query and one BatchGet, got %s", e.spy.CallsString())
+	if e.spy.Calls("Query") != store.LeaderShards || e.spy.Calls("BatchGet") != 1 || e.spy.TotalCalls() != store.LeaderShards+1 {
+		t.Fatalf("want one Query per leaderboard shard and one BatchGet, got %s", e.spy.CallsString())
 	}
-	if q := e.spy.Queries()[0]; q.Index != store.IndexByLangAndRating || q.HashValue != store.LeadersPK("") {
-		t.Errorf("leaderboard query on %s %s, want %s %s", q.Index, q.HashValue, store.IndexByLangAndRating, store.LeadersPK(""))
+	shards := map[string]bool{}
+	for _, q := range e.spy.Queries() {
+		shards[q.Index+" "+q.HashValue] = true
 	}
-	if n := len(e.spy.BatchKeys()[0]); n != len(got.TopProducts) {
-		t.Errorf("BatchGet keys = %d, want %d (one per ranked product)", n, len(got.TopProducts))
+	for n := range store.LeaderShards {
+		if k := store.IndexByLangAndRating + " " + store.LeadersShardPK("", n); !shards[k] {
+			t.Errorf("no leaderboard query on %s: %v", k, shards)
+		}
+	}
+	if n := len(e.spy.BatchKeys()[0]); n != len(got.TopProducts)*store.StatsShards {
+		t.Errorf("BatchGet keys = %d, want %d (the counter shards of each ranked product)", n, len(got.TopProducts)*store.StatsShards)
 	}
 
 	// The expected leaderboard, recounted from the data.

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -29,8 +31,9 @@ type RebuildResult struct {
 const scanPage = 1000
 
 // RebuildStats recounts every product's stats from the comments with a
-// parallel scan of `segments` segments, and rewrites every stats item (with
-// its leaderboard keys); stats items of products or languages that no longer
+// parallel scan of `segments` segments, and rewrites every stats item whole:
+// the counts into counter shard 0, the other shards zeroed, the leaderboard
+// entries (see rebuiltItems); stats of products or languages that no longer
 // have comments are zeroed. Run it with writes paused: a comment written
 // during the scan may be counted wrongly until the next rebuild.
 func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, error) {
@@ -40,7 +43,7 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 	var (
 		mu     sync.Mutex
 		counts = map[StatsID]*Stats{}
-		seen   = map[StatsID]int64{} // existing stats items: their versions
+		seen   = map[Key]int64{} // existing stats and leaderboard items: their versions
 		res    RebuildResult
 	)
 	g, gctx := errgroup.WithContext(ctx)
@@ -48,7 +51,7 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 		g.Go(func() (err error) {
 			defer recoverTo(&err)
 			local := map[StatsID]*Stats{}
-			localSeen := map[StatsID]int64{}
+			localSeen := map[Key]int64{}
 			var n int64
 			var start Item
 			for {
@@ -57,10 +60,8 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 					return err
 				}
 				for _, it := range items {
-					if pid, ok := ProductIDFromPK(it.S(AttrPK)); ok {
-						if lang, ok := LangFromStatsSK(it.S(AttrSK)); ok {
-							localSeen[StatsID{pid, lang}] = it.N(AttrVersion)
-						}
+					if _, ok := ProductIDFromPK(it.S(AttrPK)); ok {
+						localSeen[it.Key()] = it.N(AttrVersion)
 						continue
 					}
 					if _, ok := CommentIDFromPK(it.S(AttrPK)); !ok {
@@ -108,29 +109,60 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 	if err := g.Wait(); err != nil {
 		return res, err
 	}
-	for id := range seen {
-		if counts[id] == nil {
-			counts[id] = &Stats{ProductID: id.ProductID, Language: id.Language}
-		}
-	}
-	ids := make([]StatsID, 0, len(counts))
+	items := rebuiltItems(counts, seen)
 	for id, st := range counts {
-		ids = append(ids, id)
 		if id.Language == "" && st.Total > 0 {
 			res.Products++
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool {
-		if ids[i].ProductID != ids[j].ProductID {
-			return ids[i].ProductID < ids[j].ProductID
-		}
-		return ids[i].Language < ids[j].Language
-	})
-	items := make([]Item, len(ids))
-	for i, id := range ids {
-		counts[id].Version = seen[id] + 1 // cursors issued under the old counts fall back
-		items[i] = counts[id].Item()
-	}
 	res.StatsItems = len(items)
 	return res, s.table.BatchPut(ctx, items)
+}
+
+// rebuiltItems returns the items a rebuild writes: for every (product,
+// language) counted or with an existing item, every counter shard (the
+// counts in shard 0, zeros elsewhere; each shard's version one past the
+// old, so the summed version grows) and the leaderboard entry. Existing
+// shard items past StatsShards are zeroed too.
+func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) []Item {
+	ids := map[StatsID]bool{}
+	for id := range counts {
+		ids[id] = true
+	}
+	for k := range seen {
+		pid, _ := ProductIDFromPK(k.PK)
+		if lang, _, ok := ParseStatsSK(k.SK); ok {
+			ids[StatsID{pid, lang}] = true
+		} else if lang, ok := LangFromLeaderSK(k.SK); ok {
+			ids[StatsID{pid, lang}] = true
+		}
+	}
+	var items []Item
+	write := func(it Item) {
+		k := it.Key()
+		it[AttrVersion] = seen[k] + 1
+		delete(seen, k)
+		items = append(items, it)
+	}
+	for id := range ids {
+		st := counts[id]
+		if st == nil {
+			st = &Stats{ProductID: id.ProductID, Language: id.Language}
+		}
+		write(st.Item())
+		for n := 1; n < StatsShards; n++ {
+			write((&Stats{ProductID: id.ProductID, Language: id.Language}).shardItem(n))
+		}
+		write(LeaderItem(id.ProductID, id.Language, st.Counts[5]))
+	}
+	for k := range seen { // shards past StatsShards
+		pid, _ := ProductIDFromPK(k.PK)
+		if lang, n, ok := ParseStatsSK(k.SK); ok {
+			write((&Stats{ProductID: pid, Language: lang}).shardItem(n))
+		}
+	}
+	slices.SortFunc(items, func(a, b Item) int {
+		return cmp.Or(strings.Compare(a.S(AttrPK), b.S(AttrPK)), strings.Compare(a.S(AttrSK), b.S(AttrSK)))
+	})
+	return items
 }

@@ -14,12 +14,13 @@ type StatsID struct {
 	Language  string
 }
 
-// GetStats returns the stats of ids, aligned with them, in one BatchGet; a
-// product or language without comments has zero stats.
+// GetStats returns the stats of ids, aligned with them, in one BatchGet of
+// every counter shard of each (StatsShards items an id); a product or
+// language without comments has zero stats.
 func (s *Store) GetStats(ctx context.Context, ids []StatsID) ([]*Stats, error) {
-	keys := make([]Key, len(ids))
-	for i, id := range ids {
-		keys[i] = StatsKey(id.ProductID, id.Language)
+	keys := make([]Key, 0, len(ids)*StatsShards)
+	for _, id := range ids {
+		keys = append(keys, StatsShardKeys(id.ProductID, id.Language)...)
 	}
 	items, err := s.table.BatchGet(ctx, keys)
 	if err != nil {
@@ -27,7 +28,7 @@ func (s *Store) GetStats(ctx context.Context, ids []StatsID) ([]*Stats, error) {
 	}
 	out := make([]*Stats, len(ids))
 	for i, id := range ids {
-		out[i] = StatsFromItem(id.ProductID, id.Language, items[i])
+		out[i] = SumStats(id.ProductID, id.Language, items[i*StatsShards:(i+1)*StatsShards])
 	}
 	return out, nil
 }
@@ -61,23 +62,28 @@ func (s *Store) Languages(ctx context.Context, pid string) ([]*Stats, error) {
 	if err := ValidateID("product id", pid); err != nil {
 		return nil, err
 	}
-	var out []*Stats
-	q := Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, SortValue: StatsLangPrefix, Forward: true, Limit: 100}
+	shards := map[string][]Item{} // counter shards per language
+	q := Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, SortValue: StatsLangPrefix, Forward: true, Limit: 1000}
 	for {
 		res, err := s.table.Query(ctx, q)
 		if err != nil {
 			return nil, err
 		}
 		for _, it := range res.Items {
-			lang, _ := LangFromStatsSK(it.S(AttrSK))
-			if st := StatsFromItem(pid, lang, it); st.Total > 0 {
-				out = append(out, st)
+			if lang, _, ok := ParseStatsSK(it.S(AttrSK)); ok {
+				shards[lang] = append(shards[lang], it)
 			}
 		}
 		if res.LastKey == nil {
 			break
 		}
 		q.StartKey = res.LastKey
+	}
+	var out []*Stats
+	for lang, items := range shards {
+		if st := SumStats(pid, lang, items); st.Total > 0 {
+			out = append(out, st)
+		}
 	}
 	slices.SortFunc(out, func(a, b *Stats) int {
 		if a.Total != b.Total {
@@ -102,8 +108,9 @@ type Rank struct {
 const MaxTopProducts = 100
 
 // TopProducts returns the first n products by 5-star count in language lang
-// ("" for all), ties by product id descending: one query on the sparse
-// LEADERS partition of byLangAndRating.
+// ("" for all), ties by product id descending: the first n entries of each
+// of the LeaderShards leaderboard partitions of byLangAndRating, read in
+// parallel, merged (see topOfShards).
 func (s *Store) TopProducts(ctx context.Context, lang string, n int) ([]Rank, error) {
 	if n < 0 || n > MaxTopProducts {
 		return nil, Errorf(EINVALID, "first must be between 0 and %d, got %d", MaxTopProducts, n)
@@ -111,23 +118,7 @@ func (s *Store) TopProducts(ctx context.Context, lang string, n int) ([]Rank, er
 	if n == 0 {
 		return []Rank{}, nil
 	}
-	out := make([]Rank, 0, n)
-	q := Query{Index: IndexByLangAndRating, HashValue: LeadersPK(lang), Limit: n}
-	for len(out) < n {
-		res, err := s.table.Query(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range res.Items {
-			pid, _ := ProductIDFromPK(it.S(AttrPK))
-			out = append(out, Rank{Rank: len(out) + 1, ProductID: pid, FiveStarCount: it.N(AttrCount(5))})
-		}
-		if res.LastKey == nil {
-			break
-		}
-		q.StartKey, q.Limit = res.LastKey, n-len(out)
-	}
-	return out, nil
+	return s.topOfShards(ctx, lang, n)
 }
 
 // NewComment is the input of CreateComment.
@@ -310,27 +301,38 @@ func (s *Store) retry(ctx context.Context, fn func() error) error {
 	}
 }
 
-// statsDelta holds counter changes per stats item language ("" = all).
-type statsDelta map[string]*[MaxRating + 1]int64
+// statsDelta holds the counter changes of one comment's write, per stats
+// item language ("" = all), and the counter shard they go to (the comment's:
+// an update moves counts within one shard).
+type statsDelta struct {
+	shard int
+	langs map[string]*[MaxRating + 1]int64
+}
 
-func (d statsDelta) add(c *Comment, n int64) {
+func (d *statsDelta) add(c *Comment, n int64) {
+	if d.langs == nil {
+		d.langs = map[string]*[MaxRating + 1]int64{}
+	}
+	d.shard = StatsShard(c.ID)
 	for _, lang := range []string{"", c.Language} {
-		v := d[lang]
+		v := d.langs[lang]
 		if v == nil {
 			v = new([MaxRating + 1]int64)
-			d[lang] = v
+			d.langs[lang] = v
 		}
 		v[c.Rating] += n
 	}
 }
 
-// statsOps returns the updates of the stats items that d changes: ADDs to
-// the counters and, where count_5 changes, the leaderboard keys rewritten
-// under a condition on the old count_5 (read here), so a concurrent change
-// of count_5 makes the write fail and retry.
+// statsOps returns the updates of the stats that d changes: unconditional
+// ADDs to the counters of the comment's shard (so concurrent writers of one
+// product do not contend unless their comments share a shard) and, where
+// the 5-star count changes, the leaderboard entry rewritten under a
+// condition on its old count (read here), so a concurrent change of the
+// product's 5-star count makes the write fail and retry.
 func (s *Store) statsOps(ctx context.Context, pid string, d statsDelta) ([]Op, error) {
-	langs := make([]string, 0, len(d))
-	for lang, v := range d {
+	langs := make([]string, 0, len(d.langs))
+	for lang, v := range d.langs {
 		if *v != ([MaxRating + 1]int64{}) {
 			langs = append(langs, lang)
 		}
@@ -338,8 +340,8 @@ func (s *Store) statsOps(ctx context.Context, pid string, d statsDelta) ([]Op, e
 	slices.Sort(langs)
 	var read []Key
 	for _, lang := range langs {
-		if d[lang][5] != 0 {
-			read = append(read, StatsKey(pid, lang))
+		if d.langs[lang][5] != 0 {
+			read = append(read, LeaderKey(pid, lang))
 		}
 	}
 	var old []Item
@@ -349,10 +351,10 @@ func (s *Store) statsOps(ctx context.Context, pid string, d statsDelta) ([]Op, e
 			return nil, err
 		}
 	}
-	ops := make([]Op, 0, len(langs)+1)
+	ops := make([]Op, 0, len(langs)+len(read)+1)
 	for _, lang := range langs {
-		v := d[lang]
-		op := Op{Kind: OpUpdate, Key: StatsKey(pid, lang), Add: map[string]int64{AttrVersion: 1}}
+		v := d.langs[lang]
+		op := Op{Kind: OpUpdate, Key: StatsShardKey(pid, lang, d.shard), Add: map[string]int64{AttrVersion: 1}}
 		var total int64
 		for r := MinRating; r <= MaxRating; r++ {
 			if v[r] != 0 {
@@ -363,26 +365,33 @@ func (s *Store) statsOps(ctx context.Context, pid string, d statsDelta) ([]Op, e
 		if total != 0 {
 			op.Add[AttrCountTotal] = total
 		}
-		if v[5] != 0 {
-			var it Item
-			for i, k := range read {
-				if k == op.Key {
-					it = old[i]
-				}
-			}
-			old5, present := it[AttrCount(5)].(int64)
-			if present {
-				op.Conds = []Cond{{Kind: CondEquals, Attr: AttrCount(5), Value: old5}}
-			} else {
-				op.Conds = []Cond{{Kind: CondAbsent, Attr: AttrCount(5)}}
-			}
-			if n5 := old5 + v[5]; n5 > 0 {
-				op.Set = Item{AttrGSIPK: LeadersPK(lang), AttrGSISK: LeadersSK(n5, pid)}
-			} else {
-				op.Remove = []string{AttrGSIPK, AttrGSISK}
-			}
-		}
 		ops = append(ops, op)
 	}
+	for i, k := range read {
+		lang, _ := LangFromLeaderSK(k.SK)
+		ops = append(ops, leaderOp(pid, lang, old[i], d.langs[lang][5]))
+	}
 	return ops, nil
+}
+
+// leaderOp rewrites the leaderboard entry of (pid, lang), read as old, for a
+// change of delta in its 5-star count, on condition that the count is still
+// the one read.
+func leaderOp(pid, lang string, old Item, delta int64) Op {
+	k := LeaderKey(pid, lang)
+	old5, present := old[AttrCount(5)].(int64)
+	cond := Cond{Kind: CondAbsent, Attr: AttrCount(5)}
+	if present {
+		cond = Cond{Kind: CondEquals, Attr: AttrCount(5), Value: old5}
+	}
+	op := Op{Kind: OpUpdate, Key: k, Conds: []Cond{cond}}
+	n5 := old5 + delta
+	op.Set = Item{AttrCount(5): n5}
+	if n5 > 0 {
+		op.Set[AttrGSIPK] = LeadersShardPK(lang, LeaderShard(pid))
+		op.Set[AttrGSISK] = LeadersSK(n5, pid)
+	} else {
+		op.Remove = []string{AttrGSIPK, AttrGSISK}
+	}
+	return op
 }
