@@ -122,7 +122,8 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 // rebuiltItems returns the items a rebuild writes: for every (product,
 // language) counted or with an existing item, every counter shard (the
 // counts in shard 0, zeros elsewhere; each shard's version one past the
-// old, so the summed version grows) and the leaderboard entry. Existing
+// old, so the summed version grows) and the leaderboard entry with those
+// shard versions. Existing
 // shard items past StatsShards are zeroed too.
 func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) []Item {
 	ids := map[StatsID]bool{}
@@ -149,11 +150,15 @@ func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) []Item {
 		if st == nil {
 			st = &Stats{ProductID: id.ProductID, Language: id.Language}
 		}
+		leader := LeaderItem(id.ProductID, id.Language, st.Counts[5])
 		write(st.Item())
 		for n := 1; n < StatsShards; n++ {
 			write((&Stats{ProductID: id.ProductID, Language: id.Language}).shardItem(n))
 		}
-		write(LeaderItem(id.ProductID, id.Language, st.Counts[5]))
+		for n := range StatsShards { // the entry counts exactly these shards
+			leader[AttrShardVersion(n)] = items[len(items)-StatsShards+n].N(AttrVersion)
+		}
+		write(leader)
 	}
 	for k := range seen { // shards past StatsShards
 		pid, _ := ProductIDFromPK(k.PK)

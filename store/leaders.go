@@ -2,35 +2,193 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 )
 
-// topOfShards reads the first n entries of every leaderboard partition of
-// lang (in parallel on a remote table) and merges them: each partition is
-// sorted by GSISK (zero-padded 5-star count, then product id), so the first
-// n of the union, in descending GSISK order, are the first n overall.
-func (s *Store) topOfShards(ctx context.Context, lang string, n int) ([]Rank, error) {
-	heads := make([][]Item, LeaderShards)
-	read := func(ctx context.Context, shard int) (err error) {
-		defer recoverTo(&err)
-		heads[shard], err = s.leaderHead(ctx, LeadersShardPK(lang, shard), n)
+// The leaderboard entries (LeaderKey) hold each product's exact 5-star
+// count, which only one item can hold, so they are not written under a
+// condition in the comment's transaction (writers of a hot product would
+// take turns on them). Instead:
+//
+//  1. the transaction that changes a product's 5-star count also puts a
+//     marker (pendingOp), a new item no other writer touches;
+//  2. after it commits, the writer settles the product's entries
+//     (settleLeader): it reads the entry and the counter shards, and
+//     writes the summed 5-star count with the shard versions it was summed
+//     from, unless the entry already counts everything read; then deletes
+//     the marker;
+//  3. a marker left by a crash (or a failed settle) is settled by the next
+//     topProducts before it answers (topOfShards), so the leaderboard is
+//     never read without every committed change.
+//
+// Why that is exact: every write of a comment ADDs 1 to its shard's
+// version, so a shard's versions order its states. The entry records the
+// vector of shard versions its count was summed from and is only replaced
+// by a sum over a vector that dominates it (every shard at least as new).
+// A writer's read follows its commit, so once the entry's vector dominates
+// that read, it counts the write; and every shard's last write is read by
+// its own writer, so when all markers are settled the entry's vector is
+// the shards' own and its count is theirs.
+
+const (
+	pendingPrefix = "LBPENDING" + shardSep // PK of the markers, by LeaderShard
+	// maxSettle bounds the read-and-write rounds of one settle; each failed
+	// round means another writer settled the entry meanwhile.
+	maxSettle = 50
+)
+
+// AttrShardVersion names the attribute of a leaderboard entry that holds the
+// version of counter shard n its count was summed from.
+func AttrShardVersion(n int) string { return fmt.Sprintf("sv_%d", n) }
+
+// PendingPK is the partition of the leaderboard markers of products in
+// leaderboard shard n.
+func PendingPK(n int) string { return pendingPrefix + fmt.Sprint(n) }
+
+// pendingOp puts a marker saying that the leaderboard entries of pid in
+// langs ("" for all languages) are to be settled.
+func pendingOp(pid string, langs []string) Op {
+	k := Key{PK: PendingPK(LeaderShard(pid)), SK: fmt.Sprintf("%s#%016x", pid, rand.Uint64())}
+	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrProductID: pid, AttrLanguage: strings.Join(langs, ",")}
+	return Op{Kind: OpPut, Key: k, Item: it, Conds: []Cond{{Kind: CondNotExists}}}
+}
+
+// commit writes ops atomically and then settles the leaderboard entries a
+// marker among them names. The write is the mutation: once it has
+// committed, a failed settle is not an error of the mutation (its marker
+// stays, and the next topProducts settles it).
+func (s *Store) commit(ctx context.Context, ops []Op) error {
+	if err := s.table.Write(ctx, ops); err != nil {
 		return err
 	}
-	if s.local {
-		for shard := range heads {
-			if err := read(ctx, shard); err != nil {
+	for _, op := range ops {
+		if strings.HasPrefix(op.Key.PK, pendingPrefix) {
+			_ = s.settle(ctx, op.Item)
+		}
+	}
+	return nil
+}
+
+// settle brings the leaderboard entries a marker names up to date, then
+// deletes the marker.
+func (s *Store) settle(ctx context.Context, marker Item) error {
+	pid := marker.S(AttrProductID)
+	for _, lang := range strings.Split(marker.S(AttrLanguage), ",") {
+		if err := s.settleLeader(ctx, pid, lang); err != nil {
+			return err
+		}
+	}
+	return s.table.Write(ctx, []Op{{Kind: OpDelete, Key: marker.Key()}})
+}
+
+// settleLeader makes the leaderboard entry of (pid, lang) count at least
+// every write to its counter shards that committed before the call.
+func (s *Store) settleLeader(ctx context.Context, pid, lang string) error {
+	keys := append([]Key{LeaderKey(pid, lang)}, StatsShardKeys(pid, lang)...)
+	backoff := time.Millisecond
+	for attempt := 1; ; attempt++ {
+		items, err := s.table.BatchGet(ctx, keys)
+		if err != nil {
+			return err
+		}
+		entry, shards := items[0], items[1:]
+		newer, older := false, false
+		for n, it := range shards {
+			v, w := it.N(AttrVersion), entry.N(AttrShardVersion(n))
+			newer = newer || v > w
+			older = older || v < w
+		}
+		if !newer {
+			return nil // the entry counts everything read
+		}
+		if !older { // the read dominates the entry: replace it
+			err = s.table.Write(ctx, []Op{leaderSetOp(pid, lang, entry, shards)})
+			if ErrorCode(err) != ECONFLICT {
+				return err
+			}
+		} // else the read mixes states older and newer than the entry's: read again
+		if attempt == maxSettle {
+			return Errorf(EUNAVAILABLE, "leaderboard entry of %q keeps changing; try again", pid)
+		}
+		if err := sleep(ctx, backoff/2+rand.N(backoff)); err != nil {
+			return err
+		}
+		backoff = min(backoff*2, 50*time.Millisecond)
+	}
+}
+
+// leaderSetOp replaces the leaderboard entry of (pid, lang), read as entry,
+// with the 5-star count of shards and their versions, on condition that the
+// entry is still the one read (its version).
+func leaderSetOp(pid, lang string, entry Item, shards []Item) Op {
+	st := SumStats(pid, lang, shards)
+	op := Op{Kind: OpUpdate, Key: LeaderKey(pid, lang), Add: map[string]int64{AttrVersion: 1},
+		Set: Item{AttrCount(5): st.Counts[5]}}
+	for n, it := range shards {
+		op.Set[AttrShardVersion(n)] = it.N(AttrVersion)
+	}
+	if v, ok := entry[AttrVersion].(int64); ok {
+		op.Conds = []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: v}}
+	} else {
+		op.Conds = []Cond{{Kind: CondAbsent, Attr: AttrVersion}}
+	}
+	if st.Counts[5] > 0 {
+		op.Set[AttrGSIPK] = LeadersShardPK(lang, LeaderShard(pid))
+		op.Set[AttrGSISK] = LeadersSK(st.Counts[5], pid)
+	} else {
+		op.Remove = []string{AttrGSIPK, AttrGSISK}
+	}
+	return op
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return Wrap(EUNAVAILABLE, ctx.Err(), "request cancelled")
+	case <-t.C:
+		return nil
+	}
+}
+
+// topOfShards reads the first n entries of every leaderboard partition of
+// lang and, in the same round, the markers of writes whose entries are not
+// settled yet; it settles those (rare: writes in flight, or cut short by a
+// crash) and reads the partitions again. Each partition is sorted by GSISK
+// (zero-padded 5-star count, then product id), so the first n of the union,
+// in descending GSISK order, are the first n overall.
+func (s *Store) topOfShards(ctx context.Context, lang string, n int) ([]Rank, error) {
+	heads := make([][]Item, LeaderShards)
+	markers := make([][]Item, LeaderShards)
+	err := s.each(ctx, 2*LeaderShards, func(ctx context.Context, i int) (err error) {
+		if i < LeaderShards {
+			heads[i], err = s.queryAll(ctx, Query{Index: IndexByLangAndRating, HashValue: LeadersShardPK(lang, i), Limit: n}, n)
+		} else {
+			markers[i-LeaderShards], err = s.queryAll(ctx, Query{HashValue: PendingPK(i - LeaderShards), Forward: true, Limit: 100}, -1)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if pending := slices.Concat(markers...); len(pending) > 0 {
+		for _, m := range pending {
+			if err := s.settle(ctx, m); err != nil {
 				return nil, err
 			}
 		}
-	} else {
-		g, gctx := errgroup.WithContext(ctx)
-		for shard := range heads {
-			g.Go(func() error { return read(gctx, shard) })
-		}
-		if err := g.Wait(); err != nil {
+		err := s.each(ctx, LeaderShards, func(ctx context.Context, i int) (err error) {
+			heads[i], err = s.queryAll(ctx, Query{Index: IndexByLangAndRating, HashValue: LeadersShardPK(lang, i), Limit: n}, n)
+			return err
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -44,12 +202,31 @@ func (s *Store) topOfShards(ctx context.Context, lang string, n int) ([]Rank, er
 	return out, nil
 }
 
-// leaderHead reads the first n entries of one leaderboard partition,
-// highest first.
-func (s *Store) leaderHead(ctx context.Context, pk string, n int) ([]Item, error) {
+// each runs fn(ctx, i) for i in [0, n): in parallel on a remote table, one
+// after another on a local one.
+func (s *Store) each(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	if s.local {
+		for i := range n {
+			if err := fn(ctx, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range n {
+		g.Go(func() (err error) {
+			defer recoverTo(&err)
+			return fn(gctx, i)
+		})
+	}
+	return g.Wait()
+}
+
+// queryAll reads q page by page until max items (max < 0: all of them).
+func (s *Store) queryAll(ctx context.Context, q Query, max int) ([]Item, error) {
 	var out []Item
-	q := Query{Index: IndexByLangAndRating, HashValue: pk, Limit: n}
-	for len(out) < n {
+	for max < 0 || len(out) < max {
 		res, err := s.table.Query(ctx, q)
 		if err != nil {
 			return nil, err
@@ -58,7 +235,10 @@ func (s *Store) leaderHead(ctx context.Context, pk string, n int) ([]Item, error
 		if res.LastKey == nil {
 			break
 		}
-		q.StartKey, q.Limit = res.LastKey, n-len(out)
+		q.StartKey = res.LastKey
+		if max >= 0 {
+			q.Limit = max - len(out)
+		}
 	}
 	return out, nil
 }

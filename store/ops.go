@@ -165,7 +165,7 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 			return err
 		}
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []Cond{{Kind: CondNotExists}}})
-		return s.table.Write(ctx, ops)
+		return s.commit(ctx, ops)
 	})
 	if err != nil {
 		return nil, err
@@ -235,7 +235,7 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 		}
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(),
 			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
-		if err := s.table.Write(ctx, ops); err != nil {
+		if err := s.commit(ctx, ops); err != nil {
 			return err
 		}
 		out = &c
@@ -263,7 +263,7 @@ func (s *Store) DeleteComment(ctx context.Context, id string) error {
 		}
 		ops = append(ops, Op{Kind: OpDelete, Key: CommentKey(id),
 			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
-		return s.table.Write(ctx, ops)
+		return s.commit(ctx, ops)
 	})
 }
 
@@ -327,10 +327,10 @@ func (d *statsDelta) add(c *Comment, n int64) {
 // statsOps returns the updates of the stats that d changes: unconditional
 // ADDs to the counters of the comment's shard (so concurrent writers of one
 // product do not contend unless their comments share a shard) and, where
-// the 5-star count changes, the leaderboard entry rewritten under a
-// condition on its old count (read here), so a concurrent change of the
-// product's 5-star count makes the write fail and retry.
-func (s *Store) statsOps(ctx context.Context, pid string, d statsDelta) ([]Op, error) {
+// the 5-star count changes, a leaderboard marker (see pendingOp): the
+// leaderboard entries are brought up to date after the write commits
+// (Store.commit), never under a condition that writers would contend on.
+func (s *Store) statsOps(_ context.Context, pid string, d statsDelta) ([]Op, error) {
 	langs := make([]string, 0, len(d.langs))
 	for lang, v := range d.langs {
 		if *v != ([MaxRating + 1]int64{}) {
@@ -338,22 +338,13 @@ func (s *Store) statsOps(ctx context.Context, pid string, d statsDelta) ([]Op, e
 		}
 	}
 	slices.Sort(langs)
-	var read []Key
-	for _, lang := range langs {
-		if d.langs[lang][5] != 0 {
-			read = append(read, LeaderKey(pid, lang))
-		}
-	}
-	var old []Item
-	if len(read) > 0 {
-		var err error
-		if old, err = s.table.BatchGet(ctx, read); err != nil {
-			return nil, err
-		}
-	}
-	ops := make([]Op, 0, len(langs)+len(read)+1)
+	var fives []string
+	ops := make([]Op, 0, len(langs)+2)
 	for _, lang := range langs {
 		v := d.langs[lang]
+		if v[5] != 0 {
+			fives = append(fives, lang)
+		}
 		op := Op{Kind: OpUpdate, Key: StatsShardKey(pid, lang, d.shard), Add: map[string]int64{AttrVersion: 1}}
 		var total int64
 		for r := MinRating; r <= MaxRating; r++ {
@@ -367,31 +358,8 @@ func (s *Store) statsOps(ctx context.Context, pid string, d statsDelta) ([]Op, e
 		}
 		ops = append(ops, op)
 	}
-	for i, k := range read {
-		lang, _ := LangFromLeaderSK(k.SK)
-		ops = append(ops, leaderOp(pid, lang, old[i], d.langs[lang][5]))
+	if len(fives) > 0 {
+		ops = append(ops, pendingOp(pid, fives))
 	}
 	return ops, nil
-}
-
-// leaderOp rewrites the leaderboard entry of (pid, lang), read as old, for a
-// change of delta in its 5-star count, on condition that the count is still
-// the one read.
-func leaderOp(pid, lang string, old Item, delta int64) Op {
-	k := LeaderKey(pid, lang)
-	old5, present := old[AttrCount(5)].(int64)
-	cond := Cond{Kind: CondAbsent, Attr: AttrCount(5)}
-	if present {
-		cond = Cond{Kind: CondEquals, Attr: AttrCount(5), Value: old5}
-	}
-	op := Op{Kind: OpUpdate, Key: k, Conds: []Cond{cond}}
-	n5 := old5 + delta
-	op.Set = Item{AttrCount(5): n5}
-	if n5 > 0 {
-		op.Set[AttrGSIPK] = LeadersShardPK(lang, LeaderShard(pid))
-		op.Set[AttrGSISK] = LeadersSK(n5, pid)
-	} else {
-		op.Remove = []string{AttrGSIPK, AttrGSISK}
-	}
-	return op
 }
