@@ -142,6 +142,9 @@ func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) []Item {
 	write := func(it Item) {
 		k := it.Key()
 		it[AttrVersion] = seen[k] + 1
+		if _, _, ok := ParseStatsSK(k.SK); ok {
+			it[AttrVersion5] = it[AttrVersion] // ≥ any earlier version_5, which never passes version
+		}
 		delete(seen, k)
 		items = append(items, it)
 	}
@@ -156,7 +159,7 @@ func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) []Item {
 			write((&Stats{ProductID: id.ProductID, Language: id.Language}).shardItem(n))
 		}
 		for n := range StatsShards { // the entry counts exactly these shards
-			leader[AttrShardVersion(n)] = items[len(items)-StatsShards+n].N(AttrVersion)
+			leader[AttrShardVersion(n)] = items[len(items)-StatsShards+n].N(AttrVersion5)
 		}
 		write(leader)
 	}

@@ -19,7 +19,7 @@ import (
 //  1. the transaction that changes a product's 5-star count also puts a
 //     marker (pendingOp), a new item no other writer touches;
 //  2. after it commits, the writer settles the product's entries
-//     (settleLeader): it reads the entry and the counter shards, and
+//     (settle): it reads the entry and the counter shards, and
 //     writes the summed 5-star count with the shard versions it was summed
 //     from, unless the entry already counts everything read; then deletes
 //     the marker;
@@ -27,8 +27,8 @@ import (
 //     topProducts before it answers (topOfShards), so the leaderboard is
 //     never read without every committed change.
 //
-// Why that is exact: every write of a comment ADDs 1 to its shard's
-// version, so a shard's versions order its states. The entry records the
+// Why that is exact: every write that changes a shard's 5-star count ADDs 1
+// to its version_5, so those versions order the shard's 5-star counts. The entry records the
 // vector of shard versions its count was summed from and is only replaced
 // by a sum over a vector that dominates it (every shard at least as new).
 // A writer's read follows its commit, so once the entry's vector dominates
@@ -42,6 +42,11 @@ const (
 	// round means another writer settled the entry meanwhile.
 	maxSettle = 50
 )
+
+// AttrVersion5 is the attribute of a counter shard that counts the writes
+// that changed its count_5 (ADD 1), the version the leaderboard entries
+// follow: writes of other ratings leave the entries settled.
+const AttrVersion5 = "version_5"
 
 // AttrShardVersion names the attribute of a leaderboard entry that holds the
 // version of counter shard n its count was summed from.
@@ -57,6 +62,23 @@ func pendingOp(pid string, langs []string) Op {
 	k := Key{PK: PendingPK(LeaderShard(pid)), SK: fmt.Sprintf("%s#%016x", pid, rand.Uint64())}
 	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrProductID: pid, AttrLanguage: strings.Join(langs, ",")}
 	return Op{Kind: OpPut, Key: k, Item: it, Conds: []Cond{{Kind: CondNotExists}}}
+}
+
+// CreateOps returns the atomic write that creates comment c (as
+// CreateComment makes it, c already validated) and the key of its
+// leaderboard marker (the zero Key when its 5-star count is unchanged).
+// Written alone, it is a create cut short before its settle, as by a crash:
+// for tests.
+func CreateOps(c *Comment) ([]Op, Key) {
+	d := statsDelta{}
+	d.add(c, +1)
+	ops := append(deltaOps(c.ProductID, d), Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []Cond{{Kind: CondNotExists}}})
+	for _, op := range ops {
+		if strings.HasPrefix(op.Key.PK, pendingPrefix) {
+			return ops, op.Key
+		}
+	}
+	return ops, Key{}
 }
 
 // commit writes ops atomically and then settles the leaderboard entries a
@@ -75,44 +97,50 @@ func (s *Store) commit(ctx context.Context, ops []Op) error {
 	return nil
 }
 
-// settle brings the leaderboard entries a marker names up to date, then
-// deletes the marker.
+// settle brings the leaderboard entries a marker names up to date and
+// deletes the marker: one BatchGet of the entries and their counter shards,
+// one Write of the entries that are behind (each on condition that it is
+// still the one read) with the marker's delete. It makes every entry count
+// at least the shards of its first read, so every write to them that
+// committed before the call; after a lost race, an entry that another
+// writer brought that far is left alone.
 func (s *Store) settle(ctx context.Context, marker Item) error {
 	pid := marker.S(AttrProductID)
-	for _, lang := range strings.Split(marker.S(AttrLanguage), ",") {
-		if err := s.settleLeader(ctx, pid, lang); err != nil {
-			return err
-		}
+	langs := strings.Split(marker.S(AttrLanguage), ",")
+	var keys []Key
+	for _, lang := range langs {
+		keys = append(append(keys, LeaderKey(pid, lang)), StatsShardKeys(pid, lang)...)
 	}
-	return s.table.Write(ctx, []Op{{Kind: OpDelete, Key: marker.Key()}})
-}
-
-// settleLeader makes the leaderboard entry of (pid, lang) count at least
-// every write to its counter shards that committed before the call.
-func (s *Store) settleLeader(ctx context.Context, pid, lang string) error {
-	keys := append([]Key{LeaderKey(pid, lang)}, StatsShardKeys(pid, lang)...)
+	const per = 1 + StatsShards // an entry and its shards
+	var need [][]Item           // per language, the shards of the first read: what the entry must count
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
 		items, err := s.table.BatchGet(ctx, keys)
 		if err != nil {
 			return err
 		}
-		entry, shards := items[0], items[1:]
-		newer, older := false, false
-		for n, it := range shards {
-			v, w := it.N(AttrVersion), entry.N(AttrShardVersion(n))
-			newer = newer || v > w
-			older = older || v < w
+		ops, mixed := []Op{}, false
+		for i, lang := range langs {
+			entry, shards := items[i*per], items[i*per+1:(i+1)*per]
+			if len(need) <= i {
+				need = append(need, shards)
+			}
+			if newer, _ := compareShards(entry, need[i]); !newer {
+				continue // the entry counts the first read (and so this write)
+			}
+			switch newer, older := compareShards(entry, shards); {
+			case newer && older: // the read mixes states older and newer than the entry's
+				mixed = true
+			case newer: // the read dominates the entry: replace it
+				ops = append(ops, leaderSetOp(pid, lang, entry, shards))
+			}
 		}
-		if !newer {
-			return nil // the entry counts everything read
-		}
-		if !older { // the read dominates the entry: replace it
-			err = s.table.Write(ctx, []Op{leaderSetOp(pid, lang, entry, shards)})
+		if !mixed {
+			err = s.table.Write(ctx, append(ops, Op{Kind: OpDelete, Key: marker.Key()}))
 			if ErrorCode(err) != ECONFLICT {
 				return err
 			}
-		} // else the read mixes states older and newer than the entry's: read again
+		}
 		if attempt == maxSettle {
 			return Errorf(EUNAVAILABLE, "leaderboard entry of %q keeps changing; try again", pid)
 		}
@@ -123,6 +151,18 @@ func (s *Store) settleLeader(ctx context.Context, pid, lang string) error {
 	}
 }
 
+// compareShards compares the shard versions a leaderboard entry was summed
+// from with those of shards: newer, some shard is newer than the entry's;
+// older, some is older.
+func compareShards(entry Item, shards []Item) (newer, older bool) {
+	for n, it := range shards {
+		v, w := it.N(AttrVersion5), entry.N(AttrShardVersion(n))
+		newer = newer || v > w
+		older = older || v < w
+	}
+	return newer, older
+}
+
 // leaderSetOp replaces the leaderboard entry of (pid, lang), read as entry,
 // with the 5-star count of shards and their versions, on condition that the
 // entry is still the one read (its version).
@@ -131,7 +171,7 @@ func leaderSetOp(pid, lang string, entry Item, shards []Item) Op {
 	op := Op{Kind: OpUpdate, Key: LeaderKey(pid, lang), Add: map[string]int64{AttrVersion: 1},
 		Set: Item{AttrCount(5): st.Counts[5]}}
 	for n, it := range shards {
-		op.Set[AttrShardVersion(n)] = it.N(AttrVersion)
+		op.Set[AttrShardVersion(n)] = it.N(AttrVersion5)
 	}
 	if v, ok := entry[AttrVersion].(int64); ok {
 		op.Conds = []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: v}}

@@ -331,6 +331,11 @@ func (d *statsDelta) add(c *Comment, n int64) {
 // leaderboard entries are brought up to date after the write commits
 // (Store.commit), never under a condition that writers would contend on.
 func (s *Store) statsOps(_ context.Context, pid string, d statsDelta) ([]Op, error) {
+	return deltaOps(pid, d), nil
+}
+
+// deltaOps is statsOps: it reads nothing.
+func deltaOps(pid string, d statsDelta) []Op {
 	langs := make([]string, 0, len(d.langs))
 	for lang, v := range d.langs {
 		if *v != ([MaxRating + 1]int64{}) {
@@ -356,10 +361,13 @@ func (s *Store) statsOps(_ context.Context, pid string, d statsDelta) ([]Op, err
 		if total != 0 {
 			op.Add[AttrCountTotal] = total
 		}
+		if v[5] != 0 {
+			op.Add[AttrVersion5] = 1
+		}
 		ops = append(ops, op)
 	}
 	if len(fives) > 0 {
 		ops = append(ops, pendingOp(pid, fives))
 	}
-	return ops, nil
+	return ops
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,13 +20,17 @@ const hotWriters = 16
 // retries them).
 type conflictCounter struct {
 	store.Table
-	conflicts atomic.Int64
+	conflicts    atomic.Int64
+	transactions atomic.Int64 // of which conflicts between transactions (the rest: failed conditions)
 }
 
 func (c *conflictCounter) Write(ctx context.Context, ops []store.Op) error {
 	err := c.Table.Write(ctx, ops)
 	if store.ErrorCode(err) == store.ECONFLICT {
 		c.conflicts.Add(1)
+		if strings.Contains(err.Error(), "concurrent transaction") {
+			c.transactions.Add(1)
+		}
 	}
 	return err
 }
@@ -85,6 +90,7 @@ func benchHot(b *testing.B, hot, fiveOnly bool) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "writes/s")
 	b.ReportMetric(float64(tbl.conflicts.Load())/float64(b.N), "conflicts/op")
+	b.ReportMetric(float64(tbl.transactions.Load())/float64(b.N), "txconflicts/op")
 	b.ReportMetric(float64(errs.Load()), "errors")
 	if errs.Load() > 0 {
 		b.Errorf("%d of %d writes failed", errs.Load(), b.N)
