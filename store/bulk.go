@@ -32,7 +32,7 @@ const scanPage = 1000
 
 // RebuildStats recounts every product's stats from the comments with a
 // parallel scan of `segments` segments, and rewrites every stats item whole:
-// the counts into counter shard 0, the other shards zeroed, the leaderboard
+// the counts into counter shard 0, the other shards deleted, the leaderboard
 // entries (see rebuiltItems); stats of products or languages that no longer
 // have comments are zeroed. Run it with writes paused: a comment written
 // during the scan may be counted wrongly until the next rebuild.
@@ -109,68 +109,72 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 	if err := g.Wait(); err != nil {
 		return res, err
 	}
-	items := rebuiltItems(counts, seen)
+	items, deletes := rebuiltItems(counts, seen)
 	for id, st := range counts {
 		if id.Language == "" && st.Total > 0 {
 			res.Products++
 		}
 	}
 	res.StatsItems = len(items)
-	return res, s.table.BatchPut(ctx, items)
+	if err := s.table.BatchPut(ctx, items); err != nil {
+		return res, err
+	}
+	for len(deletes) > 0 { // after the puts: the summed version never goes back
+		n := min(len(deletes), MaxWriteOps)
+		ops := make([]Op, n)
+		for i, k := range deletes[:n] {
+			ops[i] = Op{Kind: OpDelete, Key: k}
+		}
+		if err := s.table.Write(ctx, ops); err != nil {
+			return res, err
+		}
+		deletes = deletes[n:]
+	}
+	return res, nil
 }
 
-// rebuiltItems returns the items a rebuild writes: for every (product,
-// language) counted or with an existing item, every counter shard (the
-// counts in shard 0, zeros elsewhere; each shard's version one past the
-// old, so the summed version grows) and the leaderboard entry with those
-// shard versions. Existing
-// shard items past StatsShards are zeroed too.
-func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) []Item {
-	ids := map[StatsID]bool{}
-	for id := range counts {
-		ids[id] = true
-	}
-	for k := range seen {
+// rebuiltItems returns the items a rebuild writes and the keys it deletes:
+// for every (product, language) counted or with an existing item, counter
+// shard 0 with the counts and the leaderboard entry; the other shards are
+// deleted (reads find one item, and writes bring shards back as comments
+// hash to them). Shard 0's version is one past the sum of the old shards'
+// versions, so the summed version grows (cursors issued under the old
+// counts stop trusting them); the entry records the shard versions it
+// counts (shard 0's version_5 = its version; deleted shards start again
+// from 0, which the entry records as absent).
+func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) ([]Item, []Key) {
+	ids := map[StatsID]int64{} // the summed versions of the existing shards
+	var deletes []Key
+	for k, v := range seen {
 		pid, _ := ProductIDFromPK(k.PK)
-		if lang, _, ok := ParseStatsSK(k.SK); ok {
-			ids[StatsID{pid, lang}] = true
+		if lang, n, ok := ParseStatsSK(k.SK); ok {
+			ids[StatsID{pid, lang}] += v
+			if n != 0 {
+				deletes = append(deletes, k)
+			}
 		} else if lang, ok := LangFromLeaderSK(k.SK); ok {
-			ids[StatsID{pid, lang}] = true
+			ids[StatsID{pid, lang}] += 0
 		}
+	}
+	for id := range counts {
+		ids[id] += 0
 	}
 	var items []Item
-	write := func(it Item) {
-		k := it.Key()
-		it[AttrVersion] = seen[k] + 1
-		if _, _, ok := ParseStatsSK(k.SK); ok {
-			it[AttrVersion5] = it[AttrVersion] // ≥ any earlier version_5, which never passes version
-		}
-		delete(seen, k)
-		items = append(items, it)
-	}
-	for id := range ids {
+	for id, sum := range ids {
 		st := counts[id]
 		if st == nil {
 			st = &Stats{ProductID: id.ProductID, Language: id.Language}
 		}
+		shard := st.Item()
+		shard[AttrVersion] = sum + 1
+		shard[AttrVersion5] = sum + 1
 		leader := LeaderItem(id.ProductID, id.Language, st.Counts[5])
-		write(st.Item())
-		for n := 1; n < StatsShards; n++ {
-			write((&Stats{ProductID: id.ProductID, Language: id.Language}).shardItem(n))
-		}
-		for n := range StatsShards { // the entry counts exactly these shards
-			leader[AttrShardVersion(n)] = items[len(items)-StatsShards+n].N(AttrVersion5)
-		}
-		write(leader)
-	}
-	for k := range seen { // shards past StatsShards
-		pid, _ := ProductIDFromPK(k.PK)
-		if lang, n, ok := ParseStatsSK(k.SK); ok {
-			write((&Stats{ProductID: pid, Language: lang}).shardItem(n))
-		}
+		leader[AttrVersion] = seen[leader.Key()] + 1
+		leader[AttrShardVersion(0)] = sum + 1
+		items = append(items, shard, leader)
 	}
 	slices.SortFunc(items, func(a, b Item) int {
 		return cmp.Or(strings.Compare(a.S(AttrPK), b.S(AttrPK)), strings.Compare(a.S(AttrSK), b.S(AttrSK)))
 	})
-	return items
+	return items, deletes
 }

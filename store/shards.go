@@ -21,8 +21,8 @@ import (
 // product id (LeadersShardPK); TopProducts reads them all and merges.
 //
 // Both counts are fixed per table: changing one means rewriting the stats
-// (rebuild-stats writes every shard of every product, so it migrates from
-// any smaller StatsShards).
+// (rebuild-stats puts every product's counts into shard 0 and deletes the
+// other shards, so it migrates from any StatsShards).
 const (
 	// StatsShards is the number of counter items per (product, language).
 	// A read of one product's stats reads them all (StatsShards read units,
@@ -140,13 +140,5 @@ func LeaderItem(pid, lang string, n int64) Item {
 		it[AttrGSIPK] = LeadersShardPK(lang, LeaderShard(pid))
 		it[AttrGSISK] = LeadersSK(n, pid)
 	}
-	return it
-}
-
-// shardItem returns s as the whole item of its counter shard n.
-func (s *Stats) shardItem(n int) Item {
-	it := s.Item()
-	k := StatsShardKey(s.ProductID, s.Language, n)
-	it[AttrPK], it[AttrSK] = k.PK, k.SK
 	return it
 }
