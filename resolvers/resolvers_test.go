@@ -1295,8 +1295,10 @@ func TestEmptyRatingsListReadsNothing(t *testing.T) {
 	}
 }
 
-// TestZeroCountRatingIsNotRead: big has no 2-star comment; a filter that
-// selects rating 2 never queries a rating-2 partition.
+// TestZeroCountRatingIsNotRead: big has no 2-star comment; a merge that
+// selects rating 2 never queries a rating-2 partition. (A single rating is
+// read alongside its stats, so its empty partition costs one call and no
+// item instead of a round of waiting.)
 func TestZeroCountRatingIsNotRead(t *testing.T) {
 	e := MustEnv(t)
 	for _, tc := range []struct {
@@ -1315,8 +1317,9 @@ func TestZeroCountRatingIsNotRead(t *testing.T) {
 		var got struct{ Product struct{ Comments page } }
 		e.MustQuery(t, `{ product(id: "big") { comments(first: 7, `+tc.args+`) { totalCount nodes { id } } } }`, &got)
 		_, k2 := store.PartitionKey(bigID, tc.lang, 2)
+		single := len(tc.ratings) == 1
 		for _, q := range e.spy.Queries() {
-			if q.HashValue == k2 {
+			if q.HashValue == k2 && !single {
 				t.Errorf("comments(%s) queried the empty partition %s", tc.args, k2)
 			}
 		}
@@ -1324,7 +1327,7 @@ func TestZeroCountRatingIsNotRead(t *testing.T) {
 		if p := got.Product.Comments; p.TotalCount != len(all) || !slices.Equal(p.NodeIDs(), idsOf(all[:min(7, len(all))])) {
 			t.Errorf("comments(%s) = %d %v, want %d %v", tc.args, p.TotalCount, p.NodeIDs(), len(all), idsOf(all[:min(7, len(all))]))
 		}
-		if len(all) == 0 && e.spy.Calls("Query") != 0 {
+		if len(all) == 0 && e.spy.Calls("Query") != 0 && !single {
 			t.Errorf("comments(%s) matches nothing but made %d Query calls", tc.args, e.spy.Calls("Query"))
 		}
 	}
@@ -1663,7 +1666,10 @@ func TestCursorPositionSavesReads(t *testing.T) {
 	e.MustQuery(t, `mutation { createComment(input: {productId: "big", language: "en", rating: 4, author: "a", title: "t", body: "b"}) { comment { id } } }`, &created)
 	e.spy.Reset()
 	e.MustQuery(t, q, &got, client.Var("after", cursor))
-	if l := limits(); !slices.Equal(l, []int{8}) || !got.Product.Comments.PageInfo.HasNextPage {
-		t.Fatalf("page 2 with totalCount after a write: query limits %v, hasNextPage %v; want [8], true", l, got.Product.Comments.PageInfo.HasNextPage)
+	// The page's read starts with the stats and trusts the cursor's counts;
+	// the stats' new version disagrees, so one more item is read to show
+	// that more follow.
+	if l := limits(); !slices.Equal(l, []int{7, 1}) || !got.Product.Comments.PageInfo.HasNextPage {
+		t.Fatalf("page 2 with totalCount after a write: query limits %v, hasNextPage %v; want [7 1], true", l, got.Product.Comments.PageInfo.HasNextPage)
 	}
 }

@@ -73,14 +73,14 @@ func (r *productResolver) Comments(ctx context.Context, obj *model.Product, lang
 	}
 	// The stats give totalCount and size a merge's reads (unless the after
 	// cursor's position does); a page that needs neither is read without
-	// them (one item less).
-	var st *store.Stats
+	// them (one item less). They load (batched) while the page's reads
+	// start, unless they plan them.
+	var conn *store.Connection
 	if pg.NeedsStats(obj.ID, f) || wantsField(ctx, "totalCount") {
-		if st, err = For(ctx).Stats.Load(ctx, store.StatsID{ProductID: obj.ID, Language: lang})(); err != nil {
-			return nil, err
-		}
+		conn, err = r.Store.ListPageLater(ctx, obj.ID, f, pg, For(ctx).Stats.Load(ctx, store.StatsID{ProductID: obj.ID, Language: lang}))
+	} else {
+		conn, err = r.Store.ListPage(ctx, obj.ID, f, pg, nil)
 	}
-	conn, err := r.Store.ListPage(ctx, obj.ID, f, pg, st)
 	if err != nil {
 		return nil, err
 	}

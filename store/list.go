@@ -191,10 +191,18 @@ func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st 
 	if plan.Strategy == StrategyEmpty {
 		return conn, nil
 	}
-	items, more, err := s.merge(ctx, plan, pg, tr, knownMore)
+	items, more, err := s.merge(ctx, plan, pg, tr, func() bool { return knownMore })
 	if err != nil {
 		return nil, err
 	}
+	return conn, fillConnection(conn, pid, f, pg, items, more, rem, version)
+}
+
+// fillConnection sets conn's edges, with the cursors of a page whose
+// remaining counts at its start are rem (nil: unknown) under stats version
+// version, and its "more" flag.
+func fillConnection(conn *Connection, pid string, f Filter, pg Page, items []Item, more bool, rem []int64, version int64) error {
+	tr := conn.Trace
 	var next *Position
 	if rem != nil {
 		next = &Position{Filter: FilterHash(pid, f), Version: version, Remaining: slices.Clone(rem)}
@@ -204,7 +212,7 @@ func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st 
 	for _, it := range items {
 		c, err := CommentFromItem(it)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if next != nil {
 			i := 0
@@ -228,7 +236,7 @@ func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st 
 		tr.ItemsRead += r.Items
 		tr.Calls += r.Calls
 	}
-	return conn, nil
+	return nil
 }
 
 // statsRemaining returns the counts of a Position of filter f at the start
@@ -288,7 +296,7 @@ type stream struct {
 // buffered does showing "more" take a read: none when knownMore (the counts
 // say so), else a read of one item (which costs nothing on an exhausted
 // partition).
-func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownMore bool) ([]Item, bool, error) {
+func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownMore func() bool) ([]Item, bool, error) {
 	streams := make([]*stream, len(plan.Partitions))
 	for i, p := range plan.Partitions {
 		streams[i] = &stream{part: p}
@@ -330,7 +338,7 @@ func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownM
 			if len(dry) == 0 || (anyItem && best >= 0) {
 				return best, nil
 			}
-			if anyItem && knownMore {
+			if anyItem && knownMore() {
 				return len(streams), nil // more follow; no read needed
 			}
 			remaining := max(pg.size-len(out), 1)

@@ -40,15 +40,20 @@ func browse(tb testing.TB, s *store.Store, products []string, topLang map[string
 			if err != nil {
 				tb.Fatal(err)
 			}
-			var st *store.Stats // read only when needed, as the resolver does
+			// The stats are read only when needed, alongside the page's
+			// reads, as the resolver does.
+			var conn *store.Connection
 			if withTotal || pg.NeedsStats(pid, f) {
-				sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
-				if err != nil {
-					tb.Fatal(err)
-				}
-				st = sts[0]
+				conn, err = s.ListPageLater(ctx, pid, f, pg, func() (*store.Stats, error) {
+					sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
+					if err != nil {
+						return nil, err
+					}
+					return sts[0], nil
+				})
+			} else {
+				conn, err = s.ListPage(ctx, pid, f, pg, nil)
 			}
-			conn, err := s.ListPage(ctx, pid, f, pg, st)
 			if err != nil {
 				tb.Fatal(err)
 			}

@@ -27,6 +27,7 @@ func RunModel(t *testing.T, newTable func(t *testing.T) store.Table) {
 	t.Run("HotProduct", func(t *testing.T) { testHotProduct(t, newTable(t)) })
 	t.Run("UnshardedStats", func(t *testing.T) { testUnshardedStats(t, newTable(t)) })
 	t.Run("UnsettledLeaderboard", func(t *testing.T) { testUnsettledLeaderboard(t, newTable(t)) })
+	t.Run("ListPageLater", func(t *testing.T) { testListPageLater(t, newTable(t)) })
 	t.Run("Validation", func(t *testing.T) { testValidation(t, newTable(t)) })
 	t.Run("CursorPositions", func(t *testing.T) { testCursorPositions(t, newTable(t)) })
 }
