@@ -122,10 +122,9 @@ func hostileCases(existingID, goodCursor string) []hostileCase {
 		add(hostileCase{name: name, body: body, code: code})
 	}
 	// --- malformed JSON and bodies
-	trailing := "gqlgen's POST transport decodes the body with one json.Decoder.Decode and ignores what follows the first JSON value"
-	add(hostileCase{name: "malformed JSON: trailing }", body: []byte(`{"query":"{ __typename }"}}`), lenient: trailing})
-	add(hostileCase{name: "malformed JSON: two objects", body: []byte(`{"query":"{ __typename }"} {"query":"{ __typename }"}`), lenient: trailing})
-	add(hostileCase{name: "malformed JSON: trailing garbage", body: []byte(`{"query":"{ __typename }"}garbage`), lenient: trailing})
+	add(hostileCase{name: "malformed JSON: trailing }", body: []byte(`{"query":"{ __typename }"}}`), status: http.StatusBadRequest, code: "BAD_REQUEST"})
+	add(hostileCase{name: "malformed JSON: two objects", body: []byte(`{"query":"{ __typename }"} {"query":"{ __typename }"}`), status: http.StatusBadRequest, code: "BAD_REQUEST"})
+	add(hostileCase{name: "malformed JSON: trailing garbage", body: []byte(`{"query":"{ __typename }"}garbage`), status: http.StatusBadRequest, code: "BAD_REQUEST"})
 	for i, b := range []string{`{`, `{"query":`, `{"query":"{ __typename }"`, `nonsense`,
 		`{"query": 1}`, `{"query": null}`, `{"query": {}}`, `{"query": []}`, `{"query": true}`, `{}`, `null`, `0`, `""`, `"{ __typename }"`,
 		`{"query":"{ __typename }","variables":"x"}`, `{"query":"{ __typename }","variables":[1]}`, `{"query":"{ __typename }","variables":7}`,
@@ -146,16 +145,17 @@ func hostileCases(existingID, goodCursor string) []hostileCase {
 	// --- content types
 	ok := []byte(`{"query":"{ __typename }"}`)
 	add(hostileCase{name: "content type application/json; charset=latin1", body: ok, header: map[string]string{"Content-Type": "application/json; charset=latin1"},
-		lenient: "gqlgen matches the media type and ignores the charset parameter (the body is ASCII here)"})
+		status: http.StatusUnsupportedMediaType, code: "UNSUPPORTED_MEDIA_TYPE"})
 	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml",
 		"application/graphql", "application/octet-stream", "", "*/*", "application/json-x"} {
 		h := map[string]string{"Content-Type": ct}
 		if ct == "" {
 			h = map[string]string{"Content-Type": ""}
 		}
-		add(hostileCase{name: "content type " + ct, body: ok, header: h})
+		add(hostileCase{name: "content type " + ct, body: ok, header: h, status: http.StatusUnsupportedMediaType, code: "UNSUPPORTED_MEDIA_TYPE"})
 	}
-	add(hostileCase{name: "form body", body: []byte("query=%7B__typename%7D"), header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}})
+	add(hostileCase{name: "form body", body: []byte("query=%7B__typename%7D"), header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
+		status: http.StatusUnsupportedMediaType, code: "UNSUPPORTED_MEDIA_TYPE"})
 	// --- sizes
 	big := append([]byte(`{"query":"{ __typename }","variables":{"x":"`), bytes.Repeat([]byte("a"), 2<<20)...)
 	big = append(big, `"}}`...)
@@ -261,10 +261,10 @@ func hostileCases(existingID, goodCursor string) []hostileCase {
 		}
 	}
 	// --- variables of wrong types, huge integers
-	intFromString := "gqlgen's Int scalar (graphql.UnmarshalInt) coerces a JSON string of digits to an Int; the GraphQL spec's input coercion refuses it"
-	add(hostileCase{name: "create rating as the string \"5\"", body: gql(hMCreate, map[string]any{"in": with(validCreate(), "rating", "5")}), lenient: intFromString})
-	add(hostileCase{name: "first as the string \"10\"", body: gql(hQComments, cv(map[string]any{"first": "10"})), lenient: intFromString})
-	add(hostileCase{name: "ratings as the string \"1\"", body: gql(hQComments, cv(map[string]any{"ratings": "1"})), lenient: intFromString})
+	// Strict input coercion: a JSON string is not an Int (resolvers/variables.go).
+	post("create rating as the string \"5\"", gql(hMCreate, map[string]any{"in": with(validCreate(), "rating", "5")}), validation)
+	post("first as the string \"10\"", gql(hQComments, cv(map[string]any{"first": "10"})), validation)
+	post("ratings as the string \"1\"", gql(hQComments, cv(map[string]any{"ratings": "1"})), validation)
 	for i, v := range []any{4.5, true, []int{4}, map[string]any{}, nil, "five"} {
 		post(fmt.Sprintf("create rating of wrong type %d (%v)", i, v), gql(hMCreate, map[string]any{"in": with(validCreate(), "rating", v)}), "")
 	}
@@ -300,9 +300,12 @@ func hostileCases(existingID, goodCursor string) []hostileCase {
 	getq := func(name string, v url.Values, code string) {
 		add(hostileCase{name: name, method: http.MethodGet, path: "/graphql?" + v.Encode(), code: code})
 	}
-	getq("GET mutation", url.Values{"query": {`mutation { deleteComment(input: {id: "` + existingID + `"}) { deletedCommentId } }`}}, "")
-	getq("GET mutation create", url.Values{"query": {`mutation { createComment(input: {productId: "p", language: "en", rating: 5, author: "a", title: "t", body: "b"}) { comment { id } } }`}}, "")
-	getq("GET mutation chosen by operationName", url.Values{"query": {`query Q { __typename } mutation M { deleteComment(input: {id: "` + existingID + `"}) { deletedCommentId } }`}, "operationName": {"M"}}, "")
+	getMutation := func(name string, v url.Values) {
+		add(hostileCase{name: name, method: http.MethodGet, path: "/graphql?" + v.Encode(), status: http.StatusMethodNotAllowed, code: "METHOD_NOT_ALLOWED"})
+	}
+	getMutation("GET mutation", url.Values{"query": {`mutation { deleteComment(input: {id: "` + existingID + `"}) { deletedCommentId } }`}})
+	getMutation("GET mutation create", url.Values{"query": {`mutation { createComment(input: {productId: "p", language: "en", rating: 5, author: "a", title: "t", body: "b"}) { comment { id } } }`}})
+	getMutation("GET mutation chosen by operationName", url.Values{"query": {`query Q { __typename } mutation M { deleteComment(input: {id: "` + existingID + `"}) { deletedCommentId } }`}, "operationName": {"M"}})
 	getq("GET without query", url.Values{}, "")
 	getq("GET bad variables JSON", url.Values{"query": {hQComments}, "variables": {"{"}}, "")
 	getq("GET variables array", url.Values{"query": {hQComments}, "variables": {"[]"}}, "")
@@ -313,11 +316,11 @@ func hostileCases(existingID, goodCursor string) []hostileCase {
 	add(hostileCase{name: "GET with a body mutation", method: http.MethodGet, path: "/graphql", body: gql(`mutation { deleteComment(input: {id: "x"}) { deletedCommentId } }`, nil)})
 	// --- other methods and paths
 	for _, m := range []string{http.MethodPut, http.MethodDelete, http.MethodPatch, "PROPFIND"} {
-		add(hostileCase{name: m + " /graphql", method: m, body: ok})
+		add(hostileCase{name: m + " /graphql", method: m, body: ok, status: http.StatusMethodNotAllowed, code: "METHOD_NOT_ALLOWED"})
 	}
 	add(hostileCase{name: "POST /healthz", path: "/healthz", body: ok})
 	add(hostileCase{name: "GET /nope", method: http.MethodGet, path: "/nope"})
-	add(hostileCase{name: "GET /graphql/../healthz", method: http.MethodGet, path: "/graphql/x"})
+	add(hostileCase{name: "GET /graphql/x", method: http.MethodGet, path: "/graphql/x", status: http.StatusNotFound, code: "NOT_FOUND"})
 	add(hostileCase{name: "POST / (GraphiQL)", path: "/", body: ok})
 	return cs
 }

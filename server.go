@@ -47,24 +47,12 @@ func main() {
 	}
 }
 
-const usage = `comments-gateway: the product comments GraphQL gateway.
-
-Usage:
-  comments-gateway [flags]                  serve GraphQL in dev mode (-dev=true)
-  comments-gateway serve [flags]            serve GraphQL in production mode
-  comments-gateway import [flags] FILE|-    bulk-load comments from JSON lines
-  comments-gateway seed [flags]             load synthetic comments
-  comments-gateway create-table -store dynamodb:TABLE
-  comments-gateway rebuild-stats [flags]    recount every product's stats
-
-Run "comments-gateway COMMAND -h" for a command's flags. Every flag can also
-be set by an environment variable: -store is COMMENTS_STORE, -addr is
-COMMENTS_ADDR, -rand-seed is COMMENTS_RAND_SEED, and so on; a flag on the
-command line wins over the variable.
-`
-
 // run is the whole program: main only adds signals and the exit code.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	runCmd := func(args []string) error { return run(ctx, args, getenv, stdin, stdout, stderr) }
+	if handled, err := helpCommand(args, stdout, stderr, runCmd); handled {
+		return err
+	}
 	cmd, named := "serve", false
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args, named = args[0], args[1:], true
@@ -82,9 +70,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdCreateTable(ctx, args, getenv, stdout, stderr)
 	case "rebuild-stats":
 		return cmdRebuildStats(ctx, args, getenv, stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+	case "export":
+		return cmdExport(ctx, args, getenv, stdout, stderr)
+	case "backup":
+		return cmdBackup(ctx, args, getenv, stdout, stderr)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -96,6 +85,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 func newFlags(cmd string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	setUsage(fs)
 	return fs
 }
 
@@ -215,6 +205,10 @@ func (c accessConfig) authenticator(ctx context.Context, log *slog.Logger) (*aut
 	if c.jwksURL == "" && (c.issuer != "" || c.audience != "") {
 		return nil, errors.New("-jwt-issuer and -jwt-audience need -jwks-url")
 	}
+	if c.jwksURL != "" && (c.issuer == "" || c.audience == "") {
+		// Without both checks any token the IdP signs, for any application, would do.
+		return nil, errors.New("-jwks-url needs -jwt-issuer and -jwt-audience: without them a token the identity provider issued for any other application would be accepted")
+	}
 	if a.Keys.Len() > 0 || c.jwksURL != "" {
 		if c.open {
 			return nil, errors.New("-open-mutations contradicts -api-keys/-api-keys-file/-jwks-url: drop one")
@@ -261,7 +255,9 @@ func withCORS(origins []string, h http.Handler) http.Handler {
 	return cors.New(cors.Options{
 		AllowedOrigins: origins,
 		AllowedMethods: []string{http.MethodGet, http.MethodPost},
-		AllowedHeaders: []string{"Content-Type", "Accept", "Authorization", "X-API-Key", "X-Request-Id", "X-Explain"},
+		AllowedHeaders: []string{"Content-Type", "Accept", "Authorization", "X-API-Key", "X-Request-Id", "X-Explain",
+			// What Apollo Client and urql send (CSRF prevention, operation name, client awareness).
+			"Apollo-Require-Preflight", "X-Apollo-Operation-Name", "Apollographql-Client-Name", "Apollographql-Client-Version"},
 		ExposedHeaders: []string{"X-Request-Id"},
 		MaxAge:         600,
 	}).Handler(h)
@@ -296,11 +292,25 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	fs.IntVar(&lim.MaxDepth, "max-depth", resolvers.DefaultMaxDepth, "deepest selection nesting")
 	fs.IntVar(&lim.MaxAliases, "max-aliases", resolvers.DefaultMaxAliases, "most aliased fields in one operation")
 	fs.IntVar(&lim.MaxTokens, "max-tokens", resolvers.DefaultMaxTokens, "most lexer tokens in one query")
+	fs.IntVar(&lim.MaxSelections, "max-selections", resolvers.DefaultMaxSelections, "most fields in one document, fragments expanded")
+	fs.IntVar(&lim.MaxEntities, "max-entities", resolvers.DefaultMaxEntities, "most _entities representations in one request")
 	reqTimeout := fs.Duration("request-timeout", resolvers.DefaultRequestTimeout, "bound on one request's work, store calls included")
+	readTimeout := fs.Duration("read-timeout", 15*time.Second, "how long a client may take to send a whole request, body included; a body that stalls past it gets 408")
 	var rateLimit resolvers.RateLimit
 	fs.Float64Var(&rateLimit.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rateLimit.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
+	fs.IntVar(&rateLimit.RefusedCost, "rate-refused-cost", resolvers.DefaultRefusedCost, "points a request that runs no operation (a parse, validation or limit failure) costs; a client with fewer left gets 429")
 	fs.BoolVar(&rateLimit.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
+	trustedPath := fs.String("trusted-documents", "", "JSON manifest of trusted documents, id → document (GraphQL Codegen's persisted-documents.json, Relay's persisted_queries.json); clients send documentId or extensions.persistedQuery.sha256Hash")
+	onlyTrusted := fs.Bool("only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
+	metricsAddr := fs.String("metrics-addr", "", "serve /metrics (and pprof with -pprof) on this separate listener, e.g. 127.0.0.1:9090; without it /metrics is served on -addr in dev mode only")
+	withPprof := fs.Bool("pprof", false, "serve Go's profiles at /debug/pprof/ on the -metrics-addr listener")
+	var lf liveFlags
+	lf.register(fs)
+	micro := resolvers.MicroCacheConfig{MaxBytes: resolvers.DefaultMicroCacheBytes}
+	fs.DurationVar(&micro.TTL, "micro-cache-ttl", 0, "serve public GET query responses from an in-process cache for this long, e.g. 500ms (0: off)")
+	fs.Var((*byteSize)(&micro.MaxBytes), "micro-cache-bytes", "bound on the micro-cache's memory, e.g. 64MB or 64MiB (least recently used entries are evicted)")
+	adminAddr := fs.String("admin-addr", "", "serve GET /backup and /export (unauthenticated: bind to loopback) on this address; empty: off")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
@@ -321,14 +331,27 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	if _, _, err := parseStoreSpec(*spec); err != nil {
 		return err
 	}
+	if *readTimeout <= 0 {
+		return fmt.Errorf("-read-timeout %s: want a positive duration (a stalled body would hold its connection forever)", *readTimeout)
+	}
+	if micro.TTL < 0 || micro.MaxBytes <= 0 {
+		return fmt.Errorf("-micro-cache-ttl %v, -micro-cache-bytes %d: want a TTL of 0 (off) or more and a positive size", micro.TTL, micro.MaxBytes)
+	}
 	if *apqSize < 0 {
 		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", *apqSize)
+	}
+	if *withPprof && *metricsAddr == "" {
+		return errors.New("-pprof needs -metrics-addr: profiles are served on the metrics listener only, never on the API's")
 	}
 	sizing, ok := store.Sizings[*mergeSizing]
 	if !ok {
 		return fmt.Errorf("-merge-sizing %q: want lean, balanced or few-rounds", *mergeSizing)
 	}
 	authn, err := acc.authenticator(ctx, log)
+	if err != nil {
+		return err
+	}
+	trustedDocs, err := openTrusted(*trustedPath, *onlyTrusted, log)
 	if err != nil {
 		return err
 	}
@@ -357,6 +380,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.New(reg)
+	if micro.TTL > 0 {
+		micro.Metrics = metrics.NewMicroCache(reg)
+	}
 	if d, ok := tbl.(*dynamo.Table); ok {
 		// extensions.cost reports the read capacity DynamoDB says each
 		// request consumed.
@@ -366,8 +392,19 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 			}
 		}
 	}
+	raw := tbl
 	tbl = m.Table(tbl)
-	s := store.New(tbl, store.WithSizing(sizing))
+	kind, _, _ := parseStoreSpec(*spec)
+	lr := lf.newLive(kind, rateLimit.TrustForwardedFor, log)
+	s := store.New(tbl, append(lr.stores, store.WithSizing(sizing))...)
+	lr.start(ctx, s, &lf, log)
+	if *adminAddr != "" {
+		a, err := serveAdmin(ctx, *adminAddr, raw, s, log)
+		if err != nil {
+			return err
+		}
+		log.Info("admin endpoints", "addr", a.String(), "paths", "/backup /export")
+	}
 	if *loadDemo {
 		if err := loadDemoData(ctx, s, log); err != nil {
 			return err
@@ -382,9 +419,10 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	gql := resolvers.NewHandler(resolvers.Config{
 		Store: s, Logger: log, Metrics: m, LoaderWait: *loaderWait, Limits: lim, RequestTimeout: *reqTimeout, RateLimit: rateLimit,
 		Auth: authn, DisableIntrospection: !introspection.or(acc.dev), APQCacheSize: apq,
-		TracerProvider: tp,
+		TracerProvider: tp, Trusted: trustedDocs, Live: lr.conns, MicroCache: micro,
 	})
 	mux.Handle("/graphql", tracing.HTTP(withCORS(splitList(*corsOrigins), gql), tp))
+	mux.Handle("/graphql/", resolvers.NotFoundHandler("/graphql"))
 	if graphiql.or(acc.dev) {
 		web.Register(mux, "/graphql") // GraphiQL at /, its assets, and /demo
 	}
@@ -392,14 +430,19 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		if _, err := tbl.Get(ctx, store.StatsKey("readyz", "")); err != nil {
+		if err := s.Ping(ctx); err != nil {
 			log.WarnContext(ctx, "not ready", "err", err)
 			http.Error(w, "store unreachable", http.StatusServiceUnavailable)
 			return
 		}
 		io.WriteString(w, "ok\n")
 	})
-	mux.Handle("GET /metrics", promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	metricsHandler := promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	stopMetrics, err := placeMetrics(mux, metricsHandler, *metricsAddr, *withPprof, acc.dev, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics(*shutdown)
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -408,13 +451,19 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	srv := &http.Server{
 		Handler:           obs.Middleware(log, mux),
 		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       15 * time.Second,
+		ReadTimeout:       *readTimeout,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	// The first line on stdout is the address, for scripts and tests.
-	fmt.Fprintf(stdout, "listening on http://%s/ (store %s)\n", ln.Addr(), *spec)
-	log.Info("serving", "addr", ln.Addr().String(), "store", *spec, "dev", acc.dev,
+	// The first line on stdout is the GraphQL endpoint, for people, scripts
+	// and tests; GraphiQL's page follows when it is on.
+	endpoint := baseURL(ln.Addr()) + "/graphql"
+	line := fmt.Sprintf("listening on %s (store %s)", endpoint, *spec)
+	if graphiql.or(acc.dev) {
+		line += "; GraphiQL at " + baseURL(ln.Addr()) + "/"
+	}
+	fmt.Fprintln(stdout, line)
+	log.Info("serving", "endpoint", endpoint, "addr", ln.Addr().String(), "store", *spec, "dev", acc.dev,
 		"introspection", introspection.or(acc.dev), "graphiql", graphiql.or(acc.dev), "cors", *corsOrigins)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -426,9 +475,11 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	log.Info("shutting down", "timeout", shutdown.String())
 	sctx, cancel := context.WithTimeout(context.Background(), *shutdown)
 	defer cancel()
+	srv.RegisterOnShutdown(func() { lr.shutdown(sctx, log) })
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	lr.shutdown(sctx, log) // Shutdown does not wait for websockets: this does
 	log.Info("stopped")
 	return nil
 }

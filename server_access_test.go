@@ -19,6 +19,7 @@ import (
 
 	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/lestrrat-go/jwx/v3/jws"
 	"github.com/lestrrat-go/jwx/v3/jwt"
 
 	"github.com/acme/comments-gateway/auth"
@@ -116,6 +117,14 @@ func TestServeRefusesToStart(t *testing.T) {
 		{[]string{"serve", "-store", db, "-api-keys", "not-a-hash"}, nil, "SHA-256"},
 		{[]string{"serve", "-store", db, "-api-keys-file", "/nonexistent"}, nil, "-api-keys-file"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-jwt-issuer", "x"}, nil, "-jwks-url"},
+		{[]string{"serve", "-store", db, "-jwks-url", "http://127.0.0.1:1/jwks"}, nil, "-jwt-issuer and -jwt-audience"},
+		{[]string{"serve", "-store", db, "-jwks-url", "http://127.0.0.1:1/jwks", "-jwt-issuer", "idp"}, nil, "-jwt-issuer and -jwt-audience"},
+		{[]string{"serve", "-store", db, "-jwks-url", "http://127.0.0.1:1/jwks", "-jwt-audience", "gw"}, nil, "-jwt-issuer and -jwt-audience"},
+		{[]string{"-store", db, "-jwks-url", "http://127.0.0.1:1/jwks"}, nil, "-jwt-issuer and -jwt-audience"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-pprof"}, nil, "-pprof needs -metrics-addr"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-only-trusted-documents"}, nil, "-only-trusted-documents needs -trusted-documents"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-trusted-documents", "/nonexistent.json"}, nil, "-trusted-documents"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-trusted-documents", "go.mod"}, nil, "JSON object of id"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-log-format", "xml"}, nil, "-log-format"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-merge-sizing", "fast"}, nil, "-merge-sizing"},
 	} {
@@ -199,10 +208,13 @@ func TestServeProduction(t *testing.T) {
 	if r := s.Do(t, "GET", "/", ""); r.status != 404 {
 		t.Errorf("GraphiQL is off by default in production: %d", r.status)
 	}
-	for _, p := range []string{"/healthz", "/readyz", "/metrics"} {
+	for _, p := range []string{"/healthz", "/readyz"} {
 		if r := s.Do(t, "GET", p, ""); r.status != 200 {
 			t.Errorf("%s: %d", p, r.status)
 		}
+	}
+	if r := s.Do(t, "GET", "/metrics", ""); r.status != 404 {
+		t.Errorf("/metrics on the API listener in production (no -metrics-addr): %d, want 404", r.status)
 	}
 	if r := s.Do(t, "POST", "/graphql", accQuery(`{ __schema { queryType { name } } }`)); strings.Contains(r.body, `"Query"`) || !strings.Contains(r.body, "errors") {
 		t.Errorf("introspection is off by default in production: %s", r.body)
@@ -311,6 +323,32 @@ func TestServeJWT(t *testing.T) {
 	}
 	if r := s.Do(t, "POST", "/graphql", accQuery(accMutation), "Authorization", sign("x")+"x"); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
 		t.Errorf("bad signature: %s", r.body)
+	}
+	// Validly signed, but with a crit header or a string date: refused.
+	signRaw := func(claims string, hdr map[string]any) string {
+		h := jws.NewHeaders()
+		h.Set(jws.KeyIDKey, "k1")
+		for k, v := range hdr {
+			h.Set(k, v)
+		}
+		b, err := jws.Sign([]byte(claims), jws.WithKey(jwa.ES256(), priv, jws.WithProtectedHeaders(h)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "Bearer " + string(b)
+	}
+	exp := time.Now().Add(time.Hour).Unix()
+	for name, tok := range map[string]string{
+		"crit header": signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d}`, exp), map[string]any{"crit": []string{"x-ext"}, "x-ext": 1}),
+		"string exp":  signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":"%d"}`, exp), nil),
+		"string iat":  signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d,"iat":"0"}`, exp), nil),
+	} {
+		if r := s.Do(t, "POST", "/graphql", accQuery(accMutation), "Authorization", tok); !strings.Contains(r.body, `"UNAUTHENTICATED"`) {
+			t.Errorf("%s: %s", name, r.body)
+		}
+	}
+	if r := s.Do(t, "POST", "/graphql", accQuery(accMutation), "Authorization", signRaw(fmt.Sprintf(`{"sub":"u","iss":"idp","aud":"gw","exp":%d}`, exp), nil)); strings.Contains(r.body, "errors") {
+		t.Errorf("the same token without the oddity: %s", r.body)
 	}
 }
 func accListen(tb testing.TB) net.Listener {

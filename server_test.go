@@ -52,6 +52,9 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"create-table", "-store", "bolt:x.db"}, "dynamodb:TABLE"},
 		{[]string{"import", "-store", "bolt:" + t.TempDir() + "/x.db"}, "want one FILE"},
 		{[]string{"seed", "-products", "0"}, "-products"},
+		{[]string{"serve", "-micro-cache-bytes", "lots"}, "want a size such as 64MB"},
+		{[]string{"serve", "-micro-cache-bytes", "0"}, "-micro-cache-bytes"},
+		{[]string{"serve", "-micro-cache-ttl", "-1s"}, "-micro-cache-ttl"},
 	} {
 		var out, errb bytes.Buffer
 		err := run(ctx, tc.args, none, strings.NewReader(""), &out, &errb)

@@ -31,7 +31,9 @@ type JWTConfig struct {
 
 // JWKS verifies JWTs against the keys a JWKS URL serves, refreshed in the
 // background (github.com/lestrrat-go/jwx). Tokens must carry a kid naming
-// one of those keys, a valid signature, an unexpired exp, and a sub.
+// one of those keys, a valid signature, an unexpired exp, and a sub; a
+// token with a crit header or a non-numeric exp, nbf or iat is refused (see
+// checkStrict).
 type JWKS struct {
 	cfg   JWTConfig
 	cache *jwk.Cache
@@ -68,6 +70,9 @@ func NewJWKS(ctx context.Context, cfg JWTConfig) (*JWKS, error) {
 
 // Verify checks token and returns its principal.
 func (j *JWKS) Verify(ctx context.Context, token string) (*Principal, error) {
+	if err := checkStrict(token); err != nil {
+		return nil, err
+	}
 	opts := []jwt.ParseOption{
 		// Keys without an "alg" (some IdPs omit it) verify with the
 		// algorithms of their type; the token's kid must name a key.

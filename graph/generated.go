@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/99designs/gqlgen/plugin/federation/fedruntime"
 	"github.com/acme/comments-gateway/graph/model"
+	"github.com/acme/comments-gateway/nodeid"
 	"github.com/acme/comments-gateway/store"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -36,6 +37,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Product() ProductResolver
 	Query() QueryResolver
+	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
@@ -48,9 +50,16 @@ type ComplexityRoot struct {
 		CreatedAt func(childComplexity int) int
 		ID        func(childComplexity int) int
 		Language  func(childComplexity int) int
+		NodeID    func(childComplexity int) int
 		Product   func(childComplexity int) int
 		Rating    func(childComplexity int) int
 		Title     func(childComplexity int) int
+	}
+
+	CommentChange struct {
+		Comment func(childComplexity int) int
+		Cursor  func(childComplexity int) int
+		Kind    func(childComplexity int) int
 	}
 
 	CommentConnection struct {
@@ -105,7 +114,8 @@ type ComplexityRoot struct {
 	Product struct {
 		Comments  func(childComplexity int, language *string, ratings []int, first *int, after *string, last *int, before *string) int
 		ID        func(childComplexity int) int
-		Languages func(childComplexity int) int
+		Languages func(childComplexity int, first *int) int
+		NodeID    func(childComplexity int) int
 		Stats     func(childComplexity int, language *string) int
 	}
 
@@ -117,6 +127,8 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Comment            func(childComplexity int, id string) int
+		Node               func(childComplexity int, id string) int
+		Nodes              func(childComplexity int, ids []string) int
 		Product            func(childComplexity int, id string) int
 		TopProducts        func(childComplexity int, first *int, language *string) int
 		__resolve__service func(childComplexity int) int
@@ -126,6 +138,12 @@ type ComplexityRoot struct {
 	RatingCount struct {
 		Count  func(childComplexity int) int
 		Rating func(childComplexity int) int
+	}
+
+	Subscription struct {
+		CommentAdded   func(childComplexity int, productID string, language *string, ratings []int) int
+		CommentChanged func(childComplexity int, productID string, language *string, ratings []int) int
+		StatsChanged   func(childComplexity int, productID string, language *string) int
 	}
 
 	UpdateCommentPayload struct {
@@ -142,6 +160,7 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type CommentResolver interface {
+	NodeID(ctx context.Context, obj *store.Comment) (string, error)
 	Product(ctx context.Context, obj *store.Comment) (*model.Product, error)
 }
 type EntityResolver interface {
@@ -153,14 +172,22 @@ type MutationResolver interface {
 	DeleteComment(ctx context.Context, input model.DeleteCommentInput) (*model.DeleteCommentPayload, error)
 }
 type ProductResolver interface {
+	NodeID(ctx context.Context, obj *model.Product) (string, error)
 	Comments(ctx context.Context, obj *model.Product, language *string, ratings []int, first *int, after *string, last *int, before *string) (*model.CommentConnection, error)
 	Stats(ctx context.Context, obj *model.Product, language *string) (*model.CommentStats, error)
-	Languages(ctx context.Context, obj *model.Product) ([]*model.LanguageStats, error)
+	Languages(ctx context.Context, obj *model.Product, first *int) ([]*model.LanguageStats, error)
 }
 type QueryResolver interface {
 	Product(ctx context.Context, id string) (*model.Product, error)
 	Comment(ctx context.Context, id string) (*store.Comment, error)
 	TopProducts(ctx context.Context, first *int, language *string) ([]*model.ProductRank, error)
+	Node(ctx context.Context, id string) (nodeid.Node, error)
+	Nodes(ctx context.Context, ids []string) ([]nodeid.Node, error)
+}
+type SubscriptionResolver interface {
+	CommentAdded(ctx context.Context, productID string, language *string, ratings []int) (<-chan *store.Comment, error)
+	CommentChanged(ctx context.Context, productID string, language *string, ratings []int) (<-chan *model.CommentChange, error)
+	StatsChanged(ctx context.Context, productID string, language *string) (<-chan *model.CommentStats, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -211,6 +238,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Comment.Language(childComplexity), true
+	case "Comment.nodeId":
+		if e.ComplexityRoot.Comment.NodeID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.NodeID(childComplexity), true
 	case "Comment.product":
 		if e.ComplexityRoot.Comment.Product == nil {
 			break
@@ -229,6 +262,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Comment.Title(childComplexity), true
+
+	case "CommentChange.comment":
+		if e.ComplexityRoot.CommentChange.Comment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentChange.Comment(childComplexity), true
+	case "CommentChange.cursor":
+		if e.ComplexityRoot.CommentChange.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentChange.Cursor(childComplexity), true
+	case "CommentChange.kind":
+		if e.ComplexityRoot.CommentChange.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentChange.Kind(childComplexity), true
 
 	case "CommentConnection.edges":
 		if e.ComplexityRoot.CommentConnection.Edges == nil {
@@ -413,7 +465,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Product.Languages(childComplexity), true
+		args, err := ec.field_Product_languages_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Product.Languages(childComplexity, args["first"].(*int)), true
+	case "Product.nodeId":
+		if e.ComplexityRoot.Product.NodeID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Product.NodeID(childComplexity), true
 	case "Product.stats":
 		if e.ComplexityRoot.Product.Stats == nil {
 			break
@@ -457,6 +520,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Comment(childComplexity, args["id"].(string)), true
 
+	case "Query.node":
+		if e.ComplexityRoot.Query.Node == nil {
+			break
+		}
+
+		args, err := ec.field_Query_node_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.nodes":
+		if e.ComplexityRoot.Query.Nodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
 	case "Query.product":
 		if e.ComplexityRoot.Query.Product == nil {
 			break
@@ -509,6 +594,40 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RatingCount.Rating(childComplexity), true
+
+	case "Subscription.commentAdded":
+		if e.ComplexityRoot.Subscription.CommentAdded == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_commentAdded_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CommentAdded(childComplexity, args["productId"].(string), args["language"].(*string), args["ratings"].([]int)), true
+	case "Subscription.commentChanged":
+		if e.ComplexityRoot.Subscription.CommentChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_commentChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CommentChanged(childComplexity, args["productId"].(string), args["language"].(*string), args["ratings"].([]int)), true
+	case "Subscription.statsChanged":
+		if e.ComplexityRoot.Subscription.StatsChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_statsChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.StatsChanged(childComplexity, args["productId"].(string), args["language"].(*string)), true
 
 	case "UpdateCommentPayload.comment":
 		if e.ComplexityRoot.UpdateCommentPayload.Comment == nil {
@@ -585,6 +704,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -624,6 +760,33 @@ always returns UTC (suffix ` + "`" + `Z` + "`" + `), with fractional seconds whe
 scalar Time
 
 """
+HTTP cache hint (as Apollo Server's ` + "`" + `@cacheControl` + "`" + `): how long a response
+holding this field (or any field of this type) may be cached, and whether
+only the caller's browser may cache it. A ` + "`" + `GET` + "`" + ` query's ` + "`" + `Cache-Control` + "`" + `
+takes the smallest ` + "`" + `maxAge` + "`" + ` and the narrowest ` + "`" + `scope` + "`" + ` of every field it
+selects; a root field or an object-typed field without a hint counts as
+` + "`" + `maxAge: 0` + "`" + `, a scalar field inherits its parent's. ` + "`" + `inheritMaxAge: true` + "`" + `
+on a type or field makes it inherit instead. See the README's "HTTP
+caching".
+"""
+directive @cacheControl(
+  "Seconds a response holding this field may be reused."
+  maxAge: Int
+  "` + "`" + `PRIVATE` + "`" + `: only the caller's own cache (a browser) may keep it."
+  scope: CacheControlScope
+  "Take the parent field's ` + "`" + `maxAge` + "`" + ` instead of the default 0."
+  inheritMaxAge: Boolean
+) on FIELD_DEFINITION | OBJECT | INTERFACE | UNION
+
+"Who may cache a response: any cache (` + "`" + `PUBLIC` + "`" + `) or only the caller's (` + "`" + `PRIVATE` + "`" + `)."
+enum CacheControlScope {
+  "Shared caches (CDNs, proxies) and browsers alike."
+  PUBLIC
+  "Only the caller's own cache, never a shared one."
+  PRIVATE
+}
+
+"""
 Read access to product comments, their rating statistics and the 5-star
 leaderboard.
 
@@ -631,12 +794,23 @@ leaderboard.
 - ` + "`" + `BAD_USER_INPUT` + "`" + `: an argument is invalid (a product id outside
   ` + "`" + `[A-Za-z0-9_-]{1,64}` + "`" + `, a rating outside 1–5, ` + "`" + `first` + "`" + `/` + "`" + `last` + "`" + ` negative or
   above 100, ` + "`" + `first` + "`" + ` together with ` + "`" + `last` + "`" + `, an empty or malformed cursor, a
-  language that is not a BCP 47 tag). The message says which argument and why.
-- ` + "`" + `INTERNAL` + "`" + `: an unexpected server failure; it carries no detail.
+  language that is not a BCP 47 tag). The message says which argument and why;
+  ` + "`" + `extensions.argument` + "`" + ` names it, and for a number out of range
+  ` + "`" + `extensions.min` + "`" + `, ` + "`" + `max` + "`" + ` and ` + "`" + `got` + "`" + ` give the allowed range and the value sent.
+- ` + "`" + `UNAVAILABLE` + "`" + `: the store failed or was too slow; retry later.
+- ` + "`" + `INTERNAL` + "`" + `: an unexpected server failure; it carries no detail but
+  ` + "`" + `extensions.requestId` + "`" + `, to quote when reporting it.
+
+**Nullability.** Every field that takes arguments or reads the store is
+nullable, so an error loses only that field: it is ` + "`" + `null` + "`" + ` and the error's
+` + "`" + `path` + "`" + ` points to it, while its siblings (another ` + "`" + `product` + "`" + `, ` + "`" + `topProducts` + "`" + `,
+` + "`" + `stats` + "`" + ` beside a failed ` + "`" + `comments` + "`" + `) are still returned. Fields that cannot
+fail on their own (ids, counts, a comment's fields) are non-null.
 """
 type Query {
   """
-  The product with this catalog id. Always returns a ` + "`" + `Product` + "`" + `: a product that
+  The product with this catalog id. Returns a ` + "`" + `Product` + "`" + ` for every valid id
+  (` + "`" + `null` + "`" + ` only together with an error, for an invalid id): a product that
   has no comments is valid, and has an empty ` + "`" + `comments` + "`" + ` connection, zero
   ` + "`" + `stats` + "`" + ` and no ` + "`" + `languages` + "`" + `.
   """
@@ -646,7 +820,7 @@ type Query {
     ` + "`" + `-` + "`" + `. Anything else is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     id: ID!
-  ): Product!
+  ): Product @cacheControl(maxAge: 300)
 
   """
   The comment with this id, or ` + "`" + `null` + "`" + ` when no comment has this id (for
@@ -655,7 +829,7 @@ type Query {
   comment(
     "Comment id, as returned in ` + "`" + `Comment.id` + "`" + `."
     id: ID!
-  ): Comment
+  ): Comment @cacheControl(maxAge: 300)
 
   """
   The 5-star leaderboard: products ordered by their number of 5-star comments,
@@ -673,16 +847,58 @@ type Query {
     tag is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     language: String
-  ): [ProductRank!]!
+  ): [ProductRank!] @cacheControl(maxAge: 60)
+
+  """
+  The object with this global id (` + "`" + `nodeId` + "`" + `): a ` + "`" + `Product` + "`" + ` or a ` + "`" + `Comment` + "`" + `, as
+  the [Relay Global Object Identification](https://relay.dev/graphql/objectidentification.htm)
+  specification asks. ` + "`" + `null` + "`" + ` when the id is unknown or malformed (not an
+  error), e.g. the id of a deleted comment. Any product id the catalog may
+  have is a ` + "`" + `Product` + "`" + `, as in ` + "`" + `product(id:)` + "`" + `.
+  """
+  node(
+    "A ` + "`" + `nodeId` + "`" + `, as returned by ` + "`" + `Product.nodeId` + "`" + ` or ` + "`" + `Comment.nodeId` + "`" + `. Opaque."
+    id: ID!
+  ): Node @cacheControl(maxAge: 30)
+
+  """
+  The objects with these global ids, in the order of ` + "`" + `ids` + "`" + ` and as many:
+  each entry is what ` + "`" + `node(id:)` + "`" + ` returns for that id (` + "`" + `null` + "`" + ` when unknown or
+  malformed). Comments are read in one batched read.
+  """
+  nodes(
+    "Up to 100 ` + "`" + `nodeId` + "`" + `s; more is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error. Duplicates are allowed."
+    ids: [ID!]!
+  ): [Node] @cacheControl(maxAge: 30)
+}
+
+"""
+An object with a globally unique id, for
+[Relay](https://relay.dev/graphql/objectidentification.htm) clients:
+refetch any ` + "`" + `Node` + "`" + ` with ` + "`" + `Query.node(id: nodeId)` + "`" + `. The field is ` + "`" + `nodeId` + "`" + `,
+not ` + "`" + `id` + "`" + `, because ` + "`" + `id` + "`" + ` stays the catalog's product id (the federation key)
+and the comment id; a Relay client sets ` + "`" + `nodeInterfaceIdField: "nodeId"` + "`" + `
+(see the README, "Front end").
+"""
+interface Node {
+  """
+  Globally unique, opaque id of this object: no ` + "`" + `Product` + "`" + ` and ` + "`" + `Comment` + "`" + `
+  share one, even when a product id equals a comment id. Stable: the same
+  object always has the same ` + "`" + `nodeId` + "`" + `. Do not parse or construct it.
+  """
+  nodeId: ID!
 }
 
 """
 A catalog product, seen through its comments. Products are identified by the
 catalog's id; this API does not hold product details such as names or prices.
 """
-type Product @key(fields: "id") {
+type Product implements Node @key(fields: "id") {
   "Catalog product id: 1 to 64 characters of ` + "`" + `A–Z` + "`" + `, ` + "`" + `a–z` + "`" + `, ` + "`" + `0–9` + "`" + `, ` + "`" + `_` + "`" + ` and ` + "`" + `-` + "`" + `."
   id: ID!
+
+  "Global id of this product (` + "`" + `Node` + "`" + `), for ` + "`" + `Query.node` + "`" + `. Opaque; not the catalog id."
+  nodeId: ID!
 
   """
   The product's comments, one page at a time, as a
@@ -708,7 +924,11 @@ type Product @key(fields: "id") {
     Only comments in this language: a BCP 47 tag such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt-BR` + "`" + `,
     matched case-insensitively (` + "`" + `EN-gb` + "`" + ` is ` + "`" + `en-GB` + "`" + `). ` + "`" + `null` + "`" + ` or omitted means
     all languages. An empty or malformed tag (e.g. ` + "`" + `""` + "`" + `, ` + "`" + `en/5` + "`" + `) is a
-    ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
+    ` + "`" + `BAD_USER_INPUT` + "`" + ` error, and so is a POSIX locale such as ` + "`" + `en_US` + "`" + ` (the
+    error names the tag to use: ` + "`" + `en-US` + "`" + `). The tag matches exactly: ` + "`" + `en-US` + "`" + `
+    finds the comments stored as ` + "`" + `en-US` + "`" + `, not those stored under the base
+    language ` + "`" + `en` + "`" + ` (nor ` + "`" + `en` + "`" + ` those stored as ` + "`" + `en-GB` + "`" + `); ` + "`" + `Product.languages` + "`" + `
+    lists the tags a product's comments use.
     """
     language: String
     """
@@ -728,7 +948,9 @@ type Product @key(fields: "id") {
     cursor points to. Use with ` + "`" + `first` + "`" + `; pass the previous page's
     ` + "`" + `pageInfo.endCursor` + "`" + `. Cursors are opaque; a cursor taken from any page,
     with any ` + "`" + `language` + "`" + `/` + "`" + `ratings` + "`" + ` filter, of this product is valid here.
-    An empty or malformed cursor is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
+    Anything else, such as an empty or edited cursor, is a ` + "`" + `BAD_USER_INPUT` + "`" + `
+    error: "` + "`" + `abc` + "`" + ` is not a cursor from this API: pass
+    ` + "`" + `endCursor` + "`" + `/` + "`" + `startCursor` + "`" + ` unchanged".
     """
     after: String
     """
@@ -742,10 +964,12 @@ type Product @key(fields: "id") {
     cursor points to. Use with ` + "`" + `last` + "`" + `; pass the current page's
     ` + "`" + `pageInfo.startCursor` + "`" + `. Cursors are opaque; a cursor taken from any page,
     with any ` + "`" + `language` + "`" + `/` + "`" + `ratings` + "`" + ` filter, of this product is valid here.
-    An empty or malformed cursor is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
+    Anything else, such as an empty or edited cursor, is a ` + "`" + `BAD_USER_INPUT` + "`" + `
+    error: "` + "`" + `abc` + "`" + ` is not a cursor from this API: pass
+    ` + "`" + `endCursor` + "`" + `/` + "`" + `startCursor` + "`" + ` unchanged".
     """
     before: String
-  ): CommentConnection!
+  ): CommentConnection @cacheControl(maxAge: 30)
 
   """
   Rating statistics of the product's comments, in one language or in all.
@@ -760,25 +984,35 @@ type Product @key(fields: "id") {
     ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
     """
     language: String
-  ): CommentStats!
+  ): CommentStats @cacheControl(maxAge: 60)
 
   """
   The languages the product has comments in, with the number of comments in
-  each, the language with the most comments first. Empty when the product has
-  no comments.
+  each, in the order of their tags (byte order of the canonical BCP 47 tag:
+  ` + "`" + `de` + "`" + ` before ` + "`" + `en` + "`" + ` before ` + "`" + `en-GB` + "`" + `). Empty when the product has no comments.
+
+  At most ` + "`" + `first` + "`" + ` languages are returned, and at most ` + "`" + `first` + "`" + ` are read: a
+  language whose comments were all deleted still takes its place in the
+  read, so the list may hold fewer than ` + "`" + `first` + "`" + ` even when more languages
+  follow.
   """
-  languages: [LanguageStats!]!
+  languages(
+    "How many languages to read, in tag order: 0 to 100. Default 20."
+    first: Int = 20
+  ): [LanguageStats!] @cacheControl(maxAge: 60)
 }
 
 "A customer's comment on a product: a rating from 1 to 5 with a title and a text."
-type Comment {
+type Comment implements Node @cacheControl(inheritMaxAge: true) {
   """
   Unique comment id, assigned by the server when the comment is created.
   Treat it as an opaque string.
   """
   id: ID!
+  "Global id of this comment (` + "`" + `Node` + "`" + `), for ` + "`" + `Query.node` + "`" + `. Opaque; not the comment id."
+  nodeId: ID!
   "The product this comment is about."
-  product: Product!
+  product: Product! @cacheControl(inheritMaxAge: true)
   "Language of the title and body: a canonical BCP 47 tag such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt-BR` + "`" + `."
   language: String!
   "The rating the author gave the product: 1 (worst) to 5 (best)."
@@ -800,7 +1034,7 @@ type Comment {
 One page of a product's comments, newest first, in the
 [Relay connection](https://relay.dev/graphql/connections.htm) form.
 """
-type CommentConnection {
+type CommentConnection @cacheControl(inheritMaxAge: true) {
   "The comments of this page, each with its cursor, newest first."
   edges: [CommentEdge!]!
   """
@@ -819,7 +1053,7 @@ type CommentConnection {
 }
 
 "One comment of a page, with the cursor that points to it."
-type CommentEdge {
+type CommentEdge @cacheControl(inheritMaxAge: true) {
   """
   Opaque position of this comment in the list. Pass it as ` + "`" + `after` + "`" + ` (with
   ` + "`" + `first` + "`" + `) to get the comments after it, or as ` + "`" + `before` + "`" + ` (with ` + "`" + `last` + "`" + `) to get
@@ -836,7 +1070,7 @@ Where a page is in the whole list. As the Relay specification allows, only
 the flag in the direction of travel is computed: ` + "`" + `hasNextPage` + "`" + ` when paging
 forward, ` + "`" + `hasPreviousPage` + "`" + ` when paging backward.
 """
-type PageInfo {
+type PageInfo @cacheControl(inheritMaxAge: true) {
   """
   Paging forward (` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `, or no paging arguments): ` + "`" + `true` + "`" + ` exactly when
   more comments follow this page. Paging backward (` + "`" + `last` + "`" + `/` + "`" + `before` + "`" + `): always
@@ -856,7 +1090,7 @@ type PageInfo {
 }
 
 "Rating statistics of one product's comments, in one language or in all languages."
-type CommentStats {
+type CommentStats @cacheControl(inheritMaxAge: true) {
   "The language these statistics cover (canonical BCP 47 tag), or ` + "`" + `null` + "`" + ` for all languages."
   language: String
   "The number of comments."
@@ -871,7 +1105,7 @@ type CommentStats {
 }
 
 "The number of comments with one rating."
-type RatingCount {
+type RatingCount @cacheControl(inheritMaxAge: true) {
   "The rating, 1 to 5."
   rating: Int!
   "The number of comments with this rating."
@@ -879,7 +1113,7 @@ type RatingCount {
 }
 
 "The number of comments a product has in one language."
-type LanguageStats {
+type LanguageStats @cacheControl(inheritMaxAge: true) {
   "The language: a canonical BCP 47 tag such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt-BR` + "`" + `."
   language: String!
   "The number of the product's comments in this language (at least 1)."
@@ -887,7 +1121,7 @@ type LanguageStats {
 }
 
 "One entry of the 5-star leaderboard (` + "`" + `Query.topProducts` + "`" + `)."
-type ProductRank {
+type ProductRank @cacheControl(inheritMaxAge: true) {
   """
   Position in the leaderboard, starting at 1 for the product with the most
   5-star comments. Consecutive: products with equal counts get different
@@ -895,7 +1129,7 @@ type ProductRank {
   """
   rank: Int!
   "The product."
-  product: Product!
+  product: Product! @cacheControl(inheritMaxAge: true)
   "The product's number of 5-star comments (in the leaderboard's language, when one is given); at least 1."
   fiveStarCount: Int!
 }
@@ -907,7 +1141,9 @@ exact.
 
 **Errors.** Every error carries ` + "`" + `extensions.code` + "`" + `:
 - ` + "`" + `BAD_USER_INPUT` + "`" + `: an input field is invalid (see each field for its rules).
-  The message says which field and why.
+  The message says which field and why, ` + "`" + `extensions.argument` + "`" + ` names its path
+  (` + "`" + `input.rating` + "`" + `), and every invalid field of the input is reported, one
+  error each. The mutation's field is then ` + "`" + `null` + "`" + `; nothing is written.
 - ` + "`" + `NOT_FOUND` + "`" + `: ` + "`" + `updateComment` + "`" + ` or ` + "`" + `deleteComment` + "`" + ` was given the id of a comment
   that does not exist.
 - ` + "`" + `INTERNAL` + "`" + `: an unexpected server failure; it carries no detail.
@@ -920,7 +1156,7 @@ type Mutation {
   createComment(
     "The new comment."
     input: CreateCommentInput!
-  ): CreateCommentPayload!
+  ): CreateCommentPayload
 
   """
   Changes the language, rating, title or body of a comment; fields that are
@@ -930,7 +1166,7 @@ type Mutation {
   updateComment(
     "The comment to change and its new values."
     input: UpdateCommentInput!
-  ): UpdateCommentPayload!
+  ): UpdateCommentPayload
 
   """
   Deletes a comment. A comment that does not exist is a ` + "`" + `NOT_FOUND` + "`" + ` error.
@@ -938,7 +1174,7 @@ type Mutation {
   deleteComment(
     "The comment to delete."
     input: DeleteCommentInput!
-  ): DeleteCommentPayload!
+  ): DeleteCommentPayload
 }
 
 """
@@ -1010,6 +1246,94 @@ type UpdateCommentPayload {
 type DeleteCommentPayload {
   "The id of the comment that was deleted."
   deletedCommentId: ID!
+}
+`, BuiltIn: false},
+	{Name: "../live.graphqls", Input: `"""
+Live updates of one product's comments and statistics, over
+` + "`" + `graphql-transport-ws` + "`" + ` (the ` + "`" + `graphql-ws` + "`" + ` library) or GraphQL over
+Server-Sent Events (the ` + "`" + `graphql-sse` + "`" + ` library), both on ` + "`" + `/graphql` + "`" + `.
+
+Events reach every subscriber within about a second of the write's commit,
+whichever gateway instance made the write. A stream has no history: to catch
+up after a reconnect, query ` + "`" + `comments(last: 100, before: <cursor of the
+newest comment you have>)` + "`" + ` (see ` + "`" + `CommentChange.cursor` + "`" + `).
+
+**Errors.** A bad argument is an error on subscribe (` + "`" + `BAD_USER_INPUT` + "`" + `, the
+same rules as ` + "`" + `Product.comments` + "`" + ` and ` + "`" + `Product.stats` + "`" + `), never a silent
+stream. A subscriber that does not read its events fast enough is ended with
+` + "`" + `SLOW_CONSUMER` + "`" + ` (websocket: an ` + "`" + `error` + "`" + ` message for the subscription; SSE: a
+last ` + "`" + `next` + "`" + ` event with the error, then ` + "`" + `complete` + "`" + `). Too many subscriptions
+on one connection is ` + "`" + `LIMIT_EXCEEDED` + "`" + `. When the gateway is configured so,
+subscribing needs the same credential as a mutation (` + "`" + `UNAUTHENTICATED` + "`" + `).
+"""
+type Subscription {
+  """
+  Each new comment of the product that matches the filter, as soon as it is
+  created. Updates and deletes are not delivered here: use ` + "`" + `commentChanged` + "`" + `
+  to keep a list exact.
+  """
+  commentAdded(
+    "Catalog product id, as in ` + "`" + `Query.product` + "`" + `."
+    productId: ID!
+    "Only comments in this language (as ` + "`" + `Product.comments(language)` + "`" + `)."
+    language: String
+    "Only comments with one of these ratings (as ` + "`" + `Product.comments(ratings)` + "`" + `)."
+    ratings: [Int!]
+  ): Comment!
+
+  """
+  Every change to the list ` + "`" + `Product.comments(language, ratings)` + "`" + ` of the
+  product: a comment that enters it (created, or updated so that it now
+  matches the filter), changes while in it, or leaves it (deleted, or updated
+  so that it no longer matches). Applying these events to one initial page
+  of ` + "`" + `comments` + "`" + ` keeps that list equal to what a fresh query returns.
+  """
+  commentChanged(
+    "Catalog product id, as in ` + "`" + `Query.product` + "`" + `."
+    productId: ID!
+    "Only comments in this language (as ` + "`" + `Product.comments(language)` + "`" + `)."
+    language: String
+    "Only comments with one of these ratings (as ` + "`" + `Product.comments(ratings)` + "`" + `)."
+    ratings: [Int!]
+  ): CommentChange!
+
+  """
+  The product's statistics (in ` + "`" + `language` + "`" + `, or in all languages) after a
+  create, update or delete changed them. Changes in quick succession may be
+  delivered as one event: the last event always carries the current
+  statistics. An update of only a title or body changes no statistics and
+  sends nothing.
+  """
+  statsChanged(
+    "Catalog product id, as in ` + "`" + `Query.product` + "`" + `."
+    productId: ID!
+    "Statistics of this language only (as ` + "`" + `Product.stats(language)` + "`" + `); ` + "`" + `null` + "`" + ` for all languages."
+    language: String
+  ): CommentStats!
+}
+
+"How a comment changed, seen from a filtered list (` + "`" + `Subscription.commentChanged` + "`" + `)."
+enum CommentChangeKind {
+  "The comment entered the list: it was created, or updated so that it now matches the filter."
+  ADDED
+  "The comment changed and is still in the list."
+  UPDATED
+  "The comment left the list: it was deleted, or updated so that it no longer matches the filter."
+  DELETED
+}
+
+"One change of a product's filtered comment list."
+type CommentChange {
+  "What happened to the comment, relative to the subscription's filter."
+  kind: CommentChangeKind!
+  "The comment after the change; for ` + "`" + `DELETED` + "`" + `, the comment as it was last seen in the list."
+  comment: Comment!
+  """
+  The comment's cursor, the same as ` + "`" + `CommentEdge.cursor` + "`" + ` of this comment in
+  ` + "`" + `Product.comments` + "`" + `: insert the comment at its place in a list, or catch up
+  after a reconnect with ` + "`" + `comments(last: 100, before: cursor)` + "`" + `.
+  """
+  cursor: String!
 }
 `, BuiltIn: false},
 	{Name: "../federation/directives.graphql", Input: `
@@ -1097,6 +1421,8 @@ func (ec *executionContext) childFields_Comment(ctx context.Context, field graph
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Comment_id(ctx, field)
+	case "nodeId":
+		return ec.fieldContext_Comment_nodeId(ctx, field)
 	case "product":
 		return ec.fieldContext_Comment_product(ctx, field)
 	case "language":
@@ -1113,6 +1439,18 @@ func (ec *executionContext) childFields_Comment(ctx context.Context, field graph
 		return ec.fieldContext_Comment_createdAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Comment", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_CommentChange_kind(ctx, field)
+	case "comment":
+		return ec.fieldContext_CommentChange_comment(ctx, field)
+	case "cursor":
+		return ec.fieldContext_CommentChange_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentChange", field.Name)
 }
 
 func (ec *executionContext) childFields_CommentConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1197,6 +1535,8 @@ func (ec *executionContext) childFields_Product(ctx context.Context, field graph
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Product_id(ctx, field)
+	case "nodeId":
+		return ec.fieldContext_Product_nodeId(ctx, field)
 	case "comments":
 		return ec.fieldContext_Product_comments(ctx, field)
 	case "stats":
@@ -1471,6 +1811,20 @@ func (ec *executionContext) field_Product_comments_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Product_languages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Product_stats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1527,6 +1881,34 @@ func (ec *executionContext) field_Query_comment_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_product_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1552,6 +1934,88 @@ func (ec *executionContext) field_Query_topProducts_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "language",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["language"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_commentAdded_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "productId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["productId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "language",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["language"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "ratings",
+		func(ctx context.Context, v any) ([]int, error) {
+			return ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ratings"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_commentChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "productId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["productId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "language",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["language"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "ratings",
+		func(ctx context.Context, v any) ([]int, error) {
+			return ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ratings"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_statsChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "productId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["productId"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "language",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
@@ -1644,6 +2108,29 @@ func (ec *executionContext) _Comment_id(ctx context.Context, field graphql.Colle
 }
 func (ec *executionContext) fieldContext_Comment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_nodeId(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_nodeId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Comment().NodeID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_nodeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Comment_product(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
@@ -1814,6 +2301,84 @@ func (ec *executionContext) _Comment_createdAt(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Comment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CommentChange_kind(ctx context.Context, field graphql.CollectedField, obj *model.CommentChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentChange_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.CommentChangeKind) graphql.Marshaler {
+			return ec.marshalNCommentChangeKind2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentChangeKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentChange_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentChange", field, false, false, errors.New("field of type CommentChangeKind does not have child fields"))
+}
+
+func (ec *executionContext) _CommentChange_comment(ctx context.Context, field graphql.CollectedField, obj *model.CommentChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentChange_comment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Comment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentChange_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommentChange_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CommentChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentChange_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentChange_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentChange", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CommentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
@@ -2250,10 +2815,10 @@ func (ec *executionContext) _Mutation_createComment(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateCommentPayload) graphql.Marshaler {
-			return ec.marshalNCreateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCreateCommentPayload(ctx, selections, v)
+			return ec.marshalOCreateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCreateCommentPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2294,10 +2859,10 @@ func (ec *executionContext) _Mutation_updateComment(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.UpdateCommentPayload) graphql.Marshaler {
-			return ec.marshalNUpdateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentPayload(ctx, selections, v)
+			return ec.marshalOUpdateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2338,10 +2903,10 @@ func (ec *executionContext) _Mutation_deleteComment(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteCommentPayload) graphql.Marshaler {
-			return ec.marshalNDeleteCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteCommentPayload(ctx, selections, v)
+			return ec.marshalODeleteCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteCommentPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2483,6 +3048,29 @@ func (ec *executionContext) fieldContext_Product_id(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Product", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _Product_nodeId(ctx context.Context, field graphql.CollectedField, obj *model.Product) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Product_nodeId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Product().NodeID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Product_nodeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Product", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _Product_comments(ctx context.Context, field graphql.CollectedField, obj *model.Product) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2497,10 +3085,10 @@ func (ec *executionContext) _Product_comments(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
-			return ec.marshalNCommentConnection2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentConnection(ctx, selections, v)
+			return ec.marshalOCommentConnection2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Product_comments(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2541,10 +3129,10 @@ func (ec *executionContext) _Product_stats(ctx context.Context, field graphql.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentStats) graphql.Marshaler {
-			return ec.marshalNCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx, selections, v)
+			return ec.marshalOCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Product_stats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2580,17 +3168,18 @@ func (ec *executionContext) _Product_languages(ctx context.Context, field graphq
 			return ec.fieldContext_Product_languages(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Product().Languages(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Product().Languages(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.LanguageStats) graphql.Marshaler {
-			return ec.marshalNLanguageStats2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStatsᚄ(ctx, selections, v)
+			return ec.marshalOLanguageStats2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStatsᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
-func (ec *executionContext) fieldContext_Product_languages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Product_languages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Product",
 		Field:      field,
@@ -2599,6 +3188,17 @@ func (ec *executionContext) fieldContext_Product_languages(_ context.Context, fi
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_LanguageStats(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Product_languages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -2695,10 +3295,10 @@ func (ec *executionContext) _Query_product(ctx context.Context, field graphql.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Product) graphql.Marshaler {
-			return ec.marshalNProduct2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProduct(ctx, selections, v)
+			return ec.marshalOProduct2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProduct(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_product(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2783,10 +3383,10 @@ func (ec *executionContext) _Query_topProducts(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProductRank) graphql.Marshaler {
-			return ec.marshalNProductRank2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRankᚄ(ctx, selections, v)
+			return ec.marshalOProductRank2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRankᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_topProducts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2807,6 +3407,94 @@ func (ec *executionContext) fieldContext_Query_topProducts(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_topProducts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v nodeid.Node) graphql.Marshaler {
+			return ec.marshalONode2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_node_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []nodeid.Node) graphql.Marshaler {
+			return ec.marshalONode2ᚕgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -3009,6 +3697,138 @@ func (ec *executionContext) _RatingCount_count(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_RatingCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RatingCount", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Subscription_commentAdded(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_commentAdded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().CommentAdded(ctx, fc.Args["productId"].(string), fc.Args["language"].(*string), fc.Args["ratings"].([]int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_commentAdded(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_commentAdded_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_commentChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_commentChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().CommentChanged(ctx, fc.Args["productId"].(string), fc.Args["language"].(*string), fc.Args["ratings"].([]int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentChange) graphql.Marshaler {
+			return ec.marshalNCommentChange2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_commentChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommentChange(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_commentChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_statsChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_statsChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().StatsChanged(ctx, fc.Args["productId"].(string), fc.Args["language"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentStats) graphql.Marshaler {
+			return ec.marshalNCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_statsChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommentStats(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_statsChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _UpdateCommentPayload_comment(ctx context.Context, field graphql.CollectedField, obj *model.UpdateCommentPayload) (ret graphql.Marshaler) {
@@ -4312,6 +5132,33 @@ func (ec *executionContext) unmarshalInputUpdateCommentInput(ctx context.Context
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj nodeid.Node) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.Product:
+		return ec._Product(ctx, sel, &obj)
+	case *model.Product:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Product(ctx, sel, obj)
+	case store.Comment:
+		return ec._Comment(ctx, sel, &obj)
+	case *store.Comment:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Comment(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of Node must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 func (ec *executionContext) __Entity(ctx context.Context, sel ast.SelectionSet, obj fedruntime.Entity) graphql.Marshaler {
 	switch obj := (obj).(type) {
 	case nil:
@@ -4336,7 +5183,7 @@ func (ec *executionContext) __Entity(ctx context.Context, sel ast.SelectionSet, 
 
 // region    **************************** object.gotpl ****************************
 
-var commentImplementors = []string{"Comment"}
+var commentImplementors = []string{"Comment", "Node"}
 
 func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, obj *store.Comment) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, commentImplementors)
@@ -4353,6 +5200,44 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "nodeId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Comment_nodeId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "product":
 			field := field
 
@@ -4420,6 +5305,54 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 			out.Values[i] = ec._Comment_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var commentChangeImplementors = []string{"CommentChange"}
+
+func (ec *executionContext) _CommentChange(ctx context.Context, sel ast.SelectionSet, obj *model.CommentChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commentChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommentChange")
+		case "kind":
+			out.Values[i] = ec._CommentChange_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "comment":
+			out.Values[i] = ec._CommentChange_comment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._CommentChange_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -4797,21 +5730,21 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createComment(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateComment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateComment(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteComment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteComment(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -4888,7 +5821,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var productImplementors = []string{"Product", "_Entity"}
+var productImplementors = []string{"Product", "Node", "_Entity"}
 
 func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, obj *model.Product) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, productImplementors)
@@ -4905,6 +5838,44 @@ func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "nodeId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Product_nodeId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "comments":
 			field := field
 
@@ -4915,7 +5886,7 @@ func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Product_comments(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -4953,7 +5924,7 @@ func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Product_stats(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -4991,7 +5962,7 @@ func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Product_languages(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -5118,7 +6089,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_product(ctx, field)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -5162,7 +6133,51 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_topProducts(ctx, field)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "node":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_node(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "nodes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_nodes(ctx, field)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -5294,6 +6309,30 @@ func (ec *executionContext) _RatingCount(ctx context.Context, sel ast.SelectionS
 	})
 
 	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "commentAdded":
+		return ec._Subscription_commentAdded(ctx, fields[0])
+	case "commentChanged":
+		return ec._Subscription_commentChanged(ctx, fields[0])
+	case "statsChanged":
+		return ec._Subscription_statsChanged(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
 }
 
 var updateCommentPayloadImplementors = []string{"UpdateCommentPayload"}
@@ -5806,14 +6845,24 @@ func (ec *executionContext) marshalNComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑ
 	return ec._Comment(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCommentConnection2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentConnection(ctx context.Context, sel ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
+func (ec *executionContext) marshalNCommentChange2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentChange(ctx context.Context, sel ast.SelectionSet, v *model.CommentChange) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._CommentConnection(ctx, sel, v)
+	return ec._CommentChange(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCommentChangeKind2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentChangeKind(ctx context.Context, v any) (model.CommentChangeKind, error) {
+	var res model.CommentChangeKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCommentChangeKind2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentChangeKind(ctx context.Context, sel ast.SelectionSet, v model.CommentChangeKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNCommentEdge2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CommentEdge) graphql.Marshaler {
@@ -5857,29 +6906,9 @@ func (ec *executionContext) unmarshalNCreateCommentInput2githubᚗcomᚋacmeᚋc
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNCreateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCreateCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateCommentPayload) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CreateCommentPayload(ctx, sel, v)
-}
-
 func (ec *executionContext) unmarshalNDeleteCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteCommentInput(ctx context.Context, v any) (model.DeleteCommentInput, error) {
 	res, err := ec.unmarshalInputDeleteCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNDeleteCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteCommentPayload) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._DeleteCommentPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFieldSet2string(ctx context.Context, v any) (string, error) {
@@ -5914,6 +6943,35 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
 	res, err := graphql.UnmarshalInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -5928,22 +6986,6 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		}
 	}
 	return res
-}
-
-func (ec *executionContext) marshalNLanguageStats2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.LanguageStats) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNLanguageStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStats(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
 }
 
 func (ec *executionContext) marshalNLanguageStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStats(ctx context.Context, sel ast.SelectionSet, v *model.LanguageStats) graphql.Marshaler {
@@ -5988,22 +7030,6 @@ func (ec *executionContext) unmarshalNProductByIDsInput2ᚕᚖgithubᚗcomᚋacm
 		}
 	}
 	return res, nil
-}
-
-func (ec *executionContext) marshalNProductRank2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRankᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ProductRank) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNProductRank2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRank(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
 }
 
 func (ec *executionContext) marshalNProductRank2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRank(ctx context.Context, sel ast.SelectionSet, v *model.ProductRank) graphql.Marshaler {
@@ -6077,16 +7103,6 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 func (ec *executionContext) unmarshalNUpdateCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentInput(ctx context.Context, v any) (model.UpdateCommentInput, error) {
 	res, err := ec.unmarshalInputUpdateCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNUpdateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdateCommentPayload) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._UpdateCommentPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalN_Any2map(ctx context.Context, v any) (map[string]any, error) {
@@ -6472,11 +7488,55 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOCacheControlScope2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCacheControlScope(ctx context.Context, v any) (*model.CacheControlScope, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.CacheControlScope)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCacheControlScope2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCacheControlScope(ctx context.Context, sel ast.SelectionSet, v *model.CacheControlScope) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐComment(ctx context.Context, sel ast.SelectionSet, v *store.Comment) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Comment(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCommentConnection2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentConnection(ctx context.Context, sel ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CommentConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx context.Context, sel ast.SelectionSet, v *model.CommentStats) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CommentStats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCreateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCreateCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateCommentPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CreateCommentPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalODeleteCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteCommentPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DeleteCommentPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
@@ -6549,6 +7609,45 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) marshalOLanguageStats2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.LanguageStats) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLanguageStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐLanguageStats(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalONode2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx context.Context, sel ast.SelectionSet, v nodeid.Node) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalONode2ᚕgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx context.Context, sel ast.SelectionSet, v []nodeid.Node) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONode2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOProduct2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProduct(ctx context.Context, sel ast.SelectionSet, v []*model.Product) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -6575,6 +7674,25 @@ func (ec *executionContext) unmarshalOProductByIDsInput2ᚖgithubᚗcomᚋacme�
 	}
 	res, err := ec.unmarshalInputProductByIDsInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOProductRank2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRankᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ProductRank) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProductRank2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐProductRank(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
@@ -6640,6 +7758,13 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOUpdateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdateCommentPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UpdateCommentPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO_Entity2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx context.Context, sel ast.SelectionSet, v fedruntime.Entity) graphql.Marshaler {

@@ -1,9 +1,9 @@
-// Package jsonl reads comments from JSON lines, for the `import` command:
-// one JSON object a line,
+// Package jsonl reads comments from JSON lines, for the `import` command,
+// and writes them, for `export` (Writer): one JSON object a line,
 //
-//	{"id","productId","language","rating","author","title","body","createdAt"}
+//	{"id","productId","language","rating","author","title","body","createdAt","authorId"}
 //
-// decoded strictly, validated with store.Comment.Validate and delivered in
+// (authorId, the comment's owner, optional), decoded strictly, validated with store.Comment.Validate and delivered in
 // batches. Read checks the whole input before it delivers anything, so a
 // file with a bad line loads nothing; the error names the line and the
 // reason. Bar draws a one-line progress bar on a terminal, and

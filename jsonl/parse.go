@@ -31,10 +31,19 @@ type record struct {
 	Title     string          `json:"title"`
 	Body      string          `json:"body"`
 	CreatedAt string          `json:"createdAt"`
+	AuthorID  string          `json:"authorId"`
 }
 
 // fieldNames are the fields of a line, in their documented order.
-var fieldNames = [...]string{"id", "productId", "language", "rating", "author", "title", "body", "createdAt"}
+var fieldNames = [...]string{"id", "productId", "language", "rating", "author", "title", "body", "createdAt", "authorId"}
+
+// maxAuthorIDLen bounds the optional authorId (a JWT subject), in
+// characters.
+const maxAuthorIDLen = 1024
+
+// requiredFields are the fields of fieldNames every line has: all but id and
+// authorId.
+var requiredFields = fieldNames[1:8]
 
 // Bits of fieldNames, as checkKeys reports them.
 const (
@@ -46,6 +55,7 @@ const (
 	fieldTitle
 	fieldBody
 	fieldCreatedAt
+	fieldAuthorID
 )
 
 // placeholderID stands in for a missing id while the rest is validated.
@@ -85,7 +95,7 @@ func (p *parser) parse(n int, line []byte) (*store.Comment, bool, error) {
 		return bad("%s", msg)
 	}
 	var missing []string
-	for i, name := range fieldNames[1:] {
+	for i, name := range requiredFields {
 		if set&(fieldProductID<<i) == 0 {
 			missing = append(missing, name)
 		}
@@ -105,6 +115,12 @@ func (p *parser) parse(n int, line []byte) (*store.Comment, bool, error) {
 		Author:    rec.Author,
 		Title:     rec.Title,
 		Body:      rec.Body,
+	}
+	if set&fieldAuthorID != 0 {
+		c.AuthorID = rec.AuthorID
+		if err := store.ValidateText("authorId", c.AuthorID, maxAuthorIDLen); err != nil {
+			return bad("%s", store.ErrorMessage(err))
+		}
 	}
 	generated := set&fieldID == 0
 	if !generated {

@@ -13,16 +13,24 @@ import (
 // Phase is the stage a Read is in.
 type Phase int
 
-// The phases of a Read, in order.
+// The phases of a Read, in order, and those of the export and backup
+// commands.
 const (
-	Checking Phase = iota // parsing and validating the whole input
-	Loading               // delivering batches to fn (parsing the input again if it was too big to keep)
+	Checking  Phase = iota // parsing and validating the whole input
+	Loading                // delivering batches to fn (parsing the input again if it was too big to keep)
+	Exporting              // writing comments (Lines) as JSON lines (Bytes)
+	Copying                // copying a file (Bytes of TotalBytes)
 )
 
-// String returns "checking" or "importing".
+// String returns "checking", "importing", "exporting" or "copying".
 func (p Phase) String() string {
-	if p == Loading {
+	switch p {
+	case Loading:
 		return "importing"
+	case Exporting:
+		return "exporting"
+	case Copying:
+		return "copying"
 	}
 	return "checking"
 }

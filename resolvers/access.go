@@ -20,7 +20,8 @@ const (
 // guardMutations returns the field middleware that enforces access on the
 // Mutation root fields when credentials are configured (a nil or disabled
 // authenticator leaves mutations open; cmdServe decides whether that is
-// allowed). Queries are never checked.
+// allowed). Queries are never checked (mutationGuard installs it on
+// mutations only).
 //
 //   - no credential, or an invalid one: UNAUTHENTICATED;
 //   - an API key or a moderator's JWT may do anything;

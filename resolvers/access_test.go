@@ -75,22 +75,12 @@ func (e *accessEnv) MustPost(tb testing.TB, body any, hdr ...string) gqlResp {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	req, _ := http.NewRequest(http.MethodPost, e.srv.URL, bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := e.srv.Client().Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
+	r := MustHTTP(tb, e.srv.Client(), http.MethodPost, e.srv.URL, b, hdr...)
 	var out gqlResp
-	if err := json.Unmarshal(raw, &out); err != nil {
-		tb.Fatalf("HTTP %d %s: %v", res.StatusCode, raw, err)
+	if err := json.Unmarshal(r.body, &out); err != nil {
+		tb.Fatalf("HTTP %d %s: %v", r.status, r.body, err)
 	}
-	out.Status, out.Header = res.StatusCode, res.Header
+	out.Status, out.Header = r.status, r.header
 	return out
 }
 

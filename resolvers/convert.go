@@ -23,6 +23,20 @@ func optLanguage(l *string) (string, error) {
 	return store.CanonicalLanguage(*l)
 }
 
+// commentFilter validates the language and ratings arguments of the
+// comments list (and of the subscriptions that follow it).
+func commentFilter(language *string, ratings []int) (store.Filter, error) {
+	lang, err := optLanguage(language)
+	if err != nil {
+		return store.Filter{}, err
+	}
+	rs, err := store.NormalizeRatings(ratings)
+	if err != nil {
+		return store.Filter{}, err
+	}
+	return store.Filter{Language: lang, Ratings: rs}, nil
+}
+
 // connection maps a store page to the GraphQL connection.
 func connection(c *store.Connection) *model.CommentConnection {
 	out := &model.CommentConnection{

@@ -2,13 +2,22 @@
 // (NewHandler), the resolvers gqlgen calls, and everything that applies to a
 // whole request before or after them.
 //
-// A request flows through NewHandler (handler.go): the body limit, a
-// context with the request timeout, fresh per-request dataloaders
-// (loaders.go), a metrics.Usage for extensions.cost and, on X-Explain: 1, an
-// EXPLAIN collector (explain.go); then gqlgen's server with its transports
-// (POST, GET), the query and APQ caches, the shape and complexity limits
-// (limits.go), the rate limit (ratelimit.go), introspection control
-// (introspection.go) and, on the Mutation root, access control (access.go).
+// A request flows through NewHandler (handler.go). First the HTTP edge
+// (edge.go, body.go): methods, content types, the body limit and read
+// deadline, UTF-8; the rate limit's charge for refusals
+// (ratelimit_refused.go); trusted documents (package trusted). Then a
+// context with the request timeout, a metrics.Usage for extensions.cost and,
+// on X-Explain: 1, an EXPLAIN collector (explain.go); then gqlgen's server
+// with its transports (transport.go for POST and GET, live.go for websocket
+// and SSE), strict variables (variables.go), the one-pass cost analysis
+// before validation (cost.go, package cost), the APQ and query caches, the
+// rate limit (ratelimit.go), introspection control (introspection.go),
+// per-operation dataloaders (loaders.go, loaderplan.go) and, on mutations,
+// access control (mutationguard.go, access.go). Around it all, httpcache.go
+// gives GET query responses Cache-Control (the @cacheControl policy of
+// cachecontrol.go), an ETag and 304s, POST and failed responses no-store,
+// and serves hot GET responses from the optional micro-cache
+// (microcache.go).
 //
 // Resolvers stay thin (schema.resolvers.go, entity.resolvers.go): they parse
 // and validate arguments with the store's functions, call a dataloader or
@@ -16,9 +25,10 @@
 // of one request become one BatchGet through the Stats loader, all
 // comment(id) lookups one through the Comments loader. Errors are translated
 // once, by ErrorPresenter: a store error code becomes extensions.code
-// (Codes), anything without a code is logged and shown as INTERNAL with the
-// request id. Codes of refusals made here (UNAUTHENTICATED, FORBIDDEN, the
-// limits' codes, THROTTLED) are set where they are made.
+// (storeCodes), anything without a code is logged and shown as INTERNAL with
+// the request id. Codes of refusals made here (UNAUTHENTICATED, FORBIDDEN,
+// the limits' codes, THROTTLED, the HTTP edge's) are set where they are
+// made; every code a reply may carry is listed once in codes.go.
 //
 // The *.resolvers.go files are gqlgen's stubs filled in by hand: gqlgen
 // keeps their bodies when it regenerates. docs/design.md §5 and §11 walk a

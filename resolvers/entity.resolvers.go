@@ -26,7 +26,7 @@ func (r *entityResolver) FindManyProductByIDs(ctx context.Context, reps []*model
 	out := make([]*model.Product, len(reps))
 	var errs graphql.BatchErrorList
 	for i, rep := range reps {
-		if err := store.ValidateID("product id", rep.ID); err != nil {
+		if err := asArgument(store.ValidateID("product id", rep.ID), "representations"); err != nil {
 			if errs == nil {
 				errs = make(graphql.BatchErrorList, len(reps))
 			}

@@ -25,7 +25,7 @@ func TestFederationServiceSDL(t *testing.T) {
 	}
 	e.MustQuery(t, `{ _service { sdl } }`, &got)
 	sdl := got.Service.SDL
-	if !regexp.MustCompile(`type Product @key\(fields: "id"\)\s*\{`).MatchString(sdl) {
+	if !regexp.MustCompile(`type Product (implements [A-Za-z_ &]+ )?@key\(fields: "id"\)\s*\{`).MatchString(sdl) {
 		t.Errorf("_service.sdl has no `type Product @key(fields: \"id\")`:\n%s", sdl)
 	}
 	if !regexp.MustCompile(`extend schema\s+@link\(url: "https://specs\.apollo\.dev/federation/v2\.\d+", import: \[[^\]]*"@key"[^\]]*\]\)`).MatchString(sdl) {

@@ -25,6 +25,7 @@ import (
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/tracing"
+	"github.com/acme/comments-gateway/trusted"
 )
 
 // Config configures the GraphQL handler.
@@ -45,8 +46,8 @@ type Config struct {
 	// (see guardMutations). Nil or empty leaves mutations open: cmdServe
 	// refuses that outside dev mode unless -open-mutations is given.
 	Auth *auth.Authenticator
-	// DisableIntrospection turns off __schema/__type and hides "did you
-	// mean" field suggestions in validation errors.
+	// DisableIntrospection turns off __schema/__type and hides every "Did
+	// you mean" suggestion of a schema name in error messages.
 	DisableIntrospection bool
 	// RateLimit limits each client by the cost of its operations (off when
 	// its Rate is 0).
@@ -54,9 +55,18 @@ type Config struct {
 	// APQCacheSize is how many automatic persisted queries are kept
 	// (DefaultAPQCacheSize when 0; negative turns APQ off).
 	APQCacheSize int
+	// Trusted, when set, resolves trusted documents (persisted operations)
+	// and with Trusted.Only refuses every other operation (package trusted).
+	Trusted *trusted.Manifest
 	// TracerProvider, when set, gives each operation and each resolver call a
 	// span (package tracing); nil: no tracing.
 	TracerProvider trace.TracerProvider
+	// Live, when set, serves subscriptions over websocket and SSE (see
+	// NewLive); nil: no subscription transports.
+	Live *Live
+	// MicroCache caches hot GET responses in process (off when its TTL is 0;
+	// see httpcache.go).
+	MicroCache MicroCacheConfig
 }
 
 // DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
@@ -80,17 +90,27 @@ func NewHandler(cfg Config) http.Handler {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	lim := cfg.Limits.withDefaults()
-	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger}
-	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()}))
+	r := &Resolver{Store: cfg.Store, Logger: cfg.Logger, Live: cfg.Live}
+	es := graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexity()})
+	srv := handler.New(es)
+	addLiveTransports(srv, cfg) // before POST: SSE is a POST that accepts text/event-stream
+	// The HTTP edge: strict GraphQL-over-HTTP transports (transport.go),
+	// strict variables (variables.go), capped error lists (httperrors.go).
+	ops := operations{schema: es.Schema()}
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(getTransport{ops: ops})
+	srv.AddTransport(postTransport{ops: ops})
+	srv.Use(strictVariables{schema: es.Schema()})
+	srv.AroundResponses(capErrors)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	if cfg.DisableIntrospection {
 		srv.SetDisableSuggestion(true)
 		srv.Use(noIntrospection{})
 	} else {
 		srv.Use(extension.Introspection{})
+	}
+	if cfg.Trusted != nil {
+		srv.Use(trusted.Extension{Manifest: cfg.Trusted}) // before APQ: one key space, the manifest first
 	}
 	if cfg.APQCacheSize >= 0 {
 		n := cfg.APQCacheSize
@@ -102,15 +122,16 @@ func NewHandler(cfg Config) http.Handler {
 	if cfg.TracerProvider != nil {
 		srv.Use(tracing.NewExtension(cfg.TracerProvider))
 	}
-	srv.AroundFields(guardMutations(cfg.Auth, cfg.Store))
+	srv.Use(mutationGuard{guardMutations(cfg.Auth, cfg.Store)})
 	srv.SetParserTokenLimit(lim.MaxTokens)
-	srv.Use(shapeLimit{maxDepth: lim.MaxDepth, maxAliases: lim.MaxAliases})
-	srv.Use(extension.FixedComplexityLimit(lim.MaxComplexity))
-	srv.SetErrorPresenter(ErrorPresenter(cfg.Logger))
+	// After APQ and every other parameter mutator: it measures the final text.
+	srv.Use(newCostLimit(lim, es))
+	srv.SetErrorPresenter(edgePresenter(ErrorPresenter(cfg.Logger), cfg.DisableIntrospection))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return store.Errorf(store.EINTERNAL, "internal error")
 	})
+	srv.AroundOperations(withLoaders(cfg.Store, cfg.LoaderWait))
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		if info, _ := ctx.Value(requestInfoKey{}).(*requestInfo); info != nil {
 			oc := graphql.GetOperationContext(ctx)
@@ -130,6 +151,9 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		return next(ctx)
 	})
+	// HTTP caching (httpcache.go): Cache-Control, ETag and 304, micro-cache.
+	hc := newHTTPCache(graph.NewExecutableSchema(graph.Config{}).Schema(), cfg.MicroCache)
+	srv.AroundResponses(hc.recordOutcome)
 	rl := newRateLimiter(cfg.RateLimit)
 	if rl != nil {
 		srv.AroundOperations(rl.around)
@@ -144,6 +168,9 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		if u := metrics.UsageFrom(ctx); u != nil {
 			cost := map[string]any{"itemsRead": u.ItemsRead(), "requests": u.Requests()}
+			if m := costOf(graphql.GetOperationContext(ctx)); m != nil && m.Known {
+				cost["complexity"] = m.Complexity
+			}
 			if rcu := u.ReadCapacity(); rcu > 0 {
 				cost["readCapacityUnits"] = rcu
 			}
@@ -167,11 +194,11 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		return resp
 	})
-	var h http.Handler = limitBody(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	gqlHTTP := cfg.Trusted.Middleware(srv)
+	var h http.Handler = httpEdge(lim.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
-		ctx, cancel := context.WithTimeout(req.Context(), cfg.RequestTimeout)
+		ctx, cancel := requestContext(req, cfg.RequestTimeout)
 		defer cancel()
-		ctx = context.WithValue(ctx, loadersKey{}, NewLoaders(cfg.Store, cfg.LoaderWait))
 		ctx, _ = metrics.WithUsage(ctx)
 		info := &requestInfo{}
 		ctx = context.WithValue(ctx, requestInfoKey{}, info)
@@ -181,13 +208,16 @@ func NewHandler(cfg Config) http.Handler {
 		if req.Header.Get("X-Explain") == "1" {
 			ctx, _ = withExplain(ctx)
 		}
-		srv.ServeHTTP(w, req.WithContext(ctx))
+		gqlHTTP.ServeHTTP(w, req.WithContext(ctx))
 		op, _ := info.operation.Load().(string)
 		if op == "" {
 			op = "invalid"
 		}
 		cfg.Metrics.ObserveRequest(op, time.Since(start))
 	}))
+	h = rl.gate(h) // refusals cost too (ratelimit_refused.go)
+	h = cfg.Live.middleware(h)
+	h = hc.wrap(h)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(h)
 	}
@@ -206,15 +236,6 @@ type requestInfo struct {
 
 type requestInfoKey struct{}
 
-// Codes maps store error codes to GraphQL extensions.code.
-var Codes = map[string]string{
-	store.EINVALID:     "BAD_USER_INPUT",
-	store.ENOTFOUND:    "NOT_FOUND",
-	store.ECONFLICT:    "CONFLICT",
-	store.EUNAVAILABLE: "UNAVAILABLE",
-	store.EINTERNAL:    "INTERNAL",
-}
-
 // ErrorPresenter maps every error to a GraphQL error with extensions.code:
 // store errors by their code; gqlgen's own errors about the request (parse,
 // validation, argument coercion) keep their code or get BAD_USER_INPUT;
@@ -225,27 +246,28 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		var se *store.Error
 		switch {
 		case errors.As(err, &se):
-			code := Codes[se.Code]
+			code := storeCodes[se.Code]
 			if code == "" {
-				code = "INTERNAL"
+				code = CodeInternal
 			}
-			if code == "INTERNAL" || code == "UNAVAILABLE" {
-				log.ErrorContext(ctx, "store error", "err", err.Error(), "path", gerr.Path.String())
-			}
-			if code == "INTERNAL" {
-				gerr.Message = "internal error"
+			if code == CodeInternal || code == CodeUnavailable {
+				log.Log(ctx, logLevelOf(ctx, err), "store error", "err", err.Error(), "path", gerr.Path.String())
 				setRequestID(ctx, gerr)
+			}
+			if code == CodeInternal {
+				gerr.Message = "internal error"
 			} else {
 				gerr.Message = se.Message
 			}
 			setCode(gerr, code)
+			setArgument(gerr, se)
 		case gerr.Extensions["code"] != nil:
 		case isRequestError(err), isEntitiesError(gerr):
 			setCode(gerr, "BAD_USER_INPUT")
 		default:
-			log.ErrorContext(ctx, "unexpected error", "err", err.Error(), "path", gerr.Path.String())
+			log.Log(ctx, logLevelOf(ctx, err), "unexpected error", "err", err.Error(), "path", gerr.Path.String())
 			gerr.Message = "internal error"
-			setCode(gerr, "INTERNAL")
+			setCode(gerr, CodeInternal)
 			setRequestID(ctx, gerr)
 		}
 		return gerr
@@ -260,8 +282,8 @@ func isRequestError(err error) bool {
 	return errors.As(err, &g) && g.Err == nil
 }
 
-// setRequestID puts the request's id (see package obs) in an INTERNAL
-// error's extensions.requestId, so a client can quote it and an operator
+// setRequestID puts the request's id (see package obs) in an INTERNAL or
+// UNAVAILABLE error's extensions.requestId, so a client can quote it and an operator
 // find the logged cause.
 func setRequestID(ctx context.Context, e *gqlerror.Error) {
 	if id := obs.RequestID(ctx); id != "" {
@@ -277,6 +299,19 @@ func setRequestID(ctx context.Context, e *gqlerror.Error) {
 // __typename or a missing id, with a plain error).
 func isEntitiesError(e *gqlerror.Error) bool {
 	return len(e.Path) > 0 && e.Path[0] == ast.PathName("_entities")
+}
+
+// setArgument puts, on an error about an argument, its name in
+// extensions.argument, and for a number out of range the bounds and the
+// value given in min, max and got (as GitHub's API does).
+func setArgument(e *gqlerror.Error, se *store.Error) {
+	if se.Code != store.EINVALID || se.Argument == "" {
+		return
+	}
+	e.Extensions["argument"] = se.Argument
+	if r := se.Range; r != nil {
+		e.Extensions["min"], e.Extensions["max"], e.Extensions["got"] = r.Min, r.Max, r.Got
+	}
 }
 
 func setCode(e *gqlerror.Error, code string) {

@@ -1,18 +1,10 @@
 package resolvers
 
 import (
-	"bytes"
-	"context"
-	"io"
-	"net/http"
-	"strings"
-
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
-	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/acme/comments-gateway/graph"
+	"github.com/acme/comments-gateway/graph/model"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -24,6 +16,8 @@ const (
 	DefaultMaxDepth      = 10
 	DefaultMaxAliases    = 100
 	DefaultMaxTokens     = 10_000
+	DefaultMaxSelections = 1_000
+	DefaultMaxEntities   = 100
 )
 
 // Error codes of refused requests (HTTP 4xx; nothing is read from the store).
@@ -31,6 +25,8 @@ const (
 	CodeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
 	CodeDepth      = "DEPTH_LIMIT_EXCEEDED"
 	CodeAliases    = "ALIAS_LIMIT_EXCEEDED"
+	CodeSelections = "SELECTION_LIMIT_EXCEEDED"
+	CodeEntities   = "ENTITY_LIMIT_EXCEEDED"
 )
 
 func init() {
@@ -38,15 +34,22 @@ func init() {
 	errcode.RegisterErrorType(CodeComplexity, errcode.KindProtocol)
 	errcode.RegisterErrorType(CodeDepth, errcode.KindProtocol)
 	errcode.RegisterErrorType(CodeAliases, errcode.KindProtocol)
+	errcode.RegisterErrorType(CodeSelections, errcode.KindProtocol)
+	errcode.RegisterErrorType(CodeEntities, errcode.KindProtocol)
 }
 
 // Limits bound what one request may ask for.
 type Limits struct {
 	MaxBodyBytes  int64 // request body
-	MaxComplexity int   // gqlgen complexity, with connection multipliers (see complexity)
+	MaxComplexity int   // gqlgen complexity, with list multipliers (see complexity)
 	MaxDepth      int   // selection-set depth, fragments expanded
-	MaxAliases    int   // aliased fields in the operation
+	MaxAliases    int   // aliased fields in the operation, fragments expanded
 	MaxTokens     int   // lexer tokens of the query text
+	// MaxSelections bounds the fields of the document once its fragments
+	// are expanded (every operation and fragment definition): what
+	// validation's field merging, quadratic in them, would face.
+	MaxSelections int
+	MaxEntities   int // _entities representations per request
 }
 
 func (l Limits) withDefaults() Limits {
@@ -65,122 +68,64 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxTokens <= 0 {
 		l.MaxTokens = DefaultMaxTokens
 	}
+	if l.MaxSelections <= 0 {
+		l.MaxSelections = DefaultMaxSelections
+	}
+	if l.MaxEntities <= 0 {
+		l.MaxEntities = DefaultMaxEntities
+	}
 	return l
 }
 
 // complexity makes list fields cost what they may return: a comments
 // connection costs its page size (first or last, 20 by default, values out
-// of range counted at the maximum) times its selection, topProducts its
-// `first` times its selection.
+// of range counted at the maximum) times its selection, topProducts and
+// languages their `first` times their selection, nodes its number of ids
+// times its selection, and mutations count the
+// items they read. (_entities, whose cost gqlgen keeps unexported, is
+// costed by package cost.) The gateway keeps to one rule with these: an
+// operation reads at most as many items as its complexity.
 func complexity() graph.ComplexityRoot {
 	var c graph.ComplexityRoot
 	c.Product.Comments = func(child int, _ *string, _ []int, first *int, _ *string, last *int, _ *string) int {
-		n := store.DefaultPageSize
-		switch {
-		case first != nil:
-			n = *first
-		case last != nil:
-			n = *last
+		if first == nil {
+			first = last
 		}
-		if n < 0 || n > store.MaxPageSize {
-			n = store.MaxPageSize
-		}
-		return 1 + max(n, 1)*child
+		return 1 + max(pageSize(first, store.DefaultPageSize, store.MaxPageSize), 1)*child
+	}
+	c.Product.Languages = func(child int, first *int) int {
+		return 1 + max(pageSize(first, store.DefaultLanguages, store.MaxLanguages), 1)*child
+	}
+	// A mutation costs the items it reads (guardMutations reads the
+	// comment once more to check its owner) besides its selection.
+	c.Mutation.CreateComment = func(child int, _ model.CreateCommentInput) int {
+		return 1 + store.CreateCommentReads + child
+	}
+	c.Mutation.UpdateComment = func(child int, _ model.UpdateCommentInput) int {
+		return 1 + 1 + store.UpdateCommentReads + child
+	}
+	c.Mutation.DeleteComment = func(child int, _ model.DeleteCommentInput) int {
+		return 1 + 1 + store.DeleteCommentReads + child
 	}
 	c.Query.TopProducts = func(child int, first *int, _ *string) int {
-		n := 10
-		if first != nil {
-			n = *first
-		}
-		if n < 0 || n > store.MaxTopProducts {
-			n = store.MaxTopProducts
-		}
-		return 1 + max(n, 1)*child
+		return 1 + max(pageSize(first, 10, store.MaxTopProducts), 1)*child
+	}
+	// nodes: each id may be a node, so the list costs as many selections.
+	c.Query.Nodes = func(child int, ids []string) int {
+		return 1 + max(len(ids), 1)*child
 	}
 	return c
 }
 
-// shapeLimit refuses operations nested deeper than maxDepth or with more
-// than maxAliases aliased fields, before anything runs. Fragment cycles are
-// refused earlier by validation.
-type shapeLimit struct{ maxDepth, maxAliases int }
-
-func (shapeLimit) ExtensionName() string                   { return "ShapeLimit" }
-func (shapeLimit) Validate(graphql.ExecutableSchema) error { return nil }
-func (s shapeLimit) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	op := oc.Doc.Operations.ForName(oc.OperationName)
-	if op == nil {
-		return nil
+// pageSize is a list's page size argument, def when absent, counted at
+// maxN when out of range (the resolver refuses it).
+func pageSize(first *int, def, maxN int) int {
+	n := def
+	if first != nil {
+		n = *first
 	}
-	aliases := 0
-	var walk func(ss ast.SelectionSet, depth int) int
-	walk = func(ss ast.SelectionSet, depth int) int {
-		deepest := depth
-		for _, sel := range ss {
-			switch s := sel.(type) {
-			case *ast.Field:
-				if s.Alias != "" && s.Alias != s.Name {
-					aliases++
-				}
-				// Introspection (GraphiQL's schema query is 11 levels deep)
-				// is bounded by the schema itself, not by the client.
-				if len(s.SelectionSet) > 0 && !strings.HasPrefix(s.Name, "__") {
-					deepest = max(deepest, walk(s.SelectionSet, depth+1))
-				}
-			case *ast.InlineFragment:
-				deepest = max(deepest, walk(s.SelectionSet, depth))
-			case *ast.FragmentSpread:
-				if s.Definition != nil {
-					deepest = max(deepest, walk(s.Definition.SelectionSet, depth))
-				}
-			}
-			if deepest > s.maxDepth {
-				return deepest // enough to refuse; stop walking
-			}
-		}
-		return deepest
+	if n < 0 || n > maxN {
+		n = maxN
 	}
-	if d := walk(op.SelectionSet, 1); d > s.maxDepth {
-		err := gqlerror.Errorf("the operation is nested %d levels deep or more; the limit is %d", d, s.maxDepth)
-		errcode.Set(err, CodeDepth)
-		return err
-	}
-	if aliases > s.maxAliases {
-		err := gqlerror.Errorf("the operation has %d aliased fields; the limit is %d", aliases, s.maxAliases)
-		errcode.Set(err, CodeAliases)
-		return err
-	}
-	return nil
-}
-
-// limitBody refuses bodies over maxBytes with 413 before the GraphQL
-// transport reads them: by Content-Length when there is one, otherwise (a
-// chunked body) by reading at most maxBytes+1 bytes first.
-func limitBody(maxBytes int64, next http.Handler) http.Handler {
-	tooLarge := func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusRequestEntityTooLarge)
-		_, _ = w.Write([]byte(`{"errors":[{"message":"request body too large","extensions":{"code":"REQUEST_TOO_LARGE"}}]}`))
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.ContentLength > maxBytes:
-			tooLarge(w)
-			return
-		case r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody:
-			body, err := io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
-			if err != nil {
-				http.Error(w, "could not read the request body", http.StatusBadRequest)
-				return
-			}
-			if int64(len(body)) > maxBytes {
-				tooLarge(w)
-				return
-			}
-			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		default:
-			r.Body = http.MaxBytesReader(w, r.Body, maxBytes)
-		}
-		next.ServeHTTP(w, r)
-	})
+	return n
 }

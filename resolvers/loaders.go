@@ -17,29 +17,43 @@ const maxBatch = 100
 // stats lookup of one request lands within this window.
 const DefaultLoaderWait = time.Millisecond
 
-// Loaders are the per-request dataloaders: every stats lookup and comment
-// lookup of one GraphQL request is batched into one BatchGet each.
+// Loaders are the per-operation dataloaders: every stats lookup and comment
+// lookup of one GraphQL operation is batched into one BatchGet each. They
+// cache for their lifetime, so every operation gets new ones (withLoaders,
+// loaderplan.go).
 type Loaders struct {
 	Stats    *dataloader.Loader[store.StatsID, *store.Stats]
 	Comments *dataloader.Loader[string, *store.Comment]
 }
 
-// NewLoaders returns fresh loaders over s. Loaders cache for their lifetime,
-// so make new ones for every request (NewHandler does).
-func NewLoaders(s *store.Store, wait time.Duration) *Loaders {
+// newStatsLoader batches stats reads: up to maxBatch keys within wait, or
+// with sole set each key at once (see loaderplan.go).
+func newStatsLoader(s *store.Store, sole bool, wait time.Duration) *dataloader.Loader[store.StatsID, *store.Stats] {
+	return dataloader.NewBatchedLoader(func(ctx context.Context, ids []store.StatsID) []*dataloader.Result[*store.Stats] {
+		stats, err := s.GetStats(ctx, ids)
+		return results(len(ids), stats, err)
+	}, batching[store.StatsID, *store.Stats](sole, wait)...)
+}
+
+// newCommentLoader batches comment reads as newStatsLoader does stats.
+func newCommentLoader(s *store.Store, sole bool, wait time.Duration) *dataloader.Loader[string, *store.Comment] {
+	return dataloader.NewBatchedLoader(func(ctx context.Context, ids []string) []*dataloader.Result[*store.Comment] {
+		cs, err := s.GetComments(ctx, ids)
+		return results(len(ids), cs, err)
+	}, batching[string, *store.Comment](sole, wait)...)
+}
+
+// batching is a loader's batch options: one key per batch (dispatched at
+// once) when sole, else up to maxBatch keys collected for wait
+// (DefaultLoaderWait when 0).
+func batching[K comparable, V any](sole bool, wait time.Duration) []dataloader.Option[K, V] {
+	if sole {
+		return []dataloader.Option[K, V]{dataloader.WithBatchCapacity[K, V](1)}
+	}
 	if wait <= 0 {
 		wait = DefaultLoaderWait
 	}
-	return &Loaders{
-		Stats: dataloader.NewBatchedLoader(func(ctx context.Context, ids []store.StatsID) []*dataloader.Result[*store.Stats] {
-			stats, err := s.GetStats(ctx, ids)
-			return results(len(ids), stats, err)
-		}, dataloader.WithBatchCapacity[store.StatsID, *store.Stats](maxBatch), dataloader.WithWait[store.StatsID, *store.Stats](wait)),
-		Comments: dataloader.NewBatchedLoader(func(ctx context.Context, ids []string) []*dataloader.Result[*store.Comment] {
-			cs, err := s.GetComments(ctx, ids)
-			return results(len(ids), cs, err)
-		}, dataloader.WithBatchCapacity[string, *store.Comment](maxBatch), dataloader.WithWait[string, *store.Comment](wait)),
-	}
+	return []dataloader.Option[K, V]{dataloader.WithBatchCapacity[K, V](maxBatch), dataloader.WithWait[K, V](wait)}
 }
 
 // results aligns a batch's values (or its one error) with its keys.

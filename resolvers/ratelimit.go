@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"golang.org/x/time/rate"
@@ -35,6 +34,9 @@ type RateLimit struct {
 	Rate              float64
 	Burst             int
 	TrustForwardedFor bool
+	// RefusedCost is what a request that runs no operation costs
+	// (DefaultRefusedCost when 0; see rateLimiter.gate).
+	RefusedCost int
 }
 
 // maxClients bounds the per-client buckets kept (least recently used go
@@ -73,13 +75,21 @@ type clientKey struct{}
 // clientOf names the client of a request for the rate limit ("" for one
 // that is not limited).
 func (rl *rateLimiter) clientOf(r *http.Request) string {
+	return clientID(r, rl.cfg.TrustForwardedFor)
+}
+
+// clientID names the client of a request, for the rate limit and the live
+// connection limit: "sub:" and a JWT's subject, "" for an API key (a
+// trusted service, not limited), else "ip:" and the remote address (the
+// first X-Forwarded-For address when trustXFF).
+func clientID(r *http.Request, trustXFF bool) string {
 	if p, _ := auth.FromContext(r.Context()); p != nil {
 		if p.Kind == auth.KindAPIKey {
 			return ""
 		}
 		return "sub:" + p.Subject
 	}
-	if rl.cfg.TrustForwardedFor {
+	if trustXFF {
 		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
 			first, _, _ := strings.Cut(xff, ",")
 			if ip := net.ParseIP(strings.TrimSpace(first)); ip != nil {
@@ -111,11 +121,11 @@ type throttleInfo struct {
 // the operation with THROTTLED before anything runs.
 func (rl *rateLimiter) around(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	client, _ := ctx.Value(clientKey{}).(string)
-	stats := extension.GetComplexityStats(ctx)
-	if client == "" || stats == nil {
+	m := costOf(graphql.GetOperationContext(ctx))
+	if client == "" || m == nil {
 		return next(ctx)
 	}
-	cost := max(stats.Complexity, 1)
+	cost := max(m.Complexity, 1)
 	l := rl.limiter(ctx, client)
 	now := time.Now()
 	allowed := l.AllowN(now, cost)
@@ -125,6 +135,7 @@ func (rl *rateLimiter) around(ctx context.Context, next graphql.OperationHandler
 		RestoreRate:        rl.cfg.Rate,
 	}}
 	if allowed {
+		markCharged(ctx)
 		if ri, _ := ctx.Value(requestInfoKey{}).(*requestInfo); ri != nil {
 			ri.throttle.Store(info)
 		}

@@ -12,4 +12,5 @@ import (
 type Resolver struct {
 	Store  *store.Store
 	Logger *slog.Logger
+	Live   *Live // subscriptions (nil: off)
 }

@@ -285,17 +285,19 @@ func MustEnv(tb testing.TB) *env {
 // MustEnvWait is MustEnv with the given loader window.
 func MustEnvWait(tb testing.TB, wait time.Duration) *env {
 	tb.Helper()
-	data := genComments()
+	return MustEnvData(tb, genComments(), resolvers.Config{LoaderWait: wait})
+}
+
+// MustEnvData is a handler configured by cfg over a store loaded with data
+// (cfg's Store and Logger are set here).
+func MustEnvData(tb testing.TB, data []*store.Comment, cfg resolvers.Config) *env {
+	tb.Helper()
 	tbl := MustOpenLoaded(tb, data)
 	spy := newSpy(tbl)
 	s := store.New(spy)
 	log := &testutil.SyncBuffer{}
-	h := resolvers.NewHandler(resolvers.Config{
-		Store:      s,
-		Logger:     slog.New(slog.NewTextHandler(log, nil)),
-		LoaderWait: wait,
-	})
-	return &env{data: data, spy: spy, store: s, c: client.New(h), log: log}
+	cfg.Store, cfg.Logger = s, slog.New(slog.NewTextHandler(log, nil))
+	return &env{data: data, spy: spy, store: s, c: client.New(resolvers.NewHandler(cfg)), log: log}
 }
 
 type gqlError struct {
@@ -370,24 +372,34 @@ func MustOneError(tb testing.TB, r response, code string) gqlError {
 	return r.Errors[0]
 }
 
-// MustNoData checks that data is null or that every root field is null:
-// nothing of the failed field leaked into the answer.
+// MustNoData checks that every error's field is null in data, and that
+// the error lost only that field: data and every field on the way to it are
+// objects (the failed field's siblings are still answered).
 func MustNoData(tb testing.TB, r response) {
 	tb.Helper()
 	var d any
 	if err := json.Unmarshal(r.Data, &d); err != nil {
 		tb.Fatalf("decoding data %s: %v", r.Data, err)
 	}
-	if d == nil {
-		return
-	}
-	m, ok := d.(map[string]any)
-	if !ok {
-		tb.Fatalf("data is %s, want null or an object of nulls", r.Data)
-	}
-	for k, v := range m {
+	for _, e := range r.Errors {
+		v := d
+		for i, p := range e.Path {
+			var next any
+			switch x := v.(type) {
+			case map[string]any:
+				k, _ := p.(string)
+				next = x[k]
+			case []any:
+				if n, ok := p.(float64); ok && int(n) < len(x) {
+					next = x[int(n)]
+				}
+			default:
+				tb.Fatalf("data at %v is %v: the error at %s nulled more than its field (data %s)", e.Path[:i], v, e.PathString(), r.Data)
+			}
+			v = next
+		}
 		if v != nil {
-			tb.Fatalf("data.%s = %v after an error, want null (data %s)", k, v, r.Data)
+			tb.Fatalf("data at %s = %v after an error, want null (data %s)", e.PathString(), v, r.Data)
 		}
 	}
 }
@@ -813,6 +825,8 @@ type badCase struct {
 	vars    map[string]any
 	path    string // the failing field's path
 	mention string // the message names the argument (case-insensitive)
+	// argument is the expected extensions.argument (mention when empty).
+	argument string
 }
 
 func validCreate(override map[string]any) map[string]any {
@@ -827,6 +841,10 @@ func badCases() []badCase {
 	comments := func(name, args, mention string) badCase {
 		return badCase{name: "comments " + name, query: `{ product(id: "big") { id comments(` + args + `) { totalCount nodes { id } } } }`, path: "product/comments", mention: mention}
 	}
+	argCase := func(c badCase, argument string) badCase { c.argument = argument; return c }
+	cursor := func(name, args, argument string) badCase {
+		return argCase(comments(name, args, "is not a cursor from this API: pass `endCursor`/`startCursor` unchanged"), argument)
+	}
 	stdPadded := base64.URLEncoding.EncodeToString(append([]byte{1}, store.SortKey(t0, "big-c000")...))
 	junk := base64.RawURLEncoding.EncodeToString([]byte("\x01this is not a sort key"))
 	wrongVersion := base64.RawURLEncoding.EncodeToString(append([]byte{2}, store.SortKey(t0, "big-c000")...))
@@ -835,25 +853,25 @@ func badCases() []badCase {
 	long65 := strings.Repeat("a", 65)
 
 	cs := []badCase{
-		comments("rating 0", `ratings: [0]`, "rating"),
-		comments("rating 6", `ratings: [6]`, "rating"),
-		comments("rating -1", `ratings: [-1]`, "rating"),
-		comments("rating 0 among good ones", `ratings: [5, 0, 3]`, "rating"),
+		comments("rating 0", `ratings: [0]`, "ratings"),
+		comments("rating 6", `ratings: [6]`, "ratings"),
+		comments("rating -1", `ratings: [-1]`, "ratings"),
+		comments("rating 0 among good ones", `ratings: [5, 0, 3]`, "ratings"),
 		comments("first -1", `first: -1`, "first"),
 		comments("first 101", `first: 101`, "first"),
 		comments("last -1", `last: -1`, "last"),
 		comments("last 101", `last: 101`, "last"),
-		comments("first and last", `first: 1, last: 1`, "first"),
+		argCase(comments("first and last", `first: 1, last: 1`, "first"), "last"),
 		comments("after empty", `after: ""`, "after"),
-		comments("after garbage", `after: "garbage"`, "after"),
-		comments("after base64 junk", fmt.Sprintf(`after: %q`, junk), "after"),
-		comments("after wrong version", fmt.Sprintf(`after: %q`, wrongVersion), "after"),
-		comments("after padded base64", fmt.Sprintf(`after: %q`, stdPadded), "after"),
-		comments("after bad id in cursor", fmt.Sprintf(`after: %q`, badIDInCursor), "after"),
-		comments("after not base64", `after: "%%%***"`, "after"),
-		comments("after too long", fmt.Sprintf(`after: %q`, strings.Repeat("A", 300)), "after"),
-		comments("before garbage with last", `last: 5, before: "garbage"`, "before"),
-		comments("before garbage alone", `before: "garbage"`, "before"),
+		cursor("after garbage", `after: "garbage"`, "after"),
+		cursor("after base64 junk", fmt.Sprintf(`after: %q`, junk), "after"),
+		cursor("after wrong version", fmt.Sprintf(`after: %q`, wrongVersion), "after"),
+		cursor("after padded base64", fmt.Sprintf(`after: %q`, stdPadded), "after"),
+		cursor("after bad id in cursor", fmt.Sprintf(`after: %q`, badIDInCursor), "after"),
+		cursor("after not base64", `after: "%%%***"`, "after"),
+		cursor("after too long", fmt.Sprintf(`after: %q`, strings.Repeat("A", 300)), "after"),
+		cursor("before garbage with last", `last: 5, before: "garbage"`, "before"),
+		cursor("before garbage alone", `before: "garbage"`, "before"),
 		comments("before empty", `before: ""`, "before"),
 		comments("language empty", `language: ""`, "language"),
 		comments("language en/5", `language: "en/5"`, "language"),
@@ -862,13 +880,13 @@ func badCases() []badCase {
 		{name: "stats language empty", query: `{ product(id: "big") { stats(language: "") { total } } }`, path: "product/stats", mention: "language"},
 		{name: "stats language en/5", query: `{ product(id: "big") { stats(language: "en/5") { total } } }`, path: "product/stats", mention: "language"},
 		{name: "stats language 40 x", query: fmt.Sprintf(`{ product(id: "big") { stats(language: %q) { total } } }`, x40), path: "product/stats", mention: "language"},
-		{name: "product id empty", query: `{ product(id: "") { id stats { total } } }`, path: "product", mention: "product id"},
-		{name: "product id slash", query: `{ product(id: "a/b") { id stats { total } } }`, path: "product", mention: "product id"},
-		{name: "product id 65 chars", query: fmt.Sprintf(`{ product(id: %q) { id comments { totalCount } } }`, long65), path: "product", mention: "product id"},
-		{name: "product id non-ASCII", query: `{ product(id: "ü") { id languages { language } } }`, path: "product", mention: "product id"},
-		{name: "product id with hash", query: `{ product(id: "x#S") { id stats { total } } }`, path: "product", mention: "product id"},
-		{name: "comment id with space", query: `{ comment(id: "a b") { id } }`, path: "comment", mention: "comment id"},
-		{name: "comment id empty", query: `{ comment(id: "") { id } }`, path: "comment", mention: "comment id"},
+		{name: "product id empty", query: `{ product(id: "") { id stats { total } } }`, path: "product", mention: "product id", argument: "id"},
+		{name: "product id slash", query: `{ product(id: "a/b") { id stats { total } } }`, path: "product", mention: "product id", argument: "id"},
+		{name: "product id 65 chars", query: fmt.Sprintf(`{ product(id: %q) { id comments { totalCount } } }`, long65), path: "product", mention: "product id", argument: "id"},
+		{name: "product id non-ASCII", query: `{ product(id: "ü") { id languages { language } } }`, path: "product", mention: "product id", argument: "id"},
+		{name: "product id with hash", query: `{ product(id: "x#S") { id stats { total } } }`, path: "product", mention: "product id", argument: "id"},
+		{name: "comment id with space", query: `{ comment(id: "a b") { id } }`, path: "comment", mention: "comment id", argument: "id"},
+		{name: "comment id empty", query: `{ comment(id: "") { id } }`, path: "comment", mention: "comment id", argument: "id"},
 		{name: "topProducts first -1", query: `{ topProducts(first: -1) { rank } }`, path: "topProducts", mention: "first"},
 		{name: "topProducts first 101", query: `{ topProducts(first: 101) { rank } }`, path: "topProducts", mention: "first"},
 		{name: "topProducts language en/5", query: `{ topProducts(language: "en/5") { rank } }`, path: "topProducts", mention: "language"},
@@ -896,7 +914,7 @@ func badCases() []badCase {
 		{"productId empty", "productId", "", "productId"},
 		{"productId 65 chars", "productId", long65, "productId"},
 	} {
-		cs = append(cs, badCase{name: "createComment " + c.name, query: create, vars: validCreate(map[string]any{c.field: c.v}), path: "createComment", mention: c.mention})
+		cs = append(cs, badCase{name: "createComment " + c.name, query: create, vars: validCreate(map[string]any{c.field: c.v}), path: "createComment", mention: "input." + c.mention})
 	}
 
 	const update = `mutation($in: UpdateCommentInput!) { updateComment(input: $in) { comment { id } } }`
@@ -916,11 +934,11 @@ func badCases() []badCase {
 		{"body 10001 chars", "body", strings.Repeat("b", 10_001), "body"},
 	} {
 		in := map[string]any{"id": "big-c000", c.field: c.v}
-		cs = append(cs, badCase{name: "updateComment " + c.name, query: update, vars: map[string]any{"in": in}, path: "updateComment", mention: c.mention})
+		cs = append(cs, badCase{name: "updateComment " + c.name, query: update, vars: map[string]any{"in": in}, path: "updateComment", mention: "input." + c.mention})
 	}
 	cs = append(cs,
-		badCase{name: "updateComment id with space", query: update, vars: map[string]any{"in": map[string]any{"id": "a b", "rating": 3}}, path: "updateComment", mention: "comment id"},
-		badCase{name: "deleteComment id with space", query: `mutation { deleteComment(input: {id: "a b"}) { deletedCommentId } }`, path: "deleteComment", mention: "comment id"},
+		badCase{name: "updateComment id with space", query: update, vars: map[string]any{"in": map[string]any{"id": "a b", "rating": 3}}, path: "updateComment", mention: "input.id"},
+		badCase{name: "deleteComment id with space", query: `mutation { deleteComment(input: {id: "a b"}) { deletedCommentId } }`, path: "deleteComment", mention: "comment id", argument: "input.id"},
 	)
 	return cs
 }
@@ -949,6 +967,13 @@ func TestBadArgumentsAreBadUserInput(t *testing.T) {
 			}
 			if !strings.Contains(strings.ToLower(err.Message), strings.ToLower(c.mention)) {
 				t.Errorf("message %q does not name %q", err.Message, c.mention)
+			}
+			wantArg := c.argument
+			if wantArg == "" {
+				wantArg = c.mention
+			}
+			if got := err.Extensions["argument"]; got != wantArg {
+				t.Errorf("extensions.argument = %v, want %q (error %s)", got, wantArg, r.RawErrors)
 			}
 			MustNotLeak(t, err.Message)
 			if n := e.spy.TotalCalls(); n != 0 {
@@ -1028,7 +1053,7 @@ func TestStoreUnavailableIsUnavailableWithoutPartialPage(t *testing.T) {
 		return store.Errorf(store.EUNAVAILABLE, "the store is throttling; try again")
 	}, nil, nil)
 
-	// comments is non-null all the way up: the error nulls data.
+	// comments is nullable: the error nulls only it (product.id stays).
 	r := e.MustDo(t, `{ product(id: "big") { id comments(first: 5) { totalCount nodes { id } } } }`)
 	err := MustOneError(t, r, "UNAVAILABLE")
 	if err.PathString() != "product/comments" {
@@ -1037,8 +1062,8 @@ func TestStoreUnavailableIsUnavailableWithoutPartialPage(t *testing.T) {
 	MustNoData(t, r)
 	MustNotLeak(t, err.Message)
 
-	// Under a nullable field the error stops there: the comment is null,
-	// and no page of comments appears anywhere.
+	// Deeper down the error stops at the failed field too: the comment
+	// and its product stay, comments is null, and no page appears anywhere.
 	r = e.MustDo(t, `{ ok: product(id: "p1") { stats { total } } comment(id: "big-c000") { id product { comments(first: 5) { nodes { id } } } } }`)
 	err = MustOneError(t, r, "UNAVAILABLE")
 	if err.PathString() != "comment/product/comments" {
@@ -1051,8 +1076,8 @@ func TestStoreUnavailableIsUnavailableWithoutPartialPage(t *testing.T) {
 	if e := json.Unmarshal(r.Data, &got); e != nil {
 		t.Fatal(e)
 	}
-	if string(got.Comment) != "null" {
-		t.Errorf("data.comment = %s, want null", got.Comment)
+	if want := `{"id":"big-c000","product":{"comments":null}}`; string(got.Comment) != want {
+		t.Errorf("data.comment = %s, want %s", got.Comment, want)
 	}
 	if got.OK == nil || got.OK.Stats.Total != countOf(e.data, "p1", "") {
 		t.Errorf("the unaffected field: %s", r.Data)
@@ -1259,13 +1284,13 @@ func TestStatsAndLanguages(t *testing.T) {
 	wantLangs := []struct {
 		l string
 		n int
-	}{{"en", 30}, {"de", 20}, {"fr", 10}}
+	}{{"de", 20}, {"en", 30}, {"fr", 10}}
 	if len(got.Big.Languages) != len(wantLangs) {
 		t.Fatalf("big languages %+v, want %+v", got.Big.Languages, wantLangs)
 	}
 	for i, w := range wantLangs {
 		if g := got.Big.Languages[i]; g.Language != w.l || g.Total != w.n {
-			t.Errorf("languages[%d] = %+v, want %s %d (most first)", i, g, w.l, w.n)
+			t.Errorf("languages[%d] = %+v, want %s %d (tag order)", i, g, w.l, w.n)
 		}
 	}
 

@@ -11,8 +11,14 @@ import (
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/graph/model"
+	"github.com/acme/comments-gateway/nodeid"
 	"github.com/acme/comments-gateway/store"
 )
+
+// NodeID is the resolver for the nodeId field.
+func (r *commentResolver) NodeID(ctx context.Context, obj *store.Comment) (string, error) {
+	return nodeid.Of(nodeid.Comment, obj.ID), nil
+}
 
 // Product is the resolver for the product field.
 func (r *commentResolver) Product(ctx context.Context, obj *store.Comment) (*model.Product, error) {
@@ -32,7 +38,7 @@ func (r *mutationResolver) CreateComment(ctx context.Context, input model.Create
 	}
 	c, err := r.Store.CreateComment(ctx, nc)
 	if err != nil {
-		return nil, err
+		return nil, inputErrors(err, "input")
 	}
 	return &model.CreateCommentPayload{Comment: c}, nil
 }
@@ -43,7 +49,7 @@ func (r *mutationResolver) UpdateComment(ctx context.Context, input model.Update
 		ID: input.ID, Language: input.Language, Rating: input.Rating, Title: input.Title, Body: input.Body,
 	})
 	if err != nil {
-		return nil, err
+		return nil, inputErrors(err, "input")
 	}
 	return &model.UpdateCommentPayload{Comment: c}, nil
 }
@@ -51,22 +57,23 @@ func (r *mutationResolver) UpdateComment(ctx context.Context, input model.Update
 // DeleteComment is the resolver for the deleteComment field.
 func (r *mutationResolver) DeleteComment(ctx context.Context, input model.DeleteCommentInput) (*model.DeleteCommentPayload, error) {
 	if err := r.Store.DeleteComment(ctx, input.ID); err != nil {
-		return nil, err
+		return nil, inputErrors(asArgument(err, "id"), "input")
 	}
 	return &model.DeleteCommentPayload{DeletedCommentID: input.ID}, nil
 }
 
+// NodeID is the resolver for the nodeId field.
+func (r *productResolver) NodeID(ctx context.Context, obj *model.Product) (string, error) {
+	return nodeid.Of(nodeid.Product, obj.ID), nil
+}
+
 // Comments is the resolver for the comments field.
 func (r *productResolver) Comments(ctx context.Context, obj *model.Product, language *string, ratings []int, first *int, after *string, last *int, before *string) (*model.CommentConnection, error) {
-	lang, err := optLanguage(language)
+	f, err := commentFilter(language, ratings)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := store.NormalizeRatings(ratings)
-	if err != nil {
-		return nil, err
-	}
-	f := store.Filter{Language: lang, Ratings: rs}
+	lang := f.Language
 	pg, err := store.ParsePage(store.PageArgs{First: first, After: after, Last: last, Before: before})
 	if err != nil {
 		return nil, err
@@ -102,8 +109,12 @@ func (r *productResolver) Stats(ctx context.Context, obj *model.Product, languag
 }
 
 // Languages is the resolver for the languages field.
-func (r *productResolver) Languages(ctx context.Context, obj *model.Product) ([]*model.LanguageStats, error) {
-	langs, err := r.Store.Languages(ctx, obj.ID)
+func (r *productResolver) Languages(ctx context.Context, obj *model.Product, first *int) ([]*model.LanguageStats, error) {
+	n := store.DefaultLanguages
+	if first != nil {
+		n = *first
+	}
+	langs, err := r.Store.Languages(ctx, obj.ID, n)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +128,7 @@ func (r *productResolver) Languages(ctx context.Context, obj *model.Product) ([]
 // Product is the resolver for the product field.
 func (r *queryResolver) Product(ctx context.Context, id string) (*model.Product, error) {
 	if err := store.ValidateID("product id", id); err != nil {
-		return nil, err
+		return nil, asArgument(err, "id")
 	}
 	return &model.Product{ID: id}, nil
 }
@@ -125,7 +136,7 @@ func (r *queryResolver) Product(ctx context.Context, id string) (*model.Product,
 // Comment is the resolver for the comment field.
 func (r *queryResolver) Comment(ctx context.Context, id string) (*store.Comment, error) {
 	if err := store.ValidateID("comment id", id); err != nil {
-		return nil, err
+		return nil, asArgument(err, "id")
 	}
 	return For(ctx).Comments.Load(ctx, id)()
 }
@@ -149,6 +160,23 @@ func (r *queryResolver) TopProducts(ctx context.Context, first *int, language *s
 		out[i] = &model.ProductRank{Rank: rk.Rank, Product: &model.Product{ID: rk.ProductID}, FiveStarCount: int(rk.FiveStarCount)}
 	}
 	return out, nil
+}
+
+// Node is the resolver for the node field.
+func (r *queryResolver) Node(ctx context.Context, id string) (nodeid.Node, error) {
+	nodes, err := loadNodes(ctx, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	return nodes[0], nil
+}
+
+// Nodes is the resolver for the nodes field.
+func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]nodeid.Node, error) {
+	if err := checkNodeIDs(ids); err != nil {
+		return nil, err
+	}
+	return loadNodes(ctx, ids)
 }
 
 // Comment returns graph.CommentResolver implementation.

@@ -17,7 +17,7 @@
 # When DYNAMODB_ENDPOINT is already set (say, Docker's amazon/dynamodb-local),
 # the tests use it and nothing is started.
 #
-# Env: TEST_TIMEOUT (go test -timeout, default 20m), DYNAMODB_START_TIMEOUT
+# Env: TEST_TIMEOUT (go test -timeout, default 40m), DYNAMODB_START_TIMEOUT
 # (seconds, default 60), DYNAMODB_ENDPOINT, TEST_NETNS=0 (never use a network
 # namespace), TEST_FLAGS (more go test flags, e.g. "-run TestFault"). The full
 # go test -v log is copied to artifacts/go-test.log. Exit status: non-zero when
@@ -26,7 +26,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
-test_timeout=${TEST_TIMEOUT:-20m}
+test_timeout=${TEST_TIMEOUT:-40m}
 start_timeout=${DYNAMODB_START_TIMEOUT:-60}
 artifacts=$root/artifacts
 mkdir -p "$artifacts"
@@ -232,21 +232,24 @@ else
 	fi
 fi
 
-# Short fuzz run (10s per target; failing inputs land in store/testdata/fuzz)
-# and the graphql-http GraphQL-over-HTTP audit (no MUST may fail).
-step "go test -fuzz (10s per target in ./store/)"
-for target in $(go test -list '^Fuzz' ./store/ | grep '^Fuzz'); do
-	if go test -run '^$' -fuzz "^$target\$" -fuzztime 10s ./store/ >"$run/fuzz-$target.log" 2>&1; then
-		note "$target ok"
-	elif ! grep -q 'Failing input written' "$run/fuzz-$target.log" &&
-		grep -qx '[[:space:]]*context deadline exceeded' "$run/fuzz-$target.log"; then
-		# Go's fuzz coordinator can report its own -fuzztime deadline as a
-		# failure (golang/go#75804, unfixed before Go 1.27): no input failed.
-		note "$target ok (ended with Go's fuzztime deadline race, golang/go#75804; no failing input)"
-	else
-		tail -30 "$run/fuzz-$target.log"
-		checks_failed+=("fuzz $target")
-	fi
+# Short fuzz run (10s per target of ./store/ and of ./resolvers/, the cost
+# analysis; failing inputs land in <pkg>/testdata/fuzz) and the graphql-http
+# GraphQL-over-HTTP audit (no MUST may fail).
+step "go test -fuzz (10s per target in ./store/ and ./resolvers/)"
+for pkg in ./store/ ./resolvers/; do
+	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do
+		if go test -run '^$' -fuzz "^$target\$" -fuzztime 10s "$pkg" >"$run/fuzz-$target.log" 2>&1; then
+			note "$target ok"
+		elif ! grep -q 'Failing input written' "$run/fuzz-$target.log" &&
+			grep -qx '[[:space:]]*context deadline exceeded' "$run/fuzz-$target.log"; then
+			# Go's fuzz coordinator can report its own -fuzztime deadline as a
+			# failure (golang/go#75804, unfixed before Go 1.27): no input failed.
+			note "$target ok (ended with Go's fuzztime deadline race, golang/go#75804; no failing input)"
+		else
+			tail -30 "$run/fuzz-$target.log"
+			checks_failed+=("fuzz $target")
+		fi
+	done
 done
 step "GraphQL-over-HTTP audit (scripts/audit.sh, graphql-http pinned in package-lock.json)"
 audit_status=0
@@ -254,9 +257,9 @@ timeout 120 scripts/audit.sh >"$run/audit.log" 2>&1 || audit_status=$?
 grep -v '^ok ' "$run/audit.log" | sed 's/^/    /' || true # passes are in artifacts/audit.log
 ((audit_status == 0)) || checks_failed+=("graphql-http audit")
 
-step "Browser test: GraphiQL and /demo in headless Chromium (web/test.sh)"
+step "Browser and client tests: GraphiQL and /demo in headless Chromium, Apollo Client, Relay (web/test.sh)"
 if DEBIAN_FRONTEND=noninteractive timeout 900 web/test.sh >"$run/browser.log" 2>&1; then
-	grep -E '^(browser|client): (PASS|FAIL)' "$run/browser.log" | sed 's/^/    /' || true
+	grep -E '^(browser|client|relay): (PASS|FAIL)' "$run/browser.log" | sed 's/^/    /' || true
 	note "screenshots in artifacts/"
 else
 	tail -40 "$run/browser.log"

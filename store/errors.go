@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Error codes. Backends translate their native errors to these at their edge;
@@ -22,6 +24,13 @@ type Error struct {
 	// Op is, for ECONFLICT from Table.Write, the index of the operation whose
 	// condition failed, or -1 when unknown.
 	Op int
+	// Argument, for EINVALID, names the input the error is about: an
+	// argument ("first") or a field of an input ("rating"). The edge shows it
+	// as extensions.argument (see Under for input fields).
+	Argument string
+	// Range, for EINVALID about a number out of range, holds the bounds and
+	// the value given (extensions min, max, got).
+	Range *Range
 	// Err is the underlying cause, if any (not shown to clients).
 	Err error
 }
@@ -46,6 +55,97 @@ func Wrap(code string, cause error, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Op: -1, Err: cause}
 }
 
+// Range is the allowed range of a numeric input and the value given.
+type Range struct{ Min, Max, Got int }
+
+// Invalid returns an EINVALID *Error about the input named arg.
+func Invalid(arg, format string, args ...any) *Error {
+	e := Errorf(EINVALID, format, args...)
+	e.Argument = arg
+	return e
+}
+
+// OutOfRange returns an EINVALID *Error about the number got given for arg,
+// which must be in [min, max]: "ARG must be between MIN and MAX, got GOT".
+func OutOfRange(arg string, min, max, got int) *Error {
+	e := Invalid(arg, "%s must be between %d and %d, got %d", arg, min, max, got)
+	e.Range = &Range{Min: min, Max: max, Got: got}
+	return e
+}
+
+// Under returns a copy of e about a field of the input named parent: its
+// Argument becomes "parent.arg", and a message that starts with the field's
+// name starts with the path instead ("rating must …" → "input.rating must …").
+// An error without an Argument is returned as it is.
+func (e *Error) Under(parent string) *Error {
+	if e.Argument == "" {
+		return e
+	}
+	c := *e
+	c.Argument = parent + "." + e.Argument
+	if rest, ok := strings.CutPrefix(e.Message, e.Argument); ok {
+		c.Message = c.Argument + rest
+	}
+	return &c
+}
+
+// Errors is several EINVALID errors about one input, all reported at once
+// (one GraphQL error each at the edge). Its code is its first error's.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap returns the errors, for errors.As and errors.Is.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// invalidList gathers the errors of a check of several fields.
+type invalidList []*Error
+
+// add keeps err's *Error, if any (nil is skipped).
+func (l *invalidList) add(err error) {
+	var e *Error
+	if errors.As(err, &e) {
+		*l = append(*l, e)
+	}
+}
+
+// join returns nil for no errors, the error itself for one, and Errors for
+// several.
+func (l invalidList) join() error {
+	switch len(l) {
+	case 0:
+		return nil
+	case 1:
+		return l[0]
+	}
+	return Errors(l)
+}
+
+// tableError is how the Store reports a failed Table call: EUNAVAILABLE
+// (and the codes in keep, such as a write's ECONFLICT, which the Store
+// retries) stays; any other code from the table (a read's EINVALID or
+// ENOTFOUND, say) is about the store's own keys and items, not the caller's
+// input, so it becomes EINTERNAL, its cause kept for the log. nil stays nil.
+func tableError(err error, keep ...string) error {
+	code := ErrorCode(err)
+	if err == nil || code == EUNAVAILABLE || code == EINTERNAL || slices.Contains(keep, code) {
+		return err
+	}
+	return Wrap(EINTERNAL, err, "table call failed")
+}
+
 // ErrorCode returns the code of the first *Error in err's chain, "" for nil,
 // and EINTERNAL for an error without a code.
 func ErrorCode(err error) string {
@@ -62,6 +162,14 @@ func ErrorCode(err error) string {
 // ErrorMessage returns the client-safe message of err: the message of its
 // *Error, or "internal error" for an error without a code.
 func ErrorMessage(err error) string {
+	var es Errors
+	if errors.As(err, &es) {
+		msgs := make([]string, len(es))
+		for i, e := range es {
+			msgs[i] = ErrorMessage(e)
+		}
+		return strings.Join(msgs, "; ")
+	}
 	var e *Error
 	if errors.As(err, &e) && e.Code != EINTERNAL {
 		return e.Message

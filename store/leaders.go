@@ -81,12 +81,12 @@ func CreateOps(c *Comment) ([]Op, Key) {
 	return ops, Key{}
 }
 
-// commit writes ops atomically and then settles the leaderboard entries a
-// marker among them names. The write is the mutation: once it has
-// committed, a failed settle is not an error of the mutation (its marker
-// stays, and the next topProducts settles it).
-func (s *Store) commit(ctx context.Context, ops []Op) error {
-	if err := s.table.Write(ctx, ops); err != nil {
+// commitSettled commits ops with change ch (commit) and then settles the
+// leaderboard entries a marker among them names. The write is the
+// mutation: once it has committed, a failed settle is not an error of the
+// mutation (its marker stays, and the next topProducts settles it).
+func (s *Store) commitSettled(ctx context.Context, ops []Op, ch Change) error {
+	if err := s.commit(ctx, ops, ch); err != nil {
 		return err
 	}
 	for _, op := range ops {
@@ -117,7 +117,7 @@ func (s *Store) settle(ctx context.Context, marker Item) error {
 	for attempt := 1; ; attempt++ {
 		items, err := s.table.BatchGet(ctx, keys)
 		if err != nil {
-			return err
+			return tableError(err)
 		}
 		ops, mixed := []Op{}, false
 		for i, lang := range langs {
@@ -138,7 +138,7 @@ func (s *Store) settle(ctx context.Context, marker Item) error {
 		if !mixed {
 			err = s.table.Write(ctx, append(ops, Op{Kind: OpDelete, Key: marker.Key()}))
 			if ErrorCode(err) != ECONFLICT {
-				return err
+				return tableError(err)
 			}
 		}
 		if attempt == maxSettle {
@@ -269,7 +269,7 @@ func (s *Store) queryAll(ctx context.Context, q Query, max int) ([]Item, error) 
 	for max < 0 || len(out) < max {
 		res, err := s.table.Query(ctx, q)
 		if err != nil {
-			return nil, err
+			return nil, tableError(err)
 		}
 		out = append(out, res.Items...)
 		if res.LastKey == nil {

@@ -77,7 +77,7 @@ type Page struct {
 func ParsePage(a PageArgs) (Page, error) {
 	var p Page
 	if a.First != nil && a.Last != nil {
-		return p, Errorf(EINVALID, "pass either first or last, not both")
+		return p, Invalid("last", "pass either first or last, not both")
 	}
 	p.size = DefaultPageSize
 	switch {
@@ -90,18 +90,22 @@ func ParsePage(a PageArgs) (Page, error) {
 		p.backward = true
 	}
 	if p.size < 0 || p.size > MaxPageSize {
-		return p, Errorf(EINVALID, "first and last must be between 0 and %d, got %d", MaxPageSize, p.size)
+		arg := "first"
+		if a.Last != nil {
+			arg = "last"
+		}
+		return p, OutOfRange(arg, 0, MaxPageSize, p.size)
 	}
 	var after, before Cursor
 	var err error
 	if a.After != nil {
 		if after, err = ParseCursor(*a.After); err != nil {
-			return p, Errorf(EINVALID, "after: %s", ErrorMessage(err))
+			return p, cursorError("after", *a.After)
 		}
 	}
 	if a.Before != nil {
 		if before, err = ParseCursor(*a.Before); err != nil {
-			return p, Errorf(EINVALID, "before: %s", ErrorMessage(err))
+			return p, cursorError("before", *a.Before)
 		}
 	}
 	if p.backward {
@@ -110,6 +114,19 @@ func ParsePage(a PageArgs) (Page, error) {
 		p.from, p.stop, p.pos = after.SortKey, before.SortKey, after.Pos
 	}
 	return p, nil
+}
+
+// cursorError says that c, given as argument arg, is not a cursor this API
+// issued, and what to pass instead.
+func cursorError(arg, c string) *Error {
+	if c == "" {
+		return Invalid(arg, "%s must not be empty: pass `endCursor`/`startCursor` unchanged, or omit %s", arg, arg)
+	}
+	shown := c
+	if r := []rune(c); len(r) > 40 {
+		shown = string(r[:40]) + "…"
+	}
+	return Invalid(arg, "`%s` is not a cursor from this API: pass `endCursor`/`startCursor` unchanged", shown)
 }
 
 // position returns the after cursor's position if it was issued for
@@ -421,7 +438,7 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page,
 		defer recoverTo(&err)
 		res, err := s.table.Query(ctx, q)
 		if err != nil {
-			return err
+			return tableError(err)
 		}
 		st := streams[i]
 		st.buf = append(st.buf, res.Items...)

@@ -1,8 +1,8 @@
 package store
 
 import (
+	"strings"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/text/language"
 )
@@ -58,25 +58,34 @@ func (s *Stats) Count(r int) int64 {
 	return s.Counts[r]
 }
 
-// ValidateID checks a product or comment id: 1–64 of [A-Za-z0-9_-].
+// ValidateID checks a product or comment id: 1–64 of [A-Za-z0-9_-]. The
+// error is about the input named what.
 func ValidateID(what, id string) error {
+	bad := func() error {
+		return Invalid(what, "%s must be 1 to %d characters of [A-Za-z0-9_-]", what, MaxIDLen)
+	}
 	if id == "" || len(id) > MaxIDLen {
-		return Errorf(EINVALID, "%s must be 1 to %d characters of [A-Za-z0-9_-]", what, MaxIDLen)
+		return bad()
 	}
 	for i := 0; i < len(id); i++ {
 		c := id[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return Errorf(EINVALID, "%s must be 1 to %d characters of [A-Za-z0-9_-]", what, MaxIDLen)
+			return bad()
 		}
 	}
 	return nil
 }
 
 // CanonicalLanguage parses a BCP 47 tag and returns its canonical form
-// ("EN-gb" → "en-GB"). An empty or malformed tag is EINVALID.
+// ("EN-gb" → "en-GB"). An empty or malformed tag is EINVALID, and so is a
+// POSIX locale such as "en_US" or "de_DE.UTF-8" (which x/text would read as
+// a tag): its error names the tag to use instead ("use \"en-US\"").
 func CanonicalLanguage(tag string) (string, error) {
 	if tag == "" || len(tag) > 35 {
-		return "", Errorf(EINVALID, "language must be a BCP 47 tag such as \"en\" or \"pt-BR\"")
+		return "", Invalid("language", "language must be a BCP 47 tag such as \"en\" or \"pt-BR\"")
+	}
+	if strings.ContainsAny(tag, "_.@") {
+		return "", localeError(tag)
 	}
 	// x/text canonicalises some tags with malformed extensions in more than
 	// one step ("aa-u-00-00-u-00-00" → "aa-u-00-u-00-00" → "aa-u-00-u-00"),
@@ -87,81 +96,64 @@ func CanonicalLanguage(tag string) (string, error) {
 	for range 3 {
 		t, err := language.Parse(s)
 		if err != nil {
-			return "", Errorf(EINVALID, "language %q is not a BCP 47 tag", tag)
+			return "", Invalid("language", "language %q is not a BCP 47 tag", tag)
 		}
 		c := t.String()
 		if c == "und" {
-			return "", Errorf(EINVALID, "language %q is undetermined", tag)
+			return "", Invalid("language", "language %q is undetermined", tag)
 		}
 		if c == s {
 			return c, nil
 		}
 		s = c
 	}
-	return "", Errorf(EINVALID, "language %q has no stable canonical form", tag)
+	return "", Invalid("language", "language %q has no stable canonical form", tag)
+}
+
+// localeError refuses a POSIX locale name (language_TERRITORY.codeset@modifier,
+// what navigator-style code or $LANG gives) with the BCP 47 tag it means,
+// when it has one.
+func localeError(tag string) error {
+	base, _, _ := strings.Cut(tag, ".")
+	base, _, _ = strings.Cut(base, "@")
+	if t, err := CanonicalLanguage(strings.ReplaceAll(base, "_", "-")); err == nil {
+		return Invalid("language", "language %q is not a BCP 47 tag: use %q", tag, t)
+	}
+	return Invalid("language", "language %q is not a BCP 47 tag such as \"en\" or \"pt-BR\"", tag)
 }
 
 // ValidateRating checks that r is in 1..5.
 func ValidateRating(r int) error {
 	if r < MinRating || r > MaxRating {
-		return Errorf(EINVALID, "rating must be an integer from %d to %d, got %d", MinRating, MaxRating, r)
-	}
-	return nil
-}
-
-// ValidateText checks a required text field: non-empty after trimming, valid
-// UTF-8, at most max characters.
-func ValidateText(what, s string, max int) error {
-	if !utf8.ValidString(s) {
-		return Errorf(EINVALID, "%s must be valid UTF-8", what)
-	}
-	blank := true
-	for _, r := range s {
-		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
-			blank = false
-			break
-		}
-	}
-	if blank {
-		return Errorf(EINVALID, "%s must not be empty", what)
-	}
-	if n := utf8.RuneCountInString(s); n > max {
-		return Errorf(EINVALID, "%s must be at most %d characters, got %d", what, max, n)
+		e := Invalid("rating", "rating must be an integer from %d to %d, got %d", MinRating, MaxRating, r)
+		e.Range = &Range{Min: MinRating, Max: MaxRating, Got: r}
+		return e
 	}
 	return nil
 }
 
 // Validate checks every field of c and canonicalises its language and time.
+// Every invalid field is reported: one error, or Errors for several.
 func (c *Comment) Validate() error {
-	if err := ValidateID("comment id", c.ID); err != nil {
-		return err
-	}
-	if err := ValidateID("productId", c.ProductID); err != nil {
-		return err
-	}
+	var errs invalidList
+	check := errs.add
+	check(ValidateID("id", c.ID))
+	check(ValidateID("productId", c.ProductID))
 	lang, err := CanonicalLanguage(c.Language)
-	if err != nil {
-		return err
+	check(err)
+	check(ValidateRating(c.Rating))
+	check(ValidateText("author", c.Author, MaxAuthorLen))
+	check(ValidateText("title", c.Title, MaxTitleLen))
+	check(ValidateMultilineText("body", c.Body, MaxBodyLen))
+	if c.CreatedAt.IsZero() {
+		check(Invalid("createdAt", "createdAt is required"))
+	} else if y := c.CreatedAt.UTC().Year(); y < 1970 || y > 9999 {
+		check(Invalid("createdAt", "createdAt must be between 1970 and 9999"))
+	}
+	if len(errs) > 0 {
+		return errs.join()
 	}
 	c.Language = lang
-	if err := ValidateRating(c.Rating); err != nil {
-		return err
-	}
-	if err := ValidateText("author", c.Author, MaxAuthorLen); err != nil {
-		return err
-	}
-	if err := ValidateText("title", c.Title, MaxTitleLen); err != nil {
-		return err
-	}
-	if err := ValidateText("body", c.Body, MaxBodyLen); err != nil {
-		return err
-	}
-	if c.CreatedAt.IsZero() {
-		return Errorf(EINVALID, "createdAt is required")
-	}
-	if y := c.CreatedAt.UTC().Year(); y < 1970 || y > 9999 {
-		return Errorf(EINVALID, "createdAt must be between 1970 and 9999")
-	}
 	c.CreatedAt = c.CreatedAt.UTC()
 	return nil
 }

@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -24,7 +24,7 @@ func (s *Store) GetStats(ctx context.Context, ids []StatsID) ([]*Stats, error) {
 	}
 	items, err := s.table.BatchGet(ctx, keys)
 	if err != nil {
-		return nil, err
+		return nil, tableError(err)
 	}
 	out := make([]*Stats, len(ids))
 	for i, id := range ids {
@@ -42,7 +42,7 @@ func (s *Store) GetComments(ctx context.Context, ids []string) ([]*Comment, erro
 	}
 	items, err := s.table.BatchGet(ctx, keys)
 	if err != nil {
-		return nil, err
+		return nil, tableError(err)
 	}
 	out := make([]*Comment, len(ids))
 	for i, it := range items {
@@ -56,44 +56,46 @@ func (s *Store) GetComments(ctx context.Context, ids []string) ([]*Comment, erro
 	return out, nil
 }
 
-// Languages returns the stats of every language product pid has comments in,
-// most comments first (ties by language tag).
-func (s *Store) Languages(ctx context.Context, pid string) ([]*Stats, error) {
+// Page sizes of Languages.
+const (
+	DefaultLanguages = 20
+	MaxLanguages     = 100
+)
+
+// Languages returns the stats of the first n languages (0 to MaxLanguages)
+// product pid has comments in, in language-tag order, reading at most n
+// stats items: one query of the product's partition. A language whose
+// comments were all deleted keeps its stats item with a zero total; it is
+// read but left out, so fewer than n may be returned.
+func (s *Store) Languages(ctx context.Context, pid string, n int) ([]*Stats, error) {
 	if err := ValidateID("product id", pid); err != nil {
 		return nil, err
 	}
-	shards := map[string][]Item{} // counter shards per language
-	q := Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, SortValue: StatsLangPrefix, Forward: true, Limit: 1000}
-	for {
-		res, err := s.table.Query(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range res.Items {
-			if lang, _, ok := ParseStatsSK(it.S(AttrSK)); ok {
-				shards[lang] = append(shards[lang], it)
-			}
-		}
-		if res.LastKey == nil {
-			break
-		}
-		q.StartKey = res.LastKey
+	if n < 0 || n > MaxLanguages {
+		e := Invalid("first", "first must be between 0 and %d, got %d", MaxLanguages, n)
+		e.Range = &Range{Min: 0, Max: MaxLanguages, Got: n}
+		return nil, e
 	}
-	var out []*Stats
-	for lang, items := range shards {
-		if st := SumStats(pid, lang, items); st.Total > 0 {
+	if n == 0 {
+		return []*Stats{}, nil
+	}
+	items, err := s.queryAll(ctx, Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, SortValue: StatsLangPrefix, Forward: true, Limit: 1000}, -1)
+	if err != nil {
+		return nil, err
+	}
+	shards := map[string][]Item{} // counter shards per language
+	for _, it := range items {
+		if lang, _, ok := ParseStatsSK(it.S(AttrSK)); ok {
+			shards[lang] = append(shards[lang], it)
+		}
+	}
+	langs := slices.Sorted(maps.Keys(shards))
+	out := make([]*Stats, 0, min(n, len(langs)))
+	for _, lang := range langs[:min(n, len(langs))] {
+		if st := SumStats(pid, lang, shards[lang]); st.Total > 0 {
 			out = append(out, st)
 		}
 	}
-	slices.SortFunc(out, func(a, b *Stats) int {
-		if a.Total != b.Total {
-			if a.Total > b.Total {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Language, b.Language)
-	})
 	return out, nil
 }
 
@@ -113,7 +115,7 @@ const MaxTopProducts = 100
 // parallel, merged (see topOfShards).
 func (s *Store) TopProducts(ctx context.Context, lang string, n int) ([]Rank, error) {
 	if n < 0 || n > MaxTopProducts {
-		return nil, Errorf(EINVALID, "first must be between 0 and %d, got %d", MaxTopProducts, n)
+		return nil, OutOfRange("first", 0, MaxTopProducts, n)
 	}
 	if n == 0 {
 		return []Rank{}, nil
@@ -141,6 +143,38 @@ type CommentUpdate struct {
 	Body     *string
 }
 
+// The most items a mutation reads in one attempt (a retry after a
+// conflicting concurrent write reads them again): the comment it changes,
+// and the stats items whose 5-star count changes (all languages, the old
+// and the new language).
+const (
+	CreateCommentReads = 2
+	UpdateCommentReads = 4
+	DeleteCommentReads = 3
+)
+
+// validate checks every field of an update, reporting every invalid one
+// (one error, or Errors for several), and returns the canonical language.
+func (in CommentUpdate) validate() (lang string, err error) {
+	var errs invalidList
+	check := errs.add
+	check(ValidateID("id", in.ID))
+	if in.Language != nil {
+		lang, err = CanonicalLanguage(*in.Language)
+		check(err)
+	}
+	if in.Rating != nil {
+		check(ValidateRating(*in.Rating))
+	}
+	if in.Title != nil {
+		check(ValidateText("title", *in.Title, MaxTitleLen))
+	}
+	if in.Body != nil {
+		check(ValidateMultilineText("body", *in.Body, MaxBodyLen))
+	}
+	return lang, errs.join()
+}
+
 // maxAttempts bounds the retries of a mutation whose conditions failed
 // because a concurrent writer changed the same comment or stats.
 const maxAttempts = 12
@@ -165,7 +199,7 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 			return err
 		}
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []Cond{{Kind: CondNotExists}}})
-		return s.commit(ctx, ops)
+		return s.commitSettled(ctx, ops, Change{Kind: ChangeAdded, Comment: c})
 	})
 	if err != nil {
 		return nil, err
@@ -177,33 +211,12 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 // its count in the stats, in one atomic write conditional on the comment's
 // version. A missing comment is ENOTFOUND.
 func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, error) {
-	if err := ValidateID("comment id", in.ID); err != nil {
+	lang, err := in.validate()
+	if err != nil {
 		return nil, err
 	}
-	var lang string
-	if in.Language != nil {
-		var err error
-		if lang, err = CanonicalLanguage(*in.Language); err != nil {
-			return nil, err
-		}
-	}
-	if in.Rating != nil {
-		if err := ValidateRating(*in.Rating); err != nil {
-			return nil, err
-		}
-	}
-	if in.Title != nil {
-		if err := ValidateText("title", *in.Title, MaxTitleLen); err != nil {
-			return nil, err
-		}
-	}
-	if in.Body != nil {
-		if err := ValidateText("body", *in.Body, MaxBodyLen); err != nil {
-			return nil, err
-		}
-	}
 	var out *Comment
-	err := s.retry(ctx, func() error {
+	err = s.retry(ctx, func() error {
 		old, err := s.getComment(ctx, in.ID)
 		if err != nil {
 			return err
@@ -235,7 +248,7 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 		}
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(),
 			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
-		if err := s.commit(ctx, ops); err != nil {
+		if err := s.commitSettled(ctx, ops, Change{Kind: ChangeUpdated, Comment: &c, Old: old}); err != nil {
 			return err
 		}
 		out = &c
@@ -263,14 +276,14 @@ func (s *Store) DeleteComment(ctx context.Context, id string) error {
 		}
 		ops = append(ops, Op{Kind: OpDelete, Key: CommentKey(id),
 			Conds: []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: old.Version}}})
-		return s.commit(ctx, ops)
+		return s.commitSettled(ctx, ops, Change{Kind: ChangeDeleted, Comment: old})
 	})
 }
 
 func (s *Store) getComment(ctx context.Context, id string) (*Comment, error) {
 	it, err := s.table.Get(ctx, CommentKey(id))
 	if err != nil {
-		return nil, err
+		return nil, tableError(err)
 	}
 	if it == nil {
 		return nil, Errorf(ENOTFOUND, "comment %q not found", id)

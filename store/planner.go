@@ -22,8 +22,10 @@ func NormalizeRatings(rs []int) ([]int, error) {
 	}
 	out := make([]int, 0, len(rs))
 	for _, r := range rs {
-		if err := ValidateRating(r); err != nil {
-			return nil, err
+		if ValidateRating(r) != nil {
+			e := Invalid("ratings", "ratings must be integers from %d to %d, got %d", MinRating, MaxRating, r)
+			e.Range = &Range{Min: MinRating, Max: MaxRating, Got: r}
+			return nil, e
 		}
 		if !slices.Contains(out, r) {
 			out = append(out, r)

@@ -18,6 +18,7 @@ type Store struct {
 	sizing Sizing // BalancedSizing unless WithSizing
 	now    func() time.Time
 	newID  func(time.Time) string
+	publishState
 }
 
 // Option configures a Store.
@@ -49,6 +50,13 @@ func New(t Table, opts ...Option) *Store {
 
 // Table returns the Table the store runs on.
 func (s *Store) Table() Table { return s.table }
+
+// Ping reports whether the table answers a read: one Get of a key no item
+// has (a readiness probe; it costs the smallest read there is).
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.table.Get(ctx, StatsKey("readyz", ""))
+	return tableError(err)
+}
 
 // IsEmpty reports whether the table holds no item at all.
 func (s *Store) IsEmpty(ctx context.Context) (bool, error) {

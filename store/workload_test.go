@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -98,11 +99,12 @@ func MustDemoStore(tb testing.TB) (*store.Store, []string, map[string]string) {
 	}
 	topLang := map[string]string{}
 	for _, pid := range products {
-		langs, err := s.Languages(ctx, pid)
+		langs, err := s.Languages(ctx, pid, store.MaxLanguages)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		topLang[pid] = langs[0].Language
+		top := slices.MaxFunc(langs, func(a, b *store.Stats) int { return cmp.Compare(a.Total, b.Total) })
+		topLang[pid] = top.Language
 	}
 	return s, products, topLang
 }

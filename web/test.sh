@@ -2,9 +2,12 @@
 # Browser test of GraphiQL (/) and the demo (/demo): installs the pinned npm
 # packages (playwright-core) in web/, Debian's Chromium when it is missing,
 # builds the gateway and runs web/e2e/browser.mjs against it on 127.0.0.1;
-# then the client test, web/e2e/client.mjs (Apollo Client, relay-style
+# then the client test, web/e2e/client.mjs (Apollo Client and urql, relay-style
 # paging through every page of several filters, against a recount), which
-# builds and starts its own gateway the same way. Fails if either fails.
+# builds and starts its own gateway the same way; then the Relay walk,
+# web/relay/walk.mjs (relay-compiler over the served schema, relay-runtime
+# paging and refetching through Query.node against a recount of the data it
+# imports), with its own pinned packages in web/relay/. Fails if any fails.
 # Screenshots: artifacts/graphiql.png, artifacts/demo*.png.
 #   UPDATE_DOCS=1 web/test.sh   also refreshes docs/demo.png
 #   CHROMIUM=/path/to/chrome    another browser binary
@@ -23,7 +26,21 @@ if [[ ! -x $chromium ]]; then
 fi
 
 npm ci --no-audit --no-fund --loglevel=error
+# The subscription client test's packages (graphql-ws, graphql-sse): it runs
+# later, with DynamoDB Local, as the Go test TestLiveClients (web/live_test.go).
+(cd live && npm ci --no-audit --no-fund --loglevel=error)
 status=0
+# The Go test of the standard introspection query reads it from
+# resolvers/testdata; it must be what the pinned graphql package prints.
+for k in graphiql full; do
+  if ! node e2e/introspection-query.mjs "$k" | cmp -s - "../resolvers/testdata/introspection-$k.graphql"; then
+    echo "web/test.sh: resolvers/testdata/introspection-$k.graphql is stale:" \
+      "node web/e2e/introspection-query.mjs $k > resolvers/testdata/introspection-$k.graphql" >&2
+    status=1
+  fi
+done
 node e2e/browser.mjs || status=$?
 node e2e/client.mjs || status=1
+(cd relay && npm ci --no-audit --no-fund --loglevel=error) || status=1
+node relay/walk.mjs || status=1
 exit "$status"

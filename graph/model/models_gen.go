@@ -3,8 +3,25 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+
 	"github.com/acme/comments-gateway/store"
 )
+
+// One change of a product's filtered comment list.
+type CommentChange struct {
+	// What happened to the comment, relative to the subscription's filter.
+	Kind CommentChangeKind `json:"kind"`
+	// The comment after the change; for `DELETED`, the comment as it was last seen in the list.
+	Comment *store.Comment `json:"comment"`
+	// The comment's cursor, the same as `CommentEdge.cursor` of this comment in
+	// `Product.comments`: insert the comment at its place in a list, or catch up
+	// after a reconnect with `comments(last: 100, before: cursor)`.
+	Cursor string `json:"cursor"`
+}
 
 // One page of a product's comments, newest first, in the
 // [Relay connection](https://relay.dev/graphql/connections.htm) form.
@@ -98,7 +115,9 @@ type LanguageStats struct {
 //
 // **Errors.** Every error carries `extensions.code`:
 //   - `BAD_USER_INPUT`: an input field is invalid (see each field for its rules).
-//     The message says which field and why.
+//     The message says which field and why, `extensions.argument` names its path
+//     (`input.rating`), and every invalid field of the input is reported, one
+//     error each. The mutation's field is then `null`; nothing is written.
 //   - `NOT_FOUND`: `updateComment` or `deleteComment` was given the id of a comment
 //     that does not exist.
 //   - `INTERNAL`: an unexpected server failure; it carries no detail.
@@ -130,6 +149,8 @@ type Product struct {
 	ID string `json:"id"`
 }
 
+func (Product) IsNode() {}
+
 func (Product) IsEntity() {}
 
 type ProductByIDsInput struct {
@@ -155,8 +176,18 @@ type ProductRank struct {
 //   - `BAD_USER_INPUT`: an argument is invalid (a product id outside
 //     `[A-Za-z0-9_-]{1,64}`, a rating outside 1–5, `first`/`last` negative or
 //     above 100, `first` together with `last`, an empty or malformed cursor, a
-//     language that is not a BCP 47 tag). The message says which argument and why.
-//   - `INTERNAL`: an unexpected server failure; it carries no detail.
+//     language that is not a BCP 47 tag). The message says which argument and why;
+//     `extensions.argument` names it, and for a number out of range
+//     `extensions.min`, `max` and `got` give the allowed range and the value sent.
+//   - `UNAVAILABLE`: the store failed or was too slow; retry later.
+//   - `INTERNAL`: an unexpected server failure; it carries no detail but
+//     `extensions.requestId`, to quote when reporting it.
+//
+// **Nullability.** Every field that takes arguments or reads the store is
+// nullable, so an error loses only that field: it is `null` and the error's
+// `path` points to it, while its siblings (another `product`, `topProducts`,
+// `stats` beside a failed `comments`) are still returned. Fields that cannot
+// fail on their own (ids, counts, a comment's fields) are non-null.
 type Query struct {
 }
 
@@ -166,6 +197,25 @@ type RatingCount struct {
 	Rating int `json:"rating"`
 	// The number of comments with this rating.
 	Count int `json:"count"`
+}
+
+// Live updates of one product's comments and statistics, over
+// `graphql-transport-ws` (the `graphql-ws` library) or GraphQL over
+// Server-Sent Events (the `graphql-sse` library), both on `/graphql`.
+//
+// Events reach every subscriber within about a second of the write's commit,
+// whichever gateway instance made the write. A stream has no history: to catch
+// up after a reconnect, query `comments(last: 100, before: <cursor of the
+// newest comment you have>)` (see `CommentChange.cursor`).
+//
+// **Errors.** A bad argument is an error on subscribe (`BAD_USER_INPUT`, the
+// same rules as `Product.comments` and `Product.stats`), never a silent
+// stream. A subscriber that does not read its events fast enough is ended with
+// `SLOW_CONSUMER` (websocket: an `error` message for the subscription; SSE: a
+// last `next` event with the error, then `complete`). Too many subscriptions
+// on one connection is `LIMIT_EXCEEDED`. When the gateway is configured so,
+// subscribing needs the same credential as a mutation (`UNAUTHENTICATED`).
+type Subscription struct {
 }
 
 // New values for some fields of an existing comment. A field that is omitted or
@@ -189,4 +239,123 @@ type UpdateCommentInput struct {
 type UpdateCommentPayload struct {
 	// The comment after the change, as stored.
 	Comment *store.Comment `json:"comment"`
+}
+
+// Who may cache a response: any cache (`PUBLIC`) or only the caller's (`PRIVATE`).
+type CacheControlScope string
+
+const (
+	// Shared caches (CDNs, proxies) and browsers alike.
+	CacheControlScopePublic CacheControlScope = "PUBLIC"
+	// Only the caller's own cache, never a shared one.
+	CacheControlScopePrivate CacheControlScope = "PRIVATE"
+)
+
+var AllCacheControlScope = []CacheControlScope{
+	CacheControlScopePublic,
+	CacheControlScopePrivate,
+}
+
+func (e CacheControlScope) IsValid() bool {
+	switch e {
+	case CacheControlScopePublic, CacheControlScopePrivate:
+		return true
+	}
+	return false
+}
+
+func (e CacheControlScope) String() string {
+	return string(e)
+}
+
+func (e *CacheControlScope) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CacheControlScope(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CacheControlScope", str)
+	}
+	return nil
+}
+
+func (e CacheControlScope) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CacheControlScope) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CacheControlScope) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a comment changed, seen from a filtered list (`Subscription.commentChanged`).
+type CommentChangeKind string
+
+const (
+	// The comment entered the list: it was created, or updated so that it now matches the filter.
+	CommentChangeKindAdded CommentChangeKind = "ADDED"
+	// The comment changed and is still in the list.
+	CommentChangeKindUpdated CommentChangeKind = "UPDATED"
+	// The comment left the list: it was deleted, or updated so that it no longer matches the filter.
+	CommentChangeKindDeleted CommentChangeKind = "DELETED"
+)
+
+var AllCommentChangeKind = []CommentChangeKind{
+	CommentChangeKindAdded,
+	CommentChangeKindUpdated,
+	CommentChangeKindDeleted,
+}
+
+func (e CommentChangeKind) IsValid() bool {
+	switch e {
+	case CommentChangeKindAdded, CommentChangeKindUpdated, CommentChangeKindDeleted:
+		return true
+	}
+	return false
+}
+
+func (e CommentChangeKind) String() string {
+	return string(e)
+}
+
+func (e *CommentChangeKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CommentChangeKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CommentChangeKind", str)
+	}
+	return nil
+}
+
+func (e CommentChangeKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CommentChangeKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CommentChangeKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

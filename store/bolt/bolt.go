@@ -1,10 +1,10 @@
 package bolt
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,17 +34,26 @@ const initialMmapSize = 1 << (20 + 10*(strconv.IntSize/64))
 
 // Bucket names and meta keys of the file layout (see the package doc).
 var (
-	bucketItems = []byte("items")
-	bucketMeta  = []byte("meta")
-	metaFormat  = []byte("format")
-	metaIndexes = []byte("indexes")
+	bucketItems      = []byte("items")
+	bucketMeta       = []byte("meta")
+	bucketPartitions = []byte("partitions")
+	metaFormat       = []byte("format")
+	metaIndexes      = []byte("indexes")
+	// metaMigrating is present while Open migrates or rebuilds: the key
+	// of the next item to do.
+	metaMigrating = []byte("migrating")
 )
 
 // formatVersion is the version of the file layout, recorded in the meta
-// bucket.
-const formatVersion = "1"
+// bucket. Format 1 (index entries holding a copy of the projected item,
+// buckets "index:<name>") is migrated on Open.
+const formatVersion = "2"
 
-const indexBucketPrefix = "index:"
+// Prefixes of the index buckets' names: of format 2, and of format 1.
+const (
+	indexBucketPrefix   = "ix:"
+	v1IndexBucketPrefix = "index:"
+)
 
 // Table is a store.Table on a bbolt file. It is safe for concurrent use;
 // writes are serialised by bbolt, reads run concurrently with them.
@@ -53,6 +62,7 @@ type Table struct {
 	path      string
 	indexes   []*index
 	batchSize int
+	log       *slog.Logger
 }
 
 var _ store.Table = (*Table)(nil)
@@ -61,24 +71,23 @@ var _ store.Table = (*Table)(nil)
 type index struct {
 	def    store.IndexDef
 	bucket []byte
-	// stored are the attributes an entry's value holds: the projection but
-	// the key attributes (the table's and the index's), which the entry's
-	// key holds.
-	stored []string
+	// keep are the attributes a query of the index returns: the
+	// projection and the key attributes (the table's and the index's).
+	keep *projection
 }
 
-// entryKey returns the key of its entry in the index, or nil when it is
-// absent from the index (it lacks the hash or the sort attribute).
-func (ix *index) entryKey(it store.Item) []byte {
+// entry returns the entry of it in the index, or false when it is absent
+// from the index (it lacks the hash or the sort attribute).
+func (ix *index) entry(it store.Item) (entryRef, bool) {
 	h, ok := it[ix.def.Hash].(string)
 	if !ok {
-		return nil
+		return entryRef{}, false
 	}
 	s, ok := it[ix.def.Sort].(string)
 	if !ok {
-		return nil
+		return entryRef{}, false
 	}
-	return indexKey(h, s, it.S(store.AttrPK), it.S(store.AttrSK))
+	return entryRef{hash: h, sort: s, pk: it.S(store.AttrPK), sk: it.S(store.AttrSK)}, true
 }
 
 // signature describes the index definitions; the index buckets are rebuilt
@@ -94,6 +103,7 @@ func signature(defs []store.IndexDef) string {
 type options struct {
 	lockTimeout time.Duration
 	batchSize   int
+	log         *slog.Logger
 }
 
 // Option configures Open.
@@ -117,11 +127,18 @@ func WithBatchSize(n int) Option {
 	}
 }
 
+// WithLogger sets the logger of the lines Open writes when it migrates a
+// file of an earlier format or rebuilds its indexes (default
+// slog.Default()).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.log = l }
+}
+
 // Open opens the bbolt file at path, creating it (mode 0600) and its buckets
 // if need be. The file is locked while open: another Open of it waits for
 // the lock at most the lock timeout, then fails with store.EUNAVAILABLE.
 func Open(path string, opts ...Option) (*Table, error) {
-	o := options{lockTimeout: DefaultLockTimeout, batchSize: DefaultBatchSize}
+	o := options{lockTimeout: DefaultLockTimeout, batchSize: DefaultBatchSize, log: slog.Default()}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -140,15 +157,13 @@ func Open(path string, opts ...Option) (*Table, error) {
 		}
 		return nil, store.Wrap(store.EUNAVAILABLE, err, "cannot open bolt store %s", path)
 	}
-	t := &Table{db: db, path: path, batchSize: o.batchSize}
+	t := &Table{db: db, path: path, batchSize: o.batchSize, log: o.log}
 	for _, d := range store.Indexes {
-		ix := &index{def: d, bucket: []byte(indexBucketPrefix + d.Name)}
-		for _, a := range d.Projection {
-			if !containsString([]string{store.AttrPK, store.AttrSK, d.Hash, d.Sort}, a) && !containsString(ix.stored, a) {
-				ix.stored = append(ix.stored, a)
-			}
-		}
-		t.indexes = append(t.indexes, ix)
+		t.indexes = append(t.indexes, &index{
+			def:    d,
+			bucket: []byte(indexBucketPrefix + d.Name),
+			keep:   newProjection(append([]string{store.AttrPK, store.AttrSK, d.Hash, d.Sort}, d.Projection...)),
+		})
 	}
 	if err := t.init(); err != nil {
 		db.Close()
@@ -157,86 +172,11 @@ func Open(path string, opts ...Option) (*Table, error) {
 	return t, nil
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// init creates the buckets, checks the format, and rebuilds the index
-// buckets when the index definitions have changed.
-func (t *Table) init() error {
-	sig := []byte(signature(store.Indexes))
-	ready := false
-	err := t.db.View(func(tx *bbolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			return nil
-		}
-		if f := meta.Get(metaFormat); f != nil && string(f) != formatVersion {
-			return store.Errorf(store.EINTERNAL, "bolt store %s has format %q; this program reads format %q", t.path, f, formatVersion)
-		}
-		ready = bytes.Equal(meta.Get(metaIndexes), sig) && tx.Bucket(bucketItems) != nil
-		return nil
-	})
-	if err != nil || ready {
-		return wrapErr(err)
-	}
-	return t.update(func(tx *bbolt.Tx) error {
-		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
-		if err != nil {
-			return err
-		}
-		items, err := tx.CreateBucketIfNotExists(bucketItems)
-		if err != nil {
-			return err
-		}
-		// Drop every index bucket, including those of indexes no longer
-		// declared, and rebuild them from the items.
-		var old [][]byte
-		err = tx.ForEach(func(name []byte, _ *bbolt.Bucket) error {
-			if bytes.HasPrefix(name, []byte(indexBucketPrefix)) {
-				old = append(old, bytes.Clone(name))
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, name := range old {
-			if err := tx.DeleteBucket(name); err != nil {
-				return err
-			}
-		}
-		w, err := t.newWriter(tx)
-		if err != nil {
-			return err
-		}
-		err = items.ForEach(func(k, v []byte) error {
-			it, err := decodeItem(k, v)
-			if err != nil {
-				return store.Wrap(store.EINTERNAL, err, "rebuilding indexes: item %q", k)
-			}
-			return w.putIndexEntries(nil, it)
-		})
-		if err != nil {
-			return err
-		}
-		if err := meta.Put(metaFormat, []byte(formatVersion)); err != nil {
-			return err
-		}
-		return meta.Put(metaIndexes, sig)
-	})
-}
-
-// Close closes the file. Calls after Close fail with store.EUNAVAILABLE.
 // Local reports that the table answers in-process, so store.Store reads
 // the partitions of a merge one after the other rather than in parallel.
 func (t *Table) Local() bool { return true }
 
+// Close closes the file. Calls after Close fail with store.EUNAVAILABLE.
 func (t *Table) Close() error {
 	return wrapErr(t.db.Close())
 }
@@ -329,7 +269,7 @@ func wrapErr(err error) error {
 	case errors.Is(err, errCorrupt):
 		return store.Wrap(store.EINTERNAL, err, "corrupt item in bolt store")
 	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return store.Wrap(store.EUNAVAILABLE, err, "bolt store is closed")
+		return store.Wrap(store.EUNAVAILABLE, err, "the store is closed (the server is shutting down); try again")
 	case errors.Is(err, berrors.ErrKeyTooLarge), errors.Is(err, berrors.ErrValueTooLarge):
 		return store.Wrap(store.EINVALID, err, "item too large")
 	case errors.Is(err, berrors.ErrMaxSizeReached), errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):

@@ -2,14 +2,17 @@ package bolt
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
+	mrand "math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +28,12 @@ import (
 // of the items, then closes the table.
 func MustOpen(tb testing.TB, opts ...Option) *Table {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "comments.db")
+	return MustOpenPath(tb, filepath.Join(tb.TempDir(), "comments.db"), opts...)
+}
+
+// MustOpenPath is MustOpen of the file at path.
+func MustOpenPath(tb testing.TB, path string, opts ...Option) *Table {
+	tb.Helper()
 	t, err := Open(path, opts...)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
@@ -42,14 +50,31 @@ func MustOpen(tb testing.TB, opts ...Option) *Table {
 }
 
 // checkIndexes verifies that every index bucket holds exactly the entries
-// the items imply, with the projected values.
+// the items imply, with empty values, each pointing to its item, and that
+// every value is of the current encoding.
 func (t *Table) checkIndexes() error {
 	return t.db.View(func(tx *bbolt.Tx) error {
-		want := make([]map[string][]byte, len(t.indexes))
-		for i := range want {
-			want[i] = map[string][]byte{}
+		parts := partitions{b: tx.Bucket(bucketPartitions)}
+		numbers := map[string]string{} // partition number → hash value
+		err := parts.b.ForEach(func(k, v []byte) error {
+			p, _ := parts.get(string(k))
+			if h, dup := numbers[string(p.prefix)]; dup {
+				return fmt.Errorf("partitions %q and %q have the same number", h, k)
+			}
+			numbers[string(p.prefix)] = string(k)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		err := tx.Bucket(bucketItems).ForEach(func(k, v []byte) error {
+		want := make([]map[string]bool, len(t.indexes)) // entry keys
+		for i := range want {
+			want[i] = map[string]bool{}
+		}
+		err = tx.Bucket(bucketItems).ForEach(func(k, v []byte) error {
+			if len(v) == 0 || v[0] != codecVersion {
+				return fmt.Errorf("item %q is not of the current encoding", k)
+			}
 			it, err := decodeItem(k, v)
 			if err != nil {
 				return fmt.Errorf("item %q: %w", k, err)
@@ -58,8 +83,16 @@ func (t *Table) checkIndexes() error {
 				return fmt.Errorf("item %v stored at key %q", it.Key(), k)
 			}
 			for i, ix := range t.indexes {
-				if ek := ix.entryKey(it); ek != nil {
-					want[i][string(ek)] = encodeAttrs(it, ix.stored)
+				if e, ok := ix.entry(it); ok {
+					p, ok := parts.get(e.hash)
+					if !ok {
+						return fmt.Errorf("index %s: partition %q has no number", ix.def.Name, e.hash)
+					}
+					ek, ok := p.key(e)
+					if !ok {
+						return fmt.Errorf("index %s: partition %q of times holds %q", ix.def.Name, e.hash, e.sort)
+					}
+					want[i][string(ek)] = true
 				}
 			}
 			return nil
@@ -71,12 +104,11 @@ func (t *Table) checkIndexes() error {
 			n := 0
 			err := tx.Bucket(ix.bucket).ForEach(func(k, v []byte) error {
 				n++
-				w, ok := want[i][string(k)]
-				if !ok {
+				if !want[i][string(k)] {
 					return fmt.Errorf("index %s: orphan entry %q", ix.def.Name, k)
 				}
-				if !bytes.Equal(v, w) {
-					return fmt.Errorf("index %s: entry %q has a stale value", ix.def.Name, k)
+				if len(v) != 0 {
+					return fmt.Errorf("index %s: entry %q has a value", ix.def.Name, k)
 				}
 				return nil
 			})
@@ -454,38 +486,49 @@ func TestScanSegmentsByPartition(t *testing.T) {
 }
 
 func TestCodec(t *testing.T) {
+	c := comments(2)
+	c[0][store.AttrVersion] = int64(3)
+	c[0][store.AttrAuthorID] = "user"
+	odd := maps.Clone(c[1]) // derivable attributes that differ from their rule
+	odd[store.AttrGSIPK], odd[store.AttrGSISK], odd[store.AttrID] = "PRODUCT#p1/en/9", "2025#x", "other"
+	odd[store.AttrCreatedAt] = "2025-01-01T00:00:00Z" // not the fixed-width form
 	items := []store.Item{
-		{},
-		{"a": ""},
+		{store.AttrPK: "p", store.AttrSK: "s"},
+		{store.AttrPK: "p", store.AttrSK: "s", "a": ""},
 		{store.AttrPK: "p", store.AttrSK: "s", "n": int64(-1), "max": int64(math.MaxInt64), "min": int64(math.MinInt64), "z": int64(0)},
 		{store.AttrPK: "p", store.AttrSK: "s#t", "long": strings.Repeat("é", 5000), "nul": "a\x00b", strings.Repeat("k", 300): int64(300)},
+		{store.AttrPK: "COMMENT#", store.AttrSK: "x", "id": "", "t1": "1969-12-31T23:59:59.999999999Z", "t2": "9999-12-31T23:59:59.000000000Z",
+			"t3": "2025-02-30T00:00:00.000000000Z", "t4": "2025-01-01t00:00:00.000000000Z"},
+		c[0], c[1], odd,
 	}
 	for _, it := range items {
 		b, err := encodeItem(it)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := maps.Clone(it)
-		delete(want, store.AttrPK)
-		delete(want, store.AttrSK)
-		got, err := decodeAttrs(b, 0)
-		if err != nil || !reflect.DeepEqual(got, want) {
+		got, err := decodeItem(baseKey(it.Key()), b)
+		if err != nil || !reflect.DeepEqual(got, it) {
 			t.Errorf("round trip of %v = %v, %v", it, got, err)
 		}
 		if b2, _ := encodeItem(got); !bytes.Equal(b, b2) {
 			t.Errorf("the encoding of %v is not deterministic", it)
 		}
-		if _, ok := it[store.AttrPK]; ok {
-			if full, err := decodeItem(baseKey(it.Key()), b); err != nil || !reflect.DeepEqual(full, it) {
-				t.Errorf("decodeItem of %v = %v, %v", it, full, err)
-			}
-		}
 		// Every truncation is an error, never a panic.
 		for i := range len(b) {
-			if _, err := decodeAttrs(b[:i], 0); err == nil {
+			if _, err := decodeItem(baseKey(it.Key()), b[:i]); err == nil {
 				t.Errorf("truncated encoding (%d of %d bytes) decoded", i, len(b))
 			}
 		}
+	}
+	// A comment stores neither its id, nor GSISK, nor its four hash keys,
+	// and its createdAt in a few bytes: far less than its strings.
+	b, _ := encodeItem(c[1])
+	var text int
+	for _, a := range []string{store.AttrProductID, store.AttrLanguage, store.AttrAuthor, store.AttrTitle, store.AttrBody} {
+		text += len(c[1].S(a))
+	}
+	if len(b) > text+64 { // 57 here: names, tags, lengths, numbers
+		t.Errorf("a comment with %d bytes of text encodes to %d bytes", text, len(b))
 	}
 	if _, err := encodeItem(store.Item{"f": 1.5}); store.ErrorCode(err) != store.EINVALID {
 		t.Errorf("encoding a float: %v", err)
@@ -493,25 +536,93 @@ func TestCodec(t *testing.T) {
 	if _, err := decodeItem([]byte("no separator"), []byte{codecVersion, 0}); err == nil {
 		t.Error("decodeItem of a key without separator succeeded")
 	}
-
-	// Index entries hold the projection; the key attributes come from the key.
+	// 'd' for an attribute without a rule, or whose sources are missing.
+	for _, v := range [][]byte{{codecV2, 1, 1, 'x', tagDerive}, {codecV2, 1, 0, 6, tagDerive}, {codecV1, 1, 0, 7, tagDerive}} {
+		if it, err := decodeItem([]byte("COMMENT#a\x00COMMENT#a"), v); err == nil {
+			t.Errorf("%v decoded to %v", v, it)
+		}
+	}
+	// A query of an index returns the index's projection of the item.
 	tbl := MustOpen(t)
-	c := comments(1)[0]
-	c[store.AttrVersion] = int64(3)
 	for _, ix := range tbl.indexes {
-		k := ix.entryKey(c)
-		got, err := ix.decodeEntry(k, encodeAttrs(c, ix.stored))
+		b, _ := encodeItem(c[0])
+		got, err := decodeProjected(baseKey(c[0].Key()), b, ix.keep)
 		want := store.Item{}
 		for _, a := range append([]string{store.AttrPK, store.AttrSK, ix.def.Hash, ix.def.Sort}, ix.def.Projection...) {
-			if v, ok := c[a]; ok {
+			if v, ok := c[0][a]; ok {
 				want[a] = v
 			}
 		}
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("index %s: entry %v, %v; want %v", ix.def.Name, got, err, want)
 		}
-		if _, err := ix.decodeEntry(k[:bytes.LastIndexByte(k, sep)], encodeAttrs(c, ix.stored)); err == nil {
-			t.Errorf("index %s: an entry key of three parts decoded", ix.def.Name)
+	}
+}
+
+// TestFormat1Values: values written by format 1 (no 't' or 'd' tags) still
+// decode; they are what a migration reads.
+func TestFormat1Values(t *testing.T) {
+	v := []byte{codecV1, 3, 0, 7, tagString, 2, 'c', '1', 0, 10, tagNumber, 6, 1, 'x', tagString, 0}
+	got, err := decodeItem([]byte("COMMENT#c1\x00COMMENT#c1"), v)
+	want := store.Item{store.AttrPK: "COMMENT#c1", store.AttrSK: "COMMENT#c1", "id": "c1", "rating": int64(3), "x": ""}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("format-1 value = %v, %v; want %v", got, err, want)
+	}
+}
+
+// TestEntryOrder: index entry keys sort as (sort, PK, SK) do, whether the
+// table key is derived from the sort value or spelled out, in partitions of
+// strings and of times, and point back to their item.
+func TestEntryOrder(t *testing.T) {
+	type tuple struct{ sort, pk, sk string }
+	t1, t2 := "2025-01-01T00:00:00.000000000Z", "2025-01-01T00:00:00.000000001Z"
+	for _, p := range []partition{{prefix: []byte{7}}, {prefix: []byte{0x81, 1}, times: true}} {
+		sorts := []string{t1 + "#c1", t1 + "#c2", t2 + "#c1", t1 + "#c1#c2", t1 + "#a", "1969-12-31T23:59:59.999999999Z#c0"}
+		if !p.times {
+			sorts = append(sorts, "a", "t#c1", "t#", "u#c1")
+		}
+		keys := []string{"COMMENT#c1", "COMMENT#c2", "COMMENT#", "A", "COMMENT#c1x", "Z", "COMMENT#c0", "COMMENT#c2#c2"}
+		var ts []tuple
+		for _, s := range sorts {
+			for _, pk := range keys {
+				for _, sk := range keys {
+					ts = append(ts, tuple{s, pk, sk})
+				}
+			}
+		}
+		enc := func(x tuple) []byte {
+			k, ok := p.key(entryRef{"h", x.sort, x.pk, x.sk})
+			if !ok {
+				t.Fatalf("partition %+v cannot hold %v", p, x)
+			}
+			return k
+		}
+		for _, x := range ts {
+			sort, ik, ok := p.decode(enc(x))
+			if !ok || sort != x.sort || !bytes.Equal(ik, baseKey(store.Key{PK: x.pk, SK: x.sk})) {
+				t.Errorf("entry of %v decodes to %q, %q, %v", x, sort, ik, ok)
+			}
+			for _, y := range ts {
+				want := cmp.Or(strings.Compare(x.sort, y.sort), strings.Compare(x.pk, y.pk), strings.Compare(x.sk, y.sk))
+				if got := bytes.Compare(enc(x), enc(y)); got != want {
+					t.Fatalf("partition %+v: entries %v and %v compare %d, want %d", p, x, y, got, want)
+				}
+			}
+		}
+		if k := enc(tuple{t1 + "#C1", "COMMENT#C1", "COMMENT#C1"}); p.times && len(k) != 2+timeKeyLen+len("C1")+2 {
+			t.Errorf("a comment's entry %q is not compact", k)
+		}
+	}
+	times := partition{prefix: []byte{1}, times: true}
+	for _, s := range []string{"a", "2025-01-01T00:00:00.000000000Z", "2025-01-01T00:00:00.000000000Z#", "2025-01-01T00:00:00.000000000Zx1"} {
+		if k, ok := times.key(entryRef{"h", s, "P", "S"}); ok {
+			t.Errorf("a partition of times holds %q as %q", s, k)
+		}
+	}
+	strs := partition{prefix: []byte{7}}
+	for _, k := range []string{"", "\x07", "\x07s", "\x07s\x00", "\x07s\x00\x02x", "\x07s\x00\x01nosep", "\x07s\x00\x09a\x00b", "\x08s\x00\x02"} {
+		if _, ik, ok := strs.decode([]byte(k)); ok {
+			t.Errorf("malformed entry %q points to %q", k, ik)
 		}
 	}
 }
@@ -519,21 +630,22 @@ func TestCodec(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	b, _ := encodeItem(store.Item{"a": "x", "n": int64(7)})
 	f.Add(b)
+	b, _ = encodeItem(comments(1)[0])
+	f.Add(b)
 	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Add([]byte{1, 1, 1, 'a', 's', 0xff})
+	key := baseKey(comments(1)[0].Key())
 	f.Fuzz(func(t *testing.T, b []byte) {
-		it, err := decodeAttrs(b, 0)
+		it, err := decodeItem(key, b)
 		if err != nil {
 			return
 		}
 		// What decodes re-encodes to a decodable item equal to it.
-		delete(it, store.AttrPK)
-		delete(it, store.AttrSK)
 		b2, err := encodeItem(it)
 		if err != nil {
 			t.Fatal(err)
 		}
-		it2, err := decodeAttrs(b2, 0)
+		it2, err := decodeItem(key, b2)
 		if err != nil || !reflect.DeepEqual(it, it2) {
 			t.Fatalf("re-encoding %v gives %v, %v", it, it2, err)
 		}
@@ -568,4 +680,139 @@ func TestBatchPutDuplicates(t *testing.T) {
 			t.Errorf("partition %s has %d items, want %d", h, len(got), n)
 		}
 	}
+}
+
+// TestRulesMatchWhatTheyDerive: the encoder's test of a rule (matches) says
+// yes exactly for the value the decoder derives.
+func TestRulesMatchWhatTheyDerive(t *testing.T) {
+	srcs := []sources{
+		{pk: "COMMENT#c1", id: "c1", hasID: true, createdAt: "2025-01-01T00:00:00.000000000Z", hasCreatedAt: true,
+			productID: "p1", hasProductID: true, language: "en", hasLanguage: true, rating: 5, hasRating: true},
+		{pk: "COMMENT#", productID: "", hasProductID: true, language: "", hasLanguage: true, rating: -12, hasRating: true},
+		{pk: "OTHER", id: "x", hasID: true, productID: "p/1", hasProductID: true, rating: 0, hasRating: true},
+		{pk: "COMMENT#c2", createdAt: "t", hasCreatedAt: true, language: "de", hasLanguage: true},
+	}
+	for _, src := range srcs {
+		for name, r := range derivations {
+			want, ok := r.derive(&src)
+			values := []string{"", "x", "COMMENT#c1", "c1", "PRODUCT#p1", "PRODUCT#p1/en", "PRODUCT#p1/5", "PRODUCT#p1/en/5",
+				"p1", "p1/en/5", "PRODUCT#/", "PRODUCT#//-12", "PRODUCT#p/1/0", "2025-01-01T00:00:00.000000000Z#c1", "t#"}
+			if ok {
+				values = append(values, want, want+"x", want[:len(want)/2])
+			}
+			for _, v := range values {
+				if got := r.matches(v, &src); got != (ok && v == want) {
+					t.Errorf("rule %s, sources %+v: matches(%q) = %v, derive = %q, %v", name, src, v, got, want, ok)
+				}
+			}
+		}
+	}
+}
+
+// TestFixedTime: the hand-written parser and formatter of createdAt agree
+// with package time, over 4-digit years.
+func TestFixedTime(t *testing.T) {
+	rng := mrand.New(mrand.NewSource(3))
+	for range 20000 {
+		secs := rng.Int63n(253402300800+62135596800) - 62135596800 // years 0001–9999
+		nanos := rng.Int63n(1e9)
+		if rng.Intn(4) == 0 {
+			nanos = 0
+		}
+		want := time.Unix(secs, nanos).UTC().Format(fixedTimeLayout)
+		if got := formatFixedTime(secs, nanos); got != want {
+			t.Fatalf("formatFixedTime(%d, %d) = %q, want %q", secs, nanos, got, want)
+		}
+		if s, n, ok := parseFixedTime(want); !ok || s != secs || n != nanos {
+			t.Fatalf("parseFixedTime(%q) = %d, %d, %v", want, s, n, ok)
+		}
+	}
+	for _, bad := range []string{"2025-13-01T00:00:00.000000000Z", "2025-02-29T00:00:00.000000000Z", "2025-01-01T24:00:00.000000000Z",
+		"2025-01-01T00:60:00.000000000Z", "2025-01-01T00:00:60.000000000Z", "2025-01-01T00:00:00.00000000xZ", "+025-01-01T00:00:00.000000000Z"} {
+		if _, _, ok := parseFixedTime(bad); ok {
+			t.Errorf("parseFixedTime(%q) accepted it", bad)
+		}
+	}
+}
+
+// TestPartitionOfTimes: a partition of comments holds times; queries with
+// bounds that are not times still answer exactly (a recount); an item whose
+// sort value is not a time turns the partition into one of strings, and
+// removing it does not turn it back.
+func TestPartitionOfTimes(t *testing.T) {
+	tbl := MustOpen(t)
+	items := comments(60) // product p3: 9 comments
+	storetest.MustBatchPut(t, tbl, items)
+	hash := items[3].S(store.AttrGSI4PK)
+	isTimes := func() bool {
+		var times bool
+		tbl.db.View(func(tx *bbolt.Tx) error {
+			p, _ := partitions{b: tx.Bucket(bucketPartitions)}.get(hash)
+			times = p.times
+			return nil
+		})
+		return times
+	}
+	recount := func(q store.Query, all []store.Item) []store.Key {
+		var keys []store.Key
+		var sorted []store.Item
+		for _, it := range all {
+			s, ok := it[store.AttrGSISK].(string)
+			if it.S(store.AttrGSI4PK) != hash || !ok {
+				continue
+			}
+			if q.SortOp == store.SortLess && !(s < q.SortValue) || q.SortOp == store.SortGreater && !(s > q.SortValue) ||
+				q.SortOp == store.SortBeginsWith && !strings.HasPrefix(s, q.SortValue) {
+				continue
+			}
+			sorted = append(sorted, it)
+		}
+		slices.SortFunc(sorted, func(a, b store.Item) int {
+			c := cmp.Or(strings.Compare(a.S(store.AttrGSISK), b.S(store.AttrGSISK)), strings.Compare(a.S(store.AttrPK), b.S(store.AttrPK)))
+			if !q.Forward {
+				c = -c
+			}
+			return c
+		})
+		for _, it := range sorted {
+			keys = append(keys, it.Key())
+		}
+		return keys
+	}
+	check := func(all []store.Item) {
+		t.Helper()
+		mid := items[3].S(store.AttrGSISK)
+		for _, c := range []struct {
+			op store.SortOp
+			v  string
+		}{{store.SortNone, ""}, {store.SortLess, mid}, {store.SortGreater, mid}, {store.SortLess, mid[:7]}, {store.SortGreater, mid[:13]},
+			{store.SortBeginsWith, mid[:8]}, {store.SortLess, "zzz"}, {store.SortGreater, "0"}, {store.SortGreater, mid + "!"}} {
+			for _, fwd := range []bool{true, false} {
+				q := store.Query{Index: store.IndexAll, HashValue: hash, SortOp: c.op, SortValue: c.v, Forward: fwd, Limit: 2}
+				var got []store.Key
+				for _, it := range storetest.MustQueryAll(t, tbl, q) {
+					got = append(got, it.Key())
+				}
+				if want := recount(q, all); !slices.Equal(got, want) {
+					t.Errorf("%+v: %v, want %v", q, got, want)
+				}
+			}
+		}
+	}
+	if !isTimes() {
+		t.Fatal("a partition of comments is not one of times")
+	}
+	check(items)
+	odd := store.Item{store.AttrPK: "X", store.AttrSK: "Y", store.AttrGSI4PK: hash, store.AttrGSISK: "2025-03"}
+	storetest.MustPut(t, tbl, odd)
+	if isTimes() {
+		t.Fatal("the partition holds a string but is still one of times")
+	}
+	all := append(slices.Clone(items), odd)
+	check(all)
+	if err := tbl.checkIndexes(); err != nil {
+		t.Fatal(err)
+	}
+	storetest.MustWrite(t, tbl, store.Op{Kind: store.OpDelete, Key: odd.Key()})
+	check(items)
 }

@@ -3,28 +3,44 @@ package bolt
 import (
 	"encoding/binary"
 	"slices"
-	"strings"
 
 	"github.com/acme/comments-gateway/store"
 )
 
-// The value encoding, version 1:
+// The value encoding of format 1 (still read: files are migrated from it)
+// and format 2 (written):
 //
-//	value = version:byte(1) count:uvarint attr*count
+//	value = version:byte(1|2) count:uvarint attr*count
 //	attr  = name tag:byte v
 //	name  = len:uvarint(>0) bytes | 0 code:byte (dictNames[code])
 //	v     = 's' len:uvarint bytes | 'n' zigzag-varint
+//	      | 't' seconds:zigzag-varint nanos:uvarint   (version 2)
+//	      | 'd'                                       (version 2)
 //
 // The attributes that the bucket key holds are not repeated in the value:
-// an item's value lacks PK and SK, an index entry's lacks PK, SK and the
-// index's hash and sort attributes. Decoding takes them from the key.
-// Attributes of an item are in name order; those of an index entry in the
-// index's attribute order. The decoder does not depend on the order.
+// an item's value lacks PK and SK (and a format-1 index entry's lacked the
+// index's keys too). Attributes are in name order. Version 2 adds two
+// tags that make a comment's value about half the size:
+//
+//   - 't' is a string in the fixed-width UTC form of a comment's createdAt
+//     ("2006-01-02T15:04:05.000000000Z"), held as seconds and nanoseconds
+//     since 1970;
+//   - 'd' is an attribute derived from the others by one of the rules of
+//     derivations (the comment's id from its PK, GSISK from createdAt and
+//     id, the four index hash keys from productId, language and rating):
+//     the encoder writes 'd' only where the rule gives exactly the value
+//     the item has, so decoding restores it byte for byte.
 const (
-	codecVersion byte = 1
-	tagString    byte = 's'
-	tagNumber    byte = 'n'
+	codecV1   byte = 1
+	codecV2   byte = 2
+	tagString byte = 's'
+	tagNumber byte = 'n'
+	tagTime   byte = 't'
+	tagDerive byte = 'd'
 )
+
+// codecVersion is the version of the values Table writes.
+const codecVersion = codecV2
 
 // dictNames are the attribute names of the single-table design, encoded as
 // one code byte (their index) instead of their bytes. Files hold the codes:
@@ -55,48 +71,42 @@ func uvarintLen(x uint64) int {
 	return n
 }
 
-// nameLen is the encoded length of an attribute name.
-func nameLen(name string) int {
-	if _, ok := dictCode[name]; ok {
-		return 2
-	}
-	return uvarintLen(uint64(len(name))) + len(name)
-}
-
-// attrLen is the encoded length of one attribute, or -1 when v is neither a
-// string nor an int64 or the name is empty.
-func attrLen(name string, v any) int {
-	if name == "" {
-		return -1
-	}
-	n := nameLen(name) + 1
-	switch v := v.(type) {
-	case string:
-		return n + uvarintLen(uint64(len(v))) + len(v)
-	case int64:
-		return n + uvarintLen(uint64(v<<1)^uint64(v>>63))
-	default:
-		return -1
-	}
-}
-
-func appendAttr(b []byte, name string, v any) []byte {
+func appendName(b []byte, name string) []byte {
 	if c, ok := dictCode[name]; ok {
-		b = append(b, 0, c)
-	} else {
-		b = binary.AppendUvarint(b, uint64(len(name)))
-		b = append(b, name...)
+		return append(b, 0, c)
+	}
+	b = binary.AppendUvarint(b, uint64(len(name)))
+	return append(b, name...)
+}
+
+// appendAttr appends one attribute, of an item whose derivation sources are
+// src, in the version-2 encoding. It fails with EINVALID on a value that is
+// neither a string nor an int64, or an empty name.
+func appendAttr(b []byte, name string, v any, src *sources) ([]byte, error) {
+	if name == "" {
+		return nil, store.Errorf(store.EINVALID, "attribute name must not be empty")
 	}
 	switch v := v.(type) {
 	case string:
+		b = appendName(b, name)
+		if d, ok := derivations[name]; ok && d.matches(v, src) {
+			return append(b, tagDerive), nil
+		}
+		if secs, nanos, ok := parseFixedTime(v); ok {
+			b = append(b, tagTime)
+			b = binary.AppendVarint(b, secs)
+			return binary.AppendUvarint(b, uint64(nanos)), nil
+		}
 		b = append(b, tagString)
 		b = binary.AppendUvarint(b, uint64(len(v)))
-		b = append(b, v...)
+		return append(b, v...), nil
 	case int64:
+		b = appendName(b, name)
 		b = append(b, tagNumber)
-		b = binary.AppendVarint(b, v)
+		return binary.AppendVarint(b, v), nil
+	default:
+		return nil, store.ValidateValue(name, v)
 	}
-	return b
 }
 
 // encodeItem encodes the value of a whole item: all its attributes but PK
@@ -105,150 +115,201 @@ func appendAttr(b []byte, name string, v any) []byte {
 func encodeItem(it store.Item) ([]byte, error) {
 	var buf [32]string
 	names := buf[:0]
-	size := 1
+	size := 2
 	for name, v := range it {
 		if name == store.AttrPK || name == store.AttrSK {
 			continue
 		}
-		n := attrLen(name, v)
-		if n < 0 {
-			if name == "" {
-				return nil, store.Errorf(store.EINVALID, "attribute name must not be empty")
-			}
-			return nil, store.ValidateValue(name, v)
-		}
-		size += n
 		names = append(names, name)
+		size += len(name) + 12
+		if s, ok := v.(string); ok {
+			size += len(s)
+		}
 	}
-	size += uvarintLen(uint64(len(names)))
 	slices.Sort(names)
+	src := sourcesOf(it, it.S(store.AttrPK))
 	b := make([]byte, 0, size)
 	b = append(b, codecVersion)
 	b = binary.AppendUvarint(b, uint64(len(names)))
+	var err error
 	for _, name := range names {
-		b = appendAttr(b, name, it[name])
+		if b, err = appendAttr(b, name, it[name], &src); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
 
-// encodeAttrs encodes the attributes of it named in names (distinct), in that
-// order, skipping those it lacks. The values must have been validated.
-func encodeAttrs(it store.Item, names []string) []byte {
-	size, count := 1, 0
-	for _, name := range names {
-		if v, ok := it[name]; ok {
-			size += attrLen(name, v)
-			count++
-		}
-	}
-	size += uvarintLen(uint64(count))
-	b := make([]byte, 0, size)
-	b = append(b, codecVersion)
-	b = binary.AppendUvarint(b, uint64(count))
-	for _, name := range names {
-		if v, ok := it[name]; ok {
-			b = appendAttr(b, name, v)
-		}
-	}
-	return b
-}
-
 // decodeItem decodes the item stored at key k of the items bucket.
 func decodeItem(k, v []byte) (store.Item, error) {
-	ks := string(k)
-	i := strings.IndexByte(ks, sep)
-	if i < 0 {
+	return decodeProjected(k, v, nil)
+}
+
+// decodeProjected decodes the item stored at key k of the items bucket,
+// keeping only the attributes in keep (all when keep is nil). The item does
+// not alias k or v (bbolt's memory is valid only during its transaction).
+func decodeProjected(k, v []byte, keep *projection) (store.Item, error) {
+	pk, sk, ok := splitBaseKey(k)
+	if !ok {
 		return nil, errCorrupt
 	}
-	it, err := decodeAttrs(v, 2)
+	it, err := decodeValue(v, pk, keep)
 	if err != nil {
 		return nil, err
 	}
-	it[store.AttrPK], it[store.AttrSK] = ks[:i], ks[i+1:]
+	if keep.hasName(store.AttrPK) {
+		it[store.AttrPK] = pk
+	}
+	if keep.hasName(store.AttrSK) {
+		it[store.AttrSK] = sk
+	}
 	return it, nil
 }
 
-// decodeEntry decodes the index entry stored at key k of ix's bucket.
-func (ix *index) decodeEntry(k, v []byte) (store.Item, error) {
-	ks := string(k)
-	var parts [4]string
-	for p := range 3 {
-		i := strings.IndexByte(ks, sep)
-		if i < 0 {
-			return nil, errCorrupt
-		}
-		parts[p], ks = ks[:i], ks[i+1:]
-	}
-	parts[3] = ks
-	it, err := decodeAttrs(v, 4)
-	if err != nil {
-		return nil, err
-	}
-	it[ix.def.Hash], it[ix.def.Sort] = parts[0], parts[1]
-	it[store.AttrPK], it[store.AttrSK] = parts[2], parts[3]
-	return it, nil
-}
-
-// decodeAttrs decodes an encoded value into a new item with room for extra
-// more attributes. The item does not alias b (bbolt's memory is valid only
-// during its transaction): all its strings share one copy of b.
-func decodeAttrs(b []byte, extra int) (store.Item, error) {
-	if len(b) == 0 || b[0] != codecVersion {
+// decodeValue decodes an encoded value (either version) into a new item,
+// keeping the attributes in keep (all when keep is nil), with room for the
+// key attributes. pk is the item's PK, the source of derived attributes.
+// All strings of the item share one copy of b.
+func decodeValue(b []byte, pk string, keep *projection) (store.Item, error) {
+	if len(b) == 0 || (b[0] != codecV1 && b[0] != codecV2) {
 		return nil, errCorrupt
 	}
+	v2 := b[0] == codecV2
 	s := string(b[1:])
 	count, i, ok := readUvarint(s, 0)
-	// Every attribute takes at least 3 bytes: a bound for corrupt counts.
-	if !ok || count > uint64(len(s)/3+1) {
+	// Every attribute takes at least 2 bytes: a bound for corrupt counts.
+	if !ok || count > uint64(len(s)/2+1) {
 		return nil, errCorrupt
 	}
-	it := make(store.Item, int(count)+extra)
+	it := make(store.Item, min(int(count), 16)+2)
+	src := sources{pk: pk}
+	var derivedBuf [len(deriveOrder)]string
+	derived := derivedBuf[:0]
 	for range count {
-		var n uint64
-		if n, i, ok = readUvarint(s, i); !ok || n >= uint64(len(s)-i) {
-			return nil, errCorrupt
-		}
 		var name string
-		if n == 0 {
-			c := int(s[i])
-			if c >= len(dictNames) {
-				return nil, errCorrupt
-			}
-			name = dictNames[c]
-			i++
-		} else {
-			name = s[i : i+int(n)]
-			i += int(n)
-		}
-		if i >= len(s) {
+		var code int
+		if name, code, i, ok = readName(s, i); !ok || i >= len(s) {
 			return nil, errCorrupt
 		}
 		tag := s[i]
-		i++
-		switch tag {
-		case tagString:
-			if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {
+		if tag == tagDerive && v2 {
+			if _, ok := derivations[name]; !ok || len(derived) == cap(derived) || contains(derived, name) {
 				return nil, errCorrupt
 			}
-			it[name] = s[i : i+int(n)]
-			i += int(n)
-		case tagNumber:
-			if n, i, ok = readUvarint(s, i); !ok {
-				return nil, errCorrupt
-			}
-			x := int64(n >> 1)
-			if n&1 != 0 {
-				x = ^x
-			}
-			it[name] = x
-		default:
+			derived = append(derived, name)
+			i++
+			continue
+		}
+		var val any
+		if val, i, ok = readValue(s, i+1, tag, v2); !ok {
 			return nil, errCorrupt
+		}
+		src.set(name, val)
+		if keep.has(name, code) {
+			if _, dup := it[name]; dup {
+				return nil, errCorrupt
+			}
+			it[name] = val
 		}
 	}
 	if i != len(s) {
 		return nil, errCorrupt
 	}
+	if len(derived) > 0 {
+		if err := derive(it, &src, derived, keep); err != nil {
+			return nil, err
+		}
+	}
 	return it, nil
+}
+
+// readValue reads the value of tag at i of s (v2: of a version-2
+// encoding), other than 'd'.
+func readValue(s string, i int, tag byte, v2 bool) (any, int, bool) {
+	var n uint64
+	var ok bool
+	switch {
+	case tag == tagString:
+		if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {
+			return nil, i, false
+		}
+		return s[i : i+int(n)], i + int(n), true
+	case tag == tagNumber:
+		if n, i, ok = readUvarint(s, i); !ok {
+			return nil, i, false
+		}
+		return zigzag(n), i, true
+	case tag == tagTime && v2:
+		var nanos uint64
+		if n, i, ok = readUvarint(s, i); !ok {
+			return nil, i, false
+		}
+		if nanos, i, ok = readUvarint(s, i); !ok || nanos >= 1e9 {
+			return nil, i, false
+		}
+		return formatFixedTime(zigzag(n), int64(nanos)), i, true
+	}
+	return nil, i, false
+}
+
+// readName reads an attribute name from s at i, and its code (-1 when it
+// is spelled out).
+func readName(s string, i int) (string, int, int, bool) {
+	n, i, ok := readUvarint(s, i)
+	if !ok || n >= uint64(len(s)-i) {
+		return "", -1, i, false
+	}
+	if n == 0 {
+		c := int(s[i])
+		if c >= len(dictNames) {
+			return "", -1, i, false
+		}
+		return dictNames[c], c, i + 1, true
+	}
+	return s[i : i+int(n)], -1, i + int(n), true
+}
+
+// projection is a set of attribute names that a decoding keeps; nil keeps
+// all. Names of dictNames are looked up by their code.
+type projection struct {
+	codes [len(dictNames)]bool
+	names map[string]bool
+}
+
+// newProjection returns the projection of names.
+func newProjection(names []string) *projection {
+	p := &projection{names: map[string]bool{}}
+	for _, n := range names {
+		p.names[n] = true
+		if c, ok := dictCode[n]; ok {
+			p.codes[c] = true
+		}
+	}
+	return p
+}
+
+// has reports whether the projection keeps name, whose code is code (-1:
+// none).
+func (p *projection) has(name string, code int) bool {
+	if p == nil {
+		return true
+	}
+	if code >= 0 {
+		return p.codes[code]
+	}
+	return p.names[name]
+}
+
+// hasName reports whether the projection keeps name.
+func (p *projection) hasName(name string) bool { return p == nil || p.names[name] }
+
+// zigzag decodes a zigzag-encoded varint.
+func zigzag(n uint64) int64 {
+	x := int64(n >> 1)
+	if n&1 != 0 {
+		x = ^x
+	}
+	return x
 }
 
 // readUvarint reads a uvarint from s at i; it returns the value, the index
@@ -272,52 +333,4 @@ func readUvarint(s string, i int) (uint64, int, bool) {
 		shift += 7
 	}
 	return 0, i, false
-}
-
-// sep separates the parts of a bucket key. No key attribute value contains
-// it, so the byte order of the keys is the order of (part1, part2, ...).
-const sep = 0
-
-// baseKey is the key of item k in the items bucket: PK + "\x00" + SK.
-func baseKey(k store.Key) []byte {
-	b := make([]byte, 0, len(k.PK)+1+len(k.SK))
-	b = append(b, k.PK...)
-	b = append(b, sep)
-	return append(b, k.SK...)
-}
-
-// indexKey is the key of an index entry: hash, sort, PK and SK, separated by
-// "\x00".
-func indexKey(hash, sort, pk, sk string) []byte {
-	b := make([]byte, 0, len(hash)+len(sort)+len(pk)+len(sk)+3)
-	b = append(b, hash...)
-	b = append(b, sep)
-	b = append(b, sort...)
-	b = append(b, sep)
-	b = append(b, pk...)
-	b = append(b, sep)
-	return append(b, sk...)
-}
-
-// pkOf returns the PK part of a key of the items bucket.
-func pkOf(k []byte) []byte {
-	for i, c := range k {
-		if c == sep {
-			return k[:i]
-		}
-	}
-	return k
-}
-
-// prefixEnd returns the smallest byte string greater than every string that
-// begins with p, or nil when there is none (p is all 0xff).
-func prefixEnd(p []byte) []byte {
-	end := slices.Clone(p)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
 }

@@ -1,30 +1,41 @@
 // Package bolt implements store.Table on an embedded bbolt file: the
 // zero-setup store of the comments gateway.
 //
-// It owns the on-disk layout of the single-table design:
+// It owns the on-disk layout of the single-table design, format 2, which
+// stores each item once:
 //
 //   - bucket "items" holds every item, keyed PK + "\x00" + SK, valued with a
 //     compact binary encoding of the item (strings and int64 only; see
-//     codec.go);
-//   - one bucket per index of store.Indexes ("index:<name>"), keyed
-//     hash + "\x00" + sort + "\x00" + PK + "\x00" + SK and valued with the
-//     projected item (the index's Projection plus the table and index key
-//     attributes). An item lacking the index's hash or sort attribute is
-//     absent from that index (sparse). The key attributes are read back
-//     from the bucket key rather than stored twice;
+//     codec.go): a comment's id, GSISK and four index hash keys follow from
+//     its other attributes and are not stored, and its createdAt takes a
+//     few bytes (derive.go);
+//   - one bucket per index of store.Indexes ("ix:<name>") holds one entry
+//     per item in the index: a key of the partition's number, the sort
+//     value and the item's table key (left out for a comment, whose key
+//     follows from its sort value), and an empty value (layout.go). A query
+//     walks the entries and reads each item from "items" in the same read
+//     transaction, returning the index's projection of it. An item lacking
+//     the index's hash or sort attribute is absent from that index (sparse);
+//   - bucket "partitions" numbers the hash key values of the indexes;
 //   - bucket "meta" records the format version and the index definitions the
-//     index buckets were built for; Open rebuilds the index buckets when
-//     store.Indexes has changed since.
+//     index buckets were built for.
+//
+// Open migrates a file of format 1 (whose index entries held a copy of the
+// projected item) and rebuilds the index buckets when store.Indexes has
+// changed, a chunk of items per transaction, resuming where it stopped if
+// it was interrupted (migrate.go).
 //
 // Every write (Write, each chunk of BatchPut) is one bbolt update
 // transaction that changes the item and all its index entries together, and
 // is synced to disk before it returns: nothing acknowledged is lost. Reads
 // are bbolt read transactions, so they never see half a write and run
-// concurrently with the single writer.
+// concurrently with the single writer. WriteTo copies the whole file
+// consistently from a read transaction, while the table serves (backup.go).
 //
 // Because no attribute value that is part of a key may contain "\x00", the
-// byte order of the bucket keys is the order DynamoDB gives the same keys
-// (UTF-8 bytes), and Query is a bbolt cursor walk between two bounds. The
-// limits DynamoDB enforces on keys and item size are enforced here too, so
-// that what works on this store also works on DynamoDB.
+// byte order of the bucket keys within a partition is the order DynamoDB
+// gives the same keys (UTF-8 bytes), and Query is a bbolt cursor walk
+// between two bounds. The limits DynamoDB enforces on keys and item size
+// are enforced here too, so that what works on this store also works on
+// DynamoDB.
 package bolt

@@ -2,23 +2,32 @@ package bolt
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"strings"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/acme/comments-gateway/store"
 )
 
-// span is the key range [lo, hi) of a bucket that a query reads.
+// span is what a query reads: the key range [prefix+lo, prefix+hi) of a
+// bucket, where prefix is the partition's (hash + "\x00" in the items
+// bucket, the partition number in an index's) and a nil hi is the end of
+// the partition; and the exclusive start key, if any.
 type span struct {
 	bucket   []byte
 	ix       *index // nil for the base table
 	lo, hi   []byte
 	hashAttr string
 	sortAttr string
+	start    *startKey
 }
 
-// plan validates q and computes the key range it reads.
+// startKey is a query's StartKey, checked.
+type startKey struct{ sort, pk, sk string }
+
+// plan validates q and computes the range it reads within its partition.
 func (t *Table) plan(q *store.Query) (*span, error) {
 	if q.Limit <= 0 {
 		return nil, store.Errorf(store.EINVALID, "query limit must be positive, got %d", q.Limit)
@@ -38,33 +47,26 @@ func (t *Table) plan(q *store.Query) (*span, error) {
 	if err := store.ValidateKeyValue("query hash value", q.HashValue, store.MaxHashKeyLen); err != nil {
 		return nil, err
 	}
-	// Every key of the partition begins with prefix = hash + "\x00"; the
-	// sort value follows, then (in an index) "\x00" and the table key. As no
-	// value contains "\x00", for a sort value s and a key k of the partition
-	// with sort value ks:
-	//   ks < s            ⇔ k < prefix+s
-	//   ks > s            ⇔ k ≥ prefix+s+"\x01"
-	//   ks begins with s  ⇔ k begins with prefix+s
-	prefix := append([]byte(q.HashValue), sep)
-	sp.lo, sp.hi = prefix, prefixEnd(prefix)
 	if q.SortOp != store.SortNone {
 		if err := store.ValidateKeyValue("query sort value", q.SortValue, store.MaxSortKeyLen); err != nil {
 			return nil, err
 		}
 	}
-	withSort := func(tail ...byte) []byte {
-		b := append(bytes.Clone(prefix), q.SortValue...)
-		return append(b, tail...)
-	}
+	// Within a partition a key is the sort value, then (in an index)
+	// "\x00" and the tail. As no value contains "\x00", for a sort value s
+	// and a key k of the partition with sort value ks:
+	//   ks < s            ⇔ k < s
+	//   ks > s            ⇔ k ≥ s+"\x01"
+	//   ks begins with s  ⇔ k begins with s
+	s := []byte(q.SortValue)
 	switch q.SortOp {
 	case store.SortNone:
 	case store.SortLess:
-		sp.hi = withSort()
+		sp.hi = s
 	case store.SortGreater:
-		sp.lo = withSort(1)
+		sp.lo = append(s, 1)
 	case store.SortBeginsWith:
-		sp.lo = withSort()
-		sp.hi = prefixEnd(sp.lo)
+		sp.lo, sp.hi = s, prefixEnd(s)
 	default:
 		return nil, store.Errorf(store.EINVALID, "unknown sort condition %d", q.SortOp)
 	}
@@ -73,21 +75,13 @@ func (t *Table) plan(q *store.Query) (*span, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Exclusive: ascending, the first key after start (start+"\x00" is
-		// its immediate successor); descending, the last key before it.
-		if q.Forward {
-			if s := append(start, sep); bytes.Compare(s, sp.lo) > 0 {
-				sp.lo = s
-			}
-		} else if bytes.Compare(start, sp.hi) < 0 {
-			sp.hi = start
-		}
+		sp.start = start
 	}
 	return sp, nil
 }
 
-// startKey returns the bucket key of q.StartKey.
-func (sp *span) startKey(q *store.Query) ([]byte, error) {
+// startKey checks q.StartKey.
+func (sp *span) startKey(q *store.Query) (*startKey, error) {
 	h, err := keyAttr(q.StartKey, sp.hashAttr, store.MaxHashKeyLen)
 	if err != nil {
 		return nil, prefixed("start key", err)
@@ -95,22 +89,100 @@ func (sp *span) startKey(q *store.Query) ([]byte, error) {
 	if h != q.HashValue {
 		return nil, store.Errorf(store.EINVALID, "start key is not in the queried partition")
 	}
-	pk, err := keyAttr(q.StartKey, store.AttrPK, store.MaxHashKeyLen)
-	if err != nil {
+	st := &startKey{}
+	if st.pk, err = keyAttr(q.StartKey, store.AttrPK, store.MaxHashKeyLen); err != nil {
 		return nil, prefixed("start key", err)
 	}
-	sk, err := keyAttr(q.StartKey, store.AttrSK, store.MaxSortKeyLen)
-	if err != nil {
+	if st.sk, err = keyAttr(q.StartKey, store.AttrSK, store.MaxSortKeyLen); err != nil {
 		return nil, prefixed("start key", err)
 	}
-	if sp.ix == nil {
-		return baseKey(store.Key{PK: pk, SK: sk}), nil
+	if sp.ix != nil {
+		if st.sort, err = keyAttr(q.StartKey, sp.sortAttr, store.MaxSortKeyLen); err != nil {
+			return nil, prefixed("start key", err)
+		}
 	}
-	s, err := keyAttr(q.StartKey, sp.sortAttr, store.MaxSortKeyLen)
-	if err != nil {
-		return nil, prefixed("start key", err)
+	return st, nil
+}
+
+// bounds returns the key range [lo, hi) of the span in the partition whose
+// keys begin with prefix (p: the index partition, nil for the base table),
+// narrowed by the start key: ascending, from the first key after it;
+// descending, up to the last key before it. In a partition of times, a
+// condition or start key whose sort value is not a time cannot be a bound;
+// match then says which keys of the range the query returns (nil: all).
+func (sp *span) bounds(prefix []byte, p *partition, q *store.Query) (lo, hi []byte, match func([]byte) bool) {
+	rlo, rhi := sp.lo, sp.hi
+	var conds []func(sort string, pk, sk string) bool
+	if p != nil && p.times {
+		var cond func(sort string, pk, sk string) bool
+		if rlo, rhi, cond = timeBounds(p, q); cond != nil {
+			conds = append(conds, cond)
+		}
 	}
-	return indexKey(h, s, pk, sk), nil
+	lo = append(bytes.Clone(prefix), rlo...)
+	if rhi != nil {
+		hi = append(bytes.Clone(prefix), rhi...)
+	} else {
+		hi = prefixEnd(prefix)
+	}
+	if st := sp.start; st != nil {
+		var start []byte
+		if p == nil {
+			start = baseKey(store.Key{PK: st.pk, SK: st.sk})
+		} else if k, ok := p.key(entryRef{q.HashValue, st.sort, st.pk, st.sk}); ok {
+			start = k
+		} else {
+			conds = append(conds, func(s, pk, sk string) bool {
+				c := cmp.Or(strings.Compare(s, st.sort), strings.Compare(pk, st.pk), strings.Compare(sk, st.sk))
+				return q.Forward && c > 0 || !q.Forward && c < 0
+			})
+		}
+		// start+"\x00" is the immediate successor of start.
+		if start == nil {
+		} else if q.Forward {
+			if s := append(start, sep); bytes.Compare(s, lo) > 0 {
+				lo = s
+			}
+		} else if hi == nil || bytes.Compare(start, hi) < 0 {
+			hi = start
+		}
+	}
+	if len(conds) == 0 {
+		return lo, hi, nil
+	}
+	return lo, hi, func(k []byte) bool {
+		sort, ik, ok := p.decode(k)
+		if !ok {
+			return true // item reports it
+		}
+		pk, sk, _ := splitBaseKey(ik)
+		for _, c := range conds {
+			if !c(sort, pk, sk) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// timeBounds returns the range of q's sort condition within partition p of
+// times, relative to its prefix, or a condition on the sort value when the
+// bound is not a time.
+func timeBounds(p *partition, q *store.Query) (lo, hi []byte, cond func(sort string, pk, sk string) bool) {
+	v := q.SortValue
+	switch e, ok := p.appendSort(nil, v); {
+	case q.SortOp == store.SortLess && ok:
+		return nil, e, nil
+	case q.SortOp == store.SortLess:
+		return nil, nil, func(s, _, _ string) bool { return s < v }
+	case q.SortOp == store.SortGreater && ok:
+		return append(e, 1), nil, nil
+	case q.SortOp == store.SortGreater:
+		return nil, nil, func(s, _, _ string) bool { return s > v }
+	case q.SortOp == store.SortBeginsWith:
+		return nil, nil, func(s, _, _ string) bool { return strings.HasPrefix(s, v) }
+	}
+	return nil, nil, nil
 }
 
 // lastKey is the LastKey of a page ending with it: the table's key
@@ -125,10 +197,12 @@ func (sp *span) lastKey(it store.Item) store.Item {
 }
 
 // Query runs a key-condition query on the base table (Index "") or an
-// index, in one read transaction. LastKey is exact: it is non-nil if and
-// only if more items satisfying the condition follow the last one returned.
-// A limit below 1, an unknown index, a start key outside the partition or
-// a malformed value is store.EINVALID.
+// index, in one read transaction. On an index it walks the entries of the
+// partition and reads each item from the items bucket, returning the
+// index's projection of it. LastKey is exact: it is non-nil if and only if
+// more items satisfying the condition follow the last one returned. A limit
+// below 1, an unknown index, a start key outside the partition or a
+// malformed value is store.EINVALID.
 func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
 	if err := ctxErr(ctx); err != nil {
 		return store.QueryResult{}, err
@@ -137,60 +211,93 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, er
 	if err != nil {
 		return store.QueryResult{}, err
 	}
-	items := make([]store.Item, 0, min(q.Limit, 128))
-	more := false
+	var res store.QueryResult
 	err = t.view(func(tx *bbolt.Tx) error {
-		b := tx.Bucket(sp.bucket)
-		if b == nil {
-			return store.Errorf(store.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
-		}
-		c := b.Cursor()
-		var k, v []byte
-		next := c.Next
-		if q.Forward {
-			k, v = c.Seek(sp.lo)
-		} else {
-			next = c.Prev
-			// The last key before hi: Seek finds the first key at or
-			// after hi, the one before it is the answer.
-			if sp.hi == nil {
-				k, v = c.Last()
-			} else if k, _ = c.Seek(sp.hi); k == nil {
-				k, v = c.Last()
-			} else {
-				k, v = c.Prev()
-			}
-		}
-		for ; k != nil; k, v = next() {
-			if q.Forward && sp.hi != nil && bytes.Compare(k, sp.hi) >= 0 || !q.Forward && bytes.Compare(k, sp.lo) < 0 {
-				break
-			}
-			if len(items) == q.Limit {
-				more = true
-				break
-			}
-			var it store.Item
-			var err error
-			if sp.ix == nil {
-				it, err = decodeItem(k, v)
-			} else {
-				it, err = sp.ix.decodeEntry(k, v)
-			}
-			if err != nil {
-				return err
-			}
-			items = append(items, it)
-		}
-		return nil
+		res, err = sp.read(tx, &q)
+		return err
 	})
 	if err != nil {
 		return store.QueryResult{}, err
 	}
-	res := store.QueryResult{Items: items}
-	if more {
-		res.LastKey = sp.lastKey(items[len(items)-1])
+	return res, nil
+}
+
+// read runs the query of the span in tx.
+func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
+	var res store.QueryResult
+	b, items := tx.Bucket(sp.bucket), tx.Bucket(bucketItems)
+	if b == nil || items == nil {
+		return res, store.Errorf(store.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
+	}
+	prefix := append([]byte(q.HashValue), sep)
+	var p *partition
+	if sp.ix != nil {
+		part, ok := partitions{b: tx.Bucket(bucketPartitions)}.get(q.HashValue)
+		if !ok {
+			return res, nil // no item was ever in this partition
+		}
+		p, prefix = &part, part.prefix
+	}
+	lo, hi, match := sp.bounds(prefix, p, q)
+	c := b.Cursor()
+	var k, v []byte
+	next := c.Next
+	if q.Forward {
+		k, v = c.Seek(lo)
+	} else {
+		next = c.Prev
+		// The last key before hi: Seek finds the first key at or after
+		// hi, the one before it is the answer.
+		if hi == nil {
+			k, v = c.Last()
+		} else if k, _ = c.Seek(hi); k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+	}
+	res.Items = make([]store.Item, 0, min(q.Limit, 128))
+	ic := items.Cursor() // one cursor for every item an index query reads
+	for ; k != nil; k, v = next() {
+		if q.Forward && hi != nil && bytes.Compare(k, hi) >= 0 || !q.Forward && bytes.Compare(k, lo) < 0 {
+			break
+		}
+		if match != nil && !match(k) {
+			continue
+		}
+		if len(res.Items) == q.Limit {
+			res.LastKey = sp.lastKey(res.Items[len(res.Items)-1])
+			break
+		}
+		it, err := sp.item(ic, p, k, v)
+		if err != nil {
+			return res, err
+		}
+		res.Items = append(res.Items, it)
 	}
 	return res, nil
+}
+
+// item returns the item of key k and value v of the span's bucket: the
+// item itself in the items bucket, the projection of the item it points to
+// in an index.
+func (sp *span) item(items *bbolt.Cursor, p *partition, k, v []byte) (store.Item, error) {
+	if sp.ix == nil {
+		return decodeItem(k, v)
+	}
+	enc, tail, ok := p.split(k)
+	var ik []byte
+	if ok {
+		ik, ok = p.itemKey(enc, tail)
+	}
+	if !ok {
+		return nil, store.Wrap(store.EINTERNAL, errCorrupt, "index %s: malformed entry %q", sp.ix.def.Name, k)
+	}
+	fk, iv := items.Seek(ik)
+	if !bytes.Equal(fk, ik) || iv == nil {
+		return nil, store.Errorf(store.EINTERNAL, "index %s: entry %q of a missing item", sp.ix.def.Name, k)
+	}
+	return decodeProjected(ik, iv, sp.ix.keep)
 }
 
 // Scan reads segment seg of total segments of the base table: the items

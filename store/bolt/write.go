@@ -2,9 +2,11 @@ package bolt
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.etcd.io/bbolt"
 
@@ -16,20 +18,20 @@ import (
 type writer struct {
 	t     *Table
 	items *bbolt.Bucket
+	parts partitions
 	idx   []*bbolt.Bucket // aligned with t.indexes
 }
 
 func (t *Table) newWriter(tx *bbolt.Tx) (*writer, error) {
 	w := &writer{t: t, items: tx.Bucket(bucketItems), idx: make([]*bbolt.Bucket, len(t.indexes))}
-	if w.items == nil {
-		return nil, store.Errorf(store.EINTERNAL, "bolt store has no items bucket")
+	w.parts = partitions{b: tx.Bucket(bucketPartitions)}
+	if w.items == nil || w.parts.b == nil {
+		return nil, store.Errorf(store.EINTERNAL, "bolt store has no items or partitions bucket")
 	}
 	for i, ix := range t.indexes {
-		b, err := tx.CreateBucketIfNotExists(ix.bucket)
-		if err != nil {
-			return nil, err
+		if w.idx[i] = tx.Bucket(ix.bucket); w.idx[i] == nil {
+			return nil, store.Errorf(store.EINTERNAL, "bolt store has no bucket %q", ix.bucket)
 		}
-		w.idx[i] = b
 	}
 	return w, nil
 }
@@ -52,25 +54,26 @@ func (w *writer) put(key []byte, old, it store.Item) error {
 	if err := w.items.Put(key, v); err != nil {
 		return err
 	}
-	return w.putIndexEntries(old, it)
-}
-
-// putIndexEntries replaces the index entries of old (nil: none) by those of
-// it.
-func (w *writer) putIndexEntries(old, it store.Item) error {
 	for i, ix := range w.t.indexes {
-		var oldKey []byte
+		var oldKey, newKey []byte
 		if old != nil {
-			oldKey = ix.entryKey(old)
+			oldKey = w.existingEntryKey(i, old)
 		}
-		newKey := ix.entryKey(it)
-		if oldKey != nil && !bytes.Equal(oldKey, newKey) {
+		if e, ok := ix.entry(it); ok {
+			if newKey, err = w.entryKey(i, e); err != nil {
+				return err
+			}
+		}
+		if bytes.Equal(oldKey, newKey) {
+			continue // the entry stays: an index entry holds no value
+		}
+		if oldKey != nil {
 			if err := w.idx[i].Delete(oldKey); err != nil {
 				return err
 			}
 		}
 		if newKey != nil {
-			if err := w.idx[i].Put(newKey, encodeAttrs(it, ix.stored)); err != nil {
+			if err := w.idx[i].Put(newKey, noValue); err != nil {
 				return err
 			}
 		}
@@ -78,13 +81,82 @@ func (w *writer) putIndexEntries(old, it store.Item) error {
 	return nil
 }
 
+// entryKey returns the key of entry e in index i, numbering its partition
+// if need be, and turning a partition of times that cannot hold it into one
+// of strings.
+func (w *writer) entryKey(i int, e entryRef) ([]byte, error) {
+	p, ok := w.parts.get(e.hash)
+	if !ok {
+		var err error
+		if p, err = w.parts.create(e.hash, e.sort); err != nil {
+			return nil, err
+		}
+	}
+	if k, ok := p.key(e); ok {
+		return k, nil
+	}
+	p, err := w.toStrings(i, e.hash, p)
+	if err != nil {
+		return nil, err
+	}
+	k, _ := p.key(e)
+	return k, nil
+}
+
+// toStrings rewrites the entries of partition hash of index i, one of
+// times, as a partition of strings, and returns it.
+func (w *writer) toStrings(i int, hash string, p partition) (partition, error) {
+	var refs []entryRef
+	var keys [][]byte
+	c := w.idx[i].Cursor()
+	for k, _ := c.Seek(p.prefix); k != nil && bytes.HasPrefix(k, p.prefix); k, _ = c.Next() {
+		sort, ik, ok := p.decode(k)
+		if !ok {
+			return p, store.Errorf(store.EINTERNAL, "index %s: malformed entry %q", w.t.indexes[i].def.Name, k)
+		}
+		pk, sk, _ := splitBaseKey(ik)
+		refs, keys = append(refs, entryRef{hash, sort, pk, sk}), append(keys, bytes.Clone(k))
+	}
+	for _, k := range keys {
+		if err := w.idx[i].Delete(k); err != nil {
+			return p, err
+		}
+	}
+	p.times = false
+	if err := w.parts.put(hash, p); err != nil {
+		return p, err
+	}
+	for _, e := range refs {
+		k, _ := p.key(e)
+		if err := w.idx[i].Put(k, noValue); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// existingEntryKey returns the key of the entry of old, a stored item, in
+// index i, or nil when it has none.
+func (w *writer) existingEntryKey(i int, old store.Item) []byte {
+	e, ok := w.t.indexes[i].entry(old)
+	if !ok {
+		return nil
+	}
+	p, ok := w.parts.get(e.hash)
+	if !ok {
+		return nil
+	}
+	k, _ := p.key(e) // nil when the partition cannot hold it: it is not there
+	return k
+}
+
 // delete removes old, stored at key, and its index entries.
 func (w *writer) delete(key []byte, old store.Item) error {
 	if err := w.items.Delete(key); err != nil {
 		return err
 	}
-	for i, ix := range w.t.indexes {
-		if k := ix.entryKey(old); k != nil {
+	for i := range w.t.indexes {
+		if k := w.existingEntryKey(i, old); k != nil {
 			if err := w.idx[i].Delete(k); err != nil {
 				return err
 			}
@@ -167,11 +239,17 @@ func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 	})
 }
 
-// bulkFillPercent is how full BatchPut packs the pages it splits. Bulk
-// loads come in key order (see BatchPut), and later writes mostly append to
-// partitions (new comments are the newest), so pages are packed fuller than
-// bbolt's default of half.
-const bulkFillPercent = 0.9
+// How full BatchPut packs the pages it splits. Bulk loads come in key
+// order (see BatchPut), and later writes mostly append to partitions (new
+// comments are the newest), so pages are packed fuller than bbolt's default
+// of half: the items bucket, where comments (keyed by ULID) are appended at
+// its end, completely; index buckets, where each chunk appends a few
+// entries to the end of every partition in the middle of a page, leaving
+// room for the next chunks' entries before the page splits again.
+const (
+	bulkItemsFillPercent = 1.0
+	bulkIndexFillPercent = 0.9
+)
 
 // BatchPut writes whole items, replacing existing ones (and their index
 // entries), a chunk of the batch size at a time, each chunk in one synced
@@ -180,11 +258,11 @@ const bulkFillPercent = 0.9
 // last is written. A cancelled ctx stops the load between chunks; the chunks
 // written before stay written.
 //
-// For speed, the items are written in the order of their key in the first
-// index that holds them (for comments: by product), so that a chunk touches
-// one narrow key range of each index instead of pages all over the file;
-// each chunk's entries are put in key order, so that bbolt appends rather
-// than inserts; and the next chunk is encoded while one is written.
+// For speed, the chunks are consecutive runs of the input (an import in
+// creation order appends comments at the end of the items bucket), each
+// chunk's items and index entries are put in key order, so that bbolt
+// appends rather than inserts, and the next chunk is encoded while one is
+// written.
 func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 	if err := ctxErr(ctx); err != nil {
 		return err
@@ -194,7 +272,7 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 			return prefixed(fmt.Sprintf("item %d", i), err)
 		}
 	}
-	items = t.bulkOrder(items)
+	items = dedupe(items)
 	chunks := make(chan *chunk, 1)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -234,37 +312,21 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 	return nil
 }
 
-// bulkOrder returns items without those replaced by a later item with the
-// same key, ordered by their key in the first index that holds them (items
-// in no index last, by table key).
-func (t *Table) bulkOrder(items []store.Item) []store.Item {
-	type rec struct {
-		order []byte
-		it    store.Item
+// dedupe returns items without those replaced by a later item with the
+// same key, in input order.
+func dedupe(items []store.Item) []store.Item {
+	last := make(map[store.Key]int, len(items))
+	for i, it := range items {
+		last[it.Key()] = i
 	}
-	order := func(it store.Item) []byte {
-		for i, ix := range t.indexes {
-			if k := ix.entryKey(it); k != nil {
-				return append([]byte{byte(i)}, k...)
-			}
+	if len(last) == len(items) {
+		return items
+	}
+	out := make([]store.Item, 0, len(last))
+	for i, it := range items {
+		if last[it.Key()] == i {
+			out = append(out, it)
 		}
-		return append([]byte{0xff}, baseKey(it.Key())...)
-	}
-	seen := make(map[store.Key]int, len(items))
-	recs := make([]rec, 0, len(items))
-	for _, it := range items {
-		k := it.Key()
-		if j, dup := seen[k]; dup {
-			recs[j] = rec{order(it), it}
-			continue
-		}
-		seen[k] = len(recs)
-		recs = append(recs, rec{order(it), it})
-	}
-	slices.SortFunc(recs, func(a, b rec) int { return bytes.Compare(a.order, b.order) })
-	out := make([]store.Item, len(recs))
-	for i, r := range recs {
-		out[i] = r.it
 	}
 	return out
 }
@@ -276,29 +338,28 @@ const maxChunkBytes = 32 << 20
 // kv is a key and value to put.
 type kv struct{ k, v []byte }
 
+// noValue is the value of every index entry.
+var noValue = []byte{}
+
 // chunk is a part of a BatchPut, encoded.
 type chunk struct {
 	t     *Table
-	n     int    // items
-	base  []kv   // the items, in key order
-	index [][]kv // per index, the entries, in key order
-	// newEntry maps an item's key to its entry key in each index (nil where
-	// absent).
-	newEntry map[string][][]byte
-	err      error
+	n     int          // items
+	base  []kv         // the items, in key order
+	index [][]entryRef // per index, the entries, in order (their keys are known only in the write transaction)
+	err   error
 }
 
 // encodeChunk encodes items (distinct keys, validated) for one transaction:
 // all of them, or as many as make maxChunkBytes.
 func (t *Table) encodeChunk(items []store.Item) (*chunk, error) {
 	c := &chunk{
-		t:        t,
-		base:     make([]kv, 0, len(items)),
-		index:    make([][]kv, len(t.indexes)),
-		newEntry: make(map[string][][]byte, len(items)),
+		t:     t,
+		base:  make([]kv, 0, len(items)),
+		index: make([][]entryRef, len(t.indexes)),
 	}
 	for j := range c.index {
-		c.index[j] = make([]kv, 0, len(items))
+		c.index[j] = make([]entryRef, 0, len(items))
 	}
 	size := 0
 	for _, it := range items {
@@ -312,64 +373,69 @@ func (t *Table) encodeChunk(items []store.Item) (*chunk, error) {
 		base := kv{baseKey(it.Key()), v}
 		c.base = append(c.base, base)
 		size += len(base.k) + len(base.v)
-		entries := make([][]byte, len(t.indexes))
 		for j, ix := range t.indexes {
-			if k := ix.entryKey(it); k != nil {
-				e := kv{k, encodeAttrs(it, ix.stored)}
-				entries[j] = k
+			if e, ok := ix.entry(it); ok {
 				c.index[j] = append(c.index[j], e)
-				size += len(e.k) + len(e.v)
+				size += len(e.sort) + 4
 			}
 		}
-		c.newEntry[string(base.k)] = entries
 		c.n++
 	}
-	byKey := func(a, b kv) int { return bytes.Compare(a.k, b.k) }
-	slices.SortFunc(c.base, byKey)
+	slices.SortFunc(c.base, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
 	for _, es := range c.index {
-		slices.SortFunc(es, byKey)
+		slices.SortFunc(es, func(a, b entryRef) int {
+			return cmp.Or(strings.Compare(a.hash, b.hash), strings.Compare(a.sort, b.sort), strings.Compare(a.pk, b.pk), strings.Compare(a.sk, b.sk))
+		})
 	}
 	return c, nil
 }
 
-// write writes the chunk in transaction tx.
+// write writes the chunk in transaction tx: it removes the index entries
+// of the items it replaces, then puts the items and the entries in key
+// order, so that bbolt mostly appends.
 func (c *chunk) write(tx *bbolt.Tx) error {
 	w, err := c.t.newWriter(tx)
 	if err != nil {
 		return err
 	}
-	w.items.FillPercent = bulkFillPercent
+	w.items.FillPercent = bulkItemsFillPercent
 	for _, b := range w.idx {
-		b.FillPercent = bulkFillPercent
+		b.FillPercent = bulkIndexFillPercent
 	}
-	// Remove the entries of the items replaced that the new ones do not
-	// overwrite.
-	for _, e := range c.base {
+	unchanged := make([]bool, len(c.base)) // a rebuild: the value is already the same
+	for i, e := range c.base {
 		v := w.items.Get(e.k)
 		if v == nil {
 			continue
 		}
+		unchanged[i] = bytes.Equal(v, e.v)
 		old, err := decodeItem(e.k, v)
 		if err != nil {
 			return err
 		}
-		entries := c.newEntry[string(e.k)]
-		for j, ix := range c.t.indexes {
-			if k := ix.entryKey(old); k != nil && !bytes.Equal(k, entries[j]) {
+		for j := range c.t.indexes {
+			if k := w.existingEntryKey(j, old); k != nil {
 				if err := w.idx[j].Delete(k); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	for _, e := range c.base {
+	for i, e := range c.base {
+		if unchanged[i] {
+			continue
+		}
 		if err := w.items.Put(e.k, e.v); err != nil {
 			return err
 		}
 	}
 	for j, es := range c.index {
 		for _, e := range es {
-			if err := w.idx[j].Put(e.k, e.v); err != nil {
+			k, err := w.entryKey(j, e)
+			if err != nil {
+				return err
+			}
+			if err := w.idx[j].Put(k, noValue); err != nil {
 				return err
 			}
 		}

@@ -171,7 +171,7 @@ func roundsPerPage(t *testing.T, table string, slow *dynamodb.Client, proxy *lat
 	measure("product page (stats, languages, merged)", func() error {
 		g, gctx := errgroup.WithContext(context.Background())
 		g.Go(func() error { _, err := statsOf("")(); return err })
-		g.Go(func() error { _, err := s.Languages(gctx, pid); return err })
+		g.Go(func() error { _, err := s.Languages(gctx, pid, store.DefaultLanguages); return err })
 		g.Go(func() error { page(merged, nil); return nil })
 		return g.Wait()
 	})

@@ -358,7 +358,7 @@ func checkStats(t *testing.T, s *store.Store, data []*store.Comment, pids []stri
 				t.Errorf("stats %s/%q total = %d, want %d", pid, lang, st.Total, total)
 			}
 		}
-		got, err := s.Languages(ctx, pid)
+		got, err := s.Languages(ctx, pid, store.MaxLanguages)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,18 +374,26 @@ func checkStats(t *testing.T, s *store.Store, data []*store.Comment, pids []stri
 				}
 			}
 		}
-		slices.SortFunc(wantLangs, func(a, b *store.Stats) int {
-			if a.Total != b.Total {
-				return cmp.Compare(b.Total, a.Total)
-			}
-			return cmp.Compare(a.Language, b.Language)
-		})
+		slices.SortFunc(wantLangs, func(a, b *store.Stats) int { return cmp.Compare(a.Language, b.Language) })
 		if len(got) != len(wantLangs) {
 			t.Errorf("languages of %s: %d, want %d", pid, len(got), len(wantLangs))
 		}
 		for i := range min(len(got), len(wantLangs)) {
 			if got[i].Language != wantLangs[i].Language || got[i].Total != wantLangs[i].Total {
 				t.Errorf("languages of %s [%d] = %s:%d, want %s:%d", pid, i, got[i].Language, got[i].Total, wantLangs[i].Language, wantLangs[i].Total)
+			}
+		}
+		// The first n are a prefix (no language of this data set has had
+		// all its comments deleted).
+		for n := range len(wantLangs) + 1 {
+			first, err := s.Languages(ctx, pid, n)
+			if err != nil || len(first) != n || (n > 0 && first[n-1].Language != wantLangs[n-1].Language) {
+				t.Errorf("languages of %s, first %d: %d languages, %v", pid, n, len(first), err)
+			}
+		}
+		for _, n := range []int{-1, store.MaxLanguages + 1} {
+			if _, err := s.Languages(ctx, pid, n); store.ErrorCode(err) != store.EINVALID {
+				t.Errorf("languages of %s, first %d: %v, want EINVALID", pid, n, err)
 			}
 		}
 	}

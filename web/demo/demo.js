@@ -1,15 +1,20 @@
 // The product-page demo: plain DOM, one fetch per view. Read top to bottom.
+import { follow } from './live.js';
 const endpoint = document.querySelector('meta[name="graphql-endpoint"]').content;
 const PAGE_SIZE = 10;
 const $ = (id) => document.getElementById(id);
 
+const stars = (n) => (n === 1 ? '1 star' : `${n} stars`);
+const number = (n) => n.toLocaleString('en-US');
+
 // POSTs a GraphQL request. X-Explain: 1 asks the gateway for the read plan
-// of every `comments` field, returned in extensions.plan.
-async function graphql(query, variables) {
+// of every `comments` field, returned in extensions.plan. signal aborts it.
+async function graphql(query, variables, signal) {
   const res = await fetch(endpoint, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'X-Explain': '1' },
     body: JSON.stringify({ query, variables }),
+    signal,
   });
   const body = await res.json();
   if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join('; '));
@@ -35,7 +40,9 @@ const PAGE = `query Page($id: ID!, $language: String, $ratings: [Int!],
   }
 }`;
 
-// The view's state: what is selected, and where in the list we are.
+// The view's state: what is selected, and where in the list we are. It
+// lives in the URL (?product=…&language=…&ratings=5,4&after=…&page=2), so a
+// view can be shared and the back button returns to the previous one.
 const state = {
   product: '',
   language: '',
@@ -45,21 +52,62 @@ const state = {
   pageInfo: null,
 };
 
-async function load() {
+// toURL writes the state into the page's URL: a new history entry for a
+// user's change (push), or the current one replaced (the first view).
+function toURL(push) {
+  const q = new URLSearchParams({ product: state.product });
+  if (state.language) q.set('language', state.language);
+  if (state.ratings.size < 5) q.set('ratings', [...state.ratings].sort().join(','));
+  if (state.page.after) q.set('after', state.page.after);
+  if (state.page.before) q.set('before', state.page.before);
+  if (state.pageNo > 1) q.set('page', state.pageNo);
+  const url = `${location.pathname}?${q}`;
+  if (push) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+}
+
+// fromURL reads the state from the page's URL (a shared link, or back).
+function fromURL(fallbackProduct) {
+  const q = new URLSearchParams(location.search);
+  state.product = q.get('product') || fallbackProduct;
+  state.language = q.get('language') || '';
+  const rs = q.get('ratings');
+  state.ratings = new Set(rs === null ? [1, 2, 3, 4, 5]
+    : rs.split(',').map(Number).filter((r) => r >= 1 && r <= 5));
+  state.pageNo = Math.max(1, Number(q.get('page')) || 1);
+  if (q.get('before')) state.page = { last: PAGE_SIZE, before: q.get('before') };
+  else if (q.get('after')) state.page = { first: PAGE_SIZE, after: q.get('after') };
+  else state.page = { first: PAGE_SIZE };
+}
+
+// load shows the state's view. A newer load aborts an older one still in
+// flight, so a slow answer never overwrites a newer view.
+let inFlight = null;
+async function load({ scroll = false } = {}) {
+  inFlight?.abort();
+  const controller = new AbortController();
+  inFlight = controller;
   const variables = {
     id: state.product,
     language: state.language || null,
     ratings: [...state.ratings].sort(),
     ...state.page,
   };
+  $('list').setAttribute('aria-busy', 'true');
+  $('summary').textContent = 'Loading…';
   try {
-    const { data, extensions } = await graphql(PAGE, variables);
+    const { data, extensions } = await graphql(PAGE, variables, controller.signal);
     render(data.product, extensions?.plan?.[0], extensions?.cost);
     $('error').hidden = true;
+    follow(endpoint, state.product, state.language, load); // live updates: re-query on change
   } catch (err) {
+    if (controller.signal.aborted) return; // a newer load took over
+    $('summary').textContent = '';
     $('error').textContent = `Request failed: ${err.message}`;
     $('error').hidden = false;
   }
+  $('list').setAttribute('aria-busy', 'false');
+  if (scroll) $('list').scrollIntoView({ block: 'start' });
   document.body.dataset.loaded = String(Date.now()); // for the browser test
 }
 
@@ -88,12 +136,8 @@ function renderRatings(stats) {
     button.type = 'button';
     button.dataset.rating = rating;
     button.setAttribute('aria-pressed', String(state.ratings.has(rating)));
-    button.textContent = `${'★'.repeat(rating)} ${count}`;
-    button.addEventListener('click', () => {
-      if (state.ratings.has(rating)) state.ratings.delete(rating);
-      else state.ratings.add(rating);
-      firstPage();
-    });
+    button.setAttribute('aria-label', `${stars(rating)}, ${number(count)} comments`);
+    button.textContent = `${'★'.repeat(rating)} ${number(count)}`;
     group.append(button);
   }
 }
@@ -101,14 +145,16 @@ function renderRatings(stats) {
 function renderHistogram(stats) {
   const max = Math.max(1, ...stats.ratings.map((r) => r.count));
   $('average').textContent = stats.total
-    ? `${stats.averageRating.toFixed(2)} average from ${stats.total} comments`
+    ? `${stats.averageRating.toFixed(2)} average from ${number(stats.total)} comments`
     : 'No comments yet';
   $('histogram').replaceChildren(...[...stats.ratings].reverse().map(({ rating, count }) => {
     const row = document.createElement('div');
     row.className = 'bar';
+    row.setAttribute('role', 'img');
+    row.setAttribute('aria-label', `${stars(rating)}: ${number(count)} comments`);
     row.innerHTML = `<span>${rating} ★</span><span class="track"><span class="fill"></span></span><span class="n"></span>`;
     row.querySelector('.fill').style.width = `${(100 * count) / max}%`;
-    row.querySelector('.n').textContent = count;
+    row.querySelector('.n').textContent = number(count);
     return row;
   }));
 }
@@ -116,7 +162,9 @@ function renderHistogram(stats) {
 function renderComments(connection) {
   const { totalCount, pageInfo, edges } = connection;
   state.pageInfo = pageInfo;
-  $('summary').textContent = `${totalCount} comments match`;
+  $('summary').textContent = state.ratings.size === 0
+    ? 'No rating selected: choose at least one rating above to see comments.'
+    : `${number(totalCount)} comments match`;
   $('summary').dataset.totalCount = totalCount;
   $('comments').replaceChildren(...edges.map(({ node }) => {
     const li = document.createElement('li');
@@ -126,6 +174,8 @@ function renderComments(connection) {
     li.dataset.createdAt = node.createdAt;
     li.innerHTML = '<span class="stars"></span><h3></h3><div class="meta"></div><p></p>';
     li.querySelector('.stars').textContent = '★'.repeat(node.rating) + '☆'.repeat(5 - node.rating);
+    li.querySelector('.stars').setAttribute('role', 'img');
+    li.querySelector('.stars').setAttribute('aria-label', `${stars(node.rating)} of 5`);
     li.querySelector('h3').textContent = node.title;
     li.querySelector('.meta').textContent =
       `${node.author} · ${node.language} · ${new Date(node.createdAt).toLocaleString()}`;
@@ -180,46 +230,68 @@ function renderPlan(plan, cost) {
   box.replaceChildren(dl, table);
 }
 
+// go changes the state by change, records it in the URL (a new history
+// entry) and loads the view.
+function go(change, opts) {
+  change();
+  toURL(true);
+  load(opts);
+}
+
 function firstPage() {
   state.page = { first: PAGE_SIZE };
   state.pageNo = 1;
-  load();
 }
 
-$('product').addEventListener('change', (e) => {
+$('ratings').addEventListener('click', (e) => {
+  const rating = Number(e.target.closest('button[data-rating]')?.dataset.rating);
+  if (!rating) return;
+  go(() => {
+    if (state.ratings.has(rating)) state.ratings.delete(rating);
+    else state.ratings.add(rating);
+    firstPage();
+  });
+});
+$('product').addEventListener('change', (e) => go(() => {
   state.product = e.target.value;
   state.language = '';
   firstPage();
-});
-$('language').addEventListener('change', (e) => {
+}));
+$('language').addEventListener('change', (e) => go(() => {
   state.language = e.target.value;
   firstPage();
-});
-$('next').addEventListener('click', () => {
+}));
+$('next').addEventListener('click', () => go(() => {
   state.page = { first: PAGE_SIZE, after: state.pageInfo.endCursor };
   state.pageNo++;
-  load();
-});
-$('prev').addEventListener('click', () => {
+}, { scroll: true }));
+$('prev').addEventListener('click', () => go(() => {
   state.page = { last: PAGE_SIZE, before: state.pageInfo.startCursor };
   state.pageNo--;
-  load();
-});
+}, { scroll: true }));
 
 // Start: fill the product picker from the 5-star leaderboard, then show the
-// first product (or ?product=ID).
+// view the URL names (or the first product).
 const { data } = await graphql(PRODUCTS).catch((err) => {
   $('error').textContent = `Request failed: ${err.message}`;
   $('error').hidden = false;
   return { data: { topProducts: [] } };
 });
 for (const { rank, fiveStarCount, product } of data.topProducts) {
-  $('product').add(new Option(`#${rank} ${product.id} (${fiveStarCount} × 5★)`, product.id));
+  $('product').add(new Option(`#${rank} ${product.id} (${number(fiveStarCount)} × 5★)`, product.id));
 }
-const wanted = new URLSearchParams(location.search).get('product');
-state.product = wanted || data.topProducts[0]?.product.id || 'bread-maker';
-if (![...$('product').options].some((o) => o.value === state.product)) {
-  $('product').add(new Option(state.product, state.product));
-}
-$('product').value = state.product;
+const showURL = () => {
+  fromURL(data.topProducts[0]?.product.id || 'bread-maker');
+  if (![...$('product').options].some((o) => o.value === state.product)) {
+    $('product').add(new Option(state.product, state.product));
+  }
+  $('product').value = state.product;
+};
+// Back and forward: show the view that history entry's URL holds.
+window.addEventListener('popstate', () => {
+  showURL();
+  load();
+});
+showURL();
+toURL(false);
 load();

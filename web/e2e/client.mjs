@@ -7,6 +7,8 @@
 // before: startCursor) and compares the ids, their order, the cached merged
 // list, totalCount and stats with a recount: the product's unfiltered list
 // (first: 100 pages, plain fetch, no client) filtered and sorted here in JS.
+// Then urql (e2e/urql.mjs) walks the same filters forward with Graphcache's
+// relayPagination.
 // Prints one PASS/FAIL line; exits non-zero on any mismatch.
 //
 //   web/test.sh  (npm ci in web/ + browser.mjs + this script)
@@ -18,13 +20,14 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { ApolloClient, InMemoryCache, HttpLink, gql } from '@apollo/client';
 import { relayStylePagination } from '@apollo/client/utilities';
-import { launchGateway } from './gateway.mjs';
+import { launchGateway, postGraphQL, runBounded } from './gateway.mjs';
+import { newUrqlClient, walkForward, badArgumentLosesOnlyItsField } from './urql.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gw-client-'));
 const cleanups = [() => rmSync(tmp, { recursive: true, force: true })];
 const log = (...a) => console.log('client:', ...a);
 const started = Date.now();
-const DEADLINE_MS = 240_000; // the whole run, build included
+const DEADLINE_MS = 900_000; // a hang guard for the whole run, build included (Apollo alone takes 250-340 s on a loaded 2-core machine)
 const REQUEST_MS = 30_000; // one HTTP request
 
 const PRODUCTS = ['espresso-machine', 'bread-maker'];
@@ -36,8 +39,10 @@ const FILTERS = [
   { ratings: [5] },
 ];
 const PAGE = 20;
+const URQL_PAGE = 100; // urql walks with the largest page: the Apollo walks cover small pages
 let checks = 0; // assertions passed, for the summary
 let pagesFetched = 0;
+let urqlPages = 0;
 
 async function main() {
   // 1. The gateway, as browser.mjs starts it.
@@ -60,7 +65,23 @@ async function main() {
     }
   }
 
-  // 3. Every filter's merged list is still in the forward cache, intact:
+  // 3. urql (Graphcache, relayPagination): every filter forward, and an
+  // error that loses only its field.
+  log(`Apollo done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const urql = newUrqlClient(uri, REQUEST_MS);
+  for (const product of PRODUCTS) {
+    const all = await recountSource(uri, product);
+    for (const filter of FILTERS) {
+      const name = label(product, filter);
+      urqlPages += await walkForward(urql, { product, filter, pageSize: URQL_PAGE, wantIds: recount(all, filter).map((c) => c.id), name });
+      checks++;
+    }
+  }
+  await badArgumentLosesOnlyItsField(urql, PRODUCTS[0]);
+  checks++;
+  log(`urql: ${PRODUCTS.length} products × ${FILTERS.length} filters forward, ${urqlPages} pages: ok`);
+
+  // 4. Every filter's merged list is still in the forward cache, intact:
   // keyArgs ["language", "ratings"] keeps the filters apart.
   for (const product of PRODUCTS) {
     const all = await recountSource(uri, product);
@@ -264,38 +285,13 @@ function timeKey(t) {
   return `${m[1]}.${(m[2] || '').padEnd(9, '0')}`;
 }
 
-async function plain(uri, query, variables) {
-  const res = await fetch(uri, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
-    signal: AbortSignal.timeout(REQUEST_MS),
-  });
-  const body = await res.json();
-  assert.ok(res.ok && !body.errors, `HTTP ${res.status}: ${JSON.stringify(body.errors)}`);
-  return body.data;
+function plain(uri, query, variables) {
+  return postGraphQL(uri, query, variables, REQUEST_MS);
 }
 
-let failed = false;
-let deadline;
-try {
-  await Promise.race([
-    main(),
-    new Promise((_, reject) => {
-      deadline = setTimeout(() => reject(new Error(`timed out after ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
-    }),
-  ]);
-} catch (err) {
-  failed = true;
-  console.error('client: error', err);
-} finally {
-  clearTimeout(deadline);
-  for (const fn of cleanups) {
-    try { await fn(); } catch { /* already gone */ }
-  }
-}
+const failed = await runBounded({ main, deadlineMs: DEADLINE_MS, cleanups, prefix: 'client' });
 const secs = ((Date.now() - started) / 1000).toFixed(1);
 console.log(failed
-  ? `client: FAIL (Apollo Client, after ${checks} checks, ${secs} s)`
-  : `client: PASS Apollo Client relay-style paging: ${PRODUCTS.length} products × ${FILTERS.length} filters, forward and backward, ${pagesFetched} pages, ${checks} checks against the recount (${secs} s)`);
+  ? `client: FAIL (Apollo Client and urql, after ${checks} checks, ${secs} s)`
+  : `client: PASS Apollo Client relay-style paging: ${PRODUCTS.length} products × ${FILTERS.length} filters, forward and backward, ${pagesFetched} pages; urql Graphcache relayPagination forward, ${urqlPages} pages; ${checks} checks against the recount (${secs} s)`);
 process.exit(failed ? 1 : 0);

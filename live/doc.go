@@ -1,0 +1,18 @@
+// Package live delivers committed comment changes to GraphQL subscribers.
+//
+// A Hub fans changes out to its subscribers, each with a filter like the
+// comments query's and a bounded buffer: a subscriber whose buffer is full
+// is ended with ErrSlowConsumer, so a slow client never makes the gateway
+// hold more than Config.Buffer events for it. Statistics subscribers get the
+// product's statistics, read once per change burst for all of them.
+//
+// Changes reach a Hub in one of two ways:
+//   - one process (bbolt): the store publishes each change after its
+//     transaction commits (store.WithPublisher(hub));
+//   - many processes on one DynamoDB table: every write also puts its
+//     change into the table's change log in the same transaction
+//     (store.WithChangeLog), and a Follower in each process polls the log
+//     while the process has subscribers, and publishes what it reads.
+//
+// docs/live.md explains the choice of the change log and its cost.
+package live

@@ -1,0 +1,140 @@
+package live
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// Follower defaults.
+const (
+	DefaultPollInterval = 500 * time.Millisecond
+	DefaultOverlap      = 5 * time.Second
+)
+
+// ChangeLog is the part of store.Store a Follower reads.
+type ChangeLog interface {
+	ChangeShards() int
+	ReadChanges(ctx context.Context, shard int, after string) ([]store.Change, error)
+}
+
+// Follower polls the table's change log while its Hub has subscribers and
+// publishes every change it has not published yet, so that a process sees
+// the writes of every other process on the same table.
+//
+// Change ids are ULIDs taken by the writer just before its transaction, so
+// a change can commit after a later-numbered one, and writers' clocks
+// differ: each poll reads the shard from Overlap before the newest change
+// seen, and skips the changes it already published.
+type Follower struct {
+	Log ChangeLog
+	Hub *Hub
+	// Interval between polls (DefaultPollInterval when 0).
+	Interval time.Duration
+	// Overlap is how far back each poll reads before the newest change
+	// seen (DefaultOverlap when 0): it must exceed the writers' clock skew
+	// plus the longest write.
+	Overlap time.Duration
+	Logger  *slog.Logger
+}
+
+// shardState is what a Follower knows about one log shard.
+type shardState struct {
+	newest time.Time            // time of the newest change seen
+	seen   map[string]time.Time // published change ids → their time
+}
+
+// Run polls until ctx ends. While the hub has no subscriber it reads
+// nothing; when subscribers come back its first read goes Overlap back,
+// so changes committed while a client was (re)subscribing are delivered
+// rather than lost (a client applies events by comment id, so a change it
+// already has is harmless).
+func (f *Follower) Run(ctx context.Context) {
+	interval, overlap := f.Interval, f.Overlap
+	if interval <= 0 {
+		interval = DefaultPollInterval
+	}
+	if overlap <= 0 {
+		overlap = DefaultOverlap
+	}
+	log := f.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var shards []*shardState // nil while idle
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if f.Hub.Subscribers() == 0 {
+			shards = nil
+			continue
+		}
+		if shards == nil {
+			shards = make([]*shardState, f.Log.ChangeShards())
+			for i := range shards {
+				shards[i] = &shardState{newest: time.Now(), seen: map[string]time.Time{}}
+			}
+		}
+		// Shards are read in parallel; each publishes in its own order
+		// (a product's changes are all in one shard).
+		var wg sync.WaitGroup
+		for i, st := range shards {
+			wg.Go(func() {
+				if err := f.poll(ctx, i, st, overlap); err != nil && ctx.Err() == nil {
+					log.Warn("live: read change log", "shard", i, "err", err.Error())
+				}
+			})
+		}
+		wg.Wait()
+	}
+}
+
+// poll reads shard n from overlap before its newest change and publishes
+// the changes not seen yet.
+func (f *Follower) poll(ctx context.Context, n int, st *shardState, overlap time.Duration) error {
+	from := st.newest.Add(-overlap)
+	var after ulid.ULID
+	if err := after.SetTime(ulid.Timestamp(from)); err != nil {
+		return err
+	}
+	changes, err := f.Log.ReadChanges(ctx, n, after.String())
+	if err != nil {
+		return err
+	}
+	for _, ch := range changes {
+		if _, ok := st.seen[ch.ID]; ok {
+			continue
+		}
+		at := changeTime(ch.ID)
+		st.seen[ch.ID] = at
+		if at.After(st.newest) {
+			st.newest = at
+		}
+		f.Hub.Publish(ch)
+	}
+	for id, at := range st.seen {
+		if at.Before(from) {
+			delete(st.seen, id)
+		}
+	}
+	return nil
+}
+
+// changeTime returns the time of a change id (zero when it is not a ULID).
+func changeTime(id string) time.Time {
+	u, err := ulid.ParseStrict(id)
+	if err != nil {
+		return time.Time{}
+	}
+	return ulid.Time(u.Time())
+}

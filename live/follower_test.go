@@ -1,0 +1,133 @@
+package live_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/acme/comments-gateway/live"
+	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/dynamo"
+	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
+)
+
+// instance is one gateway process on a shared DynamoDB table: its own
+// client, store (keeping the change log), hub and follower.
+type instance struct {
+	store *store.Store
+	hub   *live.Hub
+}
+
+// mustDynamoTable creates a fresh table on DynamoDB Local (skipping without
+// DYNAMODB_ENDPOINT) and returns its name.
+func mustDynamoTable(tb testing.TB) string {
+	tb.Helper()
+	c := dynamotest.MustClient(tb, config.WithRetryer(dynamo.NewRetryer))
+	name := fmt.Sprintf("live-%d-%d", os.Getpid(), time.Now().UnixNano()%1e9)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := dynamo.New(c, name).CreateTable(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		_, _ = c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	return name
+}
+
+// mustInstance starts an instance on table name with shards change log
+// shards; it stops when the test ends.
+func mustInstance(tb testing.TB, name string, shards int) *instance {
+	tb.Helper()
+	c := dynamotest.MustClient(tb, config.WithRetryer(dynamo.NewRetryer))
+	in := &instance{}
+	in.hub = live.NewHub(live.Config{Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) {
+		return in.store.GetStats(ctx, ids)
+	}})
+	in.store = store.New(dynamo.New(c, name), store.WithChangeLog(shards))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		(&live.Follower{Log: in.store, Hub: in.hub, Interval: 50 * time.Millisecond}).Run(ctx)
+	}()
+	tb.Cleanup(func() { cancel(); <-done; in.hub.Close() })
+	return in
+}
+
+// next waits for the next event of sub (bounded, so a lost event fails the
+// test instead of hanging it).
+func next(tb testing.TB, sub *live.Subscription) live.Event {
+	tb.Helper()
+	select {
+	case ev, ok := <-sub.Events():
+		if !ok {
+			tb.Fatalf("subscription ended: %v", sub.Err())
+		}
+		return ev
+	case <-time.After(30 * time.Second):
+		tb.Fatal("no event within 30s")
+	}
+	return live.Event{}
+}
+
+// TestTwoInstancesOnDynamoDB: writes through instance A reach subscribers
+// on instance B (and on A itself) through the change log, in commit order,
+// each exactly once. A change made just before the first subscription may
+// be replayed (the first read goes Overlap back), never lost.
+func TestTwoInstancesOnDynamoDB(t *testing.T) {
+	name := mustDynamoTable(t)
+	a, b := mustInstance(t, name, 2), mustInstance(t, name, 2)
+	ctx := context.Background()
+	old, err := a.store.CreateComment(ctx, store.NewComment{ProductID: "p1", Language: "en", Rating: 5, Author: "a", Title: "before", Body: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onB := mustSubscribe(t, b.hub, "p1", live.TopicChanged, store.Filter{})
+	onA := mustSubscribe(t, a.hub, "p1", live.TopicChanged, store.Filter{})
+	stats := mustSubscribe(t, b.hub, "p1", live.TopicStats, store.Filter{})
+	otherProduct := mustSubscribe(t, b.hub, "p2", live.TopicChanged, store.Filter{}) // on another shard or not: sees nothing
+	c, err := a.store.CreateComment(ctx, store.NewComment{ProductID: "p1", Language: "fr", Rating: 3, Author: "a", Title: "t", Body: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.store.UpdateComment(ctx, store.CommentUpdate{ID: c.ID, Title: ptr("edited on B")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.store.DeleteComment(ctx, old.ID); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ADDED " + c.ID, "UPDATED " + c.ID, "DELETED " + old.ID}
+	for _, sub := range []*live.Subscription{onB, onA} {
+		var got []string
+		for len(got) < len(want) {
+			if ev := describe([]live.Event{next(t, sub)}); ev[0] != "ADDED "+old.ID || len(got) > 0 {
+				got = append(got, ev...)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("events %q, want %q", got, want)
+		}
+	}
+	// The stats subscriber ends with the current statistics: one 3-star.
+	for st := next(t, stats).Stats; st.Total != 1 || st.Counts[3] != 1; st = next(t, stats).Stats {
+	}
+	// Nothing more, nothing twice: a marker change is the next event.
+	marker, err := a.store.CreateComment(ctx, store.NewComment{ProductID: "p1", Language: "en", Rating: 1, Author: "a", Title: "marker", Body: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := describe([]live.Event{next(t, onB)}); !slices.Equal(got, []string{"ADDED " + marker.ID}) {
+		t.Errorf("after the three changes B got %q, want only the marker", got)
+	}
+	if got := drain(otherProduct); len(got) != 0 {
+		t.Errorf("p2's subscriber got %q", describe(got))
+	}
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// readme returns README.md.
+func readme(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// serveFlags returns the names of the serve command's flags, as its -h
+// prints them (the flag set itself, nothing copied).
+func serveFlags(t *testing.T) []string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	_ = run(context.Background(), []string{"serve", "-h"}, func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`).FindAllStringSubmatch(errb.String(), -1) {
+		names = append(names, m[1])
+	}
+	if len(names) < 10 {
+		t.Fatalf("serve -h listed %d flags:\n%s", len(names), errb.String())
+	}
+	return names
+}
+
+// TestREADMEServeFlagTableIsComplete: the README's table of serve flags
+// ("Every serve flag, …") has one row per flag of the serve command's flag
+// set, no other, and names each flag's environment variable right.
+func TestREADMEServeFlagTableIsComplete(t *testing.T) {
+	doc := readme(t)
+	start := strings.Index(doc, "Every serve flag")
+	if start < 0 {
+		t.Fatal(`README.md has no "Every serve flag" table`)
+	}
+	rows := regexp.MustCompile("(?m)^\\| `-([a-z0-9-]+)` \\| [^|]* \\| `([A-Z0-9_]+)` \\|")
+	header := strings.Index(doc[start:], "\n| flag |")
+	if header < 0 {
+		t.Fatal(`README.md: no "| flag |" table after "Every serve flag"`)
+	}
+	var documented []string
+	for _, line := range strings.Split(doc[start+header+1:], "\n")[2:] {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		m := rows.FindStringSubmatch(line)
+		if m == nil {
+			t.Errorf("README flag row not understood: %s", line)
+			continue
+		}
+		documented = append(documented, m[1])
+		if want := "COMMENTS_" + strings.ToUpper(strings.ReplaceAll(m[1], "-", "_")); m[2] != want {
+			t.Errorf("README: -%s reads %s, want %s", m[1], m[2], want)
+		}
+	}
+	flags := serveFlags(t)
+	for _, f := range flags {
+		if !slices.Contains(documented, f) {
+			t.Errorf("serve flag -%s is missing from the README's flag table", f)
+		}
+	}
+	for _, f := range documented {
+		if !slices.Contains(flags, f) {
+			t.Errorf("the README documents -%s, which serve does not have", f)
+		}
+	}
+}
+
+// shellExamples returns the README's ```sh blocks that talk to a running
+// gateway with curl (the others build, deploy or start one).
+func shellExamples(doc string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(doc, -1) {
+		if strings.Contains(m[1], "curl ") && !strings.Contains(m[1], "go run") {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// TestREADMEShellExamplesRun: every curl example of the README, pasted as
+// it is into bash (-e -u -o pipefail), succeeds and prints no GraphQL error
+// (unless the example says it shows a refusal). An example that starts its
+// own server (`go build -o gw .` then `./gw serve …`) runs in a directory of
+// its own, with the test's binary as gw, against that server on the default
+// address. Any other runs against the built gateway serving the demo data
+// (localhost:8080 and 127.0.0.1:8080 reach it through curl's --connect-to):
+// with an API key ($KEY) when the example uses one, else in dev mode (open
+// mutations, as `go run .`). A streaming example (curl -N) is cut after a
+// few seconds.
+func TestREADMEShellExamplesRun(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("needs %s: %v", tool, err)
+		}
+	}
+	examples := shellExamples(readme(t))
+	if len(examples) < 3 {
+		t.Fatalf("found %d curl examples in README.md", len(examples))
+	}
+	const key = "readme-example-key"
+	bin := MustBinary(t)
+	servers := map[bool]string{} // by keyed: host:port
+	serverFor := func(keyed bool) string {
+		if hp, ok := servers[keyed]; ok {
+			return hp
+		}
+		argv := []string{"serve", "-addr", "127.0.0.1:0", "-store", "bolt:" + filepath.Join(t.TempDir(), "comments.db")}
+		if keyed {
+			sum := sha256.Sum256([]byte(key))
+			argv = append(argv, "-api-keys", hex.EncodeToString(sum[:]))
+		} else {
+			argv = append(argv, "-dev")
+		}
+		s := startServer(t, bin, argv, func(s *Server) { s.Stop(t) })
+		servers[keyed] = strings.TrimPrefix(s.URL, "http://")
+		return servers[keyed]
+	}
+	for i, ex := range examples {
+		out, errOut, err := runExample(examplePrelude(ex, serverFor)+ex, exampleDir(t, ex), "KEY="+key, "GW_BIN="+bin)
+		failed := err != nil || strings.Contains(out, "null")
+		if !strings.Contains(ex, "refused") {
+			failed = failed || strings.Contains(out, `"errors"`)
+		}
+		if failed {
+			t.Errorf("README example %d failed (%v):\n%s\nstdout:\n%s\nstderr:\n%s", i+1, err, ex, tail(out, 2000), tail(errOut, 2000))
+		}
+	}
+}
+
+// examplePrelude defines the curl (and go) an example runs with.
+func examplePrelude(ex string, serverFor func(keyed bool) string) string {
+	maxTime, cut := "30", ""
+	if strings.Contains(ex, "curl -N") {
+		maxTime, cut = "3", " || [ $? = 28 ]" // a stream cut by --max-time did what it shows
+	}
+	curl := "command curl --max-time " + maxTime
+	var prelude string
+	if strings.Contains(ex, "./gw serve") {
+		prelude = `go() { if [ "$*" = "build -o gw ." ]; then cp "$GW_BIN" gw; else command go "$@"; fi; }` + "\n"
+	} else {
+		hp := serverFor(strings.Contains(ex, "$KEY"))
+		curl += " --connect-to localhost:8080:" + hp + " --connect-to 127.0.0.1:8080:" + hp
+	}
+	return prelude + "curl() { " + curl + ` "$@"` + cut + "; }\n"
+}
+
+// exampleDir is where an example runs: its own directory when it builds and
+// starts a server (it writes files), else the package's.
+func exampleDir(tb testing.TB, ex string) string {
+	if strings.Contains(ex, "./gw serve") {
+		return tb.TempDir()
+	}
+	return ""
+}
+
+// runExample runs script in bash -euo pipefail in dir ("" the package's),
+// at most two minutes, in a process group of its own that it kills at the
+// end: a server the script started in the background never outlives it,
+// even when the script fails before its own kill.
+func runExample(script, dir string, env ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err = cmd.Start(); err != nil {
+		return "", "", err
+	}
+	pgid := cmd.Process.Pid
+	err = cmd.Wait()
+	_ = syscall.Kill(-pgid, syscall.SIGTERM) // whatever it left running
+	return out.String(), errb.String(), err
+}

@@ -1,0 +1,216 @@
+package resolvers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/parser"
+	"github.com/vektah/gqlparser/v2/validator"
+
+	"github.com/acme/comments-gateway/cost"
+)
+
+// costLimit measures every operation with package cost and refuses it,
+// before gqlgen parses or validates it, when it is over a limit: deeper than
+// MaxDepth, more aliases than MaxAliases, more expanded fields in the
+// document than MaxSelections, more _entities representations than
+// MaxEntities, or more complex than MaxComplexity. Each limit is its own
+// comparison, message and code (4xx).
+//
+// It runs as gqlgen's last operation-parameter mutator (after APQ has put
+// the query text in place), which gqlgen calls before it parses, validates
+// and coerces variables. It parses the text itself, once per distinct
+// document: documents and the measures of variable-free operations are kept
+// in an LRU keyed by the sha256 of the text (the APQ key), so an operation
+// seen before costs a hash and a lookup (texts up to maxCachedQuery). Complexity needs the operation's
+// variables coerced; costLimit coerces them with gqlparser's own
+// VariableValues, as gqlgen will. When that fails (gqlgen will refuse the
+// request for it), the complexity is measured again after validation, on
+// gqlgen's variables, and checked there.
+type costLimit struct {
+	lim    Limits
+	es     graphql.ExecutableSchema
+	schema *ast.Schema
+	docs   *lru.LRU[*costDoc]
+}
+
+// costDoc is a parsed document and the measures of its variable-free
+// operations, by operation name.
+type costDoc struct {
+	doc      *ast.QueryDocument
+	measured sync.Map // operation name → cost.Result
+}
+
+// operationCost is what costLimit measured of a request's operation.
+type operationCost struct {
+	cost.Result
+	// Known: Complexity was measured with the request's coerced variables.
+	Known bool
+}
+
+const costExtension = "Cost"
+
+// The cache of measured documents: how many it keeps, and the longest query
+// text it keeps (longer ones, rare, are parsed and measured each time), so
+// that it holds at most a few tens of MB however clients fill it.
+const (
+	DefaultCostCacheSize = 1000
+	maxCachedQuery       = 16 << 10
+)
+
+func newCostLimit(lim Limits, es graphql.ExecutableSchema) *costLimit {
+	return &costLimit{lim: lim, es: es, schema: es.Schema(), docs: lru.New[*costDoc](DefaultCostCacheSize)}
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationParameterMutator
+	graphql.OperationContextMutator
+} = (*costLimit)(nil)
+
+// ExtensionName names the extension for gqlgen.
+func (*costLimit) ExtensionName() string { return "CostLimit" }
+
+// Validate accepts any schema.
+func (*costLimit) Validate(graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationParameters measures the operation before gqlgen parses it.
+// A document that does not parse is left to gqlgen, which reports why.
+func (c *costLimit) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
+	if p.Query == "" {
+		return nil
+	}
+	d := c.document(ctx, p.Query)
+	if d == nil {
+		return nil
+	}
+	op := d.doc.Operations.ForName(p.OperationName)
+	m, ok := d.measured.Load(p.OperationName)
+	if !ok {
+		vars, coerced := coerceVariables(c.schema, op, p.Variables)
+		m = operationCost{Result: cost.Analyze(ctx, c.schema, d.doc, op, vars, c.fieldCost), Known: coerced}
+		if op == nil || len(op.VariableDefinitions) == 0 {
+			d.measured.Store(p.OperationName, m)
+		}
+	}
+	oc := m.(operationCost)
+	if octx := graphql.GetOperationContext(ctx); octx != nil {
+		octx.Stats.SetExtension(costExtension, &oc)
+	}
+	return c.check(oc)
+}
+
+// MutateOperationContext checks the complexity after validation when it
+// could not be measured before (the variables did not coerce then).
+func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if m := costOf(oc); m != nil && m.Known {
+		return nil
+	}
+	m := &operationCost{Result: cost.Analyze(ctx, c.schema, oc.Doc, oc.Operation, oc.Variables, c.fieldCost), Known: true}
+	oc.Stats.SetExtension(costExtension, m)
+	return c.check(*m)
+}
+
+// fieldCost is the schema's custom complexity, as package cost calls it
+// before validation. gqlgen's generated argument parsing assumes a valid
+// document (an input object given as `5` panics in it), so a panic counts
+// as no custom cost: validation refuses that document anyway.
+func (c *costLimit) fieldCost(ctx context.Context, typeName, field string, child int, args map[string]any) (n int, ok bool) {
+	defer func() {
+		if recover() != nil {
+			n, ok = 0, false
+		}
+	}()
+	return c.es.Complexity(ctx, typeName, field, child, args)
+}
+
+// document is the parsed query, from the cache or parsed now (nil when it
+// does not parse). The variables' types are resolved on the document once,
+// as validation would, so gqlparser can coerce variables before validation.
+func (c *costLimit) document(ctx context.Context, query string) *costDoc {
+	cacheable := len(query) <= maxCachedQuery
+	var key string
+	if cacheable {
+		sum := sha256.Sum256([]byte(query))
+		key = hex.EncodeToString(sum[:])
+		if d, ok := c.docs.Get(ctx, key); ok {
+			return d
+		}
+	}
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, c.lim.MaxTokens)
+	if err != nil {
+		return nil
+	}
+	for _, op := range doc.Operations {
+		for _, v := range op.VariableDefinitions {
+			v.Definition = c.schema.Types[v.Type.Name()]
+		}
+	}
+	d := &costDoc{doc: doc}
+	if cacheable {
+		c.docs.Add(ctx, key, d)
+	}
+	return d
+}
+
+// coerceVariables coerces raw variables as gqlgen will after validation;
+// ok is false when they do not coerce (or the operation is not valid enough
+// to say), and the request will be refused for it.
+func coerceVariables(schema *ast.Schema, op *ast.OperationDefinition, raw map[string]any) (vars map[string]any, ok bool) {
+	if op == nil {
+		return nil, true
+	}
+	for _, v := range op.VariableDefinitions {
+		if v.Definition == nil {
+			return nil, false
+		}
+	}
+	// The operation is not validated yet: a document gqlparser did not
+	// expect must not take the request down.
+	defer func() {
+		if recover() != nil {
+			vars, ok = nil, false
+		}
+	}()
+	vars, err := validator.VariableValues(schema, op, raw)
+	return vars, err == nil
+}
+
+// check compares each measure with its limit, in a fixed order.
+func (c *costLimit) check(m operationCost) *gqlerror.Error {
+	refuse := func(code, format string, args ...any) *gqlerror.Error {
+		err := gqlerror.Errorf(format, args...)
+		errcode.Set(err, code)
+		return err
+	}
+	l := c.lim
+	switch {
+	case m.Depth > l.MaxDepth:
+		return refuse(CodeDepth, "the operation is nested %d levels deep; the limit is %d", m.Depth, l.MaxDepth)
+	case m.Aliases > l.MaxAliases:
+		return refuse(CodeAliases, "the operation has %d aliased fields (fragments expanded); the limit is %d", m.Aliases, l.MaxAliases)
+	case m.DocumentFields > l.MaxSelections:
+		return refuse(CodeSelections, "the document selects %d fields once its fragments are expanded; the limit is %d", m.DocumentFields, l.MaxSelections)
+	case m.Entities > l.MaxEntities:
+		return refuse(CodeEntities, "the operation asks _entities for %d representations; the limit is %d", m.Entities, l.MaxEntities)
+	case m.Known && m.Complexity > l.MaxComplexity:
+		return refuse(CodeComplexity, "operation has complexity %d, which exceeds the limit of %d", m.Complexity, l.MaxComplexity)
+	}
+	return nil
+}
+
+// costOf is what costLimit measured of the operation (nil before it ran).
+func costOf(oc *graphql.OperationContext) *operationCost {
+	if oc == nil {
+		return nil
+	}
+	m, _ := oc.Stats.GetExtension(costExtension).(*operationCost)
+	return m
+}

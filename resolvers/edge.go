@@ -1,0 +1,56 @@
+package resolvers
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// httpEdge refuses, with a coded JSON error, what is not a GraphQL-over-HTTP
+// request before gqlgen sees it: methods other than GET, POST and OPTIONS
+// (405), a POST whose Content-Type is not application/json (415), and a
+// POST body that is too large (413), stalls (408), breaks off (400) or is
+// not UTF-8 (400). A POST reaches next with its body read into memory.
+func httpEdge(maxBody int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w = forUpgrade(w, r)
+		switch r.Method {
+		case http.MethodGet, http.MethodOptions:
+		case http.MethodPost:
+			if msg := checkContentType(r.Header.Get("Content-Type")); msg != "" {
+				writeRequestError(w, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, msg)
+				return
+			}
+			body, ok := readBody(w, r, maxBody)
+			if !ok {
+				return
+			}
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		default:
+			writeRequestError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+				fmt.Sprintf("method %.20s is not allowed: send queries with GET or POST, mutations with POST", r.Method),
+				"Allow", "GET, POST, OPTIONS")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// checkContentType says what is wrong with a POST's Content-Type, or "".
+func checkContentType(ct string) string {
+	const want = `send the request as JSON with "Content-Type: application/json"`
+	if ct == "" {
+		return "the request has no Content-Type; " + want
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return fmt.Sprintf("Content-Type %.60q is not supported; %s", ct, want)
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return fmt.Sprintf("charset %.30q is not supported; the body must be UTF-8 (Content-Type: application/json or application/json; charset=utf-8)", cs)
+	}
+	return ""
+}

@@ -1,0 +1,192 @@
+package resolvers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// variablesSchema has every kind of input type checkVariables knows.
+var variablesSchema = gqlparser.MustLoadSchema(&ast.Source{Name: "test.graphqls", Input: `
+enum Color { RED GREEN }
+input In { n: Int!, f: Float, c: Color, tags: [String!], d: Int! = 3 }
+type Query { q(i: Int, f: Float, s: String, b: Boolean, id: ID, c: Color, in: In, l: [Int!], t: Time): Int }
+scalar Time
+`})
+
+const testOperation = `query($i: Int, $f: Float, $s: String, $b: Boolean, $id: ID, $c: Color, $in: In, $l: [Int!], $t: Time, $r: Int! = 1) {
+  q(i: $i, f: $f, s: $s, b: $b, id: $id, c: $c, in: $in, l: $l, t: $t) a: q(i: $r) }`
+
+// TestCheckVariables: the specification's input coercion of variable
+// values, against an independent table of what it accepts and refuses.
+func TestCheckVariables(t *testing.T) {
+	doc, errs := gqlparser.LoadQuery(variablesSchema, testOperation)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	op := doc.Operations[0]
+	tests := []struct {
+		vars string
+		want string // a part of the only error's message; "" accepts
+	}{
+		{`{}`, ""},
+		{`{"i": 10, "f": 1.5, "s": "x", "b": true, "id": "a", "c": "RED", "l": [1, 2], "t": "anything"}`, ""},
+		{`{"i": -2147483648, "f": 7, "id": 12, "l": 3}`, ""}, // an integer Float and ID; a single value for a list
+		{`{"i": 4.0}`, ""},
+		{`{"i": null, "s": null, "in": null}`, ""},
+		{`{"i": "10"}`, `Variable "$i" got invalid value "10"; Int cannot represent non-integer value: "10"`},
+		{`{"i": 4.5}`, "Int cannot represent non-integer value: 4.5"},
+		{`{"i": true}`, "Int cannot represent non-integer value: true"},
+		{`{"i": 2147483648}`, "Int cannot represent non 32-bit signed integer value: 2147483648"},
+		{`{"i": 1e400}`, "Int cannot represent non 32-bit signed integer value"},
+		{`{"f": "1.5"}`, `Float cannot represent non numeric value: "1.5"`},
+		{`{"f": 1e400}`, "Float cannot represent non numeric value"},
+		{`{"s": 5}`, "String cannot represent a non string value: 5"},
+		{`{"s": ["x"]}`, `String cannot represent a non string value: ["x"]`},
+		{`{"b": "true"}`, `Boolean cannot represent a non boolean value: "true"`},
+		{`{"b": 1}`, "Boolean cannot represent a non boolean value: 1"},
+		{`{"id": 1.5}`, "ID cannot represent value: 1.5"},
+		{`{"id": false}`, "ID cannot represent value: false"},
+		{`{"c": "red"}`, `Value "red" does not exist in "Color" enum.`},
+		{`{"c": 1}`, `Value 1 does not exist in "Color" enum.`},
+		{`{"l": [1, "2"]}`, `Variable "$l" got invalid value "2" at "l[1]"; Int cannot represent non-integer value: "2"`},
+		{`{"l": [1, null]}`, `at "l[1]"; Expected non-nullable type "Int!" not to be null.`},
+		{`{"in": {"n": 1}}`, ""},
+		{`{"in": {"n": 1, "tags": "a", "c": "GREEN", "f": 2}}`, ""},
+		{`{"in": {"n": "1"}}`, `at "in.n"; Int cannot represent non-integer value: "1"`},
+		{`{"in": {}}`, `Field "n" of required type "Int!" was not provided.`},
+		{`{"in": {"n": null}}`, `Expected non-nullable type "Int!" not to be null.`},
+		{`{"in": {"n": 1, "x": 2}}`, `Field "x" is not defined by type "In".`},
+		{`{"in": {"n": 1, "tags": ["a", 2]}}`, `at "in.tags[1]"; String cannot represent a non string value: 2`},
+		{`{"in": 5}`, `Expected type "In" to be an object.`},
+		{`{"r": null}`, `Variable "$r" of non-null type "Int!" must not be null.`},
+		{`{"i": "` + strings.Repeat("x", 100) + `"}`, `"xxxxxxxx`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.vars, func(t *testing.T) {
+			dec := json.NewDecoder(strings.NewReader(tc.vars))
+			dec.UseNumber()
+			var vars map[string]any
+			if err := dec.Decode(&vars); err != nil {
+				t.Fatal(err)
+			}
+			errs := checkVariables(variablesSchema, op, vars)
+			switch {
+			case tc.want == "" && len(errs) > 0:
+				t.Errorf("refused: %v", errs)
+			case tc.want != "" && (len(errs) != 1 || !strings.Contains(errs[0].Message, tc.want)):
+				t.Errorf("got %v, want one error containing %q", errs, tc.want)
+			case len(errs) == 1 && len(errs[0].Message) > 200:
+				t.Errorf("message of %d bytes (values must be cut): %s", len(errs[0].Message), errs[0].Message)
+			}
+		})
+	}
+	// A required variable without a default.
+	doc, _ = gqlparser.LoadQuery(variablesSchema, `query($n: Int!) { q(i: $n) }`)
+	if errs := checkVariables(variablesSchema, doc.Operations[0], nil); len(errs) != 1 || errs[0].Message != `Variable "$n" of required type "Int!" was not provided.` {
+		t.Errorf("missing required variable: %v", errs)
+	}
+}
+
+// TestEdgePresenterHidesSuggestions: every "Did you mean" gqlparser writes is
+// stripped, the enum values' included (the gateway's schema has no enum
+// argument, so this uses a test schema).
+func TestEdgePresenterHidesSuggestions(t *testing.T) {
+	present := edgePresenter(graphql.DefaultErrorPresenter, true)
+	for _, query := range []string{
+		`{ q(c: REDD) }`,                    // enum value
+		`{ q(ii: 1) }`,                      // argument
+		`{ q(in: {nn: 1}) }`,                // input field
+		`{ ...F } fragment F on Quer { q }`, // type
+		`{ qq }`,                            // field (gqlgen's SetDisableSuggestion covers this one only)
+	} {
+		_, errs := gqlparser.LoadQuery(variablesSchema, query)
+		if len(errs) == 0 {
+			t.Fatalf("%s: no validation error", query)
+		}
+		suggested := false
+		for _, e := range errs {
+			suggested = suggested || strings.Contains(e.Message, "Did you mean")
+			got := present(context.Background(), e)
+			if strings.Contains(got.Message, "Did you mean") || strings.Contains(got.Message, "RED") && !strings.Contains(query, "RED") {
+				t.Errorf("%s: %q still suggests", query, got.Message)
+			}
+		}
+		if !suggested {
+			t.Errorf("%s: gqlparser suggested nothing (%v): the test no longer covers a suggestion", query, errs)
+		}
+	}
+}
+
+// TestCapErrorList: at most MaxErrors errors and one counting the rest.
+func TestCapErrorList(t *testing.T) {
+	for _, n := range []int{0, 1, MaxErrors, MaxErrors + 1, 9000} {
+		var errs gqlerror.List
+		for range n {
+			errs = append(errs, gqlerror.Errorf("e"))
+		}
+		got := capErrorList(errs)
+		want := min(n, MaxErrors)
+		if n > MaxErrors {
+			want++
+		}
+		if len(got) != want {
+			t.Errorf("%d errors: %d after the cap, want %d", n, len(got), want)
+		}
+		if n > MaxErrors && (got[MaxErrors].Extensions["code"] != CodeTooManyErrors || got[MaxErrors].Extensions["omitted"] != n-MaxErrors) {
+			t.Errorf("%d errors: last %+v", n, got[MaxErrors])
+		}
+	}
+}
+
+// TestHasLoneSurrogate: \u escapes of half a surrogate pair are found, a
+// full pair and escaped backslashes are not.
+func TestHasLoneSurrogate(t *testing.T) {
+	for in, want := range map[string]bool{
+		`{"a":"x"}`:                         false,
+		`{"a":"\u00e9\u0041"}`:              false,
+		`{"a":"\ud83d\ude00"}`:              false,
+		`{"a":"\uD83D\uDE00 \ud800\udfff"}`: false,
+		`{"a":"\\ud800"}`:                   false, // an escaped backslash, then text
+		`{"a":"\ud800"}`:                    true,
+		`{"a":"\udc00"}`:                    true,
+		`{"a":"\ud800\u0041"}`:              true,
+		`{"a":"\ud83d"}`:                    true,
+		`{"a":"x\ud83d`:                     true,
+		`{"a":"\\\ud800"}`:                  true,
+	} {
+		if got := hasLoneSurrogate([]byte(in)); got != want {
+			t.Errorf("%s: %v, want %v", in, got, want)
+		}
+	}
+	// encoding/json agrees: a lone surrogate decodes to U+FFFD.
+	var s string
+	if err := json.Unmarshal([]byte(`"\ud800"`), &s); err != nil || !bytes.Equal([]byte(s), []byte("\uFFFD")) {
+		t.Errorf("encoding/json decodes a lone surrogate to %q, %v", s, err)
+	}
+}
+
+// TestEdgePresenterNamesNoGoType: gqlgen's unmarshallers' messages say
+// what was expected, not the Go type they got.
+func TestEdgePresenterNamesNoGoType(t *testing.T) {
+	present := edgePresenter(graphql.DefaultErrorPresenter, false)
+	for msg, want := range map[string]string{
+		"json.Number is not a map":                "expected a JSON object",
+		"[]interface {} is not a map":             "expected a JSON object",
+		"string is not a map":                     "expected a JSON object",
+		"bool is not an int":                      "expected an integer",
+		"map[string]interface {} is not a string": "expected a string",
+		"the product id is not a valid id":        "the product id is not a valid id",
+	} {
+		if got := present(context.Background(), gqlerror.Errorf("%s", msg)).Message; got != want {
+			t.Errorf("%q presented as %q, want %q", msg, got, want)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Error codes of requests refused at the HTTP edge, before any GraphQL
+// processing (each reply is a JSON body with errors[].extensions.code).
+const (
+	// CodeBadRequest: the body is not a GraphQL-over-HTTP request (invalid
+	// JSON, a "query" that is not a string, data after the JSON object, …).
+	CodeBadRequest = "BAD_REQUEST"
+	// CodeUnsupportedMediaType: a POST whose Content-Type is not
+	// application/json (HTTP 415).
+	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
+	// CodeMethodNotAllowed: a method other than GET, POST or OPTIONS, or a
+	// mutation sent with GET (HTTP 405 with an Allow header).
+	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
+	// CodeRequestTooLarge: a body over the -max-body-bytes limit (HTTP 413).
+	CodeRequestTooLarge = "REQUEST_TOO_LARGE"
+	// CodeRequestTimeout: the body did not arrive within the server's read
+	// timeout (HTTP 408).
+	CodeRequestTimeout = "REQUEST_TIMEOUT"
+	// CodeNotFound: no endpoint at this path (HTTP 404); also a missing
+	// comment in updateComment and deleteComment.
+	CodeNotFound = "NOT_FOUND"
+	// CodeTooManyErrors: the last entry of an error list cut at
+	// MaxErrors; it says how many errors were left out.
+	CodeTooManyErrors = "TOO_MANY_ERRORS"
+	// CodeBadUserInput: invalid input; at the edge, a request that is not
+	// valid UTF-8 (HTTP 400).
+	CodeBadUserInput = "BAD_USER_INPUT"
+)
+
+// MaxErrors is how many errors a reply lists at most; one more entry
+// (TOO_MANY_ERRORS) says how many were left out.
+const MaxErrors = 20
+
+// requestErrorBody is the reply to a request refused before execution:
+// errors (and extensions) but no "data" entry, as GraphQL over HTTP asks.
+type requestErrorBody struct {
+	Errors     gqlerror.List  `json:"errors"`
+	Extensions map[string]any `json:"extensions,omitempty"`
+}
+
+// writeRequestError answers with status and one coded error. Headers given
+// as name, value pairs are set first (Allow, Connection).
+func writeRequestError(w http.ResponseWriter, status int, code, msg string, header ...string) {
+	for i := 0; i+1 < len(header); i += 2 {
+		w.Header().Set(header[i], header[i+1])
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	writeJSON(w, requestErrorBody{Errors: gqlerror.List{coded(code, msg)}})
+}
+
+// coded is an error with message msg and extensions.code code.
+func coded(code, msg string) *gqlerror.Error {
+	e := &gqlerror.Error{Message: msg}
+	setCode(e, code)
+	return e
+}
+
+// writeJSON writes v; a value that cannot be marshalled is a bug, answered
+// as a coded INTERNAL error rather than a panic.
+func writeJSON(w http.ResponseWriter, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte(`{"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}`)
+	}
+	_, _ = w.Write(b)
+}
+
+// NotFoundHandler answers every request with 404 and a coded JSON error
+// naming the GraphQL endpoint (for paths under it that do not exist).
+func NotFoundHandler(endpoint string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeRequestError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("no endpoint at %s; GraphQL is served at %s", r.URL.Path, endpoint))
+	})
+}
+
+// capErrors is a response middleware that cuts a reply's error list to
+// MaxErrors entries plus one TOO_MANY_ERRORS entry counting the rest, so
+// that a request with thousands of mistakes gets a small reply.
+func capErrors(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	if resp != nil {
+		resp.Errors = capErrorList(resp.Errors)
+	}
+	return resp
+}
+
+func capErrorList(errs gqlerror.List) gqlerror.List {
+	if len(errs) <= MaxErrors {
+		return errs
+	}
+	more := &gqlerror.Error{Message: fmt.Sprintf("%d more errors not shown (a reply lists at most %d); fix the ones above and send the request again", len(errs)-MaxErrors, MaxErrors)}
+	setCode(more, CodeTooManyErrors)
+	more.Extensions["omitted"] = len(errs) - MaxErrors
+	return append(errs[:MaxErrors:MaxErrors], more)
+}
+
+// suggestion matches gqlparser's "Did you mean …?" suffixes (fields,
+// arguments, input fields, types, enum values, inline fragments).
+var suggestion = regexp.MustCompile(` Did you mean [^?]*\?`)
+
+// goTypeError matches gqlgen's scalar unmarshallers' messages, which name
+// the Go type of the value ("json.Number is not a map").
+var goTypeError = regexp.MustCompile(`^.+ is not an? (map|int|int32|int64|uint|uint64|float|float64|string|bool)$`)
+
+// goKinds names, for a client, what an unmarshaller wanted.
+var goKinds = map[string]string{
+	"map": "a JSON object", "string": "a string", "bool": "true or false",
+	"int": "an integer", "int32": "an integer", "int64": "an integer", "uint": "an integer", "uint64": "an integer",
+	"float": "a number", "float64": "a number",
+}
+
+// edgePresenter makes what p presents fit to show: messages that name a Go
+// type say what was expected instead, and with hideSuggestions every "Did
+// you mean …?" is cut (with introspection off no error may name schema
+// members the client did not write; gqlgen's SetDisableSuggestion covers
+// only unknown fields).
+func edgePresenter(p graphql.ErrorPresenterFunc, hideSuggestions bool) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		e := p(ctx, err)
+		if e == nil {
+			return nil
+		}
+		if m := goTypeError.FindStringSubmatch(e.Message); m != nil {
+			e.Message = "expected " + goKinds[m[1]]
+		}
+		if hideSuggestions {
+			e.Message = suggestion.ReplaceAllString(e.Message, "")
+		}
+		return e
+	}
+}
+
+// logLevelOf is the level at which a failed request's error is logged: a
+// client that went away (the request's context cancelled, which is not its
+// deadline passing) is routine, not an ERROR.
+func logLevelOf(ctx context.Context, err error) slog.Level {
+	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
+		return slog.LevelInfo
+	}
+	return slog.LevelError
+}

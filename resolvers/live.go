@@ -1,0 +1,185 @@
+package resolvers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/acme/comments-gateway/live"
+	"github.com/acme/comments-gateway/metrics"
+)
+
+// Live defaults.
+const (
+	DefaultMaxSubscriptionsPerConn = 100
+	DefaultMaxConnsPerClient       = 20
+	DefaultKeepAlive               = 15 * time.Second
+	DefaultLiveWriteTimeout        = 10 * time.Second
+)
+
+// Websocket close codes the gateway sends besides the protocol's own.
+const (
+	// CloseServiceRestart (1012): the server is shutting down; reconnect.
+	CloseServiceRestart = 1012
+	// CloseForbidden (4403): connection_init carried an invalid
+	// credential, or none when subscriptions need one.
+	CloseForbidden = 4403
+)
+
+// Error codes of subscriptions (extensions.code).
+const (
+	CodeSlowConsumer  = "SLOW_CONSUMER"
+	CodeLimitExceeded = "LIMIT_EXCEEDED"
+)
+
+// LiveConfig configures subscriptions.
+type LiveConfig struct {
+	// Hub delivers the events; nil turns subscriptions off (UNAVAILABLE).
+	Hub *live.Hub
+	// RequireAuth makes subscribing need a credential, as mutations do.
+	RequireAuth bool
+	// MaxSubscriptionsPerConn bounds the active subscriptions of one
+	// websocket connection (DefaultMaxSubscriptionsPerConn when 0).
+	MaxSubscriptionsPerConn int
+	// MaxConnsPerClient bounds the open websocket and SSE connections of
+	// one client, named as the rate limit names them
+	// (DefaultMaxConnsPerClient when 0); API keys are not limited.
+	MaxConnsPerClient int
+	// KeepAlive is the websocket ping and SSE keep-alive comment interval
+	// (DefaultKeepAlive when 0).
+	KeepAlive time.Duration
+	// WriteTimeout closes a connection whose client accepts no data for
+	// this long (DefaultLiveWriteTimeout when 0).
+	WriteTimeout time.Duration
+	// TrustForwardedFor names anonymous clients by X-Forwarded-For.
+	TrustForwardedFor bool
+}
+
+// Live owns the live connections of a handler: their limits, and their
+// shutdown. Make one with NewLive and pass it in Config.Live.
+type Live struct {
+	cfg     LiveConfig
+	mu      sync.Mutex
+	conns   map[*liveConn]struct{}
+	clients map[string]int
+	closing bool
+	drained chan struct{} // closed when closing and no connection is left
+}
+
+// NewLive returns the live connection registry for cfg.
+func NewLive(cfg LiveConfig) *Live {
+	if cfg.MaxSubscriptionsPerConn <= 0 {
+		cfg.MaxSubscriptionsPerConn = DefaultMaxSubscriptionsPerConn
+	}
+	if cfg.MaxConnsPerClient <= 0 {
+		cfg.MaxConnsPerClient = DefaultMaxConnsPerClient
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = DefaultKeepAlive
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultLiveWriteTimeout
+	}
+	return &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, clients: map[string]int{}, drained: make(chan struct{})}
+}
+
+// addLiveTransports registers the websocket (graphql-transport-ws, and the
+// legacy graphql-ws) and SSE (graphql-sse) transports of cfg.Live; they must
+// come before POST, which would take an SSE request for a plain one.
+func addLiveTransports(srv *handler.Server, cfg Config) {
+	l := cfg.Live
+	if l == nil {
+		return
+	}
+	srv.AroundOperations(liveOperations(cfg))
+	srv.AddTransport(transport.Websocket{
+		Implementation:        liveWebsocket{l: l},
+		InitFunc:              l.initFunc(cfg.Auth),
+		InitTimeout:           10 * time.Second,
+		KeepAlivePingInterval: l.cfg.KeepAlive, // legacy graphql-ws "ka"
+		PingPongInterval:      l.cfg.KeepAlive, // graphql-transport-ws ping/pong
+	})
+	srv.AddTransport(transport.SSE{KeepAlivePingInterval: l.cfg.KeepAlive})
+}
+
+// liveOperations gives each operation on a live connection what the HTTP
+// handler gives each request: its own cost accounting and, for a query or
+// mutation, the request timeout. (Its own dataloaders come from
+// withLoaders, as every operation's do: a websocket lives long, and one
+// cache for all its operations would serve stale reads.)
+func liveOperations(cfg Config) graphql.OperationMiddleware {
+	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		if liveConnFrom(ctx) == nil {
+			return next(ctx)
+		}
+		ctx, _ = metrics.WithUsage(ctx)
+		if op := graphql.GetOperationContext(ctx).Operation; op == nil || op.Operation == ast.Subscription {
+			return next(ctx)
+		}
+		ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
+		responses := next(ctx)
+		return func(ctx context.Context) *graphql.Response {
+			resp := responses(ctx)
+			if resp == nil {
+				cancel()
+			}
+			return resp
+		}
+	}
+}
+
+// isLiveRequest reports whether r opens a websocket or an SSE stream.
+func isLiveRequest(r *http.Request) bool {
+	return transport.Websocket{}.Supports(r) || transport.SSE{}.Supports(r)
+}
+
+// requestContext returns the context of one request: bounded by timeout,
+// except for a live stream, which lasts until the client or the server
+// ends it.
+func requestContext(r *http.Request, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if isLiveRequest(r) {
+		return context.WithCancel(r.Context())
+	}
+	return context.WithTimeout(r.Context(), timeout)
+}
+
+// Shutdown closes every live connection cleanly, so that clients reconnect
+// (websocket: close code 1012 "service restart"; SSE: the stream ends
+// without `complete`), refuses new ones, and waits until they are gone or
+// ctx ends.
+func (l *Live) Shutdown(ctx context.Context) error {
+	l.mu.Lock()
+	if !l.closing {
+		l.closing = true
+		for c := range l.conns {
+			c.shutdown()
+		}
+		if len(l.conns) == 0 {
+			close(l.drained)
+		}
+	}
+	l.mu.Unlock()
+	select {
+	case <-l.drained:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Conns returns the number of open live connections.
+func (l *Live) Conns() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.conns)
+}
+
+// errLiveClosing is the refusal of a connection during shutdown.
+var errLiveClosing = errors.New("the server is shutting down")

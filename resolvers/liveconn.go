@@ -1,0 +1,257 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/acme/comments-gateway/auth"
+)
+
+// liveConn is one open websocket connection or SSE stream.
+type liveConn struct {
+	l      *Live
+	client string
+	cancel context.CancelFunc
+	subs   atomic.Int32
+	ws     atomic.Pointer[timedWebsocketConn] // websocket: set by liveWebsocket.Accept
+	sse    *sseWriter                         // SSE: set before the connection is registered
+}
+
+type liveConnKey struct{}
+
+// liveConnFrom returns the live connection a request context belongs to.
+func liveConnFrom(ctx context.Context) *liveConn {
+	c, _ := ctx.Value(liveConnKey{}).(*liveConn)
+	return c
+}
+
+// middleware registers each websocket or SSE request as a live connection,
+// refusing it (429) when its client has MaxConnsPerClient open, or (503)
+// during shutdown. ctx is the request's context, cancelled by the handler.
+func (l *Live) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if l == nil || !isLiveRequest(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		c := &liveConn{l: l, client: clientID(r, l.cfg.TrustForwardedFor), cancel: cancel}
+		if (transport.SSE{}).Supports(r) {
+			rc := http.NewResponseController(w)
+			_ = rc.SetReadDeadline(time.Time{}) // the stream outlives the server's ReadTimeout
+			c.sse = &sseWriter{ResponseWriter: w, rc: rc, timeout: l.cfg.WriteTimeout}
+			w = c.sse
+		}
+		if err := l.add(c); err != nil {
+			status := http.StatusTooManyRequests
+			if errors.Is(err, errLiveClosing) {
+				status = http.StatusServiceUnavailable
+			}
+			http.Error(w, err.Error(), status)
+			return
+		}
+		defer l.remove(c)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, liveConnKey{}, c)))
+	})
+}
+
+func (l *Live) add(c *liveConn) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closing {
+		return errLiveClosing
+	}
+	if c.client != "" && l.clients[c.client] >= l.cfg.MaxConnsPerClient {
+		return fmt.Errorf("too many live connections: at most %d per client", l.cfg.MaxConnsPerClient)
+	}
+	l.conns[c] = struct{}{}
+	if c.client != "" {
+		l.clients[c.client]++
+	}
+	return nil
+}
+
+func (l *Live) remove(c *liveConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.conns, c)
+	if c.client != "" {
+		if l.clients[c.client]--; l.clients[c.client] <= 0 {
+			delete(l.clients, c.client)
+		}
+	}
+	if l.closing && len(l.conns) == 0 {
+		close(l.drained)
+	}
+}
+
+// shutdown ends the connection so that its client reconnects. A websocket
+// gets only the close frame: cancelling its subscriptions first would send
+// each a `complete`, and a client would not resubscribe after reconnecting.
+// The transport ends when the client answers the close (or after 5 s).
+func (c *liveConn) shutdown() {
+	if ws := c.ws.Load(); ws != nil {
+		_ = ws.WriteClose(CloseServiceRestart, "server restart")
+		return
+	}
+	if c.sse != nil {
+		c.sse.stop()
+	}
+	c.cancel()
+}
+
+// slowConsumer ends one subscription of the connection with SLOW_CONSUMER:
+// on a websocket an `error` message for it, on SSE a last `next` event
+// carrying the error (the transport then sends `complete`).
+func (c *liveConn) slowConsumer(ctx context.Context) {
+	err := &gqlerror.Error{
+		Message:    "subscription ended: the client did not read its events fast enough; resubscribe and catch up with comments(before: <newest cursor>)",
+		Extensions: map[string]any{"code": CodeSlowConsumer},
+	}
+	switch {
+	case c == nil:
+	case c.ws.Load() != nil:
+		transport.AddSubscriptionError(ctx, err)
+	case c.sse != nil:
+		b, _ := json.Marshal(map[string]any{"errors": []*gqlerror.Error{err}})
+		c.sse.writeEvent(fmt.Sprintf("event: next\ndata: %s\n\n", b))
+	}
+}
+
+// initFunc authenticates a websocket's connection_init: a credential in the
+// payload (Authorization or X-API-Key, any case) replaces the upgrade
+// request's headers. An invalid credential, or none when RequireAuth, closes
+// the connection with 4403.
+func (l *Live) initFunc(a *auth.Authenticator) transport.WebsocketInitFunc {
+	return func(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+		h := http.Header{}
+		for k, v := range payload {
+			if s, ok := v.(string); ok {
+				switch http.CanonicalHeaderKey(k) {
+				case "Authorization", "X-Api-Key":
+					h.Set(k, s)
+				}
+			}
+		}
+		if len(h) > 0 {
+			r, _ := http.NewRequestWithContext(ctx, http.MethodGet, "/graphql", nil)
+			r.Header = h
+			p, err := a.Authenticate(r)
+			ctx = auth.WithPrincipal(ctx, p, err)
+		}
+		p, err := auth.FromContext(ctx)
+		switch {
+		case err != nil:
+			return transport.WithWebsocketCloseCode(ctx, CloseForbidden), nil, errors.New("the credential is not valid")
+		case p == nil && l.cfg.RequireAuth:
+			return transport.WithWebsocketCloseCode(ctx, CloseForbidden), nil,
+				errors.New("subscriptions need a credential: connection_init payload {\"Authorization\": \"Bearer <API key or token>\"}")
+		}
+		return ctx, nil, nil
+	}
+}
+
+// liveWebsocket accepts websockets with gqlgen's coder/websocket adapter,
+// wrapped so that each write is bounded by WriteTimeout and the connection
+// is known to its liveConn.
+type liveWebsocket struct {
+	l *Live
+}
+
+func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
+	conn, err := transport.CoderWebsocketImplementation{}.Accept(w, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	tc := &timedWebsocketConn{WebsocketConn: conn, timeout: lw.l.cfg.WriteTimeout}
+	if c := liveConnFrom(r.Context()); c != nil {
+		c.ws.Store(tc)
+	}
+	return tc, nil
+}
+
+// timedWebsocketConn closes the connection when one write takes longer
+// than timeout (the client stopped reading), so a stalled client never
+// holds a goroutine or a growing queue.
+type timedWebsocketConn struct {
+	transport.WebsocketConn
+	timeout time.Duration
+}
+
+func (c *timedWebsocketConn) WriteJSON(v any) error {
+	t := time.AfterFunc(c.timeout, func() { _ = c.WebsocketConn.Close() })
+	defer t.Stop()
+	return c.WebsocketConn.WriteJSON(v)
+}
+
+// SetReadLimit and SetReadDeadline pass through to the wrapped connection.
+func (c *timedWebsocketConn) SetReadLimit(n int64) {
+	if rl, ok := c.WebsocketConn.(transport.WebsocketReadLimiter); ok {
+		rl.SetReadLimit(n)
+	}
+}
+
+// SetReadDeadline passes through to the wrapped connection.
+func (c *timedWebsocketConn) SetReadDeadline(t time.Time) error {
+	if d, ok := c.WebsocketConn.(transport.WebsocketReadDeadliner); ok {
+		return d.SetReadDeadline(t)
+	}
+	return nil
+}
+
+// sseWriter is an SSE stream's ResponseWriter: each write is bounded by
+// timeout, writes are serialised (so the gateway can add an event), and
+// after stop nothing more is written (the stream ends without complete).
+type sseWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	mu      sync.Mutex
+	stopped bool
+}
+
+var errStreamStopped = errors.New("stream stopped")
+
+func (w *sseWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return 0, errStreamStopped
+	}
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush sends what was written.
+func (w *sseWriter) Flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stopped {
+		_ = w.rc.Flush()
+	}
+}
+
+// Unwrap returns the underlying ResponseWriter (http.ResponseController).
+func (w *sseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *sseWriter) writeEvent(ev string) {
+	if _, err := w.Write([]byte(ev)); err == nil {
+		w.Flush()
+	}
+}
+
+func (w *sseWriter) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+}

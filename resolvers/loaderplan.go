@@ -1,0 +1,94 @@
+package resolvers
+
+import (
+	"context"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// A loader waits LoaderWait for other keys to join its batch. When the
+// operation has at most one field that can load through it, and that field
+// is not inside a list, no other key can ever come, so the wait is pure
+// latency: such a loader dispatches its one key at once (batch capacity 1).
+// loadSites counts, in an operation's validated selection set (fragments
+// expanded, @skip/@include ignored, so an upper bound), the fields that load
+// through each loader; a field inside a list counts as many.
+
+// loadSites counts an operation's load sites per loader; "many" is 2.
+type loadSites struct {
+	stats, comments int
+	visited         int // selections walked (a bound against fragment fan-out)
+}
+
+// maxPlanVisits bounds the walk; an operation larger than this is "many".
+const maxPlanVisits = 2000
+
+// planLoads counts op's load sites.
+func planLoads(op *ast.OperationDefinition) loadSites {
+	var k loadSites
+	if op != nil {
+		k.walk(op.SelectionSet, false)
+	}
+	return k
+}
+
+// done reports whether both loaders already need their batching window.
+func (k *loadSites) done() bool {
+	return (k.stats >= 2 && k.comments >= 2) || k.visited > maxPlanVisits
+}
+
+func (k *loadSites) walk(set ast.SelectionSet, inList bool) {
+	for _, sel := range set {
+		if k.done() {
+			return
+		}
+		k.visited++
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Definition == nil || s.ObjectDefinition == nil {
+				continue // __typename
+			}
+			n := 1
+			if inList {
+				n = 2
+			}
+			switch s.ObjectDefinition.Name + "." + s.Name {
+			case "Product.comments", "Product.stats":
+				k.stats += n
+			case "Query.comment", "Query.node":
+				k.comments += n
+			case "Query.nodes", "Query._entities":
+				k.comments += 2 // many keys from one resolver
+			}
+			k.walk(s.SelectionSet, inList || s.Definition.Type.Elem != nil)
+		case *ast.FragmentSpread:
+			if s.Definition != nil {
+				k.walk(s.Definition.SelectionSet, inList)
+			}
+		case *ast.InlineFragment:
+			k.walk(s.SelectionSet, inList)
+		}
+	}
+	if k.visited > maxPlanVisits {
+		k.stats, k.comments = 2, 2
+	}
+}
+
+// newLoadersFor returns the operation's Loaders for op, batching each lookup, except
+// that a loader op can reach with one key at most dispatches it at once.
+func newLoadersFor(s *store.Store, wait time.Duration, op *ast.OperationDefinition) *Loaders {
+	k := planLoads(op)
+	return &Loaders{Stats: newStatsLoader(s, k.stats <= 1, wait), Comments: newCommentLoader(s, k.comments <= 1, wait)}
+}
+
+// withLoaders gives each operation its Loaders (newLoadersFor).
+func withLoaders(s *store.Store, wait time.Duration) graphql.OperationMiddleware {
+	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		op := graphql.GetOperationContext(ctx).Operation
+		return next(context.WithValue(ctx, loadersKey{}, newLoadersFor(s, wait, op)))
+	}
+}

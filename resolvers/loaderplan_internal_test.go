@@ -1,0 +1,48 @@
+package resolvers
+
+import (
+	"testing"
+
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/acme/comments-gateway/graph"
+)
+
+// TestPlanLoads checks, on validated operations, which loaders may skip
+// their batching window: only those no second key can reach.
+func TestPlanLoads(t *testing.T) {
+	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
+	for _, c := range []struct {
+		name, query             string
+		soleStats, soleComments bool
+	}{
+		{"page 1", `{ product(id: "p") { comments(first: 20) { totalCount edges { node { id } } } } }`, true, true},
+		{"product page", `{ product(id: "p") { stats { total } languages { language } comments(first: 10) { totalCount } } }`, false, true},
+		{"two products", `{ a: product(id: "a") { stats { total } } b: product(id: "b") { stats { total } } }`, false, true},
+		{"fragment twice", `{ product(id: "p") { ...S ...S } } fragment S on Product { stats { total } }`, false, true},
+		{"inline fragment", `{ product(id: "p") { ... on Product { comments { totalCount } } } }`, true, true},
+		{"list of products", `{ topProducts(first: 3) { product { stats { total } } } }`, false, true},
+		{"comments of a list", `{ topProducts { product { comments { totalCount } } } }`, false, true},
+		{"one comment", `{ comment(id: "c") { id product { stats { total } } } }`, true, true},
+		{"comment and node", `{ comment(id: "c") { id } node(id: "x") { nodeId } }`, true, false},
+		{"nodes", `{ nodes(ids: ["x"]) { nodeId } }`, true, false},
+		{"none", `{ __typename }`, true, true},
+	} {
+		doc, errs := gqlparser.LoadQuery(schema, c.query)
+		if errs != nil {
+			t.Fatalf("%s: %v", c.name, errs)
+		}
+		k := planLoads(doc.Operations[0])
+		if got := k.stats <= 1; got != c.soleStats {
+			t.Errorf("%s: sole stats key %v, want %v (%+v)", c.name, got, c.soleStats, k)
+		}
+		if got := k.comments <= 1; got != c.soleComments {
+			t.Errorf("%s: sole comment key %v, want %v (%+v)", c.name, got, c.soleComments, k)
+		}
+	}
+	var none *ast.OperationDefinition
+	if k := planLoads(none); k.stats != 0 || k.comments != 0 {
+		t.Errorf("no operation: %+v", k)
+	}
+}

@@ -1,0 +1,292 @@
+package resolvers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// The GraphQL-over-HTTP transports: gqlgen's POST and GET made strict.
+// Compared with transport.POST and transport.GET they refuse a body that
+// is not one JSON object (no echo of the body, no Go type names), answer a
+// request refused before execution without a "data" entry, name the
+// operation-selection and variable mistakes as graphql-js does, and answer
+// a mutation over GET with 405 and "Allow: POST". The body itself (size,
+// timeout, UTF-8) is checked earlier, by httpEdge.
+
+// Response media types (GraphQL over HTTP).
+const (
+	mediaJSON            = "application/json"
+	mediaGraphQLResponse = "application/graphql-response+json"
+)
+
+// postTransport answers POST requests with a JSON body.
+type postTransport struct{ ops operations }
+
+// getTransport answers GET requests (queries only).
+type getTransport struct{ ops operations }
+
+var (
+	_ graphql.Transport = postTransport{}
+	_ graphql.Transport = getTransport{}
+)
+
+// Supports implements graphql.Transport.
+func (postTransport) Supports(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return r.Method == http.MethodPost && r.Header.Get("Upgrade") == "" && mt == mediaJSON
+}
+
+// Do implements graphql.Transport.
+func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	body, err := io.ReadAll(r.Body) // already bounded and read by httpEdge
+	if err != nil {
+		writeRequestError(w, http.StatusBadRequest, CodeBadRequest, "the request body could not be read")
+		return
+	}
+	params, msg := decodeRequest(body)
+	if msg != "" {
+		writeRequestError(w, http.StatusBadRequest, CodeBadRequest, msg)
+		return
+	}
+	params.Headers = r.Header
+	t.ops.serve(w, r, exec, params, false)
+}
+
+// Supports implements graphql.Transport.
+func (getTransport) Supports(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.Header.Get("Upgrade") == ""
+}
+
+// Do implements graphql.Transport.
+func (t getTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		writeRequestError(w, http.StatusBadRequest, CodeBadRequest, "the query string is malformed (bad %-escape or separator)")
+		return
+	}
+	for k, vs := range q {
+		for _, v := range vs {
+			if !utf8.ValidString(k) || !utf8.ValidString(v) {
+				writeRequestError(w, http.StatusBadRequest, CodeBadUserInput, "the query string is not valid UTF-8; percent-encode UTF-8 bytes")
+				return
+			}
+			if hasLoneSurrogate([]byte(v)) {
+				writeRequestError(w, http.StatusBadRequest, CodeBadUserInput, loneSurrogateMessage)
+				return
+			}
+		}
+	}
+	params := &graphql.RawParams{Query: q.Get("query"), OperationName: q.Get("operationName"), Headers: r.Header}
+	for _, p := range []struct {
+		name string
+		dst  *map[string]any
+	}{{"variables", &params.Variables}, {"extensions", &params.Extensions}} {
+		if s := q.Get(p.name); s != "" {
+			if msg := decodeObject(p.name, []byte(s), p.dst); msg != "" {
+				writeRequestError(w, http.StatusBadRequest, CodeBadRequest, msg)
+				return
+			}
+		}
+	}
+	t.ops.serve(w, r, exec, params, true)
+}
+
+// operations runs a decoded request through gqlgen's executor; shared by
+// both transports.
+type operations struct{ schema *ast.Schema }
+
+// serve creates the operation context, answers a refused request with its
+// (presented, capped) errors and no data, refuses a mutation over GET, and
+// otherwise executes the operation.
+func (o operations) serve(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, params *graphql.RawParams, queriesOnly bool) {
+	ctx := r.Context()
+	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
+	ct := responseMediaType(r)
+	oc, errs := o.createOperation(ctx, exec, params)
+	if errs != nil {
+		resp := exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs)
+		w.Header().Set("Content-Type", ct)
+		w.WriteHeader(requestErrorStatus(errs, ct))
+		writeJSON(w, requestErrorBody{Errors: resp.Errors, Extensions: resp.Extensions})
+		return
+	}
+	if queriesOnly && oc.Operation.Operation != ast.Query {
+		writeRequestError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+			fmt.Sprintf("a %s needs POST; GET runs queries only", oc.Operation.Operation), "Allow", "POST")
+		return
+	}
+	w.Header().Set("Content-Type", ct)
+	responses, ctx := exec.DispatchOperation(ctx, oc)
+	writeResponse(w, responses(ctx))
+}
+
+// createOperation is exec.CreateOperationContext with graphql-js's messages
+// for the operation-selection mistakes and every variable error at once
+// (see checkVariables).
+func (o operations) createOperation(ctx context.Context, exec graphql.GraphExecutor, params *graphql.RawParams) (*graphql.OperationContext, gqlerror.List) {
+	oc, errs := exec.CreateOperationContext(ctx, params)
+	switch {
+	case errs == nil:
+	case oc.Doc != nil && oc.Operation == nil:
+		errs = gqlerror.List{operationNotFound(oc.Doc, params.OperationName)}
+	case oc.Operation != nil:
+		if list := checkVariables(o.schema, oc.Operation, params.Variables); len(list) > 0 {
+			errs = list
+		}
+	}
+	return oc, errs
+}
+
+// operationNotFound says why no operation of doc was chosen.
+func operationNotFound(doc *ast.QueryDocument, name string) *gqlerror.Error {
+	var err *gqlerror.Error
+	switch {
+	case name == "" && len(doc.Operations) > 1:
+		err = gqlerror.Errorf("Must provide operation name if query contains multiple operations.")
+	case name == "":
+		err = gqlerror.Errorf("Must provide an operation.")
+	default:
+		err = gqlerror.Errorf("Unknown operation named %q.", truncate(name, 64))
+	}
+	errcode.Set(err, errcode.ValidationFailed)
+	return err
+}
+
+// requestErrorStatus is the status of a request refused before execution:
+// gqlgen's rule (a protocol error — parse, validation, limits — gets 400
+// with Accept: application/graphql-response+json and 422 with
+// application/json; other refusals, such as PERSISTED_QUERY_NOT_FOUND, 200).
+func requestErrorStatus(errs gqlerror.List, mediaType string) int {
+	if errcode.GetErrorKind(errs) != errcode.KindProtocol {
+		return http.StatusOK
+	}
+	if mediaType == mediaGraphQLResponse {
+		return http.StatusBadRequest
+	}
+	return http.StatusUnprocessableEntity
+}
+
+// responseMediaType picks the reply's media type from Accept, as gqlgen's
+// transports do: application/json when the client takes it (or names no
+// type, or */*), else application/graphql-response+json.
+func responseMediaType(r *http.Request) string {
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		return mediaJSON
+	}
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case "*/*", "application/*", mediaJSON:
+			return mediaJSON
+		case mediaGraphQLResponse:
+			return mediaGraphQLResponse
+		}
+	}
+	return mediaGraphQLResponse
+}
+
+// decodeRequest decodes a POST body: one JSON object with "query" and
+// "operationName" (strings), "variables" and "extensions" (objects), each
+// optional or null; other members are ignored. A message says what is
+// wrong without echoing the body.
+func decodeRequest(body []byte) (*graphql.RawParams, string) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var top map[string]json.RawMessage
+	if err := dec.Decode(&top); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, `the request body must be a JSON object such as {"query": "{ __typename }"} (batched requests, a JSON array, are not supported)`
+		}
+		return nil, jsonSyntaxMessage("the request body", err)
+	}
+	if top == nil {
+		return nil, `the request body must be a JSON object such as {"query": "{ __typename }"}, not null`
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, "the request body has data after its JSON object; send exactly one JSON object"
+	}
+	p := &graphql.RawParams{}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"query", &p.Query}, {"operationName", &p.OperationName}} {
+		if raw, ok := top[f.name]; ok && !isNull(raw) {
+			if raw[0] != '"' || json.Unmarshal(raw, f.dst) != nil {
+				return nil, fmt.Sprintf("%q must be a string", f.name)
+			}
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *map[string]any
+	}{{"variables", &p.Variables}, {"extensions", &p.Extensions}} {
+		if raw, ok := top[f.name]; ok && !isNull(raw) {
+			if msg := decodeObject(f.name, raw, f.dst); msg != "" {
+				return nil, msg
+			}
+		}
+	}
+	return p, ""
+}
+
+// decodeObject decodes raw, which must be a JSON object, into dst with
+// numbers kept as json.Number (so that checkVariables sees what was sent).
+func decodeObject(name string, raw []byte, dst *map[string]any) string {
+	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' {
+		return fmt.Sprintf("%q must be a JSON object", name)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
+		return jsonSyntaxMessage(fmt.Sprintf("%q", name), err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Sprintf("%q has data after its JSON object", name)
+	}
+	return ""
+}
+
+// jsonSyntaxMessage describes a JSON decoding error by its position, never
+// by the input or a Go type.
+func jsonSyntaxMessage(what string, err error) string {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("%s is not valid JSON: %s (at byte %d)", what, se.Error(), se.Offset)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return what + " is not valid JSON: it ends before its JSON value does"
+	default:
+		return what + " is not valid JSON"
+	}
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// truncate cuts s to at most n bytes (on a rune boundary), marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
+
+	"github.com/acme/comments-gateway/trusted"
+)
+
+// openTrusted loads the -trusted-documents manifest (nil for none) and
+// applies -only-trusted-documents, which needs one.
+func openTrusted(path string, only bool, log *slog.Logger) (*trusted.Manifest, error) {
+	if path == "" {
+		if only {
+			return nil, errors.New("-only-trusted-documents needs -trusted-documents FILE (the manifest of the documents to allow)")
+		}
+		return nil, nil
+	}
+	m, err := trusted.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("-trusted-documents: %w", err)
+	}
+	m.Only = only
+	log.Info("trusted documents", "file", path, "documents", m.Len(), "only", only)
+	return m, nil
+}
+
+// placeMetrics puts /metrics where the flags say: on its own listener at
+// addr (with pprof when withPprof), else on the API's mux in dev mode only.
+// It returns the stop of that listener (a no-op without one), which lets
+// scrapes finish for at most the given time.
+func placeMetrics(api *http.ServeMux, metrics http.Handler, addr string, withPprof, dev bool, log *slog.Logger) (func(time.Duration), error) {
+	if addr == "" {
+		if dev {
+			api.Handle("GET /metrics", metrics) // dev mode's convenience
+		}
+		return func(time.Duration) {}, nil
+	}
+	shutdown, err := serveMetrics(addr, withPprof, metrics, log)
+	if err != nil {
+		return nil, err
+	}
+	return func(d time.Duration) {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		_ = shutdown(ctx)
+	}, nil
+}
+
+// serveMetrics serves /metrics, and with withPprof Go's profiles at
+// /debug/pprof/, on their own listener at addr: an operator's port, apart
+// from the API's, so that neither is public with the API. It returns the
+// listener's shutdown.
+func serveMetrics(addr string, withPprof bool, metrics http.Handler, log *slog.Logger) (func(context.Context) error, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("-metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	if withPprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index) // and the named profiles under it
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	// No WriteTimeout: a CPU profile or trace streams for its ?seconds=.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	log.Info("metrics listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/metrics", "pprof", withPprof)
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics listener stopped", "err", err)
+		}
+	}()
+	return srv.Shutdown, nil
+}

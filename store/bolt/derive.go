@@ -1,0 +1,242 @@
+package bolt
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// The rules of the 'd' tag (see codec.go): attributes of a comment that the
+// encoder need not store because they follow from others. They hold
+// literals rather than the store's functions so that a change of the key
+// design changes no file's meaning: the encoder writes 'd' only where a rule
+// gives exactly the item's value, and a rule, once written, never changes.
+// Each rule derives the value (decoding) and tells, without allocating,
+// whether a value is the derived one (encoding).
+var derivations = map[string]rule{
+	"id": {
+		derive: func(s *sources) (string, bool) {
+			id, ok := strings.CutPrefix(s.pk, commentPrefix)
+			return id, ok && id != ""
+		},
+		matches: func(v string, s *sources) bool {
+			id, ok := strings.CutPrefix(s.pk, commentPrefix)
+			return ok && id != "" && id == v
+		},
+	},
+	"GSISK": {
+		derive: func(s *sources) (string, bool) {
+			return s.createdAt + "#" + s.id, s.hasCreatedAt && s.hasID
+		},
+		matches: func(v string, s *sources) bool {
+			rest, ok := strings.CutPrefix(v, s.createdAt)
+			return ok && s.hasCreatedAt && s.hasID && rest == "#"+s.id
+		},
+	},
+	"GSI4PK": partitionRule(false, false),
+	"GSI2PK": partitionRule(true, false),
+	"GSI3PK": partitionRule(false, true),
+	"GSIPK":  partitionRule(true, true),
+}
+
+// rule is one derivation.
+type rule struct {
+	derive  func(*sources) (string, bool)
+	matches func(string, *sources) bool
+}
+
+// partitionRule is the rule of an index hash key: PRODUCT#<productId>, then
+// /<language> with lang, then /<rating> with rating.
+func partitionRule(lang, rating bool) rule {
+	parts := func(s *sources) ([3]string, bool) {
+		p := [3]string{productPrefix + s.productID}
+		ok := s.hasProductID
+		if lang {
+			p[1], ok = "/"+s.language, ok && s.hasLanguage
+		}
+		if rating {
+			p[2], ok = "/"+strconv.FormatInt(s.rating, 10), ok && s.hasRating
+		}
+		return p, ok
+	}
+	return rule{
+		derive: func(s *sources) (string, bool) {
+			p, ok := parts(s)
+			return p[0] + p[1] + p[2], ok
+		},
+		matches: func(v string, s *sources) bool {
+			rest, ok := strings.CutPrefix(v, productPrefix)
+			if !ok || !s.hasProductID {
+				return false
+			}
+			if rest, ok = strings.CutPrefix(rest, s.productID); !ok {
+				return false
+			}
+			if lang {
+				if rest, ok = strings.CutPrefix(rest, "/"); !ok || !s.hasLanguage {
+					return false
+				}
+				if rest, ok = strings.CutPrefix(rest, s.language); !ok {
+					return false
+				}
+			}
+			if rating {
+				var buf [24]byte
+				r := strconv.AppendInt(append(buf[:0], '/'), s.rating, 10)
+				return s.hasRating && rest == string(r)
+			}
+			return rest == ""
+		},
+	}
+}
+
+// deriveOrder is the order in which decoding applies the rules: id first,
+// as GSISK follows from it.
+var deriveOrder = [...]string{"id", "GSISK", "GSI4PK", "GSI2PK", "GSI3PK", "GSIPK"}
+
+// deriveCodes are the codes of deriveOrder's names in dictNames.
+var deriveCodes = func() (c [len(deriveOrder)]int) {
+	for j, name := range deriveOrder {
+		c[j] = int(dictCode[name])
+	}
+	return c
+}()
+
+const (
+	commentPrefix = "COMMENT#"
+	productPrefix = "PRODUCT#"
+)
+
+// sources are the attributes the rules read.
+type sources struct {
+	pk, id, createdAt, productID, language                    string
+	rating                                                    int64
+	hasID, hasCreatedAt, hasProductID, hasLanguage, hasRating bool
+}
+
+// sourcesOf returns the sources of item it, whose PK is pk.
+func sourcesOf(it store.Item, pk string) sources {
+	s := sources{pk: pk}
+	s.id, s.hasID = it["id"].(string)
+	s.createdAt, s.hasCreatedAt = it["createdAt"].(string)
+	s.productID, s.hasProductID = it["productId"].(string)
+	s.language, s.hasLanguage = it["language"].(string)
+	s.rating, s.hasRating = it["rating"].(int64)
+	return s
+}
+
+// set records attribute name of the item being decoded if it is a source.
+func (s *sources) set(name string, v any) {
+	switch name {
+	case "id":
+		s.id, s.hasID = v.(string)
+	case "createdAt":
+		s.createdAt, s.hasCreatedAt = v.(string)
+	case "productId":
+		s.productID, s.hasProductID = v.(string)
+	case "language":
+		s.language, s.hasLanguage = v.(string)
+	case "rating":
+		s.rating, s.hasRating = v.(int64)
+	}
+}
+
+// derive sets the attributes named in names (each with a rule), of those
+// in keep (all when keep is nil), of it, an item decoded so far whose
+// sources are src. A rule whose sources are missing means a corrupt value.
+func derive(it store.Item, src *sources, names []string, keep *projection) error {
+	for j, name := range deriveOrder {
+		// The id is a source of GSISK: derived even when not kept.
+		kept := keep.has(name, deriveCodes[j])
+		if !contains(names, name) || !kept && name != "id" {
+			continue
+		}
+		v, ok := derivations[name].derive(src)
+		if !ok {
+			return errCorrupt
+		}
+		if kept {
+			it[name] = v
+		}
+		if name == "id" {
+			src.id, src.hasID = v, true
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// fixedTimeLayout is the form of a comment's createdAt: UTC, always nine
+// fractional digits.
+const fixedTimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// parseFixedTime returns the seconds and nanoseconds since 1970 of s when s
+// is a time in exactly the form fixedTimeLayout writes.
+func parseFixedTime(s string) (int64, int64, bool) {
+	if len(s) != len(fixedTimeLayout) || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+		s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
+		return 0, 0, false
+	}
+	num := func(i, j int) (int, bool) {
+		n := 0
+		for ; i < j; i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		return n, true
+	}
+	var f [7]int
+	for k, r := range [7][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}, {20, 29}} {
+		n, ok := num(r[0], r[1])
+		if !ok {
+			return 0, 0, false
+		}
+		f[k] = n
+	}
+	t := time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], f[6], time.UTC)
+	// time.Date normalises out-of-range fields: only a valid time survives.
+	if t.Year() != f[0] || int(t.Month()) != f[1] || t.Day() != f[2] || t.Hour() != f[3] || t.Minute() != f[4] || t.Second() != f[5] {
+		return 0, 0, false
+	}
+	return t.Unix(), int64(f[6]), true
+}
+
+// formatFixedTime formats a time given as seconds and nanoseconds since
+// 1970 in the form fixedTimeLayout.
+func formatFixedTime(secs, nanos int64) string {
+	t := time.Unix(secs, nanos).UTC()
+	y, mo, d := t.Date()
+	h, mi, sec := t.Clock()
+	if y < 0 || y > 9999 {
+		var buf [48]byte
+		return string(t.AppendFormat(buf[:0], fixedTimeLayout))
+	}
+	var b [len(fixedTimeLayout)]byte
+	copy(b[:], fixedTimeLayout)
+	digits := func(at, width, n int) {
+		for i := at + width - 1; i >= at; i-- {
+			b[i] = byte('0' + n%10)
+			n /= 10
+		}
+	}
+	digits(0, 4, y)
+	digits(5, 2, int(mo))
+	digits(8, 2, d)
+	digits(11, 2, h)
+	digits(14, 2, mi)
+	digits(17, 2, sec)
+	digits(20, 9, int(nanos))
+	return string(b[:])
+}

@@ -1,0 +1,273 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"strings"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// sep separates the parts of a bucket key. No key attribute value contains
+// it, so the byte order of the keys is the order of (part1, part2, ...).
+const sep = 0
+
+// baseKey is the key of item k in the items bucket: PK + "\x00" + SK.
+func baseKey(k store.Key) []byte {
+	b := make([]byte, 0, len(k.PK)+1+len(k.SK))
+	b = append(b, k.PK...)
+	b = append(b, sep)
+	return append(b, k.SK...)
+}
+
+// splitBaseKey returns the PK and SK of a key of the items bucket.
+func splitBaseKey(k []byte) (pk, sk string, ok bool) {
+	i := bytes.IndexByte(k, sep)
+	if i < 0 {
+		return "", "", false
+	}
+	ks := string(k)
+	return ks[:i], ks[i+1:], true
+}
+
+// pkOf returns the PK part of a key of the items bucket.
+func pkOf(k []byte) []byte {
+	if i := bytes.IndexByte(k, sep); i >= 0 {
+		return k[:i]
+	}
+	return k
+}
+
+// prefixEnd returns the smallest byte string greater than every string that
+// begins with p, or nil when there is none (p is all 0xff).
+func prefixEnd(p []byte) []byte {
+	end := slices.Clone(p)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// An index entry (format 2) is a key with an empty value:
+//
+//	entry = partition:uvarint sort "\x00" tail
+//	sort  = bytes                              (a partition of strings)
+//	      | seconds:5 nanos:4 rest             (a partition of times)
+//	tail  = 0x02                               the table key is derived
+//	      | (0x01 | 0x03) PK "\x00" SK
+//
+// The partition is the number the partitions bucket gives the entry's hash
+// key value: a query always names one hash value, so the order of the
+// partitions does not matter, and a uvarint is never the prefix of another.
+// Entries of a partition are in sort order, ties by table key, as on
+// DynamoDB.
+//
+// A comment's sort value (GSISK) is its createdAt in fixed width, "#" and
+// its id. A partition whose sort values all have that form (isTimeSort)
+// holds them as 9 bytes of big-endian seconds (from year 0) and
+// nanoseconds followed by what follows the "#": fixed width and big-endian
+// keep the order of the strings, in 19 fewer bytes. The first entry decides
+// a partition's kind, recorded with its number; an entry of another form
+// turns the partition into one of strings (toStrings), a rewrite that the
+// comments of the single-table design never cause.
+//
+// The tail says which item the entry is of, compactly for a comment: its
+// table key, COMMENT#id twice, is derived from the id that ends its sort
+// value (0x02). Other items spell their key out, after 0x01 when it is
+// below the derived key of their sort value and 0x03 when above, so that
+// ties keep the table key order.
+const (
+	tailBefore  byte = 1
+	tailDerived byte = 2
+	tailAfter   byte = 3
+)
+
+// Kinds of partition, recorded after the number in the partitions bucket.
+const (
+	kindStrings byte = 's'
+	kindTimes   byte = 't'
+)
+
+// timeSortLen is the length of the time that begins a comment's sort
+// value, and timeKeyLen that of its encoding in an entry key.
+const (
+	timeSortLen = len(fixedTimeLayout)
+	timeKeyLen  = 9
+	// timeBias makes the seconds of year 0 zero, so that they are unsigned
+	// and those of year 9999 fit in 5 bytes.
+	timeBias = 62167219200
+)
+
+// entryRef is an index entry before it has a key: the hash value of its
+// partition, its sort value and its item's table key.
+type entryRef struct{ hash, sort, pk, sk string }
+
+// isTimeSort reports whether sort has the form of a comment's sort value:
+// a time in the fixed-width form, "#" and at least one byte.
+func isTimeSort(sort string) bool {
+	if len(sort) < timeSortLen+2 || sort[timeSortLen] != '#' {
+		return false
+	}
+	_, _, ok := parseFixedTime(sort[:timeSortLen])
+	return ok
+}
+
+// partition is one partition of an index as a transaction sees it.
+type partition struct {
+	prefix []byte // its number: the first bytes of its entries' keys
+	times  bool   // its sort values are held as times
+}
+
+// appendSort appends the encoding of sort in the partition, or fails when a
+// partition of times cannot hold it.
+func (p partition) appendSort(b []byte, sort string) ([]byte, bool) {
+	if !p.times {
+		return append(b, sort...), true
+	}
+	if !isTimeSort(sort) {
+		return b, false
+	}
+	secs, nanos, _ := parseFixedTime(sort[:timeSortLen])
+	u := uint64(secs + timeBias)
+	b = append(b, byte(u>>32), byte(u>>24), byte(u>>16), byte(u>>8), byte(u))
+	b = binary.BigEndian.AppendUint32(b, uint32(nanos))
+	return append(b, sort[timeSortLen+1:]...), true
+}
+
+// key returns the key of entry e in the partition, or false when the
+// partition cannot hold its sort value.
+func (p partition) key(e entryRef) ([]byte, bool) {
+	b := make([]byte, 0, len(p.prefix)+len(e.sort)+len(e.pk)+len(e.sk)+3)
+	b, ok := p.appendSort(append(b, p.prefix...), e.sort)
+	if !ok {
+		return nil, false
+	}
+	b = append(b, sep)
+	d := derivedTableKey(e.sort)
+	switch {
+	case e.pk == d && e.sk == d:
+		return append(b, tailDerived), true
+	case e.pk < d || e.pk == d && e.sk < d:
+		b = append(b, tailBefore)
+	default:
+		b = append(b, tailAfter)
+	}
+	b = append(b, e.pk...)
+	b = append(b, sep)
+	return append(b, e.sk...), true
+}
+
+// decode returns the sort value of entry key k of the partition and the
+// items-bucket key of its item.
+func (p partition) decode(k []byte) (string, []byte, bool) {
+	enc, tail, ok := p.split(k)
+	if !ok {
+		return "", nil, false
+	}
+	ik, ok := p.itemKey(enc, tail)
+	if !ok {
+		return "", nil, false
+	}
+	if !p.times {
+		return string(enc), ik, true
+	}
+	u := uint64(enc[0])<<32 | uint64(enc[1])<<24 | uint64(enc[2])<<16 | uint64(enc[3])<<8 | uint64(enc[4])
+	nanos := binary.BigEndian.Uint32(enc[5:timeKeyLen])
+	return formatFixedTime(int64(u)-timeBias, int64(nanos)) + "#" + string(enc[timeKeyLen:]), ik, true
+}
+
+// split splits entry key k of the partition into its encoded sort value
+// and its tail.
+func (p partition) split(k []byte) (enc, tail []byte, ok bool) {
+	if !bytes.HasPrefix(k, p.prefix) {
+		return nil, nil, false
+	}
+	k = k[len(p.prefix):]
+	from := 0
+	if p.times {
+		if len(k) < timeKeyLen || binary.BigEndian.Uint32(k[5:timeKeyLen]) >= 1e9 {
+			return nil, nil, false
+		}
+		from = timeKeyLen
+	}
+	i := bytes.IndexByte(k[from:], sep)
+	if i < 0 || from+i+1 >= len(k) {
+		return nil, nil, false
+	}
+	return k[:from+i], k[from+i+1:], true
+}
+
+// itemKey returns the items-bucket key of the entry with encoded sort value
+// enc and tail: the derived one, or the one the tail spells out.
+func (p partition) itemKey(enc, tail []byte) ([]byte, bool) {
+	switch tail[0] {
+	case tailDerived:
+		if len(tail) != 1 {
+			return nil, false
+		}
+		// The id: what follows the last "#" of the sort value, which in a
+		// partition of times is at the latest the one after the time.
+		rest := enc
+		if p.times {
+			rest = enc[timeKeyLen:]
+		}
+		id := rest[bytes.LastIndexByte(rest, '#')+1:]
+		b := make([]byte, 0, 2*(len(commentPrefix)+len(id))+1)
+		b = append(append(b, commentPrefix...), id...)
+		b = append(b, sep)
+		return append(append(b, commentPrefix...), id...), true
+	case tailBefore, tailAfter:
+		if bytes.IndexByte(tail[1:], sep) < 0 {
+			return nil, false
+		}
+		return bytes.Clone(tail[1:]), true
+	}
+	return nil, false
+}
+
+// derivedTableKey is the table key (PK and SK alike) that the tail of an
+// entry with sort value sort may leave out.
+func derivedTableKey(sort string) string {
+	return commentPrefix + sort[strings.LastIndexByte(sort, '#')+1:]
+}
+
+// partitions gives each hash key value of the indexes a number and a kind
+// (see the entry layout above). Numbers are never reused nor removed.
+type partitions struct {
+	b *bbolt.Bucket
+}
+
+// get returns partition hash, or false when it has no number.
+func (ps partitions) get(hash string) (partition, bool) {
+	v := ps.b.Get([]byte(hash))
+	if len(v) < 2 {
+		return partition{}, false
+	}
+	return partition{prefix: bytes.Clone(v[:len(v)-1]), times: v[len(v)-1] == kindTimes}, true
+}
+
+// create numbers partition hash (in a write transaction), of times when its
+// first sort value is one.
+func (ps partitions) create(hash, firstSort string) (partition, error) {
+	seq, err := ps.b.NextSequence()
+	if err != nil {
+		return partition{}, err
+	}
+	p := partition{prefix: binary.AppendUvarint(nil, seq), times: isTimeSort(firstSort)}
+	return p, ps.put(hash, p)
+}
+
+// put records partition hash.
+func (ps partitions) put(hash string, p partition) error {
+	kind := kindStrings
+	if p.times {
+		kind = kindTimes
+	}
+	return ps.b.Put([]byte(hash), append(bytes.Clone(p.prefix), kind))
+}

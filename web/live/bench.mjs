@@ -1,0 +1,126 @@
+// Subscription benchmark (docs/BENCHMARKS.md): SUBSCRIBERS (default 1000)
+// graphql-ws clients, one websocket each, subscribed to commentAdded of one
+// product on one gateway (bbolt). Reports the gateway's memory per
+// subscriber (VmRSS from /proc), its CPU while RATE (default 50) comments/s
+// are created for SECONDS (default 20), and the delivery latency from each
+// comment's createdAt (taken just before its commit) to its arrival at each
+// client, p50/p99. The clients run in this one Node process on the same
+// machine, so the latency includes their own queueing.
+//   cd web/live && npm ci && node bench.mjs     (GATEWAY_BIN skips go build)
+// The gateway binary is built into the same directory: with BENCH_DIR on
+// tmpfs, set GATEWAY_BIN or make sure tmpfs allows executables.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { buildGateway, runGateway } from '../e2e/gateway.mjs';
+
+const N = Number(process.env.SUBSCRIBERS ?? 1000);
+const RATE = Number(process.env.RATE ?? 50);
+const SECONDS = Number(process.env.SECONDS ?? 20);
+const log = (...a) => console.log('bench:', ...a);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const rssKiB = (pid) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]);
+const cpuTicks = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(f[11]) + Number(f[12]); // utime + stime (fields 14, 15)
+};
+
+async function create(base, i) {
+  const res = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: 'mutation($in: CreateCommentInput!) { createComment(input: $in) { comment { id } } }',
+      variables: { in: { productId: 'bench', language: 'en', rating: 1 + (i % 5), author: 'bench', title: `c${i}`, body: 'benchmark comment' } },
+    }),
+  });
+  if (!res.ok) throw new Error(`createComment: HTTP ${res.status}`);
+  const body = await res.json();
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data.createComment.comment.id;
+}
+const perComment = new Map();
+
+async function main() {
+  // The bbolt file lives on tmpfs (/dev/shm) unless BENCH_DIR says
+  // otherwise: a loaded disk's fsync would cap the write rate below RATE
+  // and the benchmark would measure the disk, not the delivery.
+  const tmp = mkdtempSync(join(process.env.BENCH_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir()), 'gw-bench-'));
+  const bin = buildGateway(tmp, log);
+  const gw = runGateway(bin, ['serve', '-dev', '-demo=false', '-addr', '127.0.0.1:0', '-store', `bolt:${join(tmp, 'b.db')}`,
+    '-live-max-connections', String(N + 10), '-log-format', 'json']);
+  try {
+    const base = await gw.url;
+    await create(base, 0);
+    await sleep(1000);
+    const rss0 = rssKiB(gw.pid);
+    const lat = [];
+    let received = 0;
+    const clients = [];
+    const per = new Array(N).fill(0);
+    const ended = {};
+    for (let i = 0; i < N; i++) {
+      const c = createClient({ url: base.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, lazy: false, retryAttempts: 0 });
+      c.subscribe({ query: 'subscription { commentAdded(productId: "bench") { id createdAt } }' }, {
+        next: ({ data }) => {
+          received++;
+          per[i]++;
+          perComment.set(data.commentAdded.id, (perComment.get(data.commentAdded.id) ?? 0) + 1);
+          if (measuring) lat.push(Date.now() - Date.parse(data.commentAdded.createdAt));
+        },
+        error: (e) => {
+          const code = Array.isArray(e) ? e[0]?.extensions?.code : `close ${e?.code}`;
+          ended[code] = (ended[code] ?? 0) + 1;
+        },
+        complete: () => {},
+      });
+      clients.push(c);
+    }
+    let measuring = false;
+    // All subscribed once one probe reaches every client.
+    for (let i = 1; received < N; i++) {
+      received = 0;
+      await create(base, i);
+      await sleep(1000);
+    }
+    await sleep(1000);
+    const rss1 = rssKiB(gw.pid);
+    log(`${N} subscribers: gateway VmRSS ${rss0} KiB → ${rss1} KiB: ${((rss1 - rss0) / N).toFixed(1)} KiB per subscriber (websocket + subscription)`);
+    measuring = true;
+    received = 0;
+    const t0 = Date.now();
+    const cpu0 = cpuTicks(gw.pid);
+    const total = RATE * SECONDS;
+    const node0 = process.cpuUsage();
+    let created = 0;
+    const createdIds = [];
+    let lastCreated = 0;
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i * 1000) / RATE;
+      if (due > Date.now()) await sleep(due - Date.now());
+      create(base, 1000 + i).then((id) => { created++; lastCreated = Date.now(); createdIds.push(id); }, (e) => log('create', e.message));
+    }
+    while (received < total * N && Date.now() - t0 < (SECONDS + 30) * 1000) await sleep(100);
+    const wall = (Date.now() - t0) / 1000;
+    const cpu = (cpuTicks(gw.pid) - cpu0) / 100; // clock ticks are 1/100 s
+    const short = createdIds.filter((id) => (perComment.get(id) ?? 0) < N).map((id) => `${id}:${perComment.get(id) ?? 0}`);
+    if (short.length) log(`${short.length} of ${createdIds.length} comments did not reach every subscriber`);
+    log('subscriptions ended by the server:', JSON.stringify(ended));
+    lat.sort((a, b) => a - b);
+    const pct = (p) => lat[Math.min(lat.length - 1, Math.floor((lat.length * p) / 100))];
+    log(`${total} comments at ${RATE}/s to ${N} subscribers: ${received} of ${total * N} deliveries in ${wall.toFixed(1)} s`);
+    const nodeCPU = process.cpuUsage(node0);
+    log(`${created} comments created, the last ${((lastCreated - t0) / 1000).toFixed(1)} s after the first was sent; this client process used ${((nodeCPU.user + nodeCPU.system) / 1e6).toFixed(1)} s CPU`);
+    log(`gateway CPU ${cpu.toFixed(1)} s in ${wall.toFixed(1)} s = ${((cpu / wall) * 100).toFixed(0)}% of one core`);
+    log(`latency createdAt → client: p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${lat[lat.length - 1]} ms`);
+    await Promise.all(clients.map((c) => c.dispose()));
+  } finally {
+    await gw.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
