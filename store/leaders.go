@@ -36,6 +36,21 @@ import (
 // its own writer, so when all markers are settled the entry's vector is
 // the shards' own and its count is theirs.
 
+// PendingReadLimit is how many markers of each leaderboard partition a
+// topProducts reads and settles. More are pending only while that many
+// writes of one partition's products are in flight (their writers settle
+// them) or after as many were cut short (the following calls settle them).
+const PendingReadLimit = 2
+
+// TopProductsReads is the most items TopProducts(n) reads (one attempt of
+// each settle; a settle that lost a race reads again): the first n entries
+// of each leaderboard partition, twice when it settled markers, and up to
+// PendingReadLimit markers of each partition with their settles (up to
+// three languages: an update's all, old and new).
+func TopProductsReads(n int) int {
+	return 2*LeaderShards*n + LeaderShards*PendingReadLimit*(1+3*SettleReadsPerLanguage)
+}
+
 const (
 	pendingPrefix = "LBPENDING" + shardSep // PK of the markers, by LeaderShard
 	// maxSettle bounds the read-and-write rounds of one settle; each failed
@@ -111,8 +126,8 @@ func (s *Store) settle(ctx context.Context, marker Item) error {
 	for _, lang := range langs {
 		keys = append(append(keys, LeaderKey(pid, lang)), StatsShardKeys(pid, lang)...)
 	}
-	const per = 1 + StatsShards // an entry and its shards
-	var need [][]Item           // per language, the shards of the first read: what the entry must count
+	const per = SettleReadsPerLanguage // an entry and its shards
+	var need [][]Item                  // per language, the shards of the first read: what the entry must count
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
 		items, err := s.table.BatchGet(ctx, keys)
@@ -199,9 +214,10 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // topOfShards reads the first n entries of every leaderboard partition of
-// lang and, in the same round, the markers of writes whose entries are not
-// settled yet; it settles those (rare: writes in flight, or cut short by a
-// crash) and reads the partitions again. Each partition is sorted by GSISK
+// lang and, in the same round, the first PendingReadLimit markers of each
+// (writes whose entries are not settled yet); it settles those (rare:
+// writes in flight, or cut short by a crash) and reads the partitions
+// again. Each partition is sorted by GSISK
 // (zero-padded 5-star count, then product id), so the first n of the union,
 // in descending GSISK order, are the first n overall.
 func (s *Store) topOfShards(ctx context.Context, lang string, n int) ([]Rank, error) {
@@ -211,7 +227,7 @@ func (s *Store) topOfShards(ctx context.Context, lang string, n int) ([]Rank, er
 		if i < LeaderShards {
 			heads[i], err = s.queryAll(ctx, Query{Index: IndexByLangAndRating, HashValue: LeadersShardPK(lang, i), Limit: n}, n)
 		} else {
-			markers[i-LeaderShards], err = s.queryAll(ctx, Query{HashValue: PendingPK(i - LeaderShards), Forward: true, Limit: 100}, -1)
+			markers[i-LeaderShards], err = s.queryAll(ctx, Query{HashValue: PendingPK(i - LeaderShards), Forward: true, Limit: PendingReadLimit}, PendingReadLimit)
 		}
 		return err
 	})

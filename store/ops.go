@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"maps"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -62,43 +61,6 @@ const (
 	MaxLanguages     = 100
 )
 
-// Languages returns the stats of the first n languages (0 to MaxLanguages)
-// product pid has comments in, in language-tag order, reading at most n
-// stats items: one query of the product's partition. A language whose
-// comments were all deleted keeps its stats item with a zero total; it is
-// read but left out, so fewer than n may be returned.
-func (s *Store) Languages(ctx context.Context, pid string, n int) ([]*Stats, error) {
-	if err := ValidateID("product id", pid); err != nil {
-		return nil, err
-	}
-	if n < 0 || n > MaxLanguages {
-		e := Invalid("first", "first must be between 0 and %d, got %d", MaxLanguages, n)
-		e.Range = &Range{Min: 0, Max: MaxLanguages, Got: n}
-		return nil, e
-	}
-	if n == 0 {
-		return []*Stats{}, nil
-	}
-	items, err := s.queryAll(ctx, Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, SortValue: StatsLangPrefix, Forward: true, Limit: 1000}, -1)
-	if err != nil {
-		return nil, err
-	}
-	shards := map[string][]Item{} // counter shards per language
-	for _, it := range items {
-		if lang, _, ok := ParseStatsSK(it.S(AttrSK)); ok {
-			shards[lang] = append(shards[lang], it)
-		}
-	}
-	langs := slices.Sorted(maps.Keys(shards))
-	out := make([]*Stats, 0, min(n, len(langs)))
-	for _, lang := range langs[:min(n, len(langs))] {
-		if st := SumStats(pid, lang, shards[lang]); st.Total > 0 {
-			out = append(out, st)
-		}
-	}
-	return out, nil
-}
-
 // Rank is one entry of the leaderboard.
 type Rank struct {
 	Rank          int
@@ -144,14 +106,20 @@ type CommentUpdate struct {
 }
 
 // The most items a mutation reads in one attempt (a retry after a
-// conflicting concurrent write reads them again): the comment it changes,
-// and the stats items whose 5-star count changes (all languages, the old
-// and the new language).
+// conflicting concurrent write reads them again): the comment it changes
+// (update and delete), and the settle of the leaderboard entries after the
+// write (settle): an entry and its StatsShards counter shards for each
+// language whose 5-star count changes (all languages and the comment's;
+// an update's old and new language).
 const (
-	CreateCommentReads = 2
-	UpdateCommentReads = 4
-	DeleteCommentReads = 3
+	CreateCommentReads = 2 * SettleReadsPerLanguage
+	UpdateCommentReads = 1 + 3*SettleReadsPerLanguage
+	DeleteCommentReads = 1 + 2*SettleReadsPerLanguage
 )
+
+// SettleReadsPerLanguage is the items one settle attempt reads per
+// language: the leaderboard entry and its counter shards.
+const SettleReadsPerLanguage = 1 + StatsShards
 
 // validate checks every field of an update, reporting every invalid one
 // (one error, or Errors for several), and returns the canonical language.

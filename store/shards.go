@@ -38,6 +38,13 @@ const (
 	leaderSK     = "L"
 	leaderLangSK = "L#"
 	shardSep     = "/" // never in a language tag, product id or number
+	// statsShardSep separates a counter shard's number from its stats
+	// item's key. It is never in a language tag and sorts below every
+	// character a tag has ('-' and alphanumerics), so all the shards of a
+	// language sort together, right after its shard 0 and before the next
+	// tag ("S#en", "S#en,1" … "S#en,7", "S#en-GB"): the stats items of a
+	// product are in language-tag order.
+	statsShardSep = ","
 )
 
 // StatsShard returns the counter shard a comment counts in: a hash of its
@@ -54,7 +61,7 @@ func StatsShard(commentID string) int {
 func StatsShardKey(pid, lang string, n int) Key {
 	k := StatsKey(pid, lang)
 	if n != 0 {
-		k.SK += shardSep + strconv.Itoa(n)
+		k.SK += statsShardSep + strconv.Itoa(n)
 	}
 	return k
 }
@@ -71,7 +78,7 @@ func StatsShardKeys(pid, lang string) []Key {
 // ParseStatsSK returns the language ("" for all) and shard of a counter
 // shard's sort key, and whether sk is one.
 func ParseStatsSK(sk string) (lang string, shard int, ok bool) {
-	base, num, sharded := strings.Cut(sk, shardSep)
+	base, num, sharded := strings.Cut(sk, statsShardSep)
 	if sharded {
 		n, err := strconv.Atoi(num)
 		if err != nil || n <= 0 || strconv.Itoa(n) != num {

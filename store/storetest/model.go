@@ -26,6 +26,7 @@ func RunModel(t *testing.T, newTable func(t *testing.T) store.Table) {
 	t.Run("ConcurrentMutations", func(t *testing.T) { testConcurrentMutations(t, newTable(t)) })
 	t.Run("HotProduct", func(t *testing.T) { testHotProduct(t, newTable(t)) })
 	t.Run("UnshardedStats", func(t *testing.T) { testUnshardedStats(t, newTable(t)) })
+	t.Run("LanguagesOverShards", func(t *testing.T) { testLanguagesOverShards(t, newTable(t)) })
 	t.Run("UnsettledLeaderboard", func(t *testing.T) { testUnsettledLeaderboard(t, newTable(t)) })
 	t.Run("ListPageLater", func(t *testing.T) { testListPageLater(t, newTable(t)) })
 	t.Run("Validation", func(t *testing.T) { testValidation(t, newTable(t)) })
