@@ -5,48 +5,37 @@ import (
 	"fmt"
 )
 
-// ListPageLater is ListPage for a caller whose stats are still loading
-// (a dataloader thunk): stats is called once and may block. When the page
-// can be planned without them (Page.NeedsStats is false: one partition, or
-// a merge sized by its after cursor's counts) its reads start at once, in
-// the same round as the stats read, and the stats are awaited only for
+// listPageLater is listPage for a caller whose stats are still loading (a
+// dataloader thunk): stats is called once, in its own goroutine, and may
+// block. The page's reads start at once, in the same round as the stats
+// read, sized without them: from the after cursor's counts, else from the
+// Store's hint for the product and language (hintPlan), else, for a page
+// that is one partition, at the page size (a hint that counts a selected
+// rating as empty is not used: only the stats skip a partition). The stats are awaited only for
 // what needs them: totalCount, the positions of a first page's cursors,
 // and whether the counts show that more follow (asked only when no item
-// past the page was read). The page is the one ListPage returns with those
-// stats; its first reads are sized without them (from the cursor's counts
-// where it has them), and a partition whose stats count is 0 is read (one
-// call, no item) rather than skipped. A merge of several ratings with no
-// cursor counts waits for the stats, which plan it.
-func (s *Store) ListPageLater(ctx context.Context, pid string, f Filter, pg Page, stats func() (*Stats, error)) (*Connection, error) {
-	if err := ValidateID("product id", pid); err != nil {
-		return nil, err
-	}
-	if pg.NeedsStats(pid, f) {
-		st, err := stats()
-		if err != nil {
-			return nil, err
-		}
-		return s.ListPage(ctx, pid, f, pg, st)
-	}
-	ch := make(chan statsResult, 1)
-	go func() {
-		var r statsResult
-		defer func() {
-			if p := recover(); p != nil {
-				r.err = Wrap(EINTERNAL, fmt.Errorf("panic: %v", p), "internal error")
+// past the page was read). The page is the one listPage returns with those
+// stats; a partition whose stats count is 0 is read (one call, no item)
+// rather than skipped. A merge of several ratings with neither cursor
+// counts nor a hint waits for the stats, which plan it.
+func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page, stats StatsFunc) (*Connection, error) {
+	var early *Plan // the plan from the hint, when there is one
+	if pg.needsStats(pid, f) {
+		if hint := s.hints.get(StatsID{ProductID: pid, Language: f.Language}); hint != nil {
+			if p, ok := hintPlan(pid, f, hint, pg.size+1, s.sizing); ok {
+				early = &p
 			}
-			ch <- r
-		}()
-		r.st, r.err = stats()
-	}()
-	var got *statsResult
-	await := func() (*Stats, error) {
-		if got == nil {
-			r := <-ch
-			got = &r
 		}
-		return got.st, got.err
+		if early == nil {
+			st, err := stats()
+			if err != nil {
+				return nil, err
+			}
+			s.hints.put(st)
+			return s.listPage(ctx, pid, f, pg, st)
+		}
 	}
+	await := s.loadStats(stats)
 	pos := pg.position(pid, f)
 	// rem: the counts after the page's start; from the stats on a first
 	// page, else from the cursor, verified by the stats' version.
@@ -68,20 +57,7 @@ func (s *Store) ListPageLater(ctx context.Context, pid string, f Filter, pg Page
 		rem, _, verified := counts(st)
 		return verified && pg.stop == "" && sum(rem) > int64(pg.size)
 	}
-	// A later page whose cursor counts show more than a page reads no item
-	// past it, expecting the stats to confirm the counts (the usual case:
-	// no write since the cursor); if they do not, the merge reads that
-	// item after all (knownMore is false), one more call only then.
-	need := pg.size + 1
-	if pos != nil && pg.stop == "" && sum(pos.Remaining) > int64(pg.size) {
-		need = pg.size
-	}
-	var plan Plan
-	if pos != nil && StatsNeeded(f) {
-		plan = Plan{Strategy: StrategyMerge, Partitions: mergePartitions(pid, f.Language, f.Ratings, pos.Remaining, need, s.sizing)}
-	} else {
-		plan = planQuery(pid, f, nil, need, s.sizing)
-	}
+	plan := s.planEarly(pid, f, pg, pos, early)
 	tr := &Trace{Plan: plan, Reads: make([]PartitionReads, len(plan.Partitions))}
 	var items []Item
 	var more bool
@@ -105,6 +81,55 @@ func (s *Store) ListPageLater(ctx context.Context, pid string, f Filter, pg Page
 		return conn, nil
 	}
 	return conn, fillConnection(conn, pid, f, pg, items, more, rem, version)
+}
+
+// planEarly plans the reads of page pg before its stats are known: a merge
+// sized by the after cursor's counts (pos), else the hint's plan (early),
+// else without stats (one partition, or an empty rating list).
+func (s *Store) planEarly(pid string, f Filter, pg Page, pos *Position, early *Plan) Plan {
+	// A later page whose cursor counts show more than a page reads no item
+	// past it, expecting the stats to confirm the counts (the usual case:
+	// no write since the cursor); if they do not, the merge reads that
+	// item after all (knownMore is false), one more call only then.
+	need := pg.size + 1
+	if pos != nil && pg.stop == "" && sum(pos.Remaining) > int64(pg.size) {
+		need = pg.size
+	}
+	switch {
+	case pos != nil && StatsNeeded(f):
+		return Plan{Strategy: StrategyMerge, Partitions: mergePartitions(pid, f.Language, f.Ratings, pos.Remaining, need, s.sizing)}
+	case early != nil:
+		return *early
+	}
+	return planQuery(pid, f, nil, need, s.sizing)
+}
+
+// loadStats calls stats in its own goroutine (a panic there is an
+// EINTERNAL error) and returns a function that waits for its result; the
+// stats read are the Store's hint from then on.
+func (s *Store) loadStats(stats StatsFunc) func() (*Stats, error) {
+	ch := make(chan statsResult, 1)
+	go func() {
+		var r statsResult
+		defer func() {
+			if p := recover(); p != nil {
+				r.err = Wrap(EINTERNAL, fmt.Errorf("panic: %v", p), "internal error")
+			}
+			ch <- r
+		}()
+		r.st, r.err = stats()
+		if r.err == nil {
+			s.hints.put(r.st)
+		}
+	}()
+	var got *statsResult
+	return func() (*Stats, error) {
+		if got == nil {
+			r := <-ch
+			got = &r
+		}
+		return got.st, got.err
+	}
 }
 
 type statsResult struct {

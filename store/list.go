@@ -138,30 +138,57 @@ func (pg Page) position(pid string, f Filter) *Position {
 	return pg.pos
 }
 
-// NeedsStats reports whether reading page pg of product pid's comments
+// needsStats reports whether reading page pg of product pid's comments
 // matching f needs the stats of (pid, f.Language), totalCount aside: a merge
 // of several ratings does (StatsNeeded), unless the after cursor carries a
 // position for this filter, whose remaining counts size the reads instead.
-func (pg Page) NeedsStats(pid string, f Filter) bool {
+func (pg Page) needsStats(pid string, f Filter) bool {
 	return StatsNeeded(f) && pg.position(pid, f) == nil
 }
 
-// ListComments returns one page of product pid's comments matching f, newest
-// first, given the stats of (pid, f.Language) (which the caller loads,
-// batched, through a dataloader). f must hold a canonical language and
-// normalised ratings (see NormalizeRatings). st may be nil when the caller
-// does not want TotalCount (it is then -1): the page is exact all the same,
-// but a page for which Page.NeedsStats is true reads more without them.
-func (s *Store) ListComments(ctx context.Context, pid string, f Filter, args PageArgs, st *Stats) (*Connection, error) {
-	pg, err := ParsePage(args)
+// CommentsQuery is one comments connection of one product.
+type CommentsQuery struct {
+	ProductID string
+	// Filter must hold a canonical language and normalised ratings (see
+	// NormalizeRatings).
+	Filter Filter
+	Page   PageArgs
+	// Total asks for the connection's TotalCount (it is -1 otherwise, unless
+	// the page needed the stats anyway).
+	Total bool
+}
+
+// StatsFunc returns the stats of the product and language being listed. A
+// resolver passes its request's batched loader, so the stats read is shared
+// with the request's other stats. It is called at most once, possibly in
+// another goroutine while the page's reads run.
+type StatsFunc func() (*Stats, error)
+
+// ListComments returns one page of comments, newest first: it validates
+// the arguments, decides whether the stats are needed (for totalCount, or to
+// size a merge of several ratings), and reads the page in the same round as
+// the stats: its queries are sized from what is known without them (the
+// after cursor's counts, or the stats this Store last saw for the product
+// and language, a hint), and corrected by a refill only when the stats
+// disagree. The page never depends on the hint: a dry partition is always
+// read again, and a partition the hint counts as empty is read all the same.
+// Only a merge of several ratings with neither cursor counts nor a hint waits
+// for its stats, which plan it.
+func (s *Store) ListComments(ctx context.Context, q CommentsQuery, stats StatsFunc) (*Connection, error) {
+	pg, err := ParsePage(q.Page)
 	if err != nil {
 		return nil, err
 	}
-	return s.ListPage(ctx, pid, f, pg, st)
+	if err := ValidateID("product id", q.ProductID); err != nil {
+		return nil, err
+	}
+	if !q.Total && !pg.needsStats(q.ProductID, q.Filter) {
+		return s.listPage(ctx, q.ProductID, q.Filter, pg, nil)
+	}
+	return s.listPageLater(ctx, q.ProductID, q.Filter, pg, stats)
 }
 
-// ListPage is ListComments with arguments already parsed by ParsePage (a
-// caller that checks them before loading the stats parses them once).
+// listPage reads page pg given the stats st (nil: not wanted).
 //
 // A forward page knows, when it can, how many matching comments remain after
 // its start, per selected rating: on the first page from the stats, on a
@@ -172,7 +199,7 @@ func (s *Store) ListComments(ctx context.Context, pid string, f Filter, args Pag
 // are exact, and a page they show is followed by more is read without the
 // item past it. The counts never end a page or a partition early: "no more"
 // is always shown by a read, which costs no item when it is true.
-func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st *Stats) (*Connection, error) {
+func (s *Store) listPage(ctx context.Context, pid string, f Filter, pg Page, st *Stats) (*Connection, error) {
 	if err := ValidateID("product id", pid); err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ func (s *Store) GetStats(ctx context.Context, ids []StatsID) ([]*Stats, error) {
 	out := make([]*Stats, len(ids))
 	for i, id := range ids {
 		out[i] = SumStats(id.ProductID, id.Language, items[i*StatsShards:(i+1)*StatsShards])
+		s.hints.put(out[i])
 	}
 	return out, nil
 }

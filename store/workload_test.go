@@ -37,24 +37,16 @@ func browse(tb testing.TB, s *store.Store, products []string, topLang map[string
 		f := store.Filter{Language: lang, Ratings: rs}
 		var after *string
 		for p := 0; p < pages; p++ {
-			pg, err := store.ParsePage(store.PageArgs{First: &size, After: after})
-			if err != nil {
-				tb.Fatal(err)
-			}
 			// The stats are read only when needed, alongside the page's
-			// reads, as the resolver does.
-			var conn *store.Connection
-			if withTotal || pg.NeedsStats(pid, f) {
-				conn, err = s.ListPageLater(ctx, pid, f, pg, func() (*store.Stats, error) {
+			// reads, as the resolver has them read.
+			conn, err := s.ListComments(ctx, store.CommentsQuery{ProductID: pid, Filter: f, Page: store.PageArgs{First: &size, After: after}, Total: withTotal},
+				func() (*store.Stats, error) {
 					sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
 					if err != nil {
 						return nil, err
 					}
 					return sts[0], nil
 				})
-			} else {
-				conn, err = s.ListPage(ctx, pid, f, pg, nil)
-			}
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -224,7 +216,8 @@ func BenchmarkDeepPage(b *testing.B) {
 	st := sts[0]
 	size := 20
 	page := func(b *testing.B, f store.Filter, after *string) *store.Connection {
-		conn, err := s.ListComments(ctx, pid, f, store.PageArgs{First: &size, After: after}, st)
+		conn, err := s.ListComments(ctx, store.CommentsQuery{ProductID: pid, Filter: f, Page: store.PageArgs{First: &size, After: after}, Total: true},
+			func() (*store.Stats, error) { return st, nil })
 		if err != nil {
 			b.Fatal(err)
 		}
