@@ -386,11 +386,17 @@ func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownM
 				return len(streams), nil // more follow; no read needed
 			}
 			remaining := max(pg.size-len(out), 1)
+			share := func(st *stream) int {
+				return refillLimit(remaining, st.part.Count, counted, len(streams), s.sizing.LeanRefill)
+			}
+			if !anyItem && !s.local {
+				dry = append(dry, nearlyDry(streams, share)...)
+			}
 			err := s.fill(ctx, streams, dry, pg, tr, func(st *stream) int {
 				if anyItem {
 					return 1
 				}
-				return refillLimit(remaining, st.part.Count, counted, len(streams), s.sizing.LeanRefill)
+				return max(share(st)-len(st.buf), 1)
 			})
 			if err != nil {
 				return -1, err
@@ -413,6 +419,21 @@ func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownM
 		return nil, false, err
 	}
 	return out, best >= 0, nil
+}
+
+// nearlyDry returns the streams that may hold more and buffer fewer items
+// than their share of what the page still needs: on a remote store a
+// refill round reads them too, so that they do not each cost a round of
+// their own when they run dry in turn (a round is a network round trip;
+// an item past the page costs almost nothing in a Query billed by size).
+func nearlyDry(streams []*stream, share func(*stream) int) []int {
+	var out []int
+	for i, st := range streams {
+		if !st.done && len(st.buf) > 0 && len(st.buf) < share(st) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // trim drops the buffered items that are not on the page: those of ratings
@@ -474,6 +495,10 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page,
 		return nil
 	}
 	tr.Rounds++
+	had := make([]int, len(idx)) // items buffered before this round
+	for n, i := range idx {
+		had[n] = len(streams[i].buf)
+	}
 	queries := make([]Query, len(idx))
 	for n, i := range idx {
 		st := streams[i]
@@ -502,8 +527,8 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page,
 		}
 		err = g.Wait()
 	}
-	for _, i := range idx {
-		tr.Reads[i].Items += len(streams[i].buf) // the buffers were empty before
+	for n, i := range idx {
+		tr.Reads[i].Items += len(streams[i].buf) - had[n]
 	}
 	return err
 }

@@ -111,10 +111,13 @@ func MustDemoStore(tb testing.TB) (*store.Store, []string, map[string]string) {
 func BenchmarkBrowsingWorkload(b *testing.B) {
 	s, products, topLang := MustDemoStore(b)
 	for _, sz := range []struct {
-		name string
-		sz   store.Sizing
-	}{{"balanced", store.BalancedSizing}, {"lean", store.LeanSizing}, {"few-rounds", store.FewRoundsSizing}} {
+		name   string
+		sz     store.Sizing
+		remote bool // merge as on a remote table (nearly dry partitions refilled together)
+	}{{"balanced", store.BalancedSizing, false}, {"lean", store.LeanSizing, false}, {"few-rounds", store.FewRoundsSizing, false},
+		{"balanced-remote", store.BalancedSizing, true}, {"few-rounds-remote", store.FewRoundsSizing, true}} {
 		s.SetSizing(sz.sz)
+		s.SetLocal(!sz.remote)
 		for _, withTotal := range []bool{true, false} {
 			var allRead, allReturned, allRounds, allPages int64
 			for _, byLang := range []bool{false, true} {
