@@ -37,49 +37,97 @@ const scanPage = 1000
 // have comments are zeroed. Run it with writes paused: a comment written
 // during the scan may be counted wrongly until the next rebuild.
 func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, error) {
-	if segments < 1 {
-		segments = 1
+	var res RebuildResult
+	tally, err := s.scanTally(ctx, max(segments, 1))
+	if err != nil {
+		return res, err
 	}
-	var (
-		mu     sync.Mutex
-		counts = map[StatsID]*Stats{}
-		seen   = map[Key]int64{} // existing stats and leaderboard items: their versions
-		res    RebuildResult
-	)
+	res.Comments = tally.comments
+	items, deletes := rebuiltItems(tally.counts, tally.seen)
+	for id, st := range tally.counts {
+		if id.Language == "" && st.Total > 0 {
+			res.Products++
+		}
+	}
+	res.StatsItems = len(items)
+	if err := s.table.BatchPut(ctx, items); err != nil {
+		return res, tableError(err)
+	}
+	// After the puts: the summed version never goes back.
+	return res, s.deleteKeys(ctx, deletes)
+}
+
+// tally is what a rebuild's scan found: the counts per product and
+// language, and the existing stats and leaderboard items with their
+// versions.
+type tally struct {
+	comments int64
+	counts   map[StatsID]*Stats
+	seen     map[Key]int64
+}
+
+// add counts comment item it (an item of no valid rating is skipped).
+func (t *tally) add(it Item) {
+	pid, lang, r := it.S(AttrProductID), it.S(AttrLanguage), int(it.N(AttrRating))
+	if r < MinRating || r > MaxRating {
+		return
+	}
+	t.comments++
+	for _, id := range []StatsID{{pid, ""}, {pid, lang}} {
+		st := t.counts[id]
+		if st == nil {
+			st = &Stats{ProductID: id.ProductID, Language: id.Language}
+			t.counts[id] = st
+		}
+		st.Counts[r]++
+		st.Total++
+	}
+}
+
+// merge adds the tally o of another segment to t.
+func (t *tally) merge(o *tally) {
+	t.comments += o.comments
+	for id, st := range o.counts {
+		if have := t.counts[id]; have != nil {
+			for r := range have.Counts {
+				have.Counts[r] += st.Counts[r]
+			}
+			have.Total += st.Total
+		} else {
+			t.counts[id] = st
+		}
+	}
+	for k, v := range o.seen {
+		t.seen[k] = v
+	}
+}
+
+func newTally() *tally {
+	return &tally{counts: map[StatsID]*Stats{}, seen: map[Key]int64{}}
+}
+
+// scanTally scans the table in `segments` parallel segments and tallies
+// what it finds: comments by product, language and rating, and the items
+// of product partitions (stats and leaderboard items) with their versions.
+func (s *Store) scanTally(ctx context.Context, segments int) (*tally, error) {
+	var mu sync.Mutex
+	all := newTally()
 	g, gctx := errgroup.WithContext(ctx)
 	for seg := 0; seg < segments; seg++ {
 		g.Go(func() (err error) {
 			defer recoverTo(&err)
-			local := map[StatsID]*Stats{}
-			localSeen := map[Key]int64{}
-			var n int64
+			local := newTally()
 			var start Item
 			for {
 				items, next, err := s.table.Scan(gctx, seg, segments, start, scanPage)
 				if err != nil {
-					return err
+					return tableError(err)
 				}
 				for _, it := range items {
 					if _, ok := ProductIDFromPK(it.S(AttrPK)); ok {
-						localSeen[it.Key()] = it.N(AttrVersion)
-						continue
-					}
-					if _, ok := CommentIDFromPK(it.S(AttrPK)); !ok {
-						continue
-					}
-					pid, lang, r := it.S(AttrProductID), it.S(AttrLanguage), int(it.N(AttrRating))
-					if r < MinRating || r > MaxRating {
-						continue
-					}
-					n++
-					for _, id := range []StatsID{{pid, ""}, {pid, lang}} {
-						st := local[id]
-						if st == nil {
-							st = &Stats{ProductID: id.ProductID, Language: id.Language}
-							local[id] = st
-						}
-						st.Counts[r]++
-						st.Total++
+						local.seen[it.Key()] = it.N(AttrVersion)
+					} else if _, ok := CommentIDFromPK(it.S(AttrPK)); ok {
+						local.add(it)
 					}
 				}
 				if next == nil {
@@ -89,48 +137,27 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			res.Comments += n
-			for id, st := range local {
-				if have := counts[id]; have != nil {
-					for r := range have.Counts {
-						have.Counts[r] += st.Counts[r]
-					}
-					have.Total += st.Total
-				} else {
-					counts[id] = st
-				}
-			}
-			for id, v := range localSeen {
-				seen[id] = v
-			}
+			all.merge(local)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return res, err
-	}
-	items, deletes := rebuiltItems(counts, seen)
-	for id, st := range counts {
-		if id.Language == "" && st.Total > 0 {
-			res.Products++
-		}
-	}
-	res.StatsItems = len(items)
-	if err := s.table.BatchPut(ctx, items); err != nil {
-		return res, err
-	}
-	for len(deletes) > 0 { // after the puts: the summed version never goes back
-		n := min(len(deletes), MaxWriteOps)
+	return all, g.Wait()
+}
+
+// deleteKeys deletes the items of keys, MaxWriteOps at a time.
+func (s *Store) deleteKeys(ctx context.Context, keys []Key) error {
+	for len(keys) > 0 {
+		n := min(len(keys), MaxWriteOps)
 		ops := make([]Op, n)
-		for i, k := range deletes[:n] {
+		for i, k := range keys[:n] {
 			ops[i] = Op{Kind: OpDelete, Key: k}
 		}
 		if err := s.table.Write(ctx, ops); err != nil {
-			return res, err
+			return tableError(err)
 		}
-		deletes = deletes[n:]
+		keys = keys[n:]
 	}
-	return res, nil
+	return nil
 }
 
 // rebuiltItems returns the items a rebuild writes and the keys it deletes:

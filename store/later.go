@@ -36,28 +36,15 @@ func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page
 		}
 	}
 	await := s.loadStats(stats)
-	pos := pg.position(pid, f)
-	// rem: the counts after the page's start; from the stats on a first
-	// page, else from the cursor, verified by the stats' version.
-	counts := func(st *Stats) (rem []int64, version int64, verified bool) {
-		switch {
-		case pg.backward:
-		case pg.from == "":
-			return statsRemaining(st, f), st.Version, true
-		case pos != nil:
-			return pos.Remaining, pos.Version, st.Version == pos.Version
-		}
-		return nil, 0, false
-	}
 	knownMore := func() bool {
 		st, err := await()
 		if err != nil {
 			return false // the error is returned below
 		}
-		rem, _, verified := counts(st)
+		rem, _, verified := pg.counts(pid, f, st)
 		return verified && pg.stop == "" && sum(rem) > int64(pg.size)
 	}
-	plan := s.planEarly(pid, f, pg, pos, early)
+	plan := s.planEarly(pid, f, pg, pg.position(pid, f), early)
 	tr := &Trace{Plan: plan, Reads: make([]PartitionReads, len(plan.Partitions))}
 	var items []Item
 	var more bool
@@ -72,7 +59,7 @@ func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page
 	if serr != nil {
 		return nil, serr
 	}
-	rem, version, _ := counts(st)
+	rem, version, _ := pg.counts(pid, f, st)
 	tr.Plan.Total = matchTotal(st, f)
 	tr.Positioned = rem != nil
 	tr.KnownMore = knownMore()

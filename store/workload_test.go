@@ -265,3 +265,49 @@ func median(ds []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// TestRemoteMergeSamePages: merging as on a remote table (partitions read
+// in parallel, nearly dry ones refilled together) returns the same pages,
+// cursors and flags as merging as on a local one, which the conformance
+// suite checks against a recount, over the browsing workload's filters.
+func TestRemoteMergeSamePages(t *testing.T) {
+	s, products, topLang := MustDemoStore(t)
+	ctx := context.Background()
+	size := 20
+	for _, pid := range products[:10] {
+		for _, rs := range workloadRatings {
+			for _, lang := range []string{"", topLang[pid]} {
+				q := store.CommentsQuery{ProductID: pid, Filter: store.Filter{Language: lang, Ratings: rs}, Total: true}
+				stats := func() (*store.Stats, error) {
+					sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
+					if err != nil {
+						return nil, err
+					}
+					return sts[0], nil
+				}
+				for page := 0; page < 10; page++ {
+					q.Page = store.PageArgs{First: &size, After: q.Page.After}
+					s.SetLocal(true)
+					want, err := s.ListComments(ctx, q, stats)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s.SetLocal(false)
+					got, err := s.ListComments(ctx, q, stats)
+					s.SetLocal(true)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.EqualFunc(got.Edges, want.Edges, func(a, b store.Edge) bool { return a.Cursor == b.Cursor && a.Comment.ID == b.Comment.ID }) ||
+						got.HasNextPage != want.HasNextPage || got.TotalCount != want.TotalCount {
+						t.Fatalf("%s %v %q page %d: remote merge differs from local", pid, rs, lang, page)
+					}
+					if !want.HasNextPage {
+						break
+					}
+					q.Page.After = &want.Edges[len(want.Edges)-1].Cursor
+				}
+			}
+		}
+	}
+}
