@@ -168,7 +168,8 @@ type StatsFunc func() (*Stats, error)
 // disagree. The page never depends on the hint: a dry partition is always
 // read again, and a partition the hint counts as empty is read all the same.
 // Only a merge of several ratings with neither cursor counts nor a hint waits
-// for its stats, which plan it.
+// for its stats, which plan it. A nil stats reads the page without stats
+// (TotalCount -1; a merge then sizes its reads with equal shares).
 func (s *Store) ListComments(ctx context.Context, q CommentsQuery, stats StatsFunc) (*Connection, error) {
 	pg, err := ParsePage(q.Page)
 	if err != nil {
@@ -177,7 +178,7 @@ func (s *Store) ListComments(ctx context.Context, q CommentsQuery, stats StatsFu
 	if err := ValidateID("product id", q.ProductID); err != nil {
 		return nil, err
 	}
-	if !q.Total && !pg.needsStats(q.ProductID, q.Filter) {
+	if stats == nil || !q.Total && !pg.needsStats(q.ProductID, q.Filter) {
 		return s.listPage(ctx, q.ProductID, q.Filter, pg, nil)
 	}
 	return s.listPageLater(ctx, q.ProductID, q.Filter, pg, stats)
