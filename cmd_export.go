@@ -232,13 +232,13 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 // /export[?product=ID] (the comments as JSON lines). They are not
 // authenticated: bind addr to loopback or a private network. It returns
 // the address it listens on.
-func serveAdmin(ctx context.Context, addr string, raw store.Table, s *store.Store, log *slog.Logger) (net.Addr, error) {
+func serveAdmin(ctx context.Context, addr string, tbl store.Table, s *store.Store, log *slog.Logger) (net.Addr, error) {
 	if err := checkAdminAddr(addr); err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /backup", func(w http.ResponseWriter, r *http.Request) {
-		bt, ok := raw.(*bolt.Table)
+		bt, ok := tbl.(*bolt.Table)
 		if !ok {
 			http.Error(w, "backup copies the embedded store's file; this server runs on DynamoDB (use its backups, or /export)", http.StatusNotImplemented)
 			return
@@ -273,7 +273,12 @@ func serveAdmin(ctx context.Context, addr string, raw store.Table, s *store.Stor
 	if err != nil {
 		return nil, fmt.Errorf("-admin-addr: %w", err)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{
+		Handler: mux, ReadHeaderTimeout: 5 * time.Second,
+		// The requests' store calls count as the server's: ctx's accountant,
+		// not its cancellation.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
 	go srv.Serve(ln)
 	go func() {
 		<-ctx.Done()

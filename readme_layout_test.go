@@ -84,8 +84,9 @@ func TestEveryPackageHasDocGo(t *testing.T) {
 
 // TestDependencyDirection checks the import rules of docs/design.md §1 on
 // the non-test imports: store imports no package of the module; only
-// package main (and a backend's own subpackages) imports a backend, and the
-// backends never import each other.
+// package main (and a backend's own subpackages) imports a backend, the
+// backends never import each other, and the store's packages import no
+// package of the module outside store/ (main installs what observes them).
 func TestDependencyDirection(t *testing.T) {
 	module := modulePath(t)
 	backends := []string{"store/bolt/", "store/dynamo/"}
@@ -109,6 +110,8 @@ func TestDependencyDirection(t *testing.T) {
 				t.Errorf("store imports %s: the domain imports no package of the module", imp)
 			case slices.Contains(backends, rel) && dir != "./" && !strings.HasPrefix(dir, rel):
 				t.Errorf("%s imports the backend %s: only package main chooses a backend", dir, imp)
+			case strings.HasPrefix(dir, "store/") && !strings.HasPrefix(rel, "store/"):
+				t.Errorf("%s imports %s: the store's packages import only store packages (main installs tracing, metrics come through store.Accountant)", dir, imp)
 			}
 		}
 	}

@@ -29,7 +29,6 @@ import (
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
-	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/tracing"
 	"github.com/acme/comments-gateway/web"
 )
@@ -130,7 +129,7 @@ func openTable(ctx context.Context, spec string) (store.Table, error) {
 	if kind == "bolt" {
 		return bolt.Open(arg)
 	}
-	return dynamo.Open(ctx, arg)
+	return openDynamo(ctx, arg)
 }
 
 // newLogger returns a logger writing text or JSON records to w; records
@@ -383,23 +382,15 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	if micro.TTL > 0 {
 		micro.Metrics = metrics.NewMicroCache(reg)
 	}
-	if d, ok := tbl.(*dynamo.Table); ok {
-		// extensions.cost reports the read capacity DynamoDB says each
-		// request consumed.
-		d.OnCall = func(ctx context.Context, c dynamo.Call) {
-			if u := metrics.UsageFrom(ctx); u != nil && c.Err == nil && isRead(c.Op) {
-				u.AddCapacity(c.Capacity)
-			}
-		}
-	}
-	raw := tbl
-	tbl = m.Table(tbl)
+	// Every store call of the server's work counts in the metrics: its
+	// background work's (ctx) and its requests' (srv.BaseContext, from ctx).
+	ctx = store.WithAccountant(ctx, m)
 	kind, _, _ := parseStoreSpec(*spec)
 	lr := lf.newLive(kind, rateLimit.TrustForwardedFor, log)
 	s := store.New(tbl, append(lr.stores, store.WithSizing(sizing))...)
 	lr.start(ctx, s, &lf, log)
 	if *adminAddr != "" {
-		a, err := serveAdmin(ctx, *adminAddr, raw, s, log)
+		a, err := serveAdmin(ctx, *adminAddr, tbl, s, log)
 		if err != nil {
 			return err
 		}
@@ -450,6 +441,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	}
 	srv := &http.Server{
 		Handler:           obs.Middleware(log, mux),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) }, // its accountant, not its cancellation
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       *readTimeout,
 		WriteTimeout:      30 * time.Second,
@@ -482,15 +474,6 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	lr.shutdown(sctx, log) // Shutdown does not wait for websockets: this does
 	log.Info("stopped")
 	return nil
-}
-
-// isRead reports whether a DynamoDB operation consumes read capacity.
-func isRead(op string) bool {
-	switch op {
-	case "GetItem", "BatchGetItem", "Query", "Scan":
-		return true
-	}
-	return false
 }
 
 // loadDemoData loads the demo data set into s when its table is empty.
@@ -560,7 +543,7 @@ func cmdCreateTable(ctx context.Context, args []string, getenv func(string) stri
 	if !ok || name == "" {
 		return fmt.Errorf("create-table: -store must be dynamodb:TABLE (the embedded store needs no table)")
 	}
-	t, err := dynamo.Open(ctx, name)
+	t, err := openDynamo(ctx, name)
 	if err != nil {
 		return err
 	}

@@ -18,17 +18,17 @@ import (
 )
 
 // capacityMeter sums the read capacity DynamoDB reports for change log
-// queries.
+// queries: the store.Accountant of the followers' contexts.
 type capacityMeter struct {
 	mu    sync.Mutex
 	units float64
 	calls int
 }
 
-func (m *capacityMeter) onCall(_ context.Context, c dynamo.Call) {
-	if c.Op == "Query" {
+func (m *capacityMeter) Account(c store.Call) {
+	if c.Op == store.CallQuery {
 		m.mu.Lock()
-		m.units += c.Capacity
+		m.units += c.ReadCapacity
 		m.calls++
 		m.mu.Unlock()
 	}
@@ -56,11 +56,10 @@ func benchTwoInstances(b *testing.B, poll time.Duration, shards int) {
 	meter := &capacityMeter{}
 	open := func() (*store.Store, *live.Hub, func()) {
 		tbl := dynamo.New(dynamotest.MustClient(b, config.WithRetryer(dynamo.NewRetryer)), name)
-		tbl.OnCall = meter.onCall
 		var s *store.Store
 		hub := live.NewHub(live.Config{Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) { return s.GetStats(ctx, ids) }})
 		s = store.New(tbl, store.WithChangeLog(shards))
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(store.WithAccountant(context.Background(), meter))
 		done := make(chan struct{})
 		go func() {
 			defer close(done)

@@ -11,12 +11,6 @@ import (
 	"github.com/acme/comments-gateway/store"
 )
 
-// Error codes of refused mutations (HTTP 200, a field error, data null).
-const (
-	CodeUnauthenticated = "UNAUTHENTICATED"
-	CodeForbidden       = "FORBIDDEN"
-)
-
 // guardMutations returns the field middleware that enforces access on the
 // Mutation root fields when credentials are configured (a nil or disabled
 // authenticator leaves mutations open; cmdServe decides whether that is

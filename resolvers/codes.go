@@ -7,11 +7,72 @@ import (
 	"github.com/acme/comments-gateway/trusted"
 )
 
-// The codes of store errors, as a client sees them.
+// The error codes of the gateway (extensions.code) are all named in this
+// file: the constants below for the codes decided in this package, and, in
+// errorCodes, the codes package trusted and gqlgen decide. errorCodes lists
+// every code with where it is decided; storeCodes is the one translation of
+// a store error.
+
+// The codes of store errors, as a client sees them (also CodeBadUserInput
+// and CodeNotFound, below).
 const (
 	CodeConflict    = "CONFLICT"
 	CodeUnavailable = "UNAVAILABLE"
 	CodeInternal    = "INTERNAL"
+)
+
+// Error codes of requests refused at the HTTP edge, before any GraphQL
+// processing (each reply is a JSON body with errors[].extensions.code).
+const (
+	// CodeBadRequest: the body is not a GraphQL-over-HTTP request (invalid
+	// JSON, a "query" that is not a string, data after the JSON object, …).
+	CodeBadRequest = "BAD_REQUEST"
+	// CodeUnsupportedMediaType: a POST whose Content-Type is not
+	// application/json (HTTP 415).
+	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
+	// CodeMethodNotAllowed: a method other than GET, POST or OPTIONS, or a
+	// mutation sent with GET (HTTP 405 with an Allow header).
+	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
+	// CodeRequestTooLarge: a body over the -max-body-bytes limit (HTTP 413).
+	CodeRequestTooLarge = "REQUEST_TOO_LARGE"
+	// CodeRequestTimeout: the body did not arrive within the server's read
+	// timeout (HTTP 408).
+	CodeRequestTimeout = "REQUEST_TIMEOUT"
+	// CodeNotFound: no endpoint at this path (HTTP 404); also a missing
+	// comment in updateComment and deleteComment.
+	CodeNotFound = "NOT_FOUND"
+	// CodeTooManyErrors: the last entry of an error list cut at
+	// MaxErrors; it says how many errors were left out.
+	CodeTooManyErrors = "TOO_MANY_ERRORS"
+	// CodeBadUserInput: invalid input; at the edge, a request that is not
+	// valid UTF-8 (HTTP 400).
+	CodeBadUserInput = "BAD_USER_INPUT"
+)
+
+// Error codes of refused mutations (HTTP 200, a field error, data null).
+const (
+	CodeUnauthenticated = "UNAUTHENTICATED"
+	CodeForbidden       = "FORBIDDEN"
+)
+
+// Error codes of refused requests (HTTP 4xx; nothing is read from the store).
+const (
+	CodeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
+	CodeDepth      = "DEPTH_LIMIT_EXCEEDED"
+	CodeAliases    = "ALIAS_LIMIT_EXCEEDED"
+	CodeSelections = "SELECTION_LIMIT_EXCEEDED"
+	CodeEntities   = "ENTITY_LIMIT_EXCEEDED"
+)
+
+// CodeThrottled is the error code of an operation refused by the rate
+// limit (HTTP 200, like Shopify's THROTTLED: the response says when to retry
+// through extensions.cost.throttleStatus).
+const CodeThrottled = "THROTTLED"
+
+// Error codes of subscriptions (extensions.code).
+const (
+	CodeSlowConsumer  = "SLOW_CONSUMER"
+	CodeLimitExceeded = "LIMIT_EXCEEDED"
 )
 
 // storeCodes maps the domain's error codes (package store) to
@@ -52,4 +113,6 @@ var errorCodes = map[string]string{
 	CodeRequestTooLarge:      "the body limit (body.go)",
 	CodeRequestTimeout:       "the body read deadline (body.go)",
 	CodeTooManyErrors:        "the error-list cap (httperrors.go)",
+	CodeSlowConsumer:         "a subscription's event buffer overflowed (liveconn.go, package live)",
+	CodeLimitExceeded:        "too many subscriptions on one connection (livesub.go)",
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/dynamo"
@@ -82,9 +81,8 @@ func TestCostBoundsItemsRead(t *testing.T) {
 	}
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) {
-			var m *metrics.Collectors // per-request usage only
 			h := resolvers.NewHandler(resolvers.Config{
-				Store:  store.New(m.Table(open(t))),
+				Store:  store.New(open(t)),
 				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 			})
 			srv := httptest.NewServer(h)
@@ -305,8 +303,7 @@ func (g *opGen) comment(depth int) string {
 // TestLanguagesFirst: languages(first) returns the first languages in tag
 // order and reads no more stats items than it returns; 100 is the most.
 func TestLanguagesFirst(t *testing.T) {
-	var m *metrics.Collectors
-	h := resolvers.NewHandler(resolvers.Config{Store: store.New(m.Table(MustOpenLoaded(t, costData(t)))), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := resolvers.NewHandler(resolvers.Config{Store: store.New(MustOpenLoaded(t, costData(t))), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	for _, n := range []int{0, 1, 5, 20, 100} {

@@ -6,7 +6,7 @@
 // (edge.go, body.go): methods, content types, the body limit and read
 // deadline, UTF-8; the rate limit's charge for refusals
 // (ratelimit_refused.go); trusted documents (package trusted). Then a
-// context with the request timeout, a metrics.Usage for extensions.cost and,
+// context with the request timeout, a store.Usage for extensions.cost and,
 // on X-Explain: 1, an EXPLAIN collector (explain.go); then gqlgen's server
 // with its transports (transport.go for POST and GET, live.go for websocket
 // and SSE), strict variables (variables.go), the one-pass cost analysis
@@ -27,8 +27,9 @@
 // once, by ErrorPresenter: a store error code becomes extensions.code
 // (storeCodes), anything without a code is logged and shown as INTERNAL with
 // the request id. Codes of refusals made here (UNAUTHENTICATED, FORBIDDEN,
-// the limits' codes, THROTTLED, the HTTP edge's) are set where they are
-// made; every code a reply may carry is listed once in codes.go.
+// the limits' codes, THROTTLED, the HTTP edge's, the subscriptions') are set
+// where they are made; every code a reply may carry is named and listed
+// once, in codes.go.
 //
 // The *.resolvers.go files are gqlgen's stubs filled in by hand: gqlgen
 // keeps their bodies when it regenerates. docs/design.md §5 and §11 walk a

@@ -166,7 +166,7 @@ func NewHandler(cfg Config) http.Handler {
 		if resp.Extensions == nil {
 			resp.Extensions = map[string]any{}
 		}
-		if u := metrics.UsageFrom(ctx); u != nil {
+		if u := store.UsageFrom(ctx); u != nil {
 			cost := map[string]any{"itemsRead": u.ItemsRead(), "requests": u.Requests()}
 			if m := costOf(graphql.GetOperationContext(ctx)); m != nil && m.Known {
 				cost["complexity"] = m.Complexity
@@ -199,7 +199,7 @@ func NewHandler(cfg Config) http.Handler {
 		start := time.Now()
 		ctx, cancel := requestContext(req, cfg.RequestTimeout)
 		defer cancel()
-		ctx, _ = metrics.WithUsage(ctx)
+		ctx, _ = store.WithUsage(ctx)
 		info := &requestInfo{}
 		ctx = context.WithValue(ctx, requestInfoKey{}, info)
 		if rl != nil {

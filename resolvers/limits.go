@@ -20,15 +20,6 @@ const (
 	DefaultMaxEntities   = 100
 )
 
-// Error codes of refused requests (HTTP 4xx; nothing is read from the store).
-const (
-	CodeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
-	CodeDepth      = "DEPTH_LIMIT_EXCEEDED"
-	CodeAliases    = "ALIAS_LIMIT_EXCEEDED"
-	CodeSelections = "SELECTION_LIMIT_EXCEEDED"
-	CodeEntities   = "ENTITY_LIMIT_EXCEEDED"
-)
-
 func init() {
 	// Refused operations are protocol errors: gqlgen answers them with a 4xx.
 	errcode.RegisterErrorType(CodeComplexity, errcode.KindProtocol)

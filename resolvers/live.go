@@ -13,7 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/acme/comments-gateway/live"
-	"github.com/acme/comments-gateway/metrics"
+	"github.com/acme/comments-gateway/store"
 )
 
 // Live defaults.
@@ -31,12 +31,6 @@ const (
 	// CloseForbidden (4403): connection_init carried an invalid
 	// credential, or none when subscriptions need one.
 	CloseForbidden = 4403
-)
-
-// Error codes of subscriptions (extensions.code).
-const (
-	CodeSlowConsumer  = "SLOW_CONSUMER"
-	CodeLimitExceeded = "LIMIT_EXCEEDED"
 )
 
 // LiveConfig configures subscriptions.
@@ -119,7 +113,7 @@ func liveOperations(cfg Config) graphql.OperationMiddleware {
 		if liveConnFrom(ctx) == nil {
 			return next(ctx)
 		}
-		ctx, _ = metrics.WithUsage(ctx)
+		ctx, _ = store.WithUsage(ctx)
 		if op := graphql.GetOperationContext(ctx).Operation; op == nil || op.Operation == ast.Subscription {
 			return next(ctx)
 		}

@@ -16,11 +16,6 @@ import (
 	"github.com/acme/comments-gateway/auth"
 )
 
-// CodeThrottled is the error code of an operation refused by the rate
-// limit (HTTP 200, like Shopify's THROTTLED: the response says when to retry
-// through extensions.cost.throttleStatus).
-const CodeThrottled = "THROTTLED"
-
 // RateLimit limits each client by the cost of its operations: a token
 // bucket per client (golang.org/x/time/rate) that holds Burst cost points
 // and refills at Rate points a second; an operation takes its complexity

@@ -7,7 +7,9 @@
 // model, Store, is written once against Table, a small typed subset of
 // DynamoDB (table.go): Get, BatchGet, key-condition Query on the base table
 // or one of the four indexes declared in Indexes (keys.go), atomic
-// conditional Write, BatchPut and a segmented Scan.
+// conditional Write, BatchPut and a segmented Scan. Each backend accounts
+// every call to the Accountant in the call's context (usage.go): the one
+// count behind extensions.cost and the metrics.
 //
 // One table holds everything. A comment is one item carrying the keys of
 // all four indexes, sorted by GSISK (createdAt, fixed width, then the id):

@@ -114,7 +114,9 @@ type Op struct {
 }
 
 // Table is the seam between the model and a backend: a small, typed subset of
-// DynamoDB. Implementations are safe for concurrent use.
+// DynamoDB. Implementations are safe for concurrent use, and account every
+// call, once, when it ends, to the accountant of its context (Account, in
+// usage.go), failed calls included.
 type Table interface {
 	// Get returns the item with key k, or nil when it does not exist.
 	Get(ctx context.Context, k Key) (Item, error)

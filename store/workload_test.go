@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/demo"
-	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
 )
@@ -27,7 +26,7 @@ var workloadRatings = [][]int{nil, {5}, {1, 2}, {1, 3, 5}, {1, 2, 3, 4}, {4, 5}}
 // and items returned.
 func browse(tb testing.TB, s *store.Store, products []string, topLang map[string]string, byLang bool, rs []int, pages int, withTotal bool) (read, returned, rounds, pagesRead int64) {
 	tb.Helper()
-	ctx, usage := metrics.WithUsage(context.Background())
+	ctx, usage := store.WithUsage(context.Background())
 	size := 20
 	for _, pid := range products {
 		lang := ""
@@ -62,9 +61,9 @@ func browse(tb testing.TB, s *store.Store, products []string, topLang map[string
 	return usage.ItemsRead(), returned, rounds, pagesRead
 }
 
-// MustDemoStore loads the demo data set into a bolt store behind a
-// metrics Table, which counts what every read returns, and returns it with
-// the products and each product's most common language.
+// MustDemoStore loads the demo data set into a bolt store (whose reads are
+// totalled by the store.Usage of their context) and returns it with the
+// products and each product's most common language.
 func MustDemoStore(tb testing.TB) (*store.Store, []string, map[string]string) {
 	tb.Helper()
 	tbl, err := bolt.Open(filepath.Join(tb.TempDir(), "bench.db"))
@@ -72,7 +71,7 @@ func MustDemoStore(tb testing.TB) (*store.Store, []string, map[string]string) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { tbl.Close() })
-	s := store.New((*metrics.Collectors)(nil).Table(tbl))
+	s := store.New(tbl)
 	ctx := context.Background()
 	cs := demo.Default()
 	if err := s.PutComments(ctx, cs); err != nil {

@@ -11,19 +11,18 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// AppendAWSMiddlewares adds to an AWS SDK v2 configuration's APIOptions
-// (cfg.APIOptions) a middleware giving each API call (its retries included) a
-// client span, "DynamoDB.Query", a child of the span in the call's context.
-// It uses the global tracer provider at call time, so with tracing off it
-// costs a no-op span.
+// AWSCallSpans is an AWS SDK v2 API option (an entry of aws.Config's or a
+// client's APIOptions; main passes it to store/dynamo.Open): it adds a
+// middleware giving each API call (its retries included) a client span,
+// "DynamoDB.Query", a child of the span in the call's context. It uses the
+// global tracer provider at call time, so with tracing off it costs a no-op
+// span.
 //
 // (go.opentelemetry.io/contrib/.../otelaws does this too, but is deprecated
 // and pulls in the S3, SQS and SNS clients; the SDK's own replacement,
 // smithyoteltracing, is not in the module proxy.)
-func AppendAWSMiddlewares(apiOptions *[]func(*middleware.Stack) error) {
-	*apiOptions = append(*apiOptions, func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(awsSpan, middleware.After)
-	})
+func AWSCallSpans(stack *middleware.Stack) error {
+	return stack.Initialize.Add(awsSpan, middleware.After)
 }
 
 var awsSpan = middleware.InitializeMiddlewareFunc("CommentsGatewayOTelSpan", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {

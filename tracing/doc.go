@@ -6,10 +6,11 @@
 // The spans nest as the work does: the HTTP span (HTTP, continuing an
 // incoming traceparent) holds the operation's span, which holds a span per
 // resolver call (NewExtension), which holds the client span of each DynamoDB
-// call that resolver made (AppendAWSMiddlewares, retries included).
+// call that resolver made (AWSCallSpans, retries included).
 //
 // Tracing is off unless an OTLP endpoint is configured (Setup, Enabled).
 // Off, the HTTP handler and the GraphQL server are not wrapped, and the AWS
-// middleware, which store/dynamo.Open always installs, starts no-op spans of
+// middleware, which main installs on the DynamoDB client it opens
+// (store/dynamo.Open(ctx, table, AWSCallSpans)), starts no-op spans of
 // OpenTelemetry's global no-op provider.
 package tracing

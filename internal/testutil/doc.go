@@ -1,4 +1,5 @@
 // Package testutil holds what the tests of several packages share and no
 // production code uses: SyncBuffer, a buffer that a logger or a child
-// process's output copier writes to while the test reads it.
+// process's output copier writes to while the test reads it, and
+// DynamoDBStub, an HTTP server the AWS SDK's DynamoDB client can call.
 package testutil

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -182,7 +181,8 @@ func (t *Table) Close() error {
 }
 
 // Get returns the item with key k, or nil when it does not exist.
-func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
+func (t *Table) Get(ctx context.Context, k store.Key) (it store.Item, err error) {
+	defer func() { store.Account(ctx, store.Call{Op: store.CallGet, Items: store.Found(it)}) }()
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
@@ -190,8 +190,7 @@ func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
 		return nil, err
 	}
 	key := baseKey(k)
-	var it store.Item
-	err := t.view(func(tx *bbolt.Tx) error {
+	err = t.view(func(tx *bbolt.Tx) error {
 		v := tx.Bucket(bucketItems).Get(key)
 		if v == nil {
 			return nil
@@ -205,7 +204,8 @@ func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
 
 // BatchGet returns the items of keys, aligned with keys (nil where an item
 // does not exist), read in one transaction.
-func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+func (t *Table) BatchGet(ctx context.Context, keys []store.Key) (out []store.Item, err error) {
+	defer func() { store.Account(ctx, store.Call{Op: store.CallBatchGet, Items: store.Found(out...)}) }()
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
@@ -216,8 +216,8 @@ func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, e
 		}
 		bkeys[i] = baseKey(k)
 	}
-	out := make([]store.Item, len(keys))
-	err := t.view(func(tx *bbolt.Tx) error {
+	out = make([]store.Item, len(keys))
+	err = t.view(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketItems)
 		for i, k := range bkeys {
 			if v := b.Get(k); v != nil {
@@ -245,37 +245,4 @@ func (t *Table) view(fn func(*bbolt.Tx) error) error {
 // translates its error.
 func (t *Table) update(fn func(*bbolt.Tx) error) error {
 	return wrapErr(t.db.Update(fn))
-}
-
-// ctxErr returns an EUNAVAILABLE error wrapping ctx.Err() once ctx is done.
-func ctxErr(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return store.Wrap(store.EUNAVAILABLE, err, "request cancelled")
-	}
-	return nil
-}
-
-// wrapErr translates an error of bbolt (or of the file system under it) to
-// a *store.Error; a *store.Error passes through unchanged.
-func wrapErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	var se *store.Error
-	if errors.As(err, &se) {
-		return err
-	}
-	switch {
-	case errors.Is(err, errCorrupt):
-		return store.Wrap(store.EINTERNAL, err, "corrupt item in bolt store")
-	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return store.Wrap(store.EUNAVAILABLE, err, "the store is closed (the server is shutting down); try again")
-	case errors.Is(err, berrors.ErrKeyTooLarge), errors.Is(err, berrors.ErrValueTooLarge):
-		return store.Wrap(store.EINVALID, err, "item too large")
-	case errors.Is(err, berrors.ErrMaxSizeReached), errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return store.Wrap(store.EUNAVAILABLE, err, "bolt store is full")
-	case errors.Is(err, berrors.ErrDatabaseReadOnly), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EIO):
-		return store.Wrap(store.EUNAVAILABLE, err, "bolt store cannot be written")
-	}
-	return store.Wrap(store.EINTERNAL, err, "bolt store error")
 }

@@ -203,7 +203,8 @@ func (sp *span) lastKey(it store.Item) store.Item {
 // more items satisfying the condition follow the last one returned. A limit
 // below 1, an unknown index, a start key outside the partition or a
 // malformed value is store.EINVALID.
-func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
+func (t *Table) Query(ctx context.Context, q store.Query) (res store.QueryResult, err error) {
+	defer func() { store.Account(ctx, store.Call{Op: store.CallQuery, Index: q.Index, Items: len(res.Items)}) }()
 	if err := ctxErr(ctx); err != nil {
 		return store.QueryResult{}, err
 	}
@@ -211,7 +212,6 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, er
 	if err != nil {
 		return store.QueryResult{}, err
 	}
-	var res store.QueryResult
 	err = t.view(func(tx *bbolt.Tx) error {
 		res, err = sp.read(tx, &q)
 		return err
@@ -305,7 +305,8 @@ func (sp *span) item(items *bbolt.Cursor, p *partition, k, v []byte) (store.Item
 // of them after startKey (nil: from the start). The key returned is nil
 // exactly when the segment holds nothing more; otherwise it is the key of
 // the last item, to pass as the next call's startKey.
-func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, limit int) ([]store.Item, store.Item, error) {
+func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, limit int) (items []store.Item, last store.Item, err error) {
+	defer func() { store.Account(ctx, store.Call{Op: store.CallScan, Items: len(items)}) }()
 	if err := ctxErr(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -327,9 +328,8 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, l
 		}
 		from = append(baseKey(store.Key{PK: pk, SK: sk}), sep)
 	}
-	var items []store.Item
 	more := false
-	err := t.view(func(tx *bbolt.Tx) error {
+	err = t.view(func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bucketItems).Cursor()
 		var k, v []byte
 		if from == nil {
@@ -359,8 +359,8 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, l
 	if !more {
 		return items, nil, nil
 	}
-	last := items[len(items)-1]
-	return items, store.Item{store.AttrPK: last[store.AttrPK], store.AttrSK: last[store.AttrSK]}, nil
+	end := items[len(items)-1]
+	return items, store.Item{store.AttrPK: end[store.AttrPK], store.AttrSK: end[store.AttrSK]}, nil
 }
 
 // segmentOf is the scan segment of the items of partition pk: a stable hash

@@ -1,14 +1,8 @@
 package bolt
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/acme/comments-gateway/store"
 )
-
-// errCorrupt is the cause of every decoding failure.
-var errCorrupt = errors.New("bolt: corrupt item encoding")
 
 // keyAttr returns the string value of key attribute name of it, checked.
 func keyAttr(it store.Item, name string, max int) (string, error) {
@@ -85,13 +79,3 @@ const (
 	maxInt64 = 1<<63 - 1
 	minInt64 = -1 << 63
 )
-
-// prefixed prefixes the message of err, a *store.Error, with what (such as
-// "operation 3").
-func prefixed(what string, err error) error {
-	var e *store.Error
-	if errors.As(err, &e) {
-		return &store.Error{Code: e.Code, Message: what + ": " + e.Message, Op: e.Op, Err: e.Err}
-	}
-	return fmt.Errorf("%s: %w", what, err)
-}

@@ -172,6 +172,7 @@ func (w *writer) delete(key []byte, old store.Item) error {
 // than store.MaxWriteOps operations, two operations on one item, or an
 // operation that is malformed is store.EINVALID.
 func (t *Table) Write(ctx context.Context, ops []store.Op) error {
+	defer store.Account(ctx, store.Call{Op: store.CallWrite})
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
@@ -264,6 +265,7 @@ const (
 // appends rather than inserts, and the next chunk is encoded while one is
 // written.
 func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
+	defer store.Account(ctx, store.Call{Op: store.CallBatchPut})
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}

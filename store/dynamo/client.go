@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/tracing"
 )
 
 // Client is the part of the DynamoDB API the package uses. *dynamodb.Client
@@ -62,16 +62,15 @@ const (
 // installs the package's retryer: throttling, 5xx responses and network
 // timeouts are retried up to MaxAttempts times with jittered exponential
 // backoff, never past the request's context deadline. AWS_MAX_ATTEMPTS, when
-// set, overrides MaxAttempts. Open makes no request. Each call is traced
-// (tracing.AppendAWSMiddlewares) with the global tracer provider.
-func Open(ctx context.Context, table string) (*Table, error) {
+// set, overrides MaxAttempts. apiOptions are added to the client's
+// middleware stack, around every call (the server installs its call
+// tracing this way). Open makes no request.
+func Open(ctx context.Context, table string, apiOptions ...func(*middleware.Stack) error) (*Table, error) {
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithRetryer(NewRetryer))
 	if err != nil {
 		return nil, store.Wrap(store.EUNAVAILABLE, err, "load the AWS configuration")
 	}
-	// Each call is a span of the global tracer provider's (a no-op one
-	// unless tracing is configured).
-	tracing.AppendAWSMiddlewares(&cfg.APIOptions)
+	cfg.APIOptions = append(cfg.APIOptions, apiOptions...)
 	return New(dynamodb.NewFromConfig(cfg), table), nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -340,10 +341,8 @@ func TestBatchAndScan(t *testing.T) {
 	c := MustClient(t)
 	counter := &countingClient{Client: c}
 	tbl := MustTable(t, c, counter)
-	var mu sync.Mutex
-	var calls []Call
-	tbl.OnCall = func(_ context.Context, call Call) { mu.Lock(); calls = append(calls, call); mu.Unlock() }
-	ctx := ctxT(t)
+	log := &storetest.CallLog{}
+	ctx := store.WithAccountant(ctxT(t), log)
 	at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	var items []store.Item
 	var keys []store.Key
@@ -374,10 +373,12 @@ func TestBatchAndScan(t *testing.T) {
 	}
 	// Parallel scan: 3 segments, pages of 40.
 	seen := map[store.Key]bool{}
+	scans := 0
 	for seg := range 3 {
 		var start store.Item
 		for {
 			page, last, err := tbl.Scan(ctx, seg, 3, start, 40)
+			scans++
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -403,30 +404,46 @@ func TestBatchAndScan(t *testing.T) {
 	if err != nil || empty {
 		t.Errorf("IsEmpty = %v, %v", empty, err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	var reads float64
-	for _, call := range calls {
-		if call.Op == "BatchGetItem" || call.Op == "Scan" {
-			reads += call.Capacity
-		}
-		if call.Err != nil || call.Duration <= 0 {
-			t.Errorf("call %+v", call)
-		}
+	// One accounted call per Table call, however many DynamoDB requests it
+	// made, with the read capacity DynamoDB reported for them all.
+	ops := map[string]int{}
+	var rcu float64
+	for _, call := range log.Calls() {
+		ops[call.Op]++
+		rcu += call.ReadCapacity
 	}
-	if len(calls) != counter.total() {
-		t.Errorf("OnCall saw %d calls, the client %d", len(calls), counter.total())
+	if want := map[string]int{store.CallBatchPut: 1, store.CallBatchGet: 1, store.CallScan: scans + 1}; !maps.Equal(ops, want) {
+		t.Errorf("accounted calls %v, want %v", ops, want)
 	}
-	if reads <= 0 {
-		t.Logf("DynamoDB reported no consumed read capacity (%d calls)", len(calls))
+	if want := counter.readCapacity(); rcu != want {
+		t.Errorf("accounted %v read capacity units, DynamoDB reported %v", rcu, want)
+	}
+	if rcu <= 0 {
+		t.Logf("DynamoDB reported no consumed read capacity")
 	}
 }
 
-// countingClient counts the calls of each operation.
+// countingClient counts the calls of each operation and sums the read
+// capacity DynamoDB reports for the reads.
 type countingClient struct {
 	Client
 	mu    sync.Mutex
 	calls map[string]int
+	rcu   float64
+}
+
+func (c *countingClient) addCapacity(cc ...types.ConsumedCapacity) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, u := range cc {
+		c.rcu += aws.ToFloat64(u.CapacityUnits)
+	}
+}
+
+func (c *countingClient) readCapacity() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rcu
 }
 
 func (c *countingClient) count(op string) {
@@ -463,7 +480,11 @@ func (c *countingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput,
 
 func (c *countingClient) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
 	c.count("BatchGetItem")
-	return c.Client.BatchGetItem(ctx, in, o...)
+	out, err := c.Client.BatchGetItem(ctx, in, o...)
+	if err == nil {
+		c.addCapacity(out.ConsumedCapacity...)
+	}
+	return out, err
 }
 
 func (c *countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
@@ -473,7 +494,11 @@ func (c *countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, o .
 
 func (c *countingClient) Scan(ctx context.Context, in *dynamodb.ScanInput, o ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
 	c.count("Scan")
-	return c.Client.Scan(ctx, in, o...)
+	out, err := c.Client.Scan(ctx, in, o...)
+	if err == nil && out.ConsumedCapacity != nil {
+		c.addCapacity(*out.ConsumedCapacity)
+	}
+	return out, err
 }
 
 func (c *countingClient) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {

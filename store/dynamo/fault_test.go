@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,6 +25,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/storetest"
 )
 
 // faultClient wraps a real Client and injects faults.
@@ -198,9 +198,7 @@ func TestFaultThrottledSubQueryRetried(t *testing.T) {
 	f := &faultClient{Client: c}
 	tbl := MustTable(t, c, f)
 	want := loadPartitions(t, tbl)
-	var mu sync.Mutex
-	var calls []Call
-	tbl.OnCall = func(_ context.Context, call Call) { mu.Lock(); calls = append(calls, call); mu.Unlock() }
+	log := &storetest.CallLog{}
 	f.queryFault = func(call int) func(int) error {
 		if call%3 == 0 {
 			return nil
@@ -218,7 +216,7 @@ func TestFaultThrottledSubQueryRetried(t *testing.T) {
 			return nil
 		}
 	}
-	ctx := ctxT(t)
+	ctx := store.WithAccountant(ctxT(t), log)
 	got := make([][]string, 4)
 	g, gctx := errgroup.WithContext(ctx)
 	for r := 1; r <= 3; r++ {
@@ -245,10 +243,8 @@ func TestFaultThrottledSubQueryRetried(t *testing.T) {
 	if n := f.attempts.Load(); n != 6 {
 		t.Errorf("%d attempts of the faulty sub-queries, want 6", n)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(calls) != 3 {
-		t.Errorf("OnCall saw %d Query calls, want 3 (retries are inside one call)", len(calls))
+	if calls := log.Calls(); len(calls) != 3 {
+		t.Errorf("%d calls accounted, want the 3 queries (retries are inside one call)", len(calls))
 	}
 }
 

@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -24,41 +23,14 @@ const (
 )
 
 // Table is a store.Table on one DynamoDB table. It is safe for concurrent
-// use once configured; set OnCall before the first call.
+// use. Each of its calls is accounted (store.Account) with the read
+// capacity DynamoDB reports it consumed.
 type Table struct {
 	client Client
 	name   string
-
-	// OnCall, when set, is called after every data-plane request to
-	// DynamoDB (GetItem, BatchGetItem, Query, Scan, PutItem, DeleteItem,
-	// UpdateItem, TransactWriteItems, BatchWriteItem), from the goroutine
-	// that made it, so it must be safe for concurrent use. It is the hook
-	// for metrics: request counts, items, consumed capacity and latency.
-	OnCall func(context.Context, Call)
 }
 
 var _ store.Table = (*Table)(nil)
-
-// Call describes one request the Table made to DynamoDB, as reported to
-// Table.OnCall.
-type Call struct {
-	// Op is the DynamoDB operation, e.g. "Query" or "TransactWriteItems".
-	Op string
-	// Index is the index queried; "" for the base table.
-	Index string
-	// Items is the number of items the call returned (reads) or wrote
-	// (writes; for BatchWriteItem, those not left unprocessed).
-	Items int
-	// Capacity is the capacity consumed as DynamoDB reported it
-	// (ReturnConsumedCapacity TOTAL): read units for reads, write units for
-	// writes; 0 when not reported or on error.
-	Capacity float64
-	// Duration is the wall time of the call, including the SDK's retries.
-	Duration time.Duration
-	// Err is the error as the SDK returned it (before translation), nil on
-	// success.
-	Err error
-}
 
 // New returns a Table on the DynamoDB table named table, using client for
 // every request. Retries of throttled or failed requests are the client's
@@ -74,34 +46,36 @@ func (t *Table) Name() string { return t.name }
 // satisfy store.Table.
 func (t *Table) Close() error { return nil }
 
-// report calls OnCall, if set.
-func (t *Table) report(ctx context.Context, op, index string, items int, cc []types.ConsumedCapacity, start time.Time, err error) {
-	if t.OnCall == nil {
-		return
+// sum returns the sum of xs.
+func sum(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
 	}
-	var units float64
-	for _, c := range cc {
-		units += aws.ToFloat64(c.CapacityUnits)
-	}
-	t.OnCall(ctx, Call{Op: op, Index: index, Items: items, Capacity: units, Duration: time.Since(start), Err: err})
+	return s
 }
 
-// one returns a single ConsumedCapacity as a slice (nil for nil).
-func one(c *types.ConsumedCapacity) []types.ConsumedCapacity {
-	if c == nil {
-		return nil
+// units returns the capacity units of DynamoDB's ConsumedCapacity reports
+// (each nil or TOTAL).
+func units(cc ...*types.ConsumedCapacity) float64 {
+	var u float64
+	for _, c := range cc {
+		if c != nil {
+			u += aws.ToFloat64(c.CapacityUnits)
+		}
 	}
-	return []types.ConsumedCapacity{*c}
+	return u
 }
 
 // Get returns the item with key k, or nil when it does not exist. The read
 // is strongly consistent.
-func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
+func (t *Table) Get(ctx context.Context, k store.Key) (it store.Item, err error) {
+	var rcu float64
+	defer func() { store.Account(ctx, store.Call{Op: store.CallGet, Items: store.Found(it), ReadCapacity: rcu}) }()
 	key, err := keyAV(k)
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
 	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:              aws.String(t.name),
 		Key:                    key,
@@ -109,14 +83,9 @@ func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	if err != nil {
-		t.report(ctx, "GetItem", "", 0, nil, start, err)
 		return nil, translate(ctx, "GetItem", err)
 	}
-	n := 0
-	if len(out.Item) > 0 {
-		n = 1
-	}
-	t.report(ctx, "GetItem", "", n, one(out.ConsumedCapacity), start, nil)
+	rcu = units(out.ConsumedCapacity)
 	return fromAVMap(out.Item)
 }
 
@@ -126,8 +95,12 @@ func (t *Table) Get(ctx context.Context, k store.Key) (store.Item, error) {
 // leaves unprocessed are requested again with jittered exponential backoff
 // until all are read or ctx is done. Reads are strongly consistent, like
 // Get.
-func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
-	out := make([]store.Item, len(keys))
+func (t *Table) BatchGet(ctx context.Context, keys []store.Key) (out []store.Item, err error) {
+	chunkRCU := make([]float64, (len(keys)+maxBatchGet-1)/maxBatchGet) // per chunk: they run in parallel
+	defer func() {
+		store.Account(ctx, store.Call{Op: store.CallBatchGet, Items: store.Found(out...), ReadCapacity: sum(chunkRCU)})
+	}()
+	out = make([]store.Item, len(keys))
 	if len(keys) == 0 {
 		return out, nil
 	}
@@ -155,8 +128,8 @@ func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, e
 	for c := range found {
 		chunk := avs[c*maxBatchGet : min((c+1)*maxBatchGet, len(avs))]
 		g.Go(func() error {
-			items, err := t.batchGetChunk(gctx, chunk)
-			found[c] = items
+			items, rcu, err := t.batchGetChunk(gctx, chunk)
+			found[c], chunkRCU[c] = items, rcu
 			return err
 		})
 	}
@@ -182,31 +155,32 @@ func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, e
 }
 
 // batchGetChunk reads at most maxBatchGet keys, retrying unprocessed keys.
-func (t *Table) batchGetChunk(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+// It returns the items and the read capacity its calls consumed.
+func (t *Table) batchGetChunk(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, float64, error) {
+	var rcu float64
 	var items []map[string]types.AttributeValue
 	req := map[string]types.KeysAndAttributes{
 		t.name: {Keys: keys, ConsistentRead: aws.Bool(true)},
 	}
 	for attempt := 0; ; attempt++ {
-		start := time.Now()
 		res, err := t.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
 			RequestItems:           req,
 			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 		})
 		if err != nil {
-			t.report(ctx, "BatchGetItem", "", 0, nil, start, err)
-			return nil, translate(ctx, "BatchGetItem", err)
+			return nil, rcu, translate(ctx, "BatchGetItem", err)
 		}
-		got := res.Responses[t.name]
-		t.report(ctx, "BatchGetItem", "", len(got), res.ConsumedCapacity, start, nil)
-		items = append(items, got...)
+		for _, c := range res.ConsumedCapacity {
+			rcu += units(&c)
+		}
+		items = append(items, res.Responses[t.name]...)
 		next, ok := res.UnprocessedKeys[t.name]
 		if !ok || len(next.Keys) == 0 {
-			return items, nil
+			return items, rcu, nil
 		}
 		req = map[string]types.KeysAndAttributes{t.name: next}
 		if err := sleep(ctx, jitter(attempt, unprocessedBase, unprocessedMax)); err != nil {
-			return nil, store.Wrap(store.EUNAVAILABLE, err, "DynamoDB BatchGetItem: %d keys still unprocessed at the request's deadline", len(next.Keys))
+			return nil, rcu, store.Wrap(store.EUNAVAILABLE, err, "DynamoDB BatchGetItem: %d keys still unprocessed at the request's deadline", len(next.Keys))
 		}
 	}
 }
@@ -225,7 +199,11 @@ func cloneItem(it store.Item) store.Item {
 // It never filters. Base-table queries are strongly consistent (index
 // queries cannot be). LastKey is DynamoDB's LastEvaluatedKey: non-nil when
 // the limit or DynamoDB's 1 MB page stopped the query.
-func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
+func (t *Table) Query(ctx context.Context, q store.Query) (res store.QueryResult, err error) {
+	var rcu float64
+	defer func() {
+		store.Account(ctx, store.Call{Op: store.CallQuery, Index: q.Index, Items: len(res.Items), ReadCapacity: rcu})
+	}()
 	hash, sort := store.AttrPK, store.AttrSK
 	if q.Index != "" {
 		def, ok := store.IndexByName(q.Index)
@@ -282,14 +260,11 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, er
 	} else {
 		in.ConsistentRead = aws.Bool(true)
 	}
-	start := time.Now()
 	out, err := t.client.Query(ctx, in)
 	if err != nil {
-		t.report(ctx, "Query", q.Index, 0, nil, start, err)
 		return store.QueryResult{}, translate(ctx, "Query", err)
 	}
-	t.report(ctx, "Query", q.Index, len(out.Items), one(out.ConsumedCapacity), start, nil)
-	var res store.QueryResult
+	rcu = units(out.ConsumedCapacity)
 	if len(out.Items) > 0 {
 		res.Items = make([]store.Item, len(out.Items))
 	}
@@ -309,7 +284,9 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, er
 // items (fewer when DynamoDB's 1 MB page ends first) after startKey, and the
 // key to continue from (nil when the segment is done).
 // The read is strongly consistent. Only rebuild-stats scans.
-func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, limit int) ([]store.Item, store.Item, error) {
+func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, limit int) (items []store.Item, last store.Item, err error) {
+	var rcu float64
+	defer func() { store.Account(ctx, store.Call{Op: store.CallScan, Items: len(items), ReadCapacity: rcu}) }()
 	in := &dynamodb.ScanInput{
 		TableName:              aws.String(t.name),
 		ConsistentRead:         aws.Bool(true),
@@ -326,18 +303,14 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, l
 		return nil, nil, store.Errorf(store.EINVALID, "scan: limit must be > 0, got %d", limit)
 	}
 	in.Limit = aws.Int32(int32(min(limit, 1<<30)))
-	var err error
 	if in.ExclusiveStartKey, err = toAVMap(startKey); err != nil {
 		return nil, nil, err
 	}
-	start := time.Now()
 	out, err := t.client.Scan(ctx, in)
 	if err != nil {
-		t.report(ctx, "Scan", "", 0, nil, start, err)
 		return nil, nil, translate(ctx, "Scan", err)
 	}
-	t.report(ctx, "Scan", "", len(out.Items), one(out.ConsumedCapacity), start, nil)
-	var items []store.Item
+	rcu = units(out.ConsumedCapacity)
 	if len(out.Items) > 0 {
 		items = make([]store.Item, len(out.Items))
 	}
@@ -346,8 +319,7 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, l
 			return nil, nil, err
 		}
 	}
-	last, err := fromAVMap(out.LastEvaluatedKey)
-	if err != nil {
+	if last, err = fromAVMap(out.LastEvaluatedKey); err != nil {
 		return nil, nil, err
 	}
 	return items, last, nil

@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"strconv"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -31,6 +30,7 @@ import (
 // ops on one item, or an op that is not well formed is EINVALID, and nothing
 // is sent.
 func (t *Table) Write(ctx context.Context, ops []store.Op) error {
+	defer store.Account(ctx, store.Call{Op: store.CallWrite})
 	switch {
 	case len(ops) == 0:
 		return nil
@@ -55,16 +55,9 @@ func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 		}
 		items[i] = w
 	}
-	start := time.Now()
-	out, err := t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems:          items,
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	if err != nil {
-		t.report(ctx, "TransactWriteItems", "", 0, nil, start, err)
+	if _, err := t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
 		return translate(ctx, "TransactWriteItems", err)
 	}
-	t.report(ctx, "TransactWriteItems", "", len(ops), out.ConsumedCapacity, start, nil)
 	return nil
 }
 
@@ -199,49 +192,30 @@ func (t *Table) writeOne(ctx context.Context, op store.Op) error {
 		return err
 	}
 	table := aws.String(t.name)
-	start := time.Now()
 	var opName string
-	var cc *types.ConsumedCapacity
 	switch op.Kind {
 	case store.OpPut:
 		opName = "PutItem"
-		var out *dynamodb.PutItemOutput
-		out, err = t.client.PutItem(ctx, &dynamodb.PutItemInput{
+		_, err = t.client.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: table, Item: p.item, ConditionExpression: p.cond,
 			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 		})
-		if out != nil {
-			cc = out.ConsumedCapacity
-		}
 	case store.OpDelete:
 		opName = "DeleteItem"
-		var out *dynamodb.DeleteItemOutput
-		out, err = t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		_, err = t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: table, Key: p.key, ConditionExpression: p.cond,
 			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 		})
-		if out != nil {
-			cc = out.ConsumedCapacity
-		}
 	default:
 		opName = "UpdateItem"
-		var out *dynamodb.UpdateItemOutput
-		out, err = t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		_, err = t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: table, Key: p.key, UpdateExpression: p.update, ConditionExpression: p.cond,
 			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 		})
-		if out != nil {
-			cc = out.ConsumedCapacity
-		}
 	}
 	if err != nil {
-		t.report(ctx, opName, "", 0, nil, start, err)
 		return translate(ctx, opName, err) // ConditionalCheckFailed → ECONFLICT, Op 0
 	}
-	t.report(ctx, opName, "", 1, one(cc), start, nil)
 	return nil
 }
 
@@ -251,6 +225,7 @@ func (t *Table) writeOne(ctx context.Context, op store.Op) error {
 // are written or ctx is done. When several items have the same key, the last
 // one wins (as if they were put one after another).
 func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
+	defer store.Account(ctx, store.Call{Op: store.CallBatchPut})
 	// Last item per key, in first-seen order: BatchWriteItem rejects
 	// duplicate keys in one call.
 	last := make(map[store.Key]int, len(items))
@@ -291,17 +266,13 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 // items.
 func (t *Table) batchWriteChunk(ctx context.Context, reqs []types.WriteRequest) error {
 	for attempt := 0; ; attempt++ {
-		start := time.Now()
 		out, err := t.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-			RequestItems:           map[string][]types.WriteRequest{t.name: reqs},
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			RequestItems: map[string][]types.WriteRequest{t.name: reqs},
 		})
 		if err != nil {
-			t.report(ctx, "BatchWriteItem", "", 0, nil, start, err)
 			return translate(ctx, "BatchWriteItem", err)
 		}
 		next := out.UnprocessedItems[t.name]
-		t.report(ctx, "BatchWriteItem", "", len(reqs)-len(next), out.ConsumedCapacity, start, nil)
 		if len(next) == 0 {
 			return nil
 		}

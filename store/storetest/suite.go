@@ -42,6 +42,7 @@ func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 		{"Scan", tableScan},
 		{"ScanEmpty", tableScanEmpty},
 		{"Cancelled", tableCancelled},
+		{"Accounting", tableAccounting},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,41 @@
+package metrics
+
+import (
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/acme/comments-gateway/store"
+)
+
+// TestAccountLabelsByOpAndIndex: a call counts one request and its items
+// under its operation and index ("table" for the base table); a nil
+// Collectors counts nothing.
+func TestAccountLabelsByOpAndIndex(t *testing.T) {
+	(*Collectors)(nil).Account(store.Call{Op: store.CallGet, Items: 1})
+	c := New(prometheus.NewRegistry())
+	c.Account(store.Call{Op: store.CallQuery, Index: store.IndexByLang, Items: 7, ReadCapacity: 1})
+	c.Account(store.Call{Op: store.CallQuery, Index: store.IndexByLang, Items: 2})
+	c.Account(store.Call{Op: store.CallGet, Items: 0})
+	c.Account(store.Call{Op: store.CallWrite})
+	for _, tc := range []struct {
+		counter   *prometheus.CounterVec
+		op, index string
+		want      float64
+	}{
+		{c.requests, "query", store.IndexByLang, 2},
+		{c.itemsRead, "query", store.IndexByLang, 9},
+		{c.requests, "get", "table", 1},
+		{c.itemsRead, "get", "table", 0},
+		{c.requests, "write", "table", 1},
+	} {
+		var m dto.Metric
+		if err := tc.counter.WithLabelValues(tc.op, tc.index).Write(&m); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.GetCounter().GetValue(); got != tc.want {
+			t.Errorf("{op=%q,index=%q} = %v, want %v", tc.op, tc.index, got, tc.want)
+		}
+	}
+}
