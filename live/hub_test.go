@@ -224,7 +224,7 @@ func TestLiveListMatchesQuery(t *testing.T) {
 	f := store.Filter{Language: "en", Ratings: []int{2, 4, 5}}
 	sub := mustSubscribe(t, hub, "p1", live.TopicChanged, f)
 	list := map[string]*store.Comment{}
-	page, err := s.ListComments(ctx, "p1", f, store.PageArgs{First: ptr(100)}, nil)
+	page, err := s.ListComments(ctx, store.CommentsQuery{ProductID: "p1", Filter: f, Page: store.PageArgs{First: ptr(100)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestLiveListMatchesQuery(t *testing.T) {
 			want = append(want, id)
 		}
 	}
-	fresh, err := s.ListComments(ctx, "p1", f, store.PageArgs{First: ptr(100)}, nil)
+	fresh, err := s.ListComments(ctx, store.CommentsQuery{ProductID: "p1", Filter: f, Page: store.PageArgs{First: ptr(100)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acme/comments-gateway/cost"
 	"github.com/acme/comments-gateway/graph"
+	"github.com/acme/comments-gateway/store"
 )
 
 // testSchema is the gateway's executable schema with its complexity
@@ -130,10 +131,11 @@ func TestCostOfEntities(t *testing.T) {
 		query, vars          string
 		complexity, entities int
 	}{
-		// comments(first: 10) { nodes { id } } = 1 + 10×(1+1) = 21 per entity.
-		{q, reps(0), 1 + 1*21, 0},
-		{q, reps(1), 1 + 1*21, 1},
-		{q, reps(7), 1 + 7*21, 7},
+		// comments(first: 10) { nodes { id } } = 1 + StatsShards (its stats
+		// read) + 10×(1+1) = 29 per entity.
+		{q, reps(0), 1 + 1*29, 0},
+		{q, reps(1), 1 + 1*29, 1},
+		{q, reps(7), 1 + 7*29, 7},
 		{`{ _entities(representations: [{__typename: "Product", id: "a"}, {__typename: "Product", id: "b"}]) { __typename ... on Product { id } } }`, "", 1 + 2*2, 2},
 		{`query($r: [_Any!]!) { a: _entities(representations: $r) { __typename } ...E } fragment E on Query { _entities(representations: $r) { __typename } }`, reps(3), 2 * (1 + 3*1), 6},
 	} {
@@ -305,7 +307,7 @@ func TestCostCheckedAfterValidationWhenVariablesDidNotCoerce(t *testing.T) {
 		} else if code != "" {
 			t.Errorf("first %d: accepted, want %s", n, code)
 		}
-		if m := costOf(oc); m == nil || !m.Known || m.Complexity != 2*(2+3*int(n)) {
+		if m := costOf(oc); m == nil || !m.Known || m.Complexity != 2*(2+store.StatsShards+3*int(n)) {
 			t.Errorf("first %d: measured %+v", n, m)
 		}
 	}

@@ -99,12 +99,12 @@ func TestFederationEntitiesMatchProductAndBatchStats(t *testing.T) {
 	// Default limits (depth, aliases, complexity) admit the query.
 	e.MustQuery(t, entitiesQuery, &got, gqltest.Var("reps", representations(federationIDs...)))
 
-	// All 20 entities' stats in ONE BatchGet, one key each: comments'
+	// All 20 entities' stats in ONE BatchGet, their counter shards: comments'
 	// totalCount reuses the loader's (product, all languages) entry.
 	keys := e.spy.MustOneBatchGet(t)
 	var want []store.Key
 	for _, id := range federationIDs {
-		want = append(want, store.StatsKey(id, ""))
+		want = append(want, store.StatsShardKeys(id, "")...)
 	}
 	sortKeys := func(ks []store.Key) []string {
 		s := make([]string, len(ks))
@@ -189,7 +189,7 @@ func TestFederationBadIDFailsOnlyItsEntity(t *testing.T) {
 			// The bad id is never read: one BatchGet, for p1 and p2 only.
 			if n := e.spy.Calls("BatchGet"); n != 1 {
 				t.Errorf("BatchGet calls = %d, want 1", n)
-			} else if keys := e.spy.BatchKeys()[0]; len(keys) != 2 {
+			} else if keys := e.spy.BatchKeys()[0]; len(keys) != 2*store.StatsShards {
 				t.Errorf("BatchGet keys = %v, want p1's and p2's stats", keys)
 			}
 		})

@@ -12,7 +12,7 @@ import (
 // takes its default.
 const (
 	DefaultMaxBodyBytes  = 1 << 20 // 1 MiB
-	DefaultMaxComplexity = 10_000
+	DefaultMaxComplexity = 18_000  // in items read: a stats read is StatsShards items
 	DefaultMaxDepth      = 10
 	DefaultMaxAliases    = 100
 	DefaultMaxTokens     = 10_000
@@ -56,11 +56,13 @@ func (l Limits) withDefaults() Limits {
 }
 
 // complexity makes list fields cost what they may return: a comments
-// connection costs its page size (first or last, 20 by default, values out
-// of range counted at the maximum) times its selection, topProducts and
-// languages their `first` times their selection, nodes its number of ids
-// times its selection, and mutations count the
-// items they read. (_entities, whose cost gqlgen keeps unexported, is
+// connection costs its stats read (StatsShards items) and its page size
+// (first or last, 20 by default, values out of range counted at the
+// maximum) times its selection, languages its `first` times the larger of
+// a language's shards and its selection, stats its shards, topProducts the
+// items it may read (store.TopProductsReads) and its `first` times its
+// selection, nodes its number of ids times its selection, and mutations
+// count the items they read. (_entities, whose cost gqlgen keeps unexported, is
 // costed by package cost.) The gateway keeps to one rule with these: an
 // operation reads at most as many items as its complexity.
 func complexity() graph.ComplexityRoot {
@@ -69,24 +71,31 @@ func complexity() graph.ComplexityRoot {
 		if first == nil {
 			first = last
 		}
-		return 1 + max(pageSize(first, store.DefaultPageSize, store.MaxPageSize), 1)*child
+		return 1 + store.StatsShards + max(pageSize(first, store.DefaultPageSize, store.MaxPageSize), 1)*child
+	}
+	// A stats read sums the StatsShards counter shards of its product and
+	// language; languages reads them for each language it returns.
+	c.Product.Stats = func(child int, _ *string) int {
+		return store.StatsShards + child
 	}
 	c.Product.Languages = func(child int, first *int) int {
-		return 1 + max(pageSize(first, store.DefaultLanguages, store.MaxLanguages), 1)*child
+		n := pageSize(first, store.DefaultLanguages, store.MaxLanguages)
+		return 1 + max(n, 1)*max(store.StatsShards, child)
 	}
-	// A mutation costs the items it reads (guardMutations reads the
-	// comment once more to check its owner) besides its selection.
+	// A mutation costs the items one attempt reads besides its selection
+	// (the owner check is a condition of the write: it reads nothing).
 	c.Mutation.CreateComment = func(child int, _ model.CreateCommentInput) int {
 		return 1 + store.CreateCommentReads + child
 	}
 	c.Mutation.UpdateComment = func(child int, _ model.UpdateCommentInput) int {
-		return 1 + 1 + store.UpdateCommentReads + child
+		return 1 + store.UpdateCommentReads + child
 	}
 	c.Mutation.DeleteComment = func(child int, _ model.DeleteCommentInput) int {
-		return 1 + 1 + store.DeleteCommentReads + child
+		return 1 + store.DeleteCommentReads + child
 	}
 	c.Query.TopProducts = func(child int, first *int, _ *string) int {
-		return 1 + max(pageSize(first, 10, store.MaxTopProducts), 1)*child
+		n := pageSize(first, 10, store.MaxTopProducts)
+		return 1 + store.TopProductsReads(n) + max(n, 1)*child
 	}
 	// nodes: each id may be a node, so the list costs as many selections.
 	c.Query.Nodes = func(child int, ids []string) int {

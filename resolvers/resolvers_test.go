@@ -462,18 +462,20 @@ func TestBatchingThirtyProductsOneBatchGet(t *testing.T) {
 	}
 	e.MustQuery(t, q.String(), &got)
 
-	// All stats items of the request: one BatchGet with exactly the 60
-	// distinct keys (30 products × {all, en}); comments(…) reuses the
-	// loader's (product, all) entry rather than adding a key.
+	// All stats items of the request: one BatchGet with exactly the
+	// counter shards of 60 distinct stats (30 products × {all, en});
+	// comments(…) reuses the loader's (product, all) entry rather than
+	// adding keys.
 	keys := e.spy.MustOneBatchGet(t)
-	if len(keys) != 60 {
-		t.Errorf("BatchGet keys = %d, want 60: %v", len(keys), keys)
+	if len(keys) != 60*store.StatsShards {
+		t.Errorf("BatchGet keys = %d, want 60 × %d: %v", len(keys), store.StatsShards, keys)
 	}
 	want := map[store.Key]bool{}
 	for i := range 30 {
 		pid := fmt.Sprintf("p%d", i)
-		want[store.StatsKey(pid, "")] = true
-		want[store.StatsKey(pid, "en")] = true
+		for _, k := range slices.Concat(store.StatsShardKeys(pid, ""), store.StatsShardKeys(pid, "en")) {
+			want[k] = true
+		}
 	}
 	seen := map[store.Key]bool{}
 	for _, k := range keys {
@@ -588,14 +590,22 @@ func TestBatchingTopProductsOneQueryOneBatchGet(t *testing.T) {
 	}
 	e.MustQuery(t, `{ topProducts(first: 30) { rank fiveStarCount product { id stats { total } } } }`, &got)
 
-	if e.spy.Calls("Query") != 1 || e.spy.Calls("BatchGet") != 1 || e.spy.TotalCalls() != 2 {
-		t.Fatalf("want one Query and one BatchGet, got %s", e.spy.CallsString())
+	if e.spy.Calls("Query") != 2*store.LeaderShards || e.spy.Calls("BatchGet") != 1 || e.spy.TotalCalls() != 2*store.LeaderShards+1 {
+		t.Fatalf("want one Query per leaderboard shard and marker partition, and one BatchGet, got %s", e.spy.CallsString())
 	}
-	if q := e.spy.Queries()[0]; q.Index != store.IndexByLangAndRating || q.HashValue != store.LeadersPK("") {
-		t.Errorf("leaderboard query on %s %s, want %s %s", q.Index, q.HashValue, store.IndexByLangAndRating, store.LeadersPK(""))
+	shards := map[string]bool{}
+	for _, q := range e.spy.Queries() {
+		shards[q.Index+" "+q.HashValue] = true
 	}
-	if n := len(e.spy.BatchKeys()[0]); n != len(got.TopProducts) {
-		t.Errorf("BatchGet keys = %d, want %d (one per ranked product)", n, len(got.TopProducts))
+	for n := range store.LeaderShards {
+		for _, k := range []string{store.IndexByLangAndRating + " " + store.LeadersShardPK("", n), " " + store.PendingPK(n)} {
+			if !shards[k] {
+				t.Errorf("no query on %q: %v", k, shards)
+			}
+		}
+	}
+	if n := len(e.spy.BatchKeys()[0]); n != len(got.TopProducts)*store.StatsShards {
+		t.Errorf("BatchGet keys = %d, want %d (the counter shards of each ranked product)", n, len(got.TopProducts)*store.StatsShards)
 	}
 
 	// The expected leaderboard, recounted from the data.
@@ -1281,8 +1291,10 @@ func TestEmptyRatingsListReadsNothing(t *testing.T) {
 	}
 }
 
-// TestZeroCountRatingIsNotRead: big has no 2-star comment; a filter that
-// selects rating 2 never queries a rating-2 partition.
+// TestZeroCountRatingIsNotRead: big has no 2-star comment; a merge that
+// selects rating 2 never queries a rating-2 partition. (A single rating is
+// read alongside its stats, so its empty partition costs one call and no
+// item instead of a round of waiting.)
 func TestZeroCountRatingIsNotRead(t *testing.T) {
 	e := MustEnv(t)
 	for _, tc := range []struct {
@@ -1301,8 +1313,9 @@ func TestZeroCountRatingIsNotRead(t *testing.T) {
 		var got struct{ Product struct{ Comments page } }
 		e.MustQuery(t, `{ product(id: "big") { comments(first: 7, `+tc.args+`) { totalCount nodes { id } } } }`, &got)
 		_, k2 := store.PartitionKey(bigID, tc.lang, 2)
+		single := len(tc.ratings) == 1
 		for _, q := range e.spy.Queries() {
-			if q.HashValue == k2 {
+			if q.HashValue == k2 && !single {
 				t.Errorf("comments(%s) queried the empty partition %s", tc.args, k2)
 			}
 		}
@@ -1310,7 +1323,7 @@ func TestZeroCountRatingIsNotRead(t *testing.T) {
 		if p := got.Product.Comments; p.TotalCount != len(all) || !slices.Equal(p.NodeIDs(), idsOf(all[:min(7, len(all))])) {
 			t.Errorf("comments(%s) = %d %v, want %d %v", tc.args, p.TotalCount, p.NodeIDs(), len(all), idsOf(all[:min(7, len(all))]))
 		}
-		if len(all) == 0 && e.spy.Calls("Query") != 0 {
+		if len(all) == 0 && e.spy.Calls("Query") != 0 && !single {
 			t.Errorf("comments(%s) matches nothing but made %d Query calls", tc.args, e.spy.Calls("Query"))
 		}
 	}
@@ -1649,7 +1662,10 @@ func TestCursorPositionSavesReads(t *testing.T) {
 	e.MustQuery(t, `mutation { createComment(input: {productId: "big", language: "en", rating: 4, author: "a", title: "t", body: "b"}) { comment { id } } }`, &created)
 	e.spy.Reset()
 	e.MustQuery(t, q, &got, gqltest.Var("after", cursor))
-	if l := limits(); !slices.Equal(l, []int{8}) || !got.Product.Comments.PageInfo.HasNextPage {
-		t.Fatalf("page 2 with totalCount after a write: query limits %v, hasNextPage %v; want [8], true", l, got.Product.Comments.PageInfo.HasNextPage)
+	// The page's read starts with the stats and trusts the cursor's counts;
+	// the stats' new version disagrees, so one more item is read to show
+	// that more follow.
+	if l := limits(); !slices.Equal(l, []int{7, 1}) || !got.Product.Comments.PageInfo.HasNextPage {
+		t.Fatalf("page 2 with totalCount after a write: query limits %v, hasNextPage %v; want [7 1], true", l, got.Product.Comments.PageInfo.HasNextPage)
 	}
 }

@@ -74,21 +74,14 @@ func (r *productResolver) Comments(ctx context.Context, obj *model.Product, lang
 	if err != nil {
 		return nil, err
 	}
-	lang := f.Language
-	pg, err := store.ParsePage(store.PageArgs{First: first, After: after, Last: last, Before: before})
-	if err != nil {
-		return nil, err
-	}
-	// The stats give totalCount and size a merge's reads (unless the after
-	// cursor's position does); a page that needs neither is read without
-	// them (one item less).
-	var st *store.Stats
-	if pg.NeedsStats(obj.ID, f) || wantsField(ctx, "totalCount") {
-		if st, err = For(ctx).Stats.Load(ctx, store.StatsID{ProductID: obj.ID, Language: lang})(); err != nil {
-			return nil, err
-		}
-	}
-	conn, err := r.Store.ListPage(ctx, obj.ID, f, pg, st)
+	// The store owns the listing: it loads the stats (batched, through the
+	// request's loader) only when totalCount or the plan needs them, while
+	// the page's reads start.
+	id := store.StatsID{ProductID: obj.ID, Language: f.Language}
+	conn, err := r.Store.ListComments(ctx, store.CommentsQuery{
+		ProductID: obj.ID, Filter: f, Total: wantsField(ctx, "totalCount"),
+		Page: store.PageArgs{First: first, After: after, Last: last, Before: before},
+	}, func() (*store.Stats, error) { return For(ctx).Stats.Load(ctx, id)() })
 	if err != nil {
 		return nil, err
 	}

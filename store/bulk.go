@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -29,56 +31,103 @@ type RebuildResult struct {
 const scanPage = 1000
 
 // RebuildStats recounts every product's stats from the comments with a
-// parallel scan of `segments` segments, and rewrites every stats item (with
-// its leaderboard keys); stats items of products or languages that no longer
+// parallel scan of `segments` segments, and rewrites every stats item whole:
+// the counts into counter shard 0, the other shards deleted, the leaderboard
+// entries (see rebuiltItems); stats of products or languages that no longer
 // have comments are zeroed. Run it with writes paused: a comment written
 // during the scan may be counted wrongly until the next rebuild.
 func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, error) {
-	if segments < 1 {
-		segments = 1
+	var res RebuildResult
+	tally, err := s.scanTally(ctx, max(segments, 1))
+	if err != nil {
+		return res, err
 	}
-	var (
-		mu     sync.Mutex
-		counts = map[StatsID]*Stats{}
-		seen   = map[StatsID]int64{} // existing stats items: their versions
-		res    RebuildResult
-	)
+	res.Comments = tally.comments
+	items, deletes := rebuiltItems(tally.counts, tally.seen)
+	for id, st := range tally.counts {
+		if id.Language == "" && st.Total > 0 {
+			res.Products++
+		}
+	}
+	res.StatsItems = len(items)
+	if err := s.table.BatchPut(ctx, items); err != nil {
+		return res, tableError(err)
+	}
+	// After the puts: the summed version never goes back.
+	return res, s.deleteKeys(ctx, deletes)
+}
+
+// tally is what a rebuild's scan found: the counts per product and
+// language, and the existing stats and leaderboard items with their
+// versions.
+type tally struct {
+	comments int64
+	counts   map[StatsID]*Stats
+	seen     map[Key]int64
+}
+
+// add counts comment item it (an item of no valid rating is skipped).
+func (t *tally) add(it Item) {
+	pid, lang, r := it.S(AttrProductID), it.S(AttrLanguage), int(it.N(AttrRating))
+	if r < MinRating || r > MaxRating {
+		return
+	}
+	t.comments++
+	for _, id := range []StatsID{{pid, ""}, {pid, lang}} {
+		st := t.counts[id]
+		if st == nil {
+			st = &Stats{ProductID: id.ProductID, Language: id.Language}
+			t.counts[id] = st
+		}
+		st.Counts[r]++
+		st.Total++
+	}
+}
+
+// merge adds the tally o of another segment to t.
+func (t *tally) merge(o *tally) {
+	t.comments += o.comments
+	for id, st := range o.counts {
+		if have := t.counts[id]; have != nil {
+			for r := range have.Counts {
+				have.Counts[r] += st.Counts[r]
+			}
+			have.Total += st.Total
+		} else {
+			t.counts[id] = st
+		}
+	}
+	for k, v := range o.seen {
+		t.seen[k] = v
+	}
+}
+
+func newTally() *tally {
+	return &tally{counts: map[StatsID]*Stats{}, seen: map[Key]int64{}}
+}
+
+// scanTally scans the table in `segments` parallel segments and tallies
+// what it finds: comments by product, language and rating, and the items
+// of product partitions (stats and leaderboard items) with their versions.
+func (s *Store) scanTally(ctx context.Context, segments int) (*tally, error) {
+	var mu sync.Mutex
+	all := newTally()
 	g, gctx := errgroup.WithContext(ctx)
 	for seg := 0; seg < segments; seg++ {
 		g.Go(func() (err error) {
 			defer recoverTo(&err)
-			local := map[StatsID]*Stats{}
-			localSeen := map[StatsID]int64{}
-			var n int64
+			local := newTally()
 			var start Item
 			for {
 				items, next, err := s.table.Scan(gctx, seg, segments, start, scanPage)
 				if err != nil {
-					return err
+					return tableError(err)
 				}
 				for _, it := range items {
-					if pid, ok := ProductIDFromPK(it.S(AttrPK)); ok {
-						if lang, ok := LangFromStatsSK(it.S(AttrSK)); ok {
-							localSeen[StatsID{pid, lang}] = it.N(AttrVersion)
-						}
-						continue
-					}
-					if _, ok := CommentIDFromPK(it.S(AttrPK)); !ok {
-						continue
-					}
-					pid, lang, r := it.S(AttrProductID), it.S(AttrLanguage), int(it.N(AttrRating))
-					if r < MinRating || r > MaxRating {
-						continue
-					}
-					n++
-					for _, id := range []StatsID{{pid, ""}, {pid, lang}} {
-						st := local[id]
-						if st == nil {
-							st = &Stats{ProductID: id.ProductID, Language: id.Language}
-							local[id] = st
-						}
-						st.Counts[r]++
-						st.Total++
+					if _, ok := ProductIDFromPK(it.S(AttrPK)); ok {
+						local.seen[it.Key()] = it.N(AttrVersion)
+					} else if _, ok := CommentIDFromPK(it.S(AttrPK)); ok {
+						local.add(it)
 					}
 				}
 				if next == nil {
@@ -88,49 +137,71 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			res.Comments += n
-			for id, st := range local {
-				if have := counts[id]; have != nil {
-					for r := range have.Counts {
-						have.Counts[r] += st.Counts[r]
-					}
-					have.Total += st.Total
-				} else {
-					counts[id] = st
-				}
-			}
-			for id, v := range localSeen {
-				seen[id] = v
-			}
+			all.merge(local)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return res, err
+	return all, g.Wait()
+}
+
+// deleteKeys deletes the items of keys, MaxWriteOps at a time.
+func (s *Store) deleteKeys(ctx context.Context, keys []Key) error {
+	for len(keys) > 0 {
+		n := min(len(keys), MaxWriteOps)
+		ops := make([]Op, n)
+		for i, k := range keys[:n] {
+			ops[i] = Op{Kind: OpDelete, Key: k}
+		}
+		if err := s.table.Write(ctx, ops); err != nil {
+			return tableError(err)
+		}
+		keys = keys[n:]
 	}
-	for id := range seen {
-		if counts[id] == nil {
-			counts[id] = &Stats{ProductID: id.ProductID, Language: id.Language}
+	return nil
+}
+
+// rebuiltItems returns the items a rebuild writes and the keys it deletes:
+// for every (product, language) counted or with an existing item, counter
+// shard 0 with the counts and the leaderboard entry; the other shards are
+// deleted (reads find one item, and writes bring shards back as comments
+// hash to them). Shard 0's version is one past the sum of the old shards'
+// versions, so the summed version grows (cursors issued under the old
+// counts stop trusting them); the entry records the shard versions it
+// counts (shard 0's version_5 = its version; deleted shards start again
+// from 0, which the entry records as absent).
+func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) ([]Item, []Key) {
+	ids := map[StatsID]int64{} // the summed versions of the existing shards
+	var deletes []Key
+	for k, v := range seen {
+		pid, _ := ProductIDFromPK(k.PK)
+		if lang, n, ok := ParseStatsSK(k.SK); ok {
+			ids[StatsID{pid, lang}] += v
+			if n != 0 {
+				deletes = append(deletes, k)
+			}
+		} else if lang, ok := LangFromLeaderSK(k.SK); ok {
+			ids[StatsID{pid, lang}] += 0
 		}
 	}
-	ids := make([]StatsID, 0, len(counts))
-	for id, st := range counts {
-		ids = append(ids, id)
-		if id.Language == "" && st.Total > 0 {
-			res.Products++
-		}
+	for id := range counts {
+		ids[id] += 0
 	}
-	sort.Slice(ids, func(i, j int) bool {
-		if ids[i].ProductID != ids[j].ProductID {
-			return ids[i].ProductID < ids[j].ProductID
+	var items []Item
+	for id, sum := range ids {
+		st := counts[id]
+		if st == nil {
+			st = &Stats{ProductID: id.ProductID, Language: id.Language}
 		}
-		return ids[i].Language < ids[j].Language
+		shard := st.Item()
+		shard[AttrVersion] = sum + 1
+		shard[AttrVersion5] = sum + 1
+		leader := LeaderItem(id.ProductID, id.Language, st.Counts[5])
+		leader[AttrVersion] = seen[leader.Key()] + 1
+		leader[AttrShardVersion(0)] = sum + 1
+		items = append(items, shard, leader)
+	}
+	slices.SortFunc(items, func(a, b Item) int {
+		return cmp.Or(strings.Compare(a.S(AttrPK), b.S(AttrPK)), strings.Compare(a.S(AttrSK), b.S(AttrSK)))
 	})
-	items := make([]Item, len(ids))
-	for i, id := range ids {
-		counts[id].Version = seen[id] + 1 // cursors issued under the old counts fall back
-		items[i] = counts[id].Item()
-	}
-	res.StatsItems = len(items)
-	return res, s.table.BatchPut(ctx, items)
+	return items, deletes
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // TestDesignDocExamples checks the worked examples of docs/design.md against
-// the code that makes them: the comment item and the stats item of §3 line
-// by line, and the cursors of §6 with their filter hash.
+// the code that makes them: the comment item, the counter shard and the
+// leaderboard entry of §3 line by line, and the cursors of §6 with their filter hash.
 func TestDesignDocExamples(t *testing.T) {
 	b, err := os.ReadFile("../docs/design.md")
 	if err != nil {
@@ -32,7 +32,8 @@ func TestDesignDocExamples(t *testing.T) {
 	}
 	st := &store.Stats{ProductID: "espresso-machine", Language: "de",
 		Counts: [6]int64{0, 12, 5, 20, 61, 230}, Total: 328, Version: 41}
-	for what, it := range map[string]store.Item{"comment item": c.Item(), "stats item": st.Item()} {
+	leader := store.LeaderItem("espresso-machine", "de", 230)
+	for what, it := range map[string]store.Item{"comment item": c.Item(), "stats item": st.Item(), "leaderboard entry": leader} {
 		for name, v := range it {
 			line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` +` + regexp.QuoteMeta(fmt.Sprint(v)) + `$`)
 			if !line.MatchString(doc) {

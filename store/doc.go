@@ -15,15 +15,17 @@
 // all four indexes, sorted by GSISK (createdAt, fixed width, then the id):
 // a unique value whose byte order is the display order, so a position in any
 // result is one GSISK and a cursor (cursor.go) is valid across filters.
-// Each product's stats items (counts per rating, a version) live in its
-// partition, and while they have 5-star comments they double as leaderboard
-// entries in byLangAndRating.
+// Each product's stats live in its partition, write-sharded (stats.go):
+// counts per rating and a version in 8 counter shards, summed on read; its
+// leaderboard entries, items of their own, are spread over 8 partitions of
+// byLangAndRating (leaders.go).
 //
 // Writes (ops.go) change a comment and its stats in one atomic Write:
-// counters by ADD, the leaderboard key under a condition on the old 5-star
-// count, the comment under a condition on its version, the whole mutation
-// retried on conflict. Reads of comments (list.go) are planned by PlanQuery
-// (planner.go), a pure function of the filter and the stats, and read as
+// counters by ADD in the comment's shard, the comment under a condition on
+// its version, the whole mutation retried on conflict; a change of the
+// 5-star count is settled into the leaderboard entries right after it.
+// Reads of comments (ListComments, list.go; the k-way merge, merge.go) are
+// planned by PlanQuery (planner.go), a pure function of the filter and the stats, and read as
 // key-condition queries on index partitions that hold exactly the matching
 // comments, newest first, k-way merged when several ratings are selected:
 // no filter expressions, no offsets, no scans, so page 500 costs what page 1

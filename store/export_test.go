@@ -8,3 +8,6 @@ var (
 	ParseSortKey          = parseSortKey
 	ValidateMultilineText = validateMultilineText
 )
+
+// SetLocal makes a store merge as on a local (true) or remote table.
+func (s *Store) SetLocal(local bool) (old bool) { old, s.local = s.local, local; return old }

@@ -2,12 +2,7 @@ package store
 
 import (
 	"context"
-	"fmt"
-	"math"
-	"runtime/debug"
 	"slices"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // Page size limits.
@@ -138,30 +133,58 @@ func (pg Page) position(pid string, f Filter) *Position {
 	return pg.pos
 }
 
-// NeedsStats reports whether reading page pg of product pid's comments
+// needsStats reports whether reading page pg of product pid's comments
 // matching f needs the stats of (pid, f.Language), totalCount aside: a merge
 // of several ratings does (StatsNeeded), unless the after cursor carries a
 // position for this filter, whose remaining counts size the reads instead.
-func (pg Page) NeedsStats(pid string, f Filter) bool {
+func (pg Page) needsStats(pid string, f Filter) bool {
 	return StatsNeeded(f) && pg.position(pid, f) == nil
 }
 
-// ListComments returns one page of product pid's comments matching f, newest
-// first, given the stats of (pid, f.Language) (which the caller loads,
-// batched, through a dataloader). f must hold a canonical language and
-// normalised ratings (see NormalizeRatings). st may be nil when the caller
-// does not want TotalCount (it is then -1): the page is exact all the same,
-// but a page for which Page.NeedsStats is true reads more without them.
-func (s *Store) ListComments(ctx context.Context, pid string, f Filter, args PageArgs, st *Stats) (*Connection, error) {
-	pg, err := ParsePage(args)
+// CommentsQuery is one comments connection of one product.
+type CommentsQuery struct {
+	ProductID string
+	// Filter must hold a canonical language and normalised ratings (see
+	// NormalizeRatings).
+	Filter Filter
+	Page   PageArgs
+	// Total asks for the connection's TotalCount (it is -1 otherwise, unless
+	// the page needed the stats anyway).
+	Total bool
+}
+
+// StatsFunc returns the stats of the product and language being listed. A
+// resolver passes its request's batched loader, so the stats read is shared
+// with the request's other stats. It is called at most once, possibly in
+// another goroutine while the page's reads run.
+type StatsFunc func() (*Stats, error)
+
+// ListComments returns one page of comments, newest first: it validates
+// the arguments, decides whether the stats are needed (for totalCount, or to
+// size a merge of several ratings), and reads the page in the same round as
+// the stats: its queries are sized from what is known without them (the
+// after cursor's counts, or the stats this Store last saw for the product
+// and language, a hint), and corrected by a refill only when the stats
+// disagree. The page never depends on the hint: a dry partition is always
+// read again, and a partition the hint counts as empty is read all the same.
+// Only a merge of several ratings with neither cursor counts nor a hint waits
+// for its stats, which plan it. A nil stats reads the page without stats
+// (TotalCount -1; a merge then sizes its reads with equal shares).
+func (s *Store) ListComments(ctx context.Context, q CommentsQuery, stats StatsFunc) (*Connection, error) {
+	pg, err := ParsePage(q.Page)
 	if err != nil {
 		return nil, err
 	}
-	return s.ListPage(ctx, pid, f, pg, st)
+	if err := ValidateID("product id", q.ProductID); err != nil {
+		return nil, err
+	}
+	if stats == nil || !q.Total && !pg.needsStats(q.ProductID, q.Filter) {
+		return s.listPage(ctx, q.ProductID, q.Filter, pg, nil)
+	}
+	return s.listPageLater(ctx, q.ProductID, q.Filter, pg, stats)
 }
 
-// ListPage is ListComments with arguments already parsed by ParsePage (a
-// caller that checks them before loading the stats parses them once).
+// listPage reads page pg given the stats st (nil: not wanted).
 //
 // A forward page knows, when it can, how many matching comments remain after
 // its start, per selected rating: on the first page from the stats, on a
@@ -172,22 +195,11 @@ func (s *Store) ListComments(ctx context.Context, pid string, f Filter, args Pag
 // are exact, and a page they show is followed by more is read without the
 // item past it. The counts never end a page or a partition early: "no more"
 // is always shown by a read, which costs no item when it is true.
-func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st *Stats) (*Connection, error) {
+func (s *Store) listPage(ctx context.Context, pid string, f Filter, pg Page, st *Stats) (*Connection, error) {
 	if err := ValidateID("product id", pid); err != nil {
 		return nil, err
 	}
-	var rem []int64   // comments after the page's start, per positionRatings(f); nil unknown
-	var version int64 // of the stats rem was counted under
-	verified := false // rem is exact: counted under the stats read with this page
-	pos := pg.position(pid, f)
-	switch {
-	case pg.backward:
-	case pg.from == "" && st != nil:
-		rem, version, verified = statsRemaining(st, f), st.Version, true
-	case pos != nil:
-		rem, version = pos.Remaining, pos.Version
-		verified = st != nil && st.Version == pos.Version
-	}
+	rem, version, verified := pg.counts(pid, f, st)
 	knownMore := verified && pg.stop == "" && sum(rem) > int64(pg.size)
 	need := pg.size + 1 // the item past the page shows that more follow
 	if knownMore {
@@ -208,10 +220,35 @@ func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st 
 	if plan.Strategy == StrategyEmpty {
 		return conn, nil
 	}
-	items, more, err := s.merge(ctx, plan, pg, tr, knownMore)
+	items, more, err := s.merge(ctx, plan, pg, tr, func() bool { return knownMore })
 	if err != nil {
 		return nil, err
 	}
+	return conn, fillConnection(conn, pid, f, pg, items, more, rem, version)
+}
+
+// counts returns the comments after page pg's start, per
+// positionRatings(f) (nil: unknown), the version of the stats they were
+// counted under, and whether they are exact (counted under st, the stats
+// read with this page, nil when none were): on a first page from st, on a
+// later page from the after cursor's position.
+func (pg Page) counts(pid string, f Filter, st *Stats) (rem []int64, version int64, verified bool) {
+	pos := pg.position(pid, f)
+	switch {
+	case pg.backward:
+	case pg.from == "" && st != nil:
+		return statsRemaining(st, f), st.Version, true
+	case pos != nil:
+		return pos.Remaining, pos.Version, st != nil && st.Version == pos.Version
+	}
+	return nil, 0, false
+}
+
+// fillConnection sets conn's edges, with the cursors of a page whose
+// remaining counts at its start are rem (nil: unknown) under stats version
+// version, and its "more" flag.
+func fillConnection(conn *Connection, pid string, f Filter, pg Page, items []Item, more bool, rem []int64, version int64) error {
+	tr := conn.Trace
 	var next *Position
 	if rem != nil {
 		next = &Position{Filter: FilterHash(pid, f), Version: version, Remaining: slices.Clone(rem)}
@@ -221,7 +258,7 @@ func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st 
 	for _, it := range items {
 		c, err := CommentFromItem(it)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if next != nil {
 			i := 0
@@ -245,7 +282,7 @@ func (s *Store) ListPage(ctx context.Context, pid string, f Filter, pg Page, st 
 		tr.ItemsRead += r.Items
 		tr.Calls += r.Calls
 	}
-	return conn, nil
+	return nil
 }
 
 // statsRemaining returns the counts of a Position of filter f at the start
@@ -284,199 +321,4 @@ func sum(ns []int64) int64 {
 		t += n
 	}
 	return t
-}
-
-// stream is one partition being merged: a buffer of read items, and the key
-// to continue from while the partition may hold more.
-type stream struct {
-	part Partition
-	buf  []Item
-	next Item // StartKey of the next read; nil once exhausted
-	done bool // exhausted (or past the stop bound)
-}
-
-// merge reads the plan's partitions and k-way merges them by GSISK, taking
-// pg.size items and reporting whether more follow. A partition whose buffer
-// runs dry while it may hold more is read again from its last key (refill),
-// so the result is exact for any first-read limit.
-//
-// The page is exact once every partition that may hold more has shown an
-// item past it; such an item also shows that more follow. Only when none is
-// buffered does showing "more" take a read: none when knownMore (the counts
-// say so), else a read of one item (which costs nothing on an exhausted
-// partition).
-func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownMore bool) ([]Item, bool, error) {
-	streams := make([]*stream, len(plan.Partitions))
-	for i, p := range plan.Partitions {
-		streams[i] = &stream{part: p}
-	}
-	// First round: every partition in parallel, with its planned limit.
-	first := make([]int, len(streams))
-	for i := range streams {
-		first[i] = i
-	}
-	if err := s.fill(ctx, streams, first, pg, tr, func(st *stream) int { return st.part.Limit }); err != nil {
-		return nil, false, err
-	}
-	var counted int64 // the partitions' counts, for sizing refills
-	for _, p := range plan.Partitions {
-		counted += p.Count
-	}
-	out := make([]Item, 0, pg.size)
-	// next returns the stream holding the next item of the page, refilling
-	// dry partitions first (they may hold it); -1 when all are exhausted.
-	// With anyItem, a buffered item of any stream will do (it shows that more
-	// follow), and dry partitions are refilled only when none is buffered.
-	next := func(anyItem bool) (int, error) {
-		for {
-			for _, st := range streams {
-				st.trim(pg, plan.Keep)
-			}
-			best := -1
-			var dry []int
-			for i, st := range streams {
-				switch {
-				case len(st.buf) > 0:
-					if best < 0 || before(st.buf[0].S(AttrGSISK), streams[best].buf[0].S(AttrGSISK), pg.backward) {
-						best = i
-					}
-				case !st.done:
-					dry = append(dry, i)
-				}
-			}
-			if len(dry) == 0 || (anyItem && best >= 0) {
-				return best, nil
-			}
-			if anyItem && knownMore {
-				return len(streams), nil // more follow; no read needed
-			}
-			remaining := max(pg.size-len(out), 1)
-			err := s.fill(ctx, streams, dry, pg, tr, func(st *stream) int {
-				if anyItem {
-					return 1
-				}
-				return refillLimit(remaining, st.part.Count, counted, len(streams), s.sizing.LeanRefill)
-			})
-			if err != nil {
-				return -1, err
-			}
-		}
-	}
-	for len(out) < pg.size {
-		best, err := next(false)
-		if err != nil {
-			return nil, false, err
-		}
-		if best < 0 {
-			return out, false, nil // every partition exhausted
-		}
-		out = append(out, streams[best].buf[0])
-		streams[best].buf = streams[best].buf[1:]
-	}
-	best, err := next(true)
-	if err != nil {
-		return nil, false, err
-	}
-	return out, best >= 0, nil
-}
-
-// trim drops the buffered items that are not on the page: those of ratings
-// outside keep (when not nil), and everything from the stop bound on (which
-// ends the partition).
-func (st *stream) trim(pg Page, keep []int) {
-	for len(st.buf) > 0 {
-		it := st.buf[0]
-		if pg.stop != "" && !before(it.S(AttrGSISK), pg.stop, pg.backward) {
-			st.done, st.buf = true, nil
-			return
-		}
-		if keep != nil && !slices.Contains(keep, int(it.N(AttrRating))) {
-			st.buf = st.buf[1:]
-			continue
-		}
-		return
-	}
-}
-
-// before reports whether sort key a comes before b in the page's order:
-// descending (newest first) forward, ascending backward.
-func before(a, b string, backward bool) bool {
-	if backward {
-		return a < b
-	}
-	return a > b
-}
-
-// refillLimit sizes a refill read: the partition's share of the items still
-// needed, rounded up (lean: down, at least 1), at most remaining.
-func refillLimit(remaining int, count, total int64, k int, lean bool) int {
-	l := remaining
-	if k > 1 && total > 0 {
-		share := float64(remaining) * float64(count) / float64(total)
-		if lean {
-			l = int(math.Floor(share))
-		} else {
-			l = int(math.Ceil(share))
-		}
-	}
-	return max(1, min(l, remaining))
-}
-
-// fill reads the streams at idx, each with limit(stream): in parallel on a
-// remote store, one after the other on a local one (where a read takes
-// microseconds and a goroutine would cost more than it saves).
-func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page, tr *Trace, limit func(*stream) int) error {
-	read := func(ctx context.Context, i int, q Query) (err error) {
-		defer recoverTo(&err)
-		res, err := s.table.Query(ctx, q)
-		if err != nil {
-			return tableError(err)
-		}
-		st := streams[i]
-		st.buf = append(st.buf, res.Items...)
-		st.next = res.LastKey
-		st.done = res.LastKey == nil
-		return nil
-	}
-	tr.Rounds++
-	queries := make([]Query, len(idx))
-	for n, i := range idx {
-		st := streams[i]
-		lim := limit(st)
-		tr.Reads[i].Limits = append(tr.Reads[i].Limits, lim)
-		tr.Reads[i].Calls++
-		queries[n] = Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.backward, Limit: lim, StartKey: st.next}
-		if pg.from != "" {
-			queries[n].SortValue, queries[n].SortOp = pg.from, SortLess
-			if pg.backward {
-				queries[n].SortOp = SortGreater
-			}
-		}
-	}
-	var err error
-	if len(idx) == 1 || s.local {
-		for n, i := range idx {
-			if err = read(ctx, i, queries[n]); err != nil {
-				break
-			}
-		}
-	} else {
-		g, gctx := errgroup.WithContext(ctx)
-		for n, i := range idx {
-			g.Go(func() error { return read(gctx, i, queries[n]) })
-		}
-		err = g.Wait()
-	}
-	for _, i := range idx {
-		tr.Reads[i].Items += len(streams[i].buf) // the buffers were empty before
-	}
-	return err
-}
-
-// recoverTo turns a panic in a goroutine of ours into an EINTERNAL error (a
-// panic there would otherwise end the process: nothing above it recovers).
-func recoverTo(err *error) {
-	if p := recover(); p != nil {
-		*err = Wrap(EINTERNAL, fmt.Errorf("panic: %v\n%s", p, debug.Stack()), "internal error")
-	}
 }

@@ -219,17 +219,14 @@ func StatsFromItem(productID, lang string, it Item) *Stats {
 	return s
 }
 
-// StatsItem returns the whole stats item of s, with its leaderboard keys while
-// it has 5-star comments.
+// Item returns s as the whole item of counter shard 0 of its product and
+// language (rebuild-stats writes the counts there and zeroes the other
+// shards). The leaderboard entry is another item (LeaderItem).
 func (s *Stats) Item() Item {
 	k := StatsKey(s.ProductID, s.Language)
 	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrCountTotal: s.Total, AttrVersion: s.Version}
 	for r := MinRating; r <= MaxRating; r++ {
 		it[AttrCount(r)] = s.Counts[r]
-	}
-	if s.Counts[5] > 0 {
-		it[AttrGSIPK] = LeadersPK(s.Language)
-		it[AttrGSISK] = LeadersSK(s.Counts[5], s.ProductID)
 	}
 	return it
 }

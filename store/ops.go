@@ -13,12 +13,13 @@ type StatsID struct {
 	Language  string
 }
 
-// GetStats returns the stats of ids, aligned with them, in one BatchGet; a
-// product or language without comments has zero stats.
+// GetStats returns the stats of ids, aligned with them, in one BatchGet of
+// every counter shard of each (StatsShards items an id); a product or
+// language without comments has zero stats.
 func (s *Store) GetStats(ctx context.Context, ids []StatsID) ([]*Stats, error) {
-	keys := make([]Key, len(ids))
-	for i, id := range ids {
-		keys[i] = StatsKey(id.ProductID, id.Language)
+	keys := make([]Key, 0, len(ids)*StatsShards)
+	for _, id := range ids {
+		keys = append(keys, StatsShardKeys(id.ProductID, id.Language)...)
 	}
 	items, err := s.table.BatchGet(ctx, keys)
 	if err != nil {
@@ -26,7 +27,8 @@ func (s *Store) GetStats(ctx context.Context, ids []StatsID) ([]*Stats, error) {
 	}
 	out := make([]*Stats, len(ids))
 	for i, id := range ids {
-		out[i] = StatsFromItem(id.ProductID, id.Language, items[i])
+		out[i] = SumStats(id.ProductID, id.Language, items[i*StatsShards:(i+1)*StatsShards])
+		s.hints.put(out[i])
 	}
 	return out, nil
 }
@@ -60,37 +62,6 @@ const (
 	MaxLanguages     = 100
 )
 
-// Languages returns the stats of the first n languages (0 to MaxLanguages)
-// product pid has comments in, in language-tag order, reading at most n
-// stats items: one query of the product's partition. A language whose
-// comments were all deleted keeps its stats item with a zero total; it is
-// read but left out, so fewer than n may be returned.
-func (s *Store) Languages(ctx context.Context, pid string, n int) ([]*Stats, error) {
-	if err := ValidateID("product id", pid); err != nil {
-		return nil, err
-	}
-	if n < 0 || n > MaxLanguages {
-		e := Invalid("first", "first must be between 0 and %d, got %d", MaxLanguages, n)
-		e.Range = &Range{Min: 0, Max: MaxLanguages, Got: n}
-		return nil, e
-	}
-	if n == 0 {
-		return []*Stats{}, nil
-	}
-	res, err := s.table.Query(ctx, Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, SortValue: StatsLangPrefix, Forward: true, Limit: n})
-	if err != nil {
-		return nil, tableError(err)
-	}
-	out := make([]*Stats, 0, len(res.Items))
-	for _, it := range res.Items {
-		lang, _ := LangFromStatsSK(it.S(AttrSK))
-		if st := StatsFromItem(pid, lang, it); st.Total > 0 {
-			out = append(out, st)
-		}
-	}
-	return out, nil
-}
-
 // Rank is one entry of the leaderboard.
 type Rank struct {
 	Rank          int
@@ -102,8 +73,9 @@ type Rank struct {
 const MaxTopProducts = 100
 
 // TopProducts returns the first n products by 5-star count in language lang
-// ("" for all), ties by product id descending: one query on the sparse
-// LEADERS partition of byLangAndRating.
+// ("" for all), ties by product id descending: the first n entries of each
+// of the LeaderShards leaderboard partitions of byLangAndRating, read in
+// parallel, merged (see topOfShards).
 func (s *Store) TopProducts(ctx context.Context, lang string, n int) ([]Rank, error) {
 	if n < 0 || n > MaxTopProducts {
 		return nil, OutOfRange("first", 0, MaxTopProducts, n)
@@ -111,23 +83,7 @@ func (s *Store) TopProducts(ctx context.Context, lang string, n int) ([]Rank, er
 	if n == 0 {
 		return []Rank{}, nil
 	}
-	out := make([]Rank, 0, n)
-	q := Query{Index: IndexByLangAndRating, HashValue: LeadersPK(lang), Limit: n}
-	for len(out) < n {
-		res, err := s.table.Query(ctx, q)
-		if err != nil {
-			return nil, tableError(err)
-		}
-		for _, it := range res.Items {
-			pid, _ := ProductIDFromPK(it.S(AttrPK))
-			out = append(out, Rank{Rank: len(out) + 1, ProductID: pid, FiveStarCount: it.N(AttrCount(5))})
-		}
-		if res.LastKey == nil {
-			break
-		}
-		q.StartKey, q.Limit = res.LastKey, n-len(out)
-	}
-	return out, nil
+	return s.topOfShards(ctx, lang, n)
 }
 
 // NewComment is the input of CreateComment.
@@ -152,14 +108,20 @@ type CommentUpdate struct {
 }
 
 // The most items a mutation reads in one attempt (a retry after a
-// conflicting concurrent write reads them again): the comment it changes,
-// and the stats items whose 5-star count changes (all languages, the old
-// and the new language).
+// conflicting concurrent write reads them again): the comment it changes
+// (update and delete), and the settle of the leaderboard entries after the
+// write (settle): an entry and its StatsShards counter shards for each
+// language whose 5-star count changes (all languages and the comment's;
+// an update's old and new language).
 const (
-	CreateCommentReads = 2
-	UpdateCommentReads = 4
-	DeleteCommentReads = 3
+	CreateCommentReads = 2 * SettleReadsPerLanguage
+	UpdateCommentReads = 1 + 3*SettleReadsPerLanguage
+	DeleteCommentReads = 1 + 2*SettleReadsPerLanguage
 )
+
+// SettleReadsPerLanguage is the items one settle attempt reads per
+// language: the leaderboard entry and its counter shards.
+const SettleReadsPerLanguage = 1 + StatsShards
 
 // validate checks every field of an update, reporting every invalid one
 // (one error, or Errors for several), and returns the canonical language.
@@ -207,7 +169,7 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 			return err
 		}
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []Cond{{Kind: CondNotExists}}})
-		return s.commit(ctx, ops, Change{Kind: ChangeAdded, Comment: c})
+		return s.commitSettled(ctx, ops, Change{Kind: ChangeAdded, Comment: c})
 	})
 	if err != nil {
 		return nil, err
@@ -259,7 +221,7 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 			return err
 		}
 		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: in.Owner.conds(old.Version)})
-		if err := s.commit(ctx, ops, Change{Kind: ChangeUpdated, Comment: &c, Old: old}); err != nil {
+		if err := s.commitSettled(ctx, ops, Change{Kind: ChangeUpdated, Comment: &c, Old: old}); err != nil {
 			return refused(c.ID, err)
 		}
 		out = &c
@@ -290,7 +252,7 @@ func (s *Store) DeleteComment(ctx context.Context, id string, owner Owner) error
 			return err
 		}
 		ops = append(ops, Op{Kind: OpDelete, Key: CommentKey(id), Conds: owner.conds(old.Version)})
-		return refused(id, s.commit(ctx, ops, Change{Kind: ChangeDeleted, Comment: old}))
+		return refused(id, s.commitSettled(ctx, ops, Change{Kind: ChangeDeleted, Comment: old}))
 	})
 }
 
@@ -328,49 +290,56 @@ func (s *Store) retry(ctx context.Context, fn func() error) error {
 	}
 }
 
-// statsDelta holds counter changes per stats item language ("" = all).
-type statsDelta map[string]*[MaxRating + 1]int64
+// statsDelta holds the counter changes of one comment's write, per stats
+// item language ("" = all), and the counter shard they go to (the comment's:
+// an update moves counts within one shard).
+type statsDelta struct {
+	shard int
+	langs map[string]*[MaxRating + 1]int64
+}
 
-func (d statsDelta) add(c *Comment, n int64) {
+func (d *statsDelta) add(c *Comment, n int64) {
+	if d.langs == nil {
+		d.langs = map[string]*[MaxRating + 1]int64{}
+	}
+	d.shard = StatsShard(c.ID)
 	for _, lang := range []string{"", c.Language} {
-		v := d[lang]
+		v := d.langs[lang]
 		if v == nil {
 			v = new([MaxRating + 1]int64)
-			d[lang] = v
+			d.langs[lang] = v
 		}
 		v[c.Rating] += n
 	}
 }
 
-// statsOps returns the updates of the stats items that d changes: ADDs to
-// the counters and, where count_5 changes, the leaderboard keys rewritten
-// under a condition on the old count_5 (read here), so a concurrent change
-// of count_5 makes the write fail and retry.
-func (s *Store) statsOps(ctx context.Context, pid string, d statsDelta) ([]Op, error) {
-	langs := make([]string, 0, len(d))
-	for lang, v := range d {
+// statsOps returns the updates of the stats that d changes: unconditional
+// ADDs to the counters of the comment's shard (so concurrent writers of one
+// product do not contend unless their comments share a shard) and, where
+// the 5-star count changes, a leaderboard marker (see pendingOp): the
+// leaderboard entries are brought up to date after the write commits
+// (Store.commit), never under a condition that writers would contend on.
+func (s *Store) statsOps(_ context.Context, pid string, d statsDelta) ([]Op, error) {
+	return deltaOps(pid, d), nil
+}
+
+// deltaOps is statsOps: it reads nothing.
+func deltaOps(pid string, d statsDelta) []Op {
+	langs := make([]string, 0, len(d.langs))
+	for lang, v := range d.langs {
 		if *v != ([MaxRating + 1]int64{}) {
 			langs = append(langs, lang)
 		}
 	}
 	slices.Sort(langs)
-	var read []Key
+	var fives []string
+	ops := make([]Op, 0, len(langs)+2)
 	for _, lang := range langs {
-		if d[lang][5] != 0 {
-			read = append(read, StatsKey(pid, lang))
+		v := d.langs[lang]
+		if v[5] != 0 {
+			fives = append(fives, lang)
 		}
-	}
-	var old []Item
-	if len(read) > 0 {
-		var err error
-		if old, err = s.table.BatchGet(ctx, read); err != nil {
-			return nil, tableError(err)
-		}
-	}
-	ops := make([]Op, 0, len(langs)+1)
-	for _, lang := range langs {
-		v := d[lang]
-		op := Op{Kind: OpUpdate, Key: StatsKey(pid, lang), Add: map[string]int64{AttrVersion: 1}}
+		op := Op{Kind: OpUpdate, Key: StatsShardKey(pid, lang, d.shard), Add: map[string]int64{AttrVersion: 1}}
 		var total int64
 		for r := MinRating; r <= MaxRating; r++ {
 			if v[r] != 0 {
@@ -382,25 +351,12 @@ func (s *Store) statsOps(ctx context.Context, pid string, d statsDelta) ([]Op, e
 			op.Add[AttrCountTotal] = total
 		}
 		if v[5] != 0 {
-			var it Item
-			for i, k := range read {
-				if k == op.Key {
-					it = old[i]
-				}
-			}
-			old5, present := it[AttrCount(5)].(int64)
-			if present {
-				op.Conds = []Cond{{Kind: CondEquals, Attr: AttrCount(5), Value: old5}}
-			} else {
-				op.Conds = []Cond{{Kind: CondAbsent, Attr: AttrCount(5)}}
-			}
-			if n5 := old5 + v[5]; n5 > 0 {
-				op.Set = Item{AttrGSIPK: LeadersPK(lang), AttrGSISK: LeadersSK(n5, pid)}
-			} else {
-				op.Remove = []string{AttrGSIPK, AttrGSISK}
-			}
+			op.Add[AttrVersion5] = 1
 		}
 		ops = append(ops, op)
 	}
-	return ops, nil
+	if len(fives) > 0 {
+		ops = append(ops, pendingOp(pid, fives))
+	}
+	return ops
 }

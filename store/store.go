@@ -19,6 +19,7 @@ type Store struct {
 	now    func() time.Time
 	newID  func(time.Time) string
 	publishState
+	hints statsHints // the stats last read, per product and language
 }
 
 // Option configures a Store.

@@ -35,19 +35,16 @@ func browse(tb testing.TB, s *store.Store, products []string, topLang map[string
 		f := store.Filter{Language: lang, Ratings: rs}
 		var after *string
 		for p := 0; p < pages; p++ {
-			pg, err := store.ParsePage(store.PageArgs{First: &size, After: after})
-			if err != nil {
-				tb.Fatal(err)
-			}
-			var st *store.Stats // read only when needed, as the resolver does
-			if withTotal || pg.NeedsStats(pid, f) {
-				sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
-				if err != nil {
-					tb.Fatal(err)
-				}
-				st = sts[0]
-			}
-			conn, err := s.ListPage(ctx, pid, f, pg, st)
+			// The stats are read only when needed, alongside the page's
+			// reads, as the resolver has them read.
+			conn, err := s.ListComments(ctx, store.CommentsQuery{ProductID: pid, Filter: f, Page: store.PageArgs{First: &size, After: after}, Total: withTotal},
+				func() (*store.Stats, error) {
+					sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
+					if err != nil {
+						return nil, err
+					}
+					return sts[0], nil
+				})
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -108,10 +105,13 @@ func MustDemoStore(tb testing.TB) (*store.Store, []string, map[string]string) {
 func BenchmarkBrowsingWorkload(b *testing.B) {
 	s, products, topLang := MustDemoStore(b)
 	for _, sz := range []struct {
-		name string
-		sz   store.Sizing
-	}{{"balanced", store.BalancedSizing}, {"lean", store.LeanSizing}, {"few-rounds", store.FewRoundsSizing}} {
+		name   string
+		sz     store.Sizing
+		remote bool // merge as on a remote table (nearly dry partitions refilled together)
+	}{{"balanced", store.BalancedSizing, false}, {"lean", store.LeanSizing, false}, {"few-rounds", store.FewRoundsSizing, false},
+		{"balanced-remote", store.BalancedSizing, true}, {"few-rounds-remote", store.FewRoundsSizing, true}} {
 		s.SetSizing(sz.sz)
+		s.SetLocal(!sz.remote)
 		for _, withTotal := range []bool{true, false} {
 			var allRead, allReturned, allRounds, allPages int64
 			for _, byLang := range []bool{false, true} {
@@ -209,7 +209,8 @@ func BenchmarkDeepPage(b *testing.B) {
 	st := sts[0]
 	size := 20
 	page := func(b *testing.B, f store.Filter, after *string) *store.Connection {
-		conn, err := s.ListComments(ctx, pid, f, store.PageArgs{First: &size, After: after}, st)
+		conn, err := s.ListComments(ctx, store.CommentsQuery{ProductID: pid, Filter: f, Page: store.PageArgs{First: &size, After: after}, Total: true},
+			func() (*store.Stats, error) { return st, nil })
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -253,4 +254,50 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// TestRemoteMergeSamePages: merging as on a remote table (partitions read
+// in parallel, nearly dry ones refilled together) returns the same pages,
+// cursors and flags as merging as on a local one, which the conformance
+// suite checks against a recount, over the browsing workload's filters.
+func TestRemoteMergeSamePages(t *testing.T) {
+	s, products, topLang := MustDemoStore(t)
+	ctx := context.Background()
+	size := 20
+	for _, pid := range products[:10] {
+		for _, rs := range workloadRatings {
+			for _, lang := range []string{"", topLang[pid]} {
+				q := store.CommentsQuery{ProductID: pid, Filter: store.Filter{Language: lang, Ratings: rs}, Total: true}
+				stats := func() (*store.Stats, error) {
+					sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
+					if err != nil {
+						return nil, err
+					}
+					return sts[0], nil
+				}
+				for page := 0; page < 10; page++ {
+					q.Page = store.PageArgs{First: &size, After: q.Page.After}
+					s.SetLocal(true)
+					want, err := s.ListComments(ctx, q, stats)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s.SetLocal(false)
+					got, err := s.ListComments(ctx, q, stats)
+					s.SetLocal(true)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.EqualFunc(got.Edges, want.Edges, func(a, b store.Edge) bool { return a.Cursor == b.Cursor && a.Comment.ID == b.Comment.ID }) ||
+						got.HasNextPage != want.HasNextPage || got.TotalCount != want.TotalCount {
+						t.Fatalf("%s %v %q page %d: remote merge differs from local", pid, rs, lang, page)
+					}
+					if !want.HasNextPage {
+						break
+					}
+					q.Page.After = &want.Edges[len(want.Edges)-1].Cursor
+				}
+			}
+		}
+	}
 }

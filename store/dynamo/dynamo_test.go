@@ -229,7 +229,7 @@ func TestQuery(t *testing.T) {
 	}
 	stats := (&store.Stats{ProductID: "p", Counts: [6]int64{0, 1, 0, 0, 0, 3}, Total: 4}).Item()
 	statsDE := (&store.Stats{ProductID: "p", Language: "de", Counts: [6]int64{0, 1}, Total: 1}).Item() // no count_5: not on the leaderboard
-	items = append(items, stats, statsDE)
+	items = append(items, stats, statsDE, store.LeaderItem("p", "", 3), store.LeaderItem("p", "de", 0))
 	if err := tbl.BatchPut(ctx, items); err != nil {
 		t.Fatal(err)
 	}
@@ -323,13 +323,13 @@ func TestQuery(t *testing.T) {
 	if err != nil || len(res.Items) != 1 || !reflect.DeepEqual(res.Items[0], statsDE) || res.LastKey != nil {
 		t.Errorf("languages query = %v, %v", res, err)
 	}
-	// Leaderboard: the sparse use of byLangAndRating holds only stats items
-	// with a GSIPK; statsDE has none.
-	res, err = tbl.Query(ctx, store.Query{Index: store.IndexByLangAndRating, HashValue: store.LeadersPK(""), Limit: 10})
+	// Leaderboard: the sparse use of byLangAndRating holds only leaderboard
+	// entries with a GSIPK; the German one (no 5-star comment) has none.
+	res, err = tbl.Query(ctx, store.Query{Index: store.IndexByLangAndRating, HashValue: store.LeadersShardPK("", store.LeaderShard("p")), Limit: 10})
 	if err != nil || len(res.Items) != 1 || res.Items[0].N("count_5") != 3 {
 		t.Errorf("leaderboard = %v, %v", res, err)
 	}
-	res, err = tbl.Query(ctx, store.Query{Index: store.IndexByLangAndRating, HashValue: store.LeadersPK("de"), Limit: 10})
+	res, err = tbl.Query(ctx, store.Query{Index: store.IndexByLangAndRating, HashValue: store.LeadersShardPK("de", store.LeaderShard("p")), Limit: 10})
 	if err != nil || len(res.Items) != 0 || res.LastKey != nil {
 		t.Errorf("empty leaderboard = %v, %v", res, err)
 	}

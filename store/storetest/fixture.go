@@ -69,7 +69,8 @@ func commentItems(cs []store.Comment) []store.Item {
 }
 
 // statsItems returns the stats items of cs: one per product and one per
-// product and language, with the leaderboard keys while count_5 > 0.
+// product and language (counter shard 0), each with its leaderboard entry
+// while count_5 > 0.
 func statsItems(cs []store.Comment) []store.Item {
 	type key struct{ pid, lang string }
 	stats := map[key]*store.Stats{}
@@ -89,6 +90,9 @@ func statsItems(cs []store.Comment) []store.Item {
 		return cmp.Or(cmp.Compare(a.pid, b.pid), cmp.Compare(a.lang, b.lang))
 	}) {
 		out = append(out, stats[k].Item())
+		if n5 := stats[k].Counts[5]; n5 > 0 {
+			out = append(out, store.LeaderItem(k.pid, k.lang, n5))
+		}
 	}
 	return out
 }

@@ -27,6 +27,11 @@ func RunModel(t *testing.T, newTable func(t *testing.T) store.Table) {
 	t.Run("Ownership", func(t *testing.T) { testOwnership(t, newTable(t)) })
 	t.Run("OwnerChangedBeforeTheWrite", func(t *testing.T) { testOwnerChangedBeforeTheWrite(t, newTable(t)) })
 	t.Run("ConcurrentOwnership", func(t *testing.T) { testConcurrentOwnership(t, newTable(t)) })
+	t.Run("HotProduct", func(t *testing.T) { testHotProduct(t, newTable(t)) })
+	t.Run("UnshardedStats", func(t *testing.T) { testUnshardedStats(t, newTable(t)) })
+	t.Run("LanguagesOverShards", func(t *testing.T) { testLanguagesOverShards(t, newTable(t)) })
+	t.Run("UnsettledLeaderboard", func(t *testing.T) { testUnsettledLeaderboard(t, newTable(t)) })
+	t.Run("StaleHints", func(t *testing.T) { testStaleHints(t, newTable(t)) })
 	t.Run("Validation", func(t *testing.T) { testValidation(t, newTable(t)) })
 	t.Run("CursorPositions", func(t *testing.T) { testCursorPositions(t, newTable(t)) })
 }
@@ -109,6 +114,19 @@ func MustLoad(tb testing.TB, tbl store.Table, cs []*store.Comment) *store.Store 
 	return s
 }
 
+// List is store.ListComments of product pid's comments matching f, its
+// stats read with GetStats when the store asks for them; total asks for
+// TotalCount.
+func List(ctx context.Context, s *store.Store, pid string, f store.Filter, args store.PageArgs, total bool) (*store.Connection, error) {
+	return s.ListComments(ctx, store.CommentsQuery{ProductID: pid, Filter: f, Page: args, Total: total}, func() (*store.Stats, error) {
+		st, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: f.Language}})
+		if err != nil {
+			return nil, err
+		}
+		return st[0], nil
+	})
+}
+
 func mustStats(tb testing.TB, s *store.Store, pid, lang string) *store.Stats {
 	tb.Helper()
 	st, err := s.GetStats(context.Background(), []store.StatsID{{ProductID: pid, Language: lang}})
@@ -152,19 +170,14 @@ func walkStats(tb testing.TB, s *store.Store, pid string, f store.Filter, size i
 		if backward {
 			args = store.PageArgs{Last: &n, Before: cursor}
 		}
-		pg, err := store.ParsePage(args)
+		conn, err := List(ctx, s, pid, f, args, everyPage)
 		if err != nil {
-			tb.Fatalf("ParsePage: %v", err)
+			tb.Fatalf("ListComments: %v", err)
 		}
-		var st *store.Stats
-		if everyPage || pg.NeedsStats(pid, f) {
-			st = mustStats(tb, s, pid, f.Language)
+		if everyPage && conn.TotalCount < 0 {
+			tb.Fatalf("%s %+v: no totalCount with the stats asked for", pid, f)
 		}
-		conn, err := s.ListPage(ctx, pid, f, pg, st)
-		if err != nil {
-			tb.Fatalf("ListPage: %v", err)
-		}
-		if st != nil && int(conn.TotalCount) != want {
+		if conn.TotalCount >= 0 && int(conn.TotalCount) != want {
 			tb.Fatalf("%s %+v: totalCount %d, want %d", pid, f, conn.TotalCount, want)
 		}
 		page := make([]*store.Comment, len(conn.Edges))
@@ -227,13 +240,12 @@ func testListing(t *testing.T, tbl store.Table) {
 	// A cursor from one filter resumes another filter right after (before)
 	// that comment.
 	all := Recount(data, "big", "", nil)
-	st := mustStats(t, s, "big", "en")
 	n := 5
 	for _, k := range []int{0, 1, 17, 90, len(all) - 2, len(all) - 1} {
 		// the cursor of the k-th comment of the unfiltered list
 		cur := cursorAt(t, s, "big", k)
 		f := store.Filter{Language: "en", Ratings: []int{1, 5}}
-		fwd, err := s.ListComments(ctx, "big", f, store.PageArgs{First: &n, After: &cur}, st)
+		fwd, err := List(ctx, s, "big", f, store.PageArgs{First: &n, After: &cur}, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +261,7 @@ func testListing(t *testing.T, tbl store.Table) {
 		if fwd.HasNextPage != (len(want) > n) {
 			t.Errorf("after comment %d: hasNextPage %v with %d left", k, fwd.HasNextPage, len(want))
 		}
-		back, err := s.ListComments(ctx, "big", f, store.PageArgs{Last: &n, Before: &cur}, st)
+		back, err := List(ctx, s, "big", f, store.PageArgs{Last: &n, Before: &cur}, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +281,7 @@ func testListing(t *testing.T, tbl store.Table) {
 
 	// first: 0 returns no edges but tells whether any exist.
 	zero := 0
-	conn, err := s.ListComments(ctx, "big", store.Filter{}, store.PageArgs{First: &zero}, mustStats(t, s, "big", ""))
+	conn, err := List(ctx, s, "big", store.Filter{}, store.PageArgs{First: &zero}, true)
 	if err != nil || len(conn.Edges) != 0 || !conn.HasNextPage {
 		t.Errorf("first: 0 = %d edges, hasNext %v, err %v", len(conn.Edges), conn.HasNextPage, err)
 	}
@@ -277,7 +289,7 @@ func testListing(t *testing.T, tbl store.Table) {
 	// after and before together bound the page on both sides.
 	a, b := cursorAt(t, s, "big", 10), cursorAt(t, s, "big", 20)
 	ten := 50
-	conn, err = s.ListComments(ctx, "big", store.Filter{}, store.PageArgs{First: &ten, After: &a, Before: &b}, mustStats(t, s, "big", ""))
+	conn, err = List(ctx, s, "big", store.Filter{}, store.PageArgs{First: &ten, After: &a, Before: &b}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,20 +307,20 @@ func cursorAt(tb testing.TB, s *store.Store, pid string, k int) string {
 		var cur *string
 		for n > store.MaxPageSize {
 			m := store.MaxPageSize
-			conn, err := s.ListComments(context.Background(), pid, store.Filter{}, store.PageArgs{First: &m, After: cur}, mustStats(tb, s, pid, ""))
+			conn, err := List(context.Background(), s, pid, store.Filter{}, store.PageArgs{First: &m, After: cur}, true)
 			if err != nil {
 				tb.Fatal(err)
 			}
 			cur = &conn.Edges[len(conn.Edges)-1].Cursor
 			n -= m
 		}
-		conn, err := s.ListComments(context.Background(), pid, store.Filter{}, store.PageArgs{First: &n, After: cur}, mustStats(tb, s, pid, ""))
+		conn, err := List(context.Background(), s, pid, store.Filter{}, store.PageArgs{First: &n, After: cur}, true)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		return conn.Edges[n-1].Cursor
 	}
-	conn, err := s.ListComments(context.Background(), pid, store.Filter{}, store.PageArgs{First: &n}, mustStats(tb, s, pid, ""))
+	conn, err := List(context.Background(), s, pid, store.Filter{}, store.PageArgs{First: &n}, true)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -460,7 +472,7 @@ func testMutations(t *testing.T, tbl store.Table) {
 		t.Fatalf("GetComments = %v, %v", got, err)
 	}
 	// Newest first: the new comment heads every list it matches.
-	conn, err := s.ListComments(ctx, "mid-1", store.Filter{Language: "en-GB", Ratings: []int{5}}, store.PageArgs{}, mustStats(t, s, "mid-1", "en-GB"))
+	conn, err := List(ctx, s, "mid-1", store.Filter{Language: "en-GB", Ratings: []int{5}}, store.PageArgs{}, true)
 	if err != nil || len(conn.Edges) != 1 || conn.Edges[0].Comment.ID != c.ID || conn.TotalCount != 1 {
 		t.Fatalf("list after create: %+v, %v", conn, err)
 	}
@@ -651,7 +663,7 @@ func testValidation(t *testing.T, tbl store.Table) {
 		{First: ptr(-1)}, {First: ptr(101)}, {Last: ptr(-1)}, {First: ptr(1), Last: ptr(1)},
 		{After: ptr("")}, {After: ptr("garbage")}, {Before: ptr("AAAA")},
 	} {
-		if _, err := s.ListComments(ctx, "p", store.Filter{}, a, &store.Stats{}); store.ErrorCode(err) != store.EINVALID {
+		if _, err := List(ctx, s, "p", store.Filter{}, a, true); store.ErrorCode(err) != store.EINVALID {
 			t.Errorf("page args %+v: err = %v", a, err)
 		}
 	}

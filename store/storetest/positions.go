@@ -54,15 +54,7 @@ func testCursorPositions(t *testing.T, tbl store.Table) {
 			if pages > 200 {
 				t.Fatal("no end")
 			}
-			pg, err := store.ParsePage(store.PageArgs{First: &size, After: &cursor})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var st *store.Stats
-			if everyPage || pg.NeedsStats(pid, f) {
-				st = mustStats(t, s, pid, f.Language)
-			}
-			conn, err := s.ListPage(ctx, pid, f, pg, st)
+			conn, err := List(ctx, s, pid, f, store.PageArgs{First: &size, After: &cursor}, everyPage)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,8 +78,7 @@ func testCursorPositions(t *testing.T, tbl store.Table) {
 	}
 	first := func(t *testing.T, pid string, f store.Filter, size int) string {
 		t.Helper()
-		pg, _ := store.ParsePage(store.PageArgs{First: &size})
-		conn, err := s.ListPage(ctx, pid, f, pg, mustStats(t, s, pid, f.Language))
+		conn, err := List(ctx, s, pid, f, store.PageArgs{First: &size}, true)
 		if err != nil || len(conn.Edges) != size || !conn.HasNextPage {
 			t.Fatalf("first page: %d edges, %v", len(conn.Edges), err)
 		}

@@ -336,6 +336,7 @@ func tableProjection(t *testing.T, tbl store.Table) {
 	ci := c.Item()
 	st := &store.Stats{ProductID: c.ProductID, Counts: [6]int64{0, 1, 0, 0, 0, 3}, Total: 4}
 	si := st.Item()
+	si[store.AttrGSIPK], si[store.AttrGSISK] = store.LeadersPK(""), store.LeadersSK(3, c.ProductID) // a leaderboard entry
 	MustPut(t, tbl, ci, si)
 	for _, d := range store.Indexes {
 		q := store.Query{Index: d.Name, HashValue: ci.S(d.Hash), Forward: true, Limit: 10}

@@ -1,0 +1,125 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// listPageLater is listPage for a caller whose stats are still loading (a
+// dataloader thunk): stats is called once, in its own goroutine, and may
+// block. The page's reads start at once, in the same round as the stats
+// read, sized without them: from the after cursor's counts, else from the
+// Store's hint for the product and language (hintPlan), else, for a page
+// that is one partition, at the page size (a hint that counts a selected
+// rating as empty is not used: only the stats skip a partition). The stats are awaited only for
+// what needs them: totalCount, the positions of a first page's cursors,
+// and whether the counts show that more follow (asked only when no item
+// past the page was read). The page is the one listPage returns with those
+// stats; a partition whose stats count is 0 is read (one call, no item)
+// rather than skipped. A merge of several ratings with neither cursor
+// counts nor a hint waits for the stats, which plan it.
+func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page, stats StatsFunc) (*Connection, error) {
+	var early *Plan // the plan from the hint, when there is one
+	if pg.needsStats(pid, f) {
+		if hint := s.hints.get(StatsID{ProductID: pid, Language: f.Language}); hint != nil {
+			if p, ok := hintPlan(pid, f, hint, pg.size+1, s.sizing); ok {
+				early = &p
+			}
+		}
+		if early == nil {
+			st, err := stats()
+			if err != nil {
+				return nil, err
+			}
+			s.hints.put(st)
+			return s.listPage(ctx, pid, f, pg, st)
+		}
+	}
+	await := s.loadStats(stats)
+	knownMore := func() bool {
+		st, err := await()
+		if err != nil {
+			return false // the error is returned below
+		}
+		rem, _, verified := pg.counts(pid, f, st)
+		return verified && pg.stop == "" && sum(rem) > int64(pg.size)
+	}
+	plan := s.planEarly(pid, f, pg, pg.position(pid, f), early)
+	tr := &Trace{Plan: plan, Reads: make([]PartitionReads, len(plan.Partitions))}
+	var items []Item
+	var more bool
+	var err error
+	if plan.Strategy != StrategyEmpty {
+		items, more, err = s.merge(ctx, plan, pg, tr, knownMore)
+	}
+	st, serr := await()
+	if err != nil {
+		return nil, err
+	}
+	if serr != nil {
+		return nil, serr
+	}
+	rem, version, _ := pg.counts(pid, f, st)
+	tr.Plan.Total = matchTotal(st, f)
+	tr.Positioned = rem != nil
+	tr.KnownMore = knownMore()
+	conn := &Connection{TotalCount: tr.Plan.Total, Trace: tr}
+	if plan.Strategy == StrategyEmpty {
+		return conn, nil
+	}
+	return conn, fillConnection(conn, pid, f, pg, items, more, rem, version)
+}
+
+// planEarly plans the reads of page pg before its stats are known: a merge
+// sized by the after cursor's counts (pos), else the hint's plan (early),
+// else without stats (one partition, or an empty rating list).
+func (s *Store) planEarly(pid string, f Filter, pg Page, pos *Position, early *Plan) Plan {
+	// A later page whose cursor counts show more than a page reads no item
+	// past it, expecting the stats to confirm the counts (the usual case:
+	// no write since the cursor); if they do not, the merge reads that
+	// item after all (knownMore is false), one more call only then.
+	need := pg.size + 1
+	if pos != nil && pg.stop == "" && sum(pos.Remaining) > int64(pg.size) {
+		need = pg.size
+	}
+	switch {
+	case pos != nil && StatsNeeded(f):
+		return Plan{Strategy: StrategyMerge, Partitions: mergePartitions(pid, f.Language, f.Ratings, pos.Remaining, need, s.sizing)}
+	case early != nil:
+		return *early
+	}
+	return planQuery(pid, f, nil, need, s.sizing)
+}
+
+// loadStats calls stats in its own goroutine (a panic there is an
+// EINTERNAL error) and returns a function that waits for its result; the
+// stats read are the Store's hint from then on.
+func (s *Store) loadStats(stats StatsFunc) func() (*Stats, error) {
+	ch := make(chan statsResult, 1)
+	go func() {
+		var r statsResult
+		defer func() {
+			if p := recover(); p != nil {
+				r.err = Wrap(EINTERNAL, fmt.Errorf("panic: %v", p), "internal error")
+			}
+			ch <- r
+		}()
+		r.st, r.err = stats()
+		if r.err == nil {
+			s.hints.put(r.st)
+		}
+	}()
+	var got *statsResult
+	return func() (*Stats, error) {
+		if got == nil {
+			r := <-ch
+			got = &r
+		}
+		return got.st, got.err
+	}
+}
+
+type statsResult struct {
+	st  *Stats
+	err error
+}

@@ -1,0 +1,256 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// The k-way merge engine: a page of comments read from one or more index
+// partitions (a plan's), merged by sort key, exact whatever the first
+// reads' limits (see merge).
+
+// stream is one partition being merged: a buffer of read items, and the key
+// to continue from while the partition may hold more.
+type stream struct {
+	part Partition
+	buf  []Item
+	next Item // StartKey of the next read; nil once exhausted
+	done bool // exhausted (or past the stop bound)
+}
+
+// merge reads the plan's partitions and k-way merges them by GSISK, taking
+// pg.size items and reporting whether more follow. A partition whose buffer
+// runs dry while it may hold more is read again from its last key (refill),
+// so the result is exact for any first-read limit.
+//
+// The page is exact once every partition that may hold more has shown an
+// item past it; such an item also shows that more follow. Only when none is
+// buffered does showing "more" take a read: none when knownMore (the counts
+// say so), else a read of one item (which costs nothing on an exhausted
+// partition).
+func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownMore func() bool) ([]Item, bool, error) {
+	m := &merger{s: s, plan: plan, pg: pg, tr: tr, streams: make([]*stream, len(plan.Partitions)), out: make([]Item, 0, pg.size)}
+	all := make([]int, len(plan.Partitions))
+	for i, p := range plan.Partitions {
+		m.streams[i] = &stream{part: p}
+		m.counted += p.Count // the partitions' counts, for sizing refills
+		all[i] = i
+	}
+	// First round: every partition in parallel, with its planned limit.
+	if err := s.fill(ctx, m.streams, all, pg, tr, func(st *stream) int { return st.part.Limit }); err != nil {
+		return nil, false, err
+	}
+	for len(m.out) < pg.size {
+		best, err := m.next(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		if best < 0 {
+			return m.out, false, nil // every partition exhausted
+		}
+		m.out = append(m.out, m.streams[best].buf[0])
+		m.streams[best].buf = m.streams[best].buf[1:]
+	}
+	more, err := m.more(ctx, knownMore)
+	return m.out, more, err
+}
+
+// merger is the state of one merge: the partitions' streams and the page
+// taken so far.
+type merger struct {
+	s       *Store
+	plan    Plan
+	pg      Page
+	tr      *Trace
+	streams []*stream
+	counted int64 // the partitions' counts
+	out     []Item
+}
+
+// heads trims the buffers and returns the stream whose first buffered item
+// comes first on the page (-1: none buffered) and the streams that are dry
+// (nothing buffered) but may hold more.
+func (m *merger) heads() (best int, dry []int) {
+	best = -1
+	for i, st := range m.streams {
+		st.trim(m.pg, m.plan.Keep)
+		switch {
+		case len(st.buf) > 0:
+			if best < 0 || before(st.buf[0].S(AttrGSISK), m.streams[best].buf[0].S(AttrGSISK), m.pg.backward) {
+				best = i
+			}
+		case !st.done:
+			dry = append(dry, i)
+		}
+	}
+	return best, dry
+}
+
+// next returns the stream holding the next item of the page, -1 when all
+// are exhausted. Dry partitions may hold it, so they are refilled first,
+// each with its share of the items the page still needs (on a remote
+// table, together with the partitions about to run dry: nearlyDry).
+func (m *merger) next(ctx context.Context) (int, error) {
+	for {
+		best, dry := m.heads()
+		if len(dry) == 0 {
+			return best, nil
+		}
+		remaining := max(m.pg.size-len(m.out), 1)
+		share := func(st *stream) int {
+			return refillLimit(remaining, st.part.Count, m.counted, len(m.streams), m.s.sizing.LeanRefill)
+		}
+		if !m.s.local {
+			dry = append(dry, nearlyDry(m.streams, share)...)
+		}
+		err := m.s.fill(ctx, m.streams, dry, m.pg, m.tr, func(st *stream) int { return max(share(st)-len(st.buf), 1) })
+		if err != nil {
+			return -1, err
+		}
+	}
+}
+
+// more reports whether more items follow the page: a buffered item of any
+// stream shows it; else the counts may (knownMore); else the dry
+// partitions are read for one item each.
+func (m *merger) more(ctx context.Context, knownMore func() bool) (bool, error) {
+	for {
+		best, dry := m.heads()
+		switch {
+		case best >= 0:
+			return true, nil
+		case len(dry) == 0:
+			return false, nil
+		case knownMore():
+			return true, nil // no read needed
+		}
+		if err := m.s.fill(ctx, m.streams, dry, m.pg, m.tr, func(*stream) int { return 1 }); err != nil {
+			return false, err
+		}
+	}
+}
+
+// nearlyDry returns the streams that may hold more and buffer fewer items
+// than their share of what the page still needs: on a remote store a
+// refill round reads them too, so that they do not each cost a round of
+// their own when they run dry in turn (a round is a network round trip;
+// an item past the page costs almost nothing in a Query billed by size).
+func nearlyDry(streams []*stream, share func(*stream) int) []int {
+	var out []int
+	for i, st := range streams {
+		if !st.done && len(st.buf) > 0 && len(st.buf) < share(st) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// trim drops the buffered items that are not on the page: those of ratings
+// outside keep (when not nil), and everything from the stop bound on (which
+// ends the partition).
+func (st *stream) trim(pg Page, keep []int) {
+	for len(st.buf) > 0 {
+		it := st.buf[0]
+		if pg.stop != "" && !before(it.S(AttrGSISK), pg.stop, pg.backward) {
+			st.done, st.buf = true, nil
+			return
+		}
+		if keep != nil && !slices.Contains(keep, int(it.N(AttrRating))) {
+			st.buf = st.buf[1:]
+			continue
+		}
+		return
+	}
+}
+
+// before reports whether sort key a comes before b in the page's order:
+// descending (newest first) forward, ascending backward.
+func before(a, b string, backward bool) bool {
+	if backward {
+		return a < b
+	}
+	return a > b
+}
+
+// refillLimit sizes a refill read: the partition's share of the items still
+// needed, rounded up (lean: down, at least 1), at most remaining.
+func refillLimit(remaining int, count, total int64, k int, lean bool) int {
+	l := remaining
+	if k > 1 && total > 0 {
+		share := float64(remaining) * float64(count) / float64(total)
+		if lean {
+			l = int(math.Floor(share))
+		} else {
+			l = int(math.Ceil(share))
+		}
+	}
+	return max(1, min(l, remaining))
+}
+
+// fill reads the streams at idx, each with limit(stream): in parallel on a
+// remote store, one after the other on a local one (where a read takes
+// microseconds and a goroutine would cost more than it saves).
+func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page, tr *Trace, limit func(*stream) int) error {
+	read := func(ctx context.Context, i int, q Query) (err error) {
+		defer recoverTo(&err)
+		res, err := s.table.Query(ctx, q)
+		if err != nil {
+			return tableError(err)
+		}
+		st := streams[i]
+		st.buf = append(st.buf, res.Items...)
+		st.next = res.LastKey
+		st.done = res.LastKey == nil
+		return nil
+	}
+	tr.Rounds++
+	had := make([]int, len(idx)) // items buffered before this round
+	for n, i := range idx {
+		had[n] = len(streams[i].buf)
+	}
+	queries := make([]Query, len(idx))
+	for n, i := range idx {
+		st := streams[i]
+		lim := limit(st)
+		tr.Reads[i].Limits = append(tr.Reads[i].Limits, lim)
+		tr.Reads[i].Calls++
+		queries[n] = Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.backward, Limit: lim, StartKey: st.next}
+		if pg.from != "" {
+			queries[n].SortValue, queries[n].SortOp = pg.from, SortLess
+			if pg.backward {
+				queries[n].SortOp = SortGreater
+			}
+		}
+	}
+	var err error
+	if len(idx) == 1 || s.local {
+		for n, i := range idx {
+			if err = read(ctx, i, queries[n]); err != nil {
+				break
+			}
+		}
+	} else {
+		g, gctx := errgroup.WithContext(ctx)
+		for n, i := range idx {
+			g.Go(func() error { return read(gctx, i, queries[n]) })
+		}
+		err = g.Wait()
+	}
+	for n, i := range idx {
+		tr.Reads[i].Items += len(streams[i].buf) - had[n]
+	}
+	return err
+}
+
+// recoverTo turns a panic in a goroutine of ours into an EINTERNAL error (a
+// panic there would otherwise end the process: nothing above it recovers).
+func recoverTo(err *error) {
+	if p := recover(); p != nil {
+		*err = Wrap(EINTERNAL, fmt.Errorf("panic: %v\n%s", p, debug.Stack()), "internal error")
+	}
+}
