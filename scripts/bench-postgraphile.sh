@@ -20,6 +20,8 @@
 # It prints req/s, CPU ms per request (from /proc: the gateway's process; the
 # node process plus every PostgreSQL process) and their ratios.
 #
+# TOTAL=false leaves totalCount out of both systems' selection (PostgreSQL
+# counts the filtered rows for every page that asks for it).
 # PRODUCT picks the product (default: of the 100 leading products, the one
 # with the fewest filtered comments that has the deep page and the walk).
 # BENCH_DIR keeps the data between runs (the seed, the export and the loaded
@@ -100,4 +102,4 @@ pg_pid=$(head -1 "$work/pg/postmaster.pid")
 log "gateway pid $gw_pid, PostGraphile pid $pgl_pid, postmaster pid $pg_pid; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 "$work/sidebyside" -gateway "http://127.0.0.1:$gw_port/graphql" -postgraphile "http://127.0.0.1:$pgl_port/graphql" \
 	-gateway-pids "$gw_pid" -postgraphile-pids "$pgl_pid,$pg_pid" \
-	-duration "$duration" -rounds "$rounds" -concurrency "$conc" -depth "$depth" -walk "$walk" ${PRODUCT:+-product "$PRODUCT"}
+	-duration "$duration" -rounds "$rounds" -concurrency "$conc" -depth "$depth" -walk "$walk" ${PRODUCT:+-product "$PRODUCT"} ${TOTAL:+-total="$TOTAL"}

@@ -49,6 +49,7 @@ func run(args []string, out io.Writer) error {
 	fs.IntVar(&o.concurrency, "concurrency", 8, "concurrent clients")
 	fs.IntVar(&o.rounds, "rounds", 3, "alternating rounds")
 	fs.DurationVar(&o.warmup, "warmup", 3*time.Second, "unreported run of each scenario on each system before the rounds")
+	total := fs.Bool("total", true, "select totalCount on every page (false: leave it out on both systems)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -63,6 +64,7 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	gw.noTotal, pg.noTotal = !*total, !*total
 	ctx := context.Background()
 	if o.product == "" {
 		f := &filter{language: o.language, ratings: o.ratings}

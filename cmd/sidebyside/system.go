@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -107,10 +108,15 @@ type system struct {
 	dialect dialect
 	client  *client
 	pids    []int
+	noTotal bool // leave totalCount out of the selection
 }
 
 func (s *system) page(ctx context.Context, product string, f *filter, after string) (*connection, error) {
-	data, err := s.client.post(ctx, s.dialect.query, s.dialect.vars(product, f, after))
+	q := s.dialect.query
+	if s.noTotal {
+		q = strings.Replace(q, "totalCount ", "", 1)
+	}
+	data, err := s.client.post(ctx, q, s.dialect.vars(product, f, after))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
