@@ -86,7 +86,9 @@ type Summary struct {
 // time and parsed again: r itself if it is seekable (a regular file, also as
 // redirected stdin), otherwise (a pipe) a copy that the check spooled to a
 // temporary file in Options.TempDir, so that memory stays bounded by the set
-// of ids, not by the size of the input. The input must not change while
+// of ids, not by the size of the input; and that set is bounded too: past
+// maxIDsInMemory ids it goes to sorted runs in Options.TempDir, merged at
+// the end of the check (idset.go). The input must not change while
 // Read runs; if a second reading differs, Read fails with "input changed
 // while it was read", possibly after delivering batches.
 //
@@ -156,17 +158,14 @@ func (rd *reader) read(r io.Reader, fn func([]*store.Comment) error) (Summary, e
 // check is the first pass: it parses and validates every line and checks ids
 // for duplicates, and returns the number of comments.
 func (rd *reader) check(r io.Reader, size int64) (int, error) {
-	type seenID struct {
-		line      int
-		generated bool
-	}
-	ids := make(map[string]seenID)
+	ids := newIDSet(rd.opts.TempDir)
+	defer ids.close()
 	products := make(map[string]struct{})
 	langs := make(map[string]struct{})
 	sc := newScanner(r, rd.opts.MaxLineBytes)
 	report := func() {
 		if rd.opts.Progress != nil {
-			rd.opts.Progress(Progress{Phase: Checking, Lines: sc.line, Bytes: sc.bytes, TotalBytes: size, Comments: len(ids), TotalComments: -1})
+			rd.opts.Progress(Progress{Phase: Checking, Lines: sc.line, Bytes: sc.bytes, TotalBytes: size, Comments: ids.len(), TotalComments: -1})
 		}
 	}
 	report()
@@ -177,7 +176,7 @@ func (rd *reader) check(r io.Reader, size int64) (int, error) {
 			break
 		}
 		if err != nil {
-			return 0, err
+			return 0, ids.earlier(err, sc.line)
 		}
 		if sc.line%progressEvery == 0 {
 			report()
@@ -187,15 +186,16 @@ func (rd *reader) check(r io.Reader, size int64) (int, error) {
 		}
 		c, generated, err := rd.p.parse(sc.line, line)
 		if err != nil {
+			return 0, ids.earlier(err, sc.line)
+		}
+		at := seenID{line: sc.line, generated: generated}
+		prev, dup, err := ids.add(c.ID, at)
+		if err != nil {
 			return 0, err
 		}
-		if prev, dup := ids[c.ID]; dup {
-			if generated && prev.generated {
-				return 0, &LineError{Line: sc.line, Msg: fmt.Sprintf("same comment as line %d (neither has an id, so both would get id %s)", prev.line, c.ID)}
-			}
-			return 0, &LineError{Line: sc.line, Msg: fmt.Sprintf("duplicate id %q, also on line %d", c.ID, prev.line)}
+		if dup {
+			return 0, ids.earlier(duplicateError(c.ID, prev, at), sc.line)
 		}
-		ids[c.ID] = seenID{line: sc.line, generated: generated}
 		if rd.keep {
 			if sc.bytes <= rd.opts.BufferBytes {
 				rd.kept = append(rd.kept, c)
@@ -212,7 +212,10 @@ func (rd *reader) check(r io.Reader, size int64) (int, error) {
 	}
 	rd.sum.Products, rd.sum.Languages = len(products), len(langs)
 	report()
-	return len(ids), nil
+	if err := ids.earlier(nil, sc.line+1); err != nil {
+		return 0, err
+	}
+	return ids.len(), nil
 }
 
 // fromMemory returns the comments kept by the first pass one by one, with

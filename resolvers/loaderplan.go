@@ -7,6 +7,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/acme/comments-gateway/internal/gqlexec"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -19,8 +20,13 @@ import (
 // through each loader; a field inside a list counts as many.
 
 // loadSites counts an operation's load sites per loader; "many" is 2.
+// listIO counts the fields inside a list that read the store (through a
+// loader or not): when there is none, the elements of the operation's lists
+// are marshalled one after another (gqlexec.Sequential), since running them
+// concurrently could neither overlap I/O nor fill a batch.
 type loadSites struct {
 	stats, comments int
+	listIO          int
 	visited         int // selections walked (a bound against fragment fan-out)
 }
 
@@ -59,6 +65,9 @@ func (k *loadSites) walk(set ast.SelectionSet, inList bool) {
 			switch s.ObjectDefinition.Name + "." + s.Name {
 			case "Product.comments", "Product.stats":
 				k.stats += n
+				k.listIO += n - 1
+			case "Product.languages":
+				k.listIO += n - 1
 			case "Query.comment", "Query.node":
 				k.comments += n
 			case "Query.nodes", "Query._entities":
@@ -74,14 +83,14 @@ func (k *loadSites) walk(set ast.SelectionSet, inList bool) {
 		}
 	}
 	if k.visited > maxPlanVisits {
-		k.stats, k.comments = 2, 2
+		k.stats, k.comments, k.listIO = 2, 2, 1
 	}
 }
 
-// newLoadersFor returns the operation's Loaders for op, batching each lookup, except
-// that a loader op can reach with one key at most dispatches it at once.
-func newLoadersFor(s *store.Store, wait time.Duration, op *ast.OperationDefinition) *Loaders {
-	k := planLoads(op)
+// newLoaders returns an operation's Loaders, batching each lookup, except
+// that a loader the operation can reach with one key at most (k) reads it at
+// once.
+func newLoaders(s *store.Store, wait time.Duration, k loadSites) *Loaders {
 	return &Loaders{Stats: newStatsLoader(s, k.stats <= 1, wait), Comments: newCommentLoader(s, k.comments <= 1, wait)}
 }
 
@@ -89,6 +98,10 @@ func newLoadersFor(s *store.Store, wait time.Duration, op *ast.OperationDefiniti
 func withLoaders(s *store.Store, wait time.Duration) graphql.OperationMiddleware {
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		op := graphql.GetOperationContext(ctx).Operation
-		return next(context.WithValue(ctx, loadersKey{}, newLoadersFor(s, wait, op)))
+		k := planLoads(op)
+		if k.listIO == 0 && k.visited <= maxPlanVisits {
+			ctx = gqlexec.Sequential(ctx)
+		}
+		return next(context.WithValue(ctx, loadersKey{}, newLoaders(s, wait, k)))
 	}
 }

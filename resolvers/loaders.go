@@ -22,34 +22,30 @@ const DefaultLoaderWait = time.Millisecond
 // cache for their lifetime, so every operation gets new ones (withLoaders,
 // loaderplan.go).
 type Loaders struct {
-	Stats    *dataloader.Loader[store.StatsID, *store.Stats]
-	Comments *dataloader.Loader[string, *store.Comment]
+	Stats    Loader[store.StatsID, *store.Stats]
+	Comments Loader[string, *store.Comment]
 }
 
 // newStatsLoader batches stats reads: up to maxBatch keys within wait, or
-// with sole set each key at once (see loaderplan.go).
-func newStatsLoader(s *store.Store, sole bool, wait time.Duration) *dataloader.Loader[store.StatsID, *store.Stats] {
-	return dataloader.NewBatchedLoader(func(ctx context.Context, ids []store.StatsID) []*dataloader.Result[*store.Stats] {
+// with sole set reads its key at once (see loaderplan.go).
+func newStatsLoader(s *store.Store, sole bool, wait time.Duration) Loader[store.StatsID, *store.Stats] {
+	return newLoader(func(ctx context.Context, ids []store.StatsID) []*dataloader.Result[*store.Stats] {
 		stats, err := s.GetStats(ctx, ids)
 		return results(len(ids), stats, err)
-	}, batching[store.StatsID, *store.Stats](sole, wait)...)
+	}, sole, batching[store.StatsID, *store.Stats](wait))
 }
 
 // newCommentLoader batches comment reads as newStatsLoader does stats.
-func newCommentLoader(s *store.Store, sole bool, wait time.Duration) *dataloader.Loader[string, *store.Comment] {
-	return dataloader.NewBatchedLoader(func(ctx context.Context, ids []string) []*dataloader.Result[*store.Comment] {
+func newCommentLoader(s *store.Store, sole bool, wait time.Duration) Loader[string, *store.Comment] {
+	return newLoader(func(ctx context.Context, ids []string) []*dataloader.Result[*store.Comment] {
 		cs, err := s.GetComments(ctx, ids)
 		return results(len(ids), cs, err)
-	}, batching[string, *store.Comment](sole, wait)...)
+	}, sole, batching[string, *store.Comment](wait))
 }
 
-// batching is a loader's batch options: one key per batch (dispatched at
-// once) when sole, else up to maxBatch keys collected for wait
-// (DefaultLoaderWait when 0).
-func batching[K comparable, V any](sole bool, wait time.Duration) []dataloader.Option[K, V] {
-	if sole {
-		return []dataloader.Option[K, V]{dataloader.WithBatchCapacity[K, V](1)}
-	}
+// batching is a batching loader's options: up to maxBatch keys collected
+// for wait (DefaultLoaderWait when 0).
+func batching[K comparable, V any](wait time.Duration) []dataloader.Option[K, V] {
 	wait = positiveOr(wait, DefaultLoaderWait)
 	return []dataloader.Option[K, V]{dataloader.WithBatchCapacity[K, V](maxBatch), dataloader.WithWait[K, V](wait)}
 }

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Side-by-side load comparison of the gateway and PostGraphile (issue 15).
+# Not part of the tests; run it when asked:
+#
+#   ./scripts/bench-postgraphile.sh            # 1,000,001 comments, 15 s, 3 rounds
+#   COMMENTS=200000 DURATION=5s ROUNDS=2 ./scripts/bench-postgraphile.sh
+#
+# It installs what it needs: PostgreSQL 15 (Debian's postgresql-15, when
+# initdb is missing; needs root) and PostGraphile 4.14 with
+# postgraphile-plugin-connection-filter (npm ci in bench/postgraphile/,
+# pinned there). Then it makes COMMENTS comments on PRODUCTS products with
+# the demo generator (`seed` into a bbolt file, `export` as JSON lines), loads
+# the same JSON lines into PostgreSQL (bench/postgraphile/schema.sql: one
+# table, the gateway's four orderings as indexes), serves the bbolt file with
+# `serve` and the table with PostGraphile, all on 127.0.0.1, and runs
+# cmd/sidebyside: the issue's four scenarios (filtered page 1, unfiltered page
+# 1, a filtered page DEPTH comments deep, a walk of WALK cursors) against both
+# in ROUNDS alternating rounds of DURATION each, CONCURRENCY clients, checking
+# the ids of every page against the ids both returned on a walk made first.
+# It prints req/s, CPU ms per request (from /proc: the gateway's process; the
+# node process plus every PostgreSQL process) and their ratios.
+#
+# TOTAL=false leaves totalCount out of both systems' selection (PostgreSQL
+# counts the filtered rows for every page that asks for it).
+# PRODUCT picks the product (default: of the 100 leading products, the one
+# with the fewest filtered comments that has the deep page and the walk).
+# BENCH_DIR keeps the data between runs (the seed, the export and the loaded
+# database are reused when present); by default a temporary directory is
+# used and removed. Everything started is stopped by its pid. Results and the
+# command used: docs/BENCHMARKS.md.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+comments=${COMMENTS:-1000001} products=${PRODUCTS:-200}
+duration=${DURATION:-15s} rounds=${ROUNDS:-3} conc=${CONCURRENCY:-8}
+depth=${DEPTH:-10000} walk=${WALK:-600}
+gw_port=18101 pgl_port=18102 pg_port=18103
+work=${BENCH_DIR:-$(mktemp -d)}
+mkdir -p "$work"
+gw_pid= pgl_pid= pg_started=
+pgbin=/usr/lib/postgresql/15/bin
+as_pg() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+cleanup() {
+	[[ -n $gw_pid ]] && { kill "$gw_pid" 2>/dev/null || true; wait "$gw_pid" 2>/dev/null || true; }
+	[[ -n $pgl_pid ]] && { kill "$pgl_pid" 2>/dev/null || true; wait "$pgl_pid" 2>/dev/null || true; }
+	[[ -n $pg_started ]] && as_pg "$pgbin/pg_ctl" -D "$work/pg" -m fast -w stop >/dev/null 2>&1 || true
+	[[ -z ${BENCH_DIR:-} ]] && rm -rf "$work"
+	return 0
+}
+trap cleanup EXIT
+log() { echo "bench-postgraphile: $*" >&2; }
+
+if [[ ! -x $pgbin/initdb ]]; then
+	log "installing PostgreSQL 15 (apt-get install postgresql-15)"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null
+fi
+(cd bench/postgraphile && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+go build -o "$work/gw" .
+go build -o "$work/sidebyside" ./cmd/sidebyside
+
+# The data: the demo generator's comments, exported as the JSON lines both load.
+if [[ ! -s $work/comments.jsonl ]]; then
+	log "seeding $comments comments on $products products"
+	rm -f "$work/gw.db"
+	"$work/gw" seed -store "bolt:$work/gw.db" -products "$products" -comments "$comments" >/dev/null
+	"$work/gw" export -store "bolt:$work/gw.db" "$work/comments.jsonl.tmp" 2>/dev/null
+	mv "$work/comments.jsonl.tmp" "$work/comments.jsonl"
+fi
+
+# PostgreSQL on 127.0.0.1 only, its socket in the work directory.
+if [[ ! -d $work/pg ]]; then
+	install -d -o postgres -g postgres "$work/pg" 2>/dev/null || mkdir -p "$work/pg"
+	as_pg "$pgbin/initdb" -D "$work/pg" -U bench --auth=trust -E UTF8 --locale=C >/dev/null
+fi
+install -d -o postgres -g postgres "$work/pgsock" 2>/dev/null || mkdir -p "$work/pgsock"
+chmod a+rx "$work"
+as_pg "$pgbin/pg_ctl" -D "$work/pg" -w -l "$work/pgsock/pg.log" -o "-p $pg_port -k $work/pgsock -c listen_addresses=127.0.0.1 -c shared_buffers=512MB -c effective_cache_size=4GB -c work_mem=16MB -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_wal_size=4GB" start >/dev/null
+pg_started=1
+dburl=postgres://bench@127.0.0.1:$pg_port/postgres
+if [[ $(psql -qAt "$dburl" -c "select to_regclass('app.comments') is not null") != t ]]; then
+	log "loading the JSON lines into PostgreSQL"
+	start=$SECONDS
+	psql -q -v ON_ERROR_STOP=1 "$dburl" -f bench/postgraphile/schema.sql \
+		-c "\\copy app.staging(doc) from '$work/comments.jsonl' with (format csv, quote e'\\x01', delimiter e'\\x02')" \
+		-f bench/postgraphile/load.sql
+	log "loaded in $((SECONDS - start)) s: $(psql -qAt "$dburl" -c "select count(*) || ' rows, table and indexes ' || pg_size_pretty(pg_total_relation_size('app.comments')) from app.comments")"
+fi
+
+NODE_ENV=production node bench/postgraphile/node_modules/postgraphile/cli.js \
+	-c "$dburl" -s app --host 127.0.0.1 --port "$pgl_port" \
+	--append-plugins postgraphile-plugin-connection-filter \
+	--disable-query-log --disable-graphiql >"$work/pgl.log" 2>&1 &
+pgl_pid=$!
+"$work/gw" serve -store "bolt:$work/gw.db" -addr "127.0.0.1:$gw_port" -demo=false -open-mutations >"$work/gw.log" 2>&1 &
+gw_pid=$!
+for port in $gw_port $pgl_port; do
+	for _ in $(seq 300); do
+		curl -sf -o /dev/null -H 'Content-Type: application/json' -d '{"query":"{__typename}"}' "http://127.0.0.1:$port/graphql" && break
+		sleep 0.2
+	done
+done
+pg_pid=$(head -1 "$work/pg/postmaster.pid")
+log "gateway pid $gw_pid, PostGraphile pid $pgl_pid, postmaster pid $pg_pid; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+"$work/sidebyside" -gateway "http://127.0.0.1:$gw_port/graphql" -postgraphile "http://127.0.0.1:$pgl_port/graphql" \
+	-gateway-pids "$gw_pid" -postgraphile-pids "$pgl_pid,$pg_pid" \
+	-duration "$duration" -rounds "$rounds" -concurrency "$conc" -depth "$depth" -walk "$walk" ${PRODUCT:+-product "$PRODUCT"} ${TOTAL:+-total="$TOTAL"}
