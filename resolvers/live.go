@@ -71,6 +71,7 @@ type Live struct {
 	clients map[string]int
 	closing bool
 	drained chan struct{} // closed when closing and no connection is left
+	fanout  *fanout       // subscribers grouped by operation (livefanout.go)
 }
 
 // NewLive returns the live connection registry for cfg.
@@ -87,7 +88,11 @@ func NewLive(cfg LiveConfig) *Live {
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultLiveWriteTimeout
 	}
-	return &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, clients: map[string]int{}, drained: make(chan struct{})}
+	l := &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, clients: map[string]int{}, drained: make(chan struct{})}
+	if cfg.Hub != nil {
+		l.fanout = newFanout(cfg.Hub, nil)
+	}
+	return l
 }
 
 // addLiveTransports registers the websocket (graphql-transport-ws, and the
@@ -99,6 +104,12 @@ func addLiveTransports(srv *handler.Server, cfg Config) {
 		return
 	}
 	srv.AroundOperations(liveOperations(cfg))
+	if l.fanout != nil {
+		if cfg.Metrics != nil {
+			l.fanout.observe = cfg.Metrics.ObserveLiveDelivery
+		}
+		srv.AroundOperations(l.fanout.around)
+	}
 	srv.AddTransport(transport.Websocket{
 		Implementation:        liveWebsocket{l: l},
 		InitFunc:              l.initFunc(cfg.Auth),

@@ -7,6 +7,8 @@
 // client, p50/p99. The clients run in this one Node process on the same
 // machine, so the latency includes their own queueing.
 //   cd web/live && npm ci && node bench.mjs     (GATEWAY_BIN skips go build)
+// BENCH_GATEWAY_FLAGS adds gateway flags, e.g. to profile the run:
+//   BENCH_GATEWAY_FLAGS='-metrics-addr 127.0.0.1:6061 -pprof'
 // The gateway binary is built into the same directory: with BENCH_DIR on
 // tmpfs, set GATEWAY_BIN or make sure tmpfs allows executables.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -51,7 +53,8 @@ async function main() {
   const tmp = mkdtempSync(join(process.env.BENCH_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir()), 'gw-bench-'));
   const bin = buildGateway(tmp, log);
   const gw = runGateway(bin, ['serve', '-dev', '-demo=false', '-addr', '127.0.0.1:0', '-store', `bolt:${join(tmp, 'b.db')}`,
-    '-live-max-connections', String(N + 10), '-log-format', 'json']);
+    '-live-max-connections', String(N + 10), '-log-format', 'json',
+    ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean)]);
   try {
     const base = await gw.url;
     await create(base, 0);
