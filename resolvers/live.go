@@ -192,5 +192,14 @@ func (l *Live) Conns() int {
 	return len(l.conns)
 }
 
+// Subscriptions returns the number of active subscriptions (of all
+// connections; a subscription counts from its subscribe until it ends).
+func (l *Live) Subscriptions() int {
+	if l.fanout == nil {
+		return 0
+	}
+	return l.fanout.subscriptions()
+}
+
 // errLiveClosing is the refusal of a connection during shutdown.
 var errLiveClosing = errors.New("the server is shutting down")

@@ -46,6 +46,7 @@ type fanout struct {
 	observe func(time.Duration) // delivery latency, from Event.Published; may be nil
 	mu      sync.Mutex
 	groups  map[string]*fanGroup
+	members int
 }
 
 func newFanout(hub *live.Hub, observe func(time.Duration)) *fanout {
@@ -146,6 +147,7 @@ func (f *fanout) join(ctx context.Context, c *liveConn, pid string, topic live.T
 	}
 	m := &fanMember{g: g, conn: c, feed: feed, queue: make(chan delivery, f.hub.Buffer())}
 	g.members = append(g.members, m)
+	f.members++
 	m.stopDone = context.AfterFunc(ctx, func() { f.leave(m) })
 	slot.member = m
 	return true, nil
@@ -184,6 +186,13 @@ func (f *fanout) ready(m *fanMember, ctx context.Context) {
 	}
 }
 
+// subscriptions returns the number of members of all groups.
+func (f *fanout) subscriptions() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.members
+}
+
 func (f *fanout) endedSlow(m *fanMember) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -205,6 +214,7 @@ func (f *fanout) remove(m *fanMember, slow bool) {
 		return
 	}
 	m.gone, m.slow = true, slow
+	f.members--
 	m.stopDone()
 	close(m.queue)
 	if m.conn != nil {
@@ -256,6 +266,7 @@ func (g *fanGroup) execute(ev live.Event) *graphql.Response {
 			// gqlgen reuses one buffer for a subscription's data: the
 			// members read this one while the next event is executed.
 			resp.Data = bytes.Clone(resp.Data)
+			encodeExtensions(resp)
 			return resp
 		}
 		g.f.leave(m)
@@ -286,6 +297,20 @@ func (g *fanGroup) deliver(d delivery) {
 			i++
 		default:
 			g.f.remove(m, true) // removes members[i]
+		}
+	}
+}
+
+// encodeExtensions replaces each value of resp.Extensions by its JSON, so
+// that each member's transport, which encodes the response again, copies
+// it instead of walking its maps.
+func encodeExtensions(resp *graphql.Response) {
+	for k, v := range resp.Extensions {
+		if _, done := v.(json.RawMessage); done {
+			continue
+		}
+		if b, err := json.Marshal(v); err == nil {
+			resp.Extensions[k] = json.RawMessage(b)
 		}
 	}
 }
