@@ -108,6 +108,10 @@ func addLiveTransports(srv *handler.Server, cfg Config) {
 		if cfg.Metrics != nil {
 			l.fanout.observe = cfg.Metrics.ObserveLiveDelivery
 		}
+		l.fanout.perEvent = func(ctx context.Context) context.Context {
+			op := graphql.GetOperationContext(ctx).Operation
+			return context.WithValue(ctx, loadersKey{}, newLoadersFor(cfg.Store, cfg.LoaderWait, op))
+		}
 		srv.AroundOperations(l.fanout.around)
 	}
 	srv.AddTransport(transport.Websocket{

@@ -44,6 +44,10 @@ import (
 type fanout struct {
 	hub     *live.Hub
 	observe func(time.Duration) // delivery latency, from Event.Published; may be nil
+	// perEvent gives one execution what it needs afresh (its dataloaders:
+	// a subscription lives long, and its events must not be answered from
+	// the reads of earlier ones); may be nil.
+	perEvent func(context.Context) context.Context
 	mu      sync.Mutex
 	groups  map[string]*fanGroup
 	members int
@@ -262,7 +266,11 @@ func (g *fanGroup) execute(ev live.Event) *graphql.Response {
 			return nil
 		}
 		m.feed(ev)
-		if resp := m.exec(m.ctx); resp != nil {
+		ctx := m.ctx
+		if g.f.perEvent != nil {
+			ctx = g.f.perEvent(ctx)
+		}
+		if resp := m.exec(ctx); resp != nil {
 			// gqlgen reuses one buffer for a subscription's data: the
 			// members read this one while the next event is executed.
 			resp.Data = bytes.Clone(resp.Data)

@@ -94,6 +94,11 @@ func TestFanoutOneExecutionPerOperation(t *testing.T) {
 	if got := spy.Calls("BatchGet") - alone; got != 1 {
 		t.Errorf("the four subscribers of one operation made %d store batch reads for one event, want 1 (%s)", got, spy.CallsString())
 	}
+	// Each event is executed afresh: no read is cached from the last one.
+	e.mustCreate(t, "p1", "second")
+	if got := ws[0].nextPayload(t); !strings.Contains(got, `"total":2`) {
+		t.Errorf("second event: %s, want the new total 2", got)
+	}
 }
 
 // TestFanoutSlowMemberAlone: in a group, the subscriber that stalls is
