@@ -48,9 +48,9 @@ type fanout struct {
 	// a subscription lives long, and its events must not be answered from
 	// the reads of earlier ones); may be nil.
 	perEvent func(context.Context) context.Context
-	mu      sync.Mutex
-	groups  map[string]*fanGroup
-	members int
+	mu       sync.Mutex
+	groups   map[string]*fanGroup
+	members  int
 }
 
 func newFanout(hub *live.Hub, observe func(time.Duration)) *fanout {
