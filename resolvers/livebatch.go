@@ -31,7 +31,14 @@ func (w batchingHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return newBatchConn(conn), brw, nil
+	// The websocket library writes through brw.Writer (a server's frames
+	// do not go through conn): give it one that writes to the batchConn.
+	if err := brw.Writer.Flush(); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	bc := newBatchConn(conn)
+	return bc, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(bc, brw.Writer.Size())), nil
 }
 
 // Unwrap returns the underlying ResponseWriter (http.ResponseController).
