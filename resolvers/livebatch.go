@@ -14,6 +14,10 @@ import (
 // connection) instead of growing this buffer.
 const maxPendingWrite = 32 << 10
 
+// keptWriteBuffer is the largest send buffer a connection keeps for the
+// next send; a larger one (after a burst) is left to the collector.
+const keptWriteBuffer = 4 << 10
+
 // closeFlushTimeout bounds how long closing a connection waits for what is
 // queued (a close frame, an error message) to be sent.
 const closeFlushTimeout = time.Second
@@ -38,7 +42,8 @@ func (w batchingHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, err
 	}
 	bc := newBatchConn(conn)
-	return bc, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(bc, brw.Writer.Size())), nil
+	brw.Writer.Reset(bc)
+	return bc, brw, nil
 }
 
 // Unwrap returns the underlying ResponseWriter (http.ResponseController).
@@ -98,7 +103,7 @@ func (c *batchConn) send() {
 		_, err := c.Conn.Write(out)
 		c.mu.Lock()
 		c.spare, c.sending = out[:0], false
-		if cap(c.spare) > maxPendingWrite { // a large message: let it go
+		if cap(c.spare) > keptWriteBuffer { // a burst's buffer: let it go
 			c.spare = nil
 		}
 		if err != nil && c.err == nil {
