@@ -126,10 +126,11 @@ func TestFanoutSlowMemberAlone(t *testing.T) {
 	for e.live.Subscriptions() != 3 {
 		time.Sleep(time.Millisecond)
 	}
-	for i := range 6 { // the stalled one holds t0 in its write, 2 more in its queue
-		e.mustCreate(t, "p1", fmt.Sprint("t", i))
-	}
+	// One event at a time, read by a and b before the next: they never
+	// hold more than one, while the stalled one holds t0 in its write, t1
+	// and t2 in its queue, and overflows at t3.
 	for i := range 6 {
+		e.mustCreate(t, "p1", fmt.Sprint("t", i))
 		for _, w := range []*wsConn{a, b2} {
 			if got, want := w.nextPayload(t), fmt.Sprintf(`"title":"t%d"`, i); !strings.Contains(got, want) {
 				t.Fatalf("got %s, want %s", got, want)
