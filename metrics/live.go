@@ -12,7 +12,7 @@ func newLiveDelivery() prometheus.Histogram {
 		Name: "comments_live_delivery_seconds",
 		Help: "Time from a change's publication to the gateway's live hub (right after the write's commit on this instance; " +
 			"when the change log follower read it otherwise) to its event handed to a subscriber's connection, one observation per delivery.",
-		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2, 5, 10},
+		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2, 5, 10},
 	})
 }
 

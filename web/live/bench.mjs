@@ -65,15 +65,17 @@ const freePort = () => new Promise((resolve, reject) => {
 });
 
 // deliveryHistogram reads the gateway's comments_live_delivery_seconds
-// buckets: [[upper bound in seconds, cumulative count], ...].
+// buckets: [[upper bound in seconds, cumulative count], ...] (counts may
+// be printed as 1.2e+06).
 async function deliveryHistogram(metricsURL) {
   const text = await (await fetch(metricsURL)).text();
-  return [...text.matchAll(/^comments_live_delivery_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)].map((m) => [Number(m[1]), Number(m[2])]);
+  return [...text.matchAll(/^comments_live_delivery_seconds_bucket\{le="([^"]+)"\} (\S+)$/gm)].map((m) => [Number(m[1]), Number(m[2])]);
 }
 
 // quantile returns the upper bound of the bucket that holds quantile q of
 // the observations between the histograms h0 and h1.
 function quantile(h0, h1, q) {
+  if (h1.length === 0) return NaN; // a gateway without the histogram
   const n = h1[h1.length - 1][1] - (h0[h0.length - 1]?.[1] ?? 0);
   for (let i = 0; i < h1.length; i++) {
     if (h1[i][1] - (h0[i]?.[1] ?? 0) >= q * n) return h1[i][0];
@@ -164,7 +166,7 @@ async function main() {
     log(`${created} comments created, the last ${((lastCreated - t0) / 1000).toFixed(1)} s after the first was sent; this client process used ${((nodeCPU.user + nodeCPU.system) / 1e6).toFixed(1)} s CPU`);
     log(`gateway CPU ${cpu.toFixed(1)} s in ${wall.toFixed(1)} s = ${((cpu / wall) * 100).toFixed(0)}% of one core`);
     log(`gateway CPU per delivery ${((cpu * 1e6) / Math.max(received, 1)).toFixed(1)} µs (all of its CPU, writes included, over ${received} deliveries)`);
-    const ms = (s) => (s === Infinity ? '> 10000' : String(s * 1000));
+    const ms = (s) => (s === Infinity ? '> 10000' : Number.isNaN(s) ? '(no histogram)' : String(Math.round(s * 1e4) / 10));
     log(`latency commit → handed to the connection (gateway histogram, bucket upper bounds): p50 ≤ ${ms(quantile(hist0, hist1, 0.5))} ms, p99 ≤ ${ms(quantile(hist0, hist1, 0.99))} ms`);
     const lo = latReply.filter(([id]) => replied.has(id)).map(([id, t]) => t - replied.get(id)).sort((a, b) => a - b);
     const pctOf = (a, p) => a[Math.min(a.length - 1, Math.floor((a.length * p) / 100))];
