@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -248,7 +249,7 @@ func (g *fanGroup) run() {
 			g.deliver(delivery{resp: resp, published: ev.Published})
 		}
 	}
-	slow := g.sub.Err() == live.ErrSlowConsumer
+	slow := errors.Is(g.sub.Err(), live.ErrSlowConsumer)
 	g.f.mu.Lock()
 	defer g.f.mu.Unlock()
 	for len(g.members) > 0 {
