@@ -14,5 +14,9 @@
 //     (store.WithChangeLog), and a Follower in each process polls the log
 //     while the process has subscribers, and publishes what it reads.
 //
+// The gateway (resolvers/livefanout.go) subscribes once per distinct
+// subscription operation and shares each event's execution among that
+// operation's subscribers.
+//
 // docs/live.md explains the choice of the change log and its cost.
 package live

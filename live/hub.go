@@ -32,6 +32,10 @@ type Event struct {
 	Kind    store.ChangeKind
 	Comment *store.Comment
 	Stats   *store.Stats // TopicStats
+	// Published is when the hub received the change (Publish), right after
+	// the write's commit in one process; for TopicStats, when the
+	// statistics were read.
+	Published time.Time
 }
 
 // Why a Hub ends a subscription (Subscription.Err).
@@ -155,6 +159,9 @@ func (h *Hub) end(s *Subscription, err error) {
 	h.n--
 }
 
+// Buffer returns how many undelivered events a subscriber may have.
+func (h *Hub) Buffer() int { return h.cfg.Buffer }
+
 // Subscribers returns the number of subscribers.
 func (h *Hub) Subscribers() int {
 	h.mu.Lock()
@@ -167,6 +174,7 @@ func (h *Hub) Subscribers() int {
 // implements store.Publisher.
 func (h *Hub) Publish(ch store.Change) {
 	pid := ch.Comment.ProductID
+	now := time.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	statsWanted := false
@@ -174,11 +182,11 @@ func (h *Hub) Publish(ch store.Change) {
 		switch s.topic {
 		case TopicAdded:
 			if ch.Kind == store.ChangeAdded && s.filter.Matches(ch.Comment) {
-				h.deliver(s, Event{Kind: store.ChangeAdded, Comment: ch.Comment})
+				h.deliver(s, Event{Kind: store.ChangeAdded, Comment: ch.Comment, Published: now})
 			}
 		case TopicChanged:
 			if kind, ok := listChange(ch, s.filter); ok {
-				h.deliver(s, Event{Kind: kind, Comment: ch.Comment})
+				h.deliver(s, Event{Kind: kind, Comment: ch.Comment, Published: now})
 			}
 		case TopicStats:
 			if statsMoved(ch, s.filter.Language) {
@@ -289,12 +297,13 @@ func (h *Hub) retryStats(ids []store.StatsID) {
 }
 
 func (h *Hub) sendStats(sts []*store.Stats) {
+	now := time.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, st := range sts {
 		for s := range h.subs[st.ProductID] {
 			if s.topic == TopicStats && s.filter.Language == st.Language {
-				h.deliver(s, Event{Stats: st})
+				h.deliver(s, Event{Stats: st, Published: now})
 			}
 		}
 	}

@@ -15,6 +15,7 @@ type Collectors struct {
 	requests    *prometheus.CounterVec
 	gqlRequests *prometheus.CounterVec
 	gqlDuration *prometheus.HistogramVec
+	live        prometheus.Histogram // live.go
 	ops         opNames
 }
 
@@ -33,8 +34,9 @@ func New(reg prometheus.Registerer) *Collectors {
 			Help:    "Latency of GraphQL requests, by operation (type and name).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"operation"}),
+		live: newLiveDelivery(),
 	}
-	reg.MustRegister(c.itemsRead, c.requests, c.gqlRequests, c.gqlDuration)
+	reg.MustRegister(c.itemsRead, c.requests, c.gqlRequests, c.gqlDuration, c.live)
 	return c
 }
 

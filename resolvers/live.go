@@ -65,6 +65,7 @@ type Live struct {
 	clients map[string]int
 	closing bool
 	drained chan struct{} // closed when closing and no connection is left
+	fanout  *fanout       // subscribers grouped by operation (livefanout.go)
 }
 
 // NewLive returns the live connection registry for cfg.
@@ -73,7 +74,11 @@ func NewLive(cfg LiveConfig) *Live {
 	cfg.MaxConnsPerClient = positiveOr(cfg.MaxConnsPerClient, DefaultMaxConnsPerClient)
 	cfg.KeepAlive = positiveOr(cfg.KeepAlive, DefaultKeepAlive)
 	cfg.WriteTimeout = positiveOr(cfg.WriteTimeout, DefaultLiveWriteTimeout)
-	return &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, clients: map[string]int{}, drained: make(chan struct{})}
+	l := &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, clients: map[string]int{}, drained: make(chan struct{})}
+	if cfg.Hub != nil {
+		l.fanout = newFanout(cfg.Hub, nil)
+	}
+	return l
 }
 
 // addLiveTransports registers the websocket (graphql-transport-ws, and the
@@ -85,6 +90,16 @@ func addLiveTransports(srv *handler.Server, cfg Config) {
 		return
 	}
 	srv.AroundOperations(liveOperations(cfg))
+	if l.fanout != nil {
+		if cfg.Metrics != nil {
+			l.fanout.observe = cfg.Metrics.ObserveLiveDelivery
+		}
+		l.fanout.perEvent = func(ctx context.Context) context.Context {
+			op := graphql.GetOperationContext(ctx).Operation
+			return context.WithValue(ctx, loadersKey{}, newLoaders(cfg.Store, cfg.LoaderWait, planLoads(op)))
+		}
+		srv.AroundOperations(l.fanout.around)
+	}
 	srv.AddTransport(transport.Websocket{
 		Implementation:        liveWebsocket{l: l},
 		InitFunc:              l.initFunc(cfg.Auth),
@@ -165,6 +180,15 @@ func (l *Live) Conns() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.conns)
+}
+
+// Subscriptions returns the number of active subscriptions (of all
+// connections; a subscription counts from its subscribe until it ends).
+func (l *Live) Subscriptions() int {
+	if l.fanout == nil {
+		return 0
+	}
+	return l.fanout.subscriptions()
 }
 
 // errLiveClosing is the refusal of a connection during shutdown.

@@ -16,31 +16,19 @@ import (
 
 // CommentAdded is the resolver for the commentAdded field.
 func (r *subscriptionResolver) CommentAdded(ctx context.Context, productID string, language *string, ratings []int) (<-chan *store.Comment, error) {
-	sub, err := r.subscribe(ctx, productID, live.TopicAdded, language, ratings)
-	if err != nil {
-		return nil, err
-	}
-	return forward(ctx, r.Resolver, sub, func(ev live.Event) *store.Comment { return ev.Comment }), nil
+	return subscribe(ctx, r.Resolver, productID, live.TopicAdded, language, ratings, func(ev live.Event) *store.Comment { return ev.Comment })
 }
 
 // CommentChanged is the resolver for the commentChanged field.
 func (r *subscriptionResolver) CommentChanged(ctx context.Context, productID string, language *string, ratings []int) (<-chan *model.CommentChange, error) {
-	sub, err := r.subscribe(ctx, productID, live.TopicChanged, language, ratings)
-	if err != nil {
-		return nil, err
-	}
-	return forward(ctx, r.Resolver, sub, func(ev live.Event) *model.CommentChange {
+	return subscribe(ctx, r.Resolver, productID, live.TopicChanged, language, ratings, func(ev live.Event) *model.CommentChange {
 		return &model.CommentChange{Kind: model.CommentChangeKind(ev.Kind), Comment: ev.Comment, Cursor: store.EncodeCursor(ev.Comment.SortKey())}
-	}), nil
+	})
 }
 
 // StatsChanged is the resolver for the statsChanged field.
 func (r *subscriptionResolver) StatsChanged(ctx context.Context, productID string, language *string) (<-chan *model.CommentStats, error) {
-	sub, err := r.subscribe(ctx, productID, live.TopicStats, language, nil)
-	if err != nil {
-		return nil, err
-	}
-	return forward(ctx, r.Resolver, sub, func(ev live.Event) *model.CommentStats { return commentStats(ev.Stats) }), nil
+	return subscribe(ctx, r.Resolver, productID, live.TopicStats, language, nil, func(ev live.Event) *model.CommentStats { return commentStats(ev.Stats) })
 }
 
 // Subscription returns graph.SubscriptionResolver implementation.

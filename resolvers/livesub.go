@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"errors"
 
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/live"
@@ -11,9 +10,12 @@ import (
 
 // subscribe validates a subscription's arguments exactly as the comments
 // and stats fields do, checks the credential and the connection's limit,
-// and subscribes to the hub.
-func (r *Resolver) subscribe(ctx context.Context, pid string, topic live.Topic, language *string, ratings []int) (*live.Subscription, error) {
-	if r.Live == nil || r.Live.cfg.Hub == nil {
+// and joins the subscription's group (livefanout.go). It returns the
+// channel the subscription resolver returns: the group's events converted
+// by conv, one at a time, when the group executes the operation through
+// this subscriber.
+func subscribe[T any](ctx context.Context, r *Resolver, pid string, topic live.Topic, language *string, ratings []int, conv func(live.Event) T) (<-chan T, error) {
+	if r.Live == nil || r.Live.cfg.Hub == nil || r.Live.fanout == nil {
 		return nil, store.Errorf(store.EUNAVAILABLE, "subscriptions are not enabled on this server")
 	}
 	if err := store.ValidateID("product id", pid); err != nil {
@@ -33,48 +35,25 @@ func (r *Resolver) subscribe(ctx context.Context, pid string, topic live.Topic, 
 			return nil, codedError(CodeLimitExceeded, "too many subscriptions on this connection")
 		}
 	}
-	sub, err := r.Live.cfg.Hub.Subscribe(pid, topic, f)
-	if err != nil {
+	// Only the group's goroutine sends, and only the execution it then runs
+	// receives: the one slot never blocks it.
+	out := make(chan T, 1)
+	feed := func(ev live.Event) {
+		select {
+		case <-out:
+		default:
+		}
+		out <- conv(ev)
+	}
+	joined, err := r.Live.fanout.join(ctx, c, pid, topic, f, feed)
+	if err != nil || !joined {
 		if c != nil {
 			c.subs.Add(-1)
 		}
+		if err == nil {
+			return nil, store.Errorf(store.EINTERNAL, "a subscription outside a subscription operation")
+		}
 		return nil, store.Wrap(store.EUNAVAILABLE, err, "the server is shutting down; reconnect")
 	}
-	return sub, nil
-}
-
-// forward returns the channel a subscription resolver returns: the
-// subscription's events converted by conv, closed when the request's
-// context ends or the hub ends the subscription (a slow consumer is told
-// why first).
-func forward[T any](ctx context.Context, r *Resolver, sub *live.Subscription, conv func(live.Event) T) <-chan T {
-	out := make(chan T)
-	go func() {
-		defer close(out)
-		defer func() {
-			r.Live.cfg.Hub.Unsubscribe(sub)
-			if c := liveConnFrom(ctx); c != nil {
-				c.subs.Add(-1)
-			}
-		}()
-		for {
-			select {
-			case ev, ok := <-sub.Events():
-				if !ok {
-					if errors.Is(sub.Err(), live.ErrSlowConsumer) {
-						liveConnFrom(ctx).slowConsumer(ctx)
-					}
-					return
-				}
-				select {
-				case out <- conv(ev):
-				case <-ctx.Done():
-					return
-				}
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
+	return out, nil
 }

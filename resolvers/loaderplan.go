@@ -94,7 +94,8 @@ func newLoaders(s *store.Store, wait time.Duration, k loadSites) *Loaders {
 	return &Loaders{Stats: newStatsLoader(s, k.stats <= 1, wait), Comments: newCommentLoader(s, k.comments <= 1, wait)}
 }
 
-// withLoaders gives each operation its Loaders (newLoadersFor).
+// withLoaders gives each operation its Loaders (newLoaders) and, when no list
+// in it can read the store, marshals its lists in place (gqlexec).
 func withLoaders(s *store.Store, wait time.Duration) graphql.OperationMiddleware {
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		op := graphql.GetOperationContext(ctx).Operation

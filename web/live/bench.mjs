@@ -2,16 +2,27 @@
 // graphql-ws clients, one websocket each, subscribed to commentAdded of one
 // product on one gateway (bbolt). Reports the gateway's memory per
 // subscriber (VmRSS from /proc), its CPU while RATE (default 50) comments/s
-// are created for SECONDS (default 20), and the delivery latency from each
-// comment's createdAt (taken just before its commit) to its arrival at each
-// client, p50/p99. The clients run in this one Node process on the same
-// machine, so the latency includes their own queueing.
+// are created for SECONDS (default 20), and the delivery latency p50/p99:
+//   - gateway: commit → handed to the connection, from the gateway's
+//     histogram comments_live_delivery_seconds (on -metrics-addr): from the
+//     hub's receipt of the change, right after the write's commit, to the
+//     event handed to the subscriber's websocket;
+//   - client, commit → client, bracketed: the commit lies between the
+//     comment's createdAt (taken just before the write's transaction) and
+//     the writer's receipt of the mutation's reply (sent after the commit),
+//     so "receipt − reply" is a lower bound and "receipt − createdAt" an
+//     upper bound of commit → client.
+// The clients and the writer run in this one Node process on the same
+// machine (one clock), so the client figures include their own queueing.
 //   cd web/live && npm ci && node bench.mjs     (GATEWAY_BIN skips go build)
+// BENCH_GATEWAY_FLAGS adds gateway flags (e.g. -pprof, served on the
+// metrics port, BENCH_METRICS_PORT, default a free one).
 // The gateway binary is built into the same directory: with BENCH_DIR on
 // tmpfs, set GATEWAY_BIN or make sure tmpfs allows executables.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { buildGateway, runGateway } from '../e2e/gateway.mjs';
@@ -40,9 +51,37 @@ async function create(base, i) {
   if (!res.ok) throw new Error(`createComment: HTTP ${res.status}`);
   const body = await res.json();
   if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data.createComment.comment.id;
+  const { id } = body.data.createComment.comment;
+  replied.set(id, Date.now());
+  return id;
 }
 const perComment = new Map();
+const replied = new Map(); // comment id → when the writer received the mutation's reply
+
+// freePort returns a port on 127.0.0.1 that was free a moment ago.
+const freePort = () => new Promise((resolve, reject) => {
+  const srv = createServer().listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => resolve(port)); });
+  srv.on('error', reject);
+});
+
+// deliveryHistogram reads the gateway's comments_live_delivery_seconds
+// buckets: [[upper bound in seconds, cumulative count], ...] (counts may
+// be printed as 1.2e+06).
+async function deliveryHistogram(metricsURL) {
+  const text = await (await fetch(metricsURL)).text();
+  return [...text.matchAll(/^comments_live_delivery_seconds_bucket\{le="([^"]+)"\} (\S+)$/gm)].map((m) => [Number(m[1]), Number(m[2])]);
+}
+
+// quantile returns the upper bound of the bucket that holds quantile q of
+// the observations between the histograms h0 and h1.
+function quantile(h0, h1, q) {
+  if (h1.length === 0) return NaN; // a gateway without the histogram
+  const n = h1[h1.length - 1][1] - (h0[h0.length - 1]?.[1] ?? 0);
+  for (let i = 0; i < h1.length; i++) {
+    if (h1[i][1] - (h0[i]?.[1] ?? 0) >= q * n) return h1[i][0];
+  }
+  return Infinity;
+}
 
 async function main() {
   // The bbolt file lives on tmpfs (/dev/shm) unless BENCH_DIR says
@@ -50,14 +89,18 @@ async function main() {
   // and the benchmark would measure the disk, not the delivery.
   const tmp = mkdtempSync(join(process.env.BENCH_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir()), 'gw-bench-'));
   const bin = buildGateway(tmp, log);
+  const metricsPort = Number(process.env.BENCH_METRICS_PORT ?? await freePort());
+  const metricsURL = `http://127.0.0.1:${metricsPort}/metrics`;
   const gw = runGateway(bin, ['serve', '-dev', '-demo=false', '-addr', '127.0.0.1:0', '-store', `bolt:${join(tmp, 'b.db')}`,
-    '-live-max-connections', String(N + 10), '-log-format', 'json']);
+    '-live-max-connections', String(N + 10), '-log-format', 'json', '-metrics-addr', `127.0.0.1:${metricsPort}`,
+    ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean)]);
   try {
     const base = await gw.url;
     await create(base, 0);
     await sleep(1000);
     const rss0 = rssKiB(gw.pid);
-    const lat = [];
+    const lat = []; // receipt − createdAt
+    const latReply = []; // [comment id, receipt]: receipt − reply once the reply is known
     let received = 0;
     const clients = [];
     const per = new Array(N).fill(0);
@@ -69,7 +112,11 @@ async function main() {
           received++;
           per[i]++;
           perComment.set(data.commentAdded.id, (perComment.get(data.commentAdded.id) ?? 0) + 1);
-          if (measuring) lat.push(Date.now() - Date.parse(data.commentAdded.createdAt));
+          if (measuring) {
+            const now = Date.now();
+            lat.push(now - Date.parse(data.commentAdded.createdAt));
+            latReply.push([data.commentAdded.id, now]);
+          }
         },
         error: (e) => {
           const code = Array.isArray(e) ? e[0]?.extensions?.code : `close ${e?.code}`;
@@ -91,6 +138,7 @@ async function main() {
     log(`${N} subscribers: gateway VmRSS ${rss0} KiB → ${rss1} KiB: ${((rss1 - rss0) / N).toFixed(1)} KiB per subscriber (websocket + subscription)`);
     measuring = true;
     received = 0;
+    const hist0 = await deliveryHistogram(metricsURL);
     const t0 = Date.now();
     const cpu0 = cpuTicks(gw.pid);
     const total = RATE * SECONDS;
@@ -106,6 +154,8 @@ async function main() {
     while (received < total * N && Date.now() - t0 < (SECONDS + 30) * 1000) await sleep(100);
     const wall = (Date.now() - t0) / 1000;
     const cpu = (cpuTicks(gw.pid) - cpu0) / 100; // clock ticks are 1/100 s
+    const hist1 = await deliveryHistogram(metricsURL);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     const short = createdIds.filter((id) => (perComment.get(id) ?? 0) < N).map((id) => `${id}:${perComment.get(id) ?? 0}`);
     if (short.length) log(`${short.length} of ${createdIds.length} comments did not reach every subscriber`);
     log('subscriptions ended by the server:', JSON.stringify(ended));
@@ -115,7 +165,14 @@ async function main() {
     const nodeCPU = process.cpuUsage(node0);
     log(`${created} comments created, the last ${((lastCreated - t0) / 1000).toFixed(1)} s after the first was sent; this client process used ${((nodeCPU.user + nodeCPU.system) / 1e6).toFixed(1)} s CPU`);
     log(`gateway CPU ${cpu.toFixed(1)} s in ${wall.toFixed(1)} s = ${((cpu / wall) * 100).toFixed(0)}% of one core`);
-    log(`latency createdAt → client: p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${lat[lat.length - 1]} ms`);
+    log(`gateway CPU per delivery ${((cpu * 1e6) / Math.max(received, 1)).toFixed(1)} µs (all of its CPU, writes included, over ${received} deliveries)`);
+    const ms = (s) => (s === Infinity ? '> 10000' : Number.isNaN(s) ? '(no histogram)' : String(Math.round(s * 1e4) / 10));
+    log(`latency commit → handed to the connection (gateway histogram, bucket upper bounds): p50 ≤ ${ms(quantile(hist0, hist1, 0.5))} ms, p99 ≤ ${ms(quantile(hist0, hist1, 0.99))} ms`);
+    const lo = latReply.filter(([id]) => replied.has(id)).map(([id, t]) => t - replied.get(id)).sort((a, b) => a - b);
+    const pctOf = (a, p) => a[Math.min(a.length - 1, Math.floor((a.length * p) / 100))];
+    log(`latency commit → client, lower bound (receipt − writer's reply): p50 ${pctOf(lo, 50)} ms, p99 ${pctOf(lo, 99)} ms, max ${lo[lo.length - 1]} ms`);
+    log(`latency commit → client, upper bound (receipt − createdAt): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${lat[lat.length - 1]} ms`);
+    log(`load average at the end (1, 5, 15 min): ${load}`);
     await Promise.all(clients.map((c) => c.dispose()));
   } finally {
     await gw.stop();

@@ -1,0 +1,325 @@
+package resolvers
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/acme/comments-gateway/live"
+	"github.com/acme/comments-gateway/store"
+)
+
+// Shared execution of subscriptions ("fan-out").
+//
+// Subscribers of the same operation (the same document, operation name and
+// variables, hence the same product, topic and filter) receive the same
+// payload for each event. A fanout groups them: the group holds one hub
+// subscription, runs the operation's selection set once per event (through
+// the gqlgen execution of one of its members, with every middleware of a
+// normal delivery) and hands the one *graphql.Response to each member's
+// bounded queue. Each member's transport then only writes it.
+//
+// A subscription operation goes through two steps:
+//   - fanout.around (an operation middleware) gives the resolver a
+//     fanSlot; the resolver validates its arguments and limits as before and
+//     joins the group of its key (Resolver.subscribe), subscribing to the
+//     hub when it is the first;
+//   - the member's ResponseHandler, returned by around in place of gqlgen's,
+//     takes its deliveries from its queue. On its first call it lends the
+//     group gqlgen's handler and the context the transport runs it with, so
+//     the group can execute events through it.
+//
+// A member whose queue is full (Hub.Buffer deliveries) is ended with
+// SLOW_CONSUMER exactly as a hub subscriber is; the others are not held up.
+
+// fanout is the registry of subscription groups of one handler.
+type fanout struct {
+	hub     *live.Hub
+	observe func(time.Duration) // delivery latency, from Event.Published; may be nil
+	// perEvent gives one execution what it needs afresh (its dataloaders:
+	// a subscription lives long, and its events must not be answered from
+	// the reads of earlier ones); may be nil.
+	perEvent func(context.Context) context.Context
+	mu       sync.Mutex
+	groups   map[string]*fanGroup
+	members  int
+}
+
+func newFanout(hub *live.Hub, observe func(time.Duration)) *fanout {
+	return &fanout{hub: hub, observe: observe, groups: map[string]*fanGroup{}}
+}
+
+// fanGroup is the subscribers of one operation key. Its fields are guarded
+// by fanout.mu.
+type fanGroup struct {
+	f       *fanout
+	key     string
+	sub     *live.Subscription
+	members []*fanMember // in order of joining; the first ready one executes
+	started bool
+}
+
+// fanMember is one subscriber in a group.
+type fanMember struct {
+	g    *fanGroup
+	conn *liveConn
+	// feed hands an event to the member's resolver channel (buffered, so
+	// that exec finds it at once); exec is gqlgen's ResponseHandler of the
+	// member's operation, run with ctx (both set by the first call of next).
+	feed  func(live.Event)
+	exec  graphql.ResponseHandler
+	ctx   context.Context
+	ready bool
+	queue chan delivery
+	once  sync.Once
+	// Guarded by fanout.mu:
+	gone     bool
+	slow     bool
+	stopDone func() bool // stops the context.AfterFunc that leaves the group
+}
+
+// delivery is one response in a member's queue.
+type delivery struct {
+	resp      *graphql.Response
+	published time.Time
+}
+
+// fanSlot carries a subscription operation's key from fanout.around to the
+// resolver, and the member the resolver made back.
+type fanSlot struct {
+	opKey  string
+	member *fanMember
+}
+
+type fanSlotKey struct{}
+
+// around is the operation middleware of subscriptions: it lets the resolver
+// join its group and returns the member's handler, or gqlgen's own handler
+// when the resolver failed (its error response).
+func (f *fanout) around(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	oc := graphql.GetOperationContext(ctx)
+	if oc.Operation == nil || oc.Operation.Operation != ast.Subscription {
+		return next(ctx)
+	}
+	slot := &fanSlot{opKey: operationKey(oc)}
+	h := next(context.WithValue(ctx, fanSlotKey{}, slot))
+	m := slot.member
+	if m == nil {
+		return h
+	}
+	m.exec = h
+	return m.next
+}
+
+// operationKey identifies what a subscription's responses depend on: the
+// document, the operation name and the variables.
+func operationKey(oc *graphql.OperationContext) string {
+	vars, _ := json.Marshal(oc.Variables) // map keys sorted: equal variables, equal bytes
+	sum := sha256.New()
+	fmt.Fprintf(sum, "%d:%s%d:%s", len(oc.RawQuery), oc.RawQuery, len(oc.OperationName), oc.OperationName)
+	sum.Write(vars)
+	return hex.EncodeToString(sum.Sum(nil))
+}
+
+// join adds a member fed by feed to the group of the operation in ctx's
+// slot for (pid, topic, filter), subscribing to the hub when the group is
+// new; it returns false when ctx has no slot (not a subscription operation).
+func (f *fanout) join(ctx context.Context, c *liveConn, pid string, topic live.Topic, flt store.Filter, feed func(live.Event)) (bool, error) {
+	slot, _ := ctx.Value(fanSlotKey{}).(*fanSlot)
+	if slot == nil {
+		return false, nil
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%s\x00%q\x00%v", slot.opKey, topic, pid, flt.Language, flt.Ratings)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g := f.groups[key]
+	if g == nil {
+		sub, err := f.hub.Subscribe(pid, topic, flt)
+		if err != nil {
+			return false, err
+		}
+		g = &fanGroup{f: f, key: key, sub: sub}
+		f.groups[key] = g
+	}
+	m := &fanMember{g: g, conn: c, feed: feed, queue: make(chan delivery, f.hub.Buffer())}
+	g.members = append(g.members, m)
+	f.members++
+	m.stopDone = context.AfterFunc(ctx, func() { f.leave(m) })
+	slot.member = m
+	return true, nil
+}
+
+// next is the member's ResponseHandler: its next delivery, or nil when the
+// subscription ends (a slow consumer is told why first).
+func (m *fanMember) next(ctx context.Context) *graphql.Response {
+	m.once.Do(func() { m.g.f.ready(m, ctx) })
+	select {
+	case d, ok := <-m.queue:
+		if !ok {
+			if m.g.f.endedSlow(m) {
+				m.conn.slowConsumer(ctx)
+			}
+			return nil
+		}
+		if obs := m.g.f.observe; obs != nil && !d.published.IsZero() {
+			obs(time.Since(d.published))
+		}
+		return d.resp
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// ready makes m able to execute its group's events, with the context its
+// transport runs it with, and starts the group's delivery loop.
+func (f *fanout) ready(m *fanMember, ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m.ctx, m.ready = ctx, true
+	if g := m.g; !g.started && !m.gone {
+		g.started = true
+		go g.run()
+	}
+}
+
+// subscriptions returns the number of members of all groups.
+func (f *fanout) subscriptions() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.members
+}
+
+func (f *fanout) endedSlow(m *fanMember) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return m.slow
+}
+
+// leave removes m from its group (a no-op when it has left), and ends the
+// group's hub subscription when m was the last member.
+func (f *fanout) leave(m *fanMember) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.remove(m, false)
+}
+
+// remove takes m out of its group, closing its queue (slow: it is ended
+// as a slow consumer); f.mu is held.
+func (f *fanout) remove(m *fanMember, slow bool) {
+	if m.gone {
+		return
+	}
+	m.gone, m.slow = true, slow
+	f.members--
+	m.stopDone()
+	close(m.queue)
+	if m.conn != nil {
+		m.conn.subs.Add(-1)
+	}
+	g := m.g
+	for i, o := range g.members {
+		if o == m {
+			g.members = append(g.members[:i], g.members[i+1:]...)
+			break
+		}
+	}
+	if len(g.members) == 0 {
+		if f.groups[g.key] == g {
+			delete(f.groups, g.key)
+		}
+		f.hub.Unsubscribe(g.sub) // ends run
+	}
+}
+
+// run executes each event of the group's hub subscription once and
+// delivers the response to every member, until the subscription ends: the
+// last member left, or the hub ended it (then every member ends likewise).
+func (g *fanGroup) run() {
+	for ev := range g.sub.Events() {
+		if resp := g.execute(ev); resp != nil {
+			g.deliver(delivery{resp: resp, published: ev.Published})
+		}
+	}
+	slow := errors.Is(g.sub.Err(), live.ErrSlowConsumer)
+	g.f.mu.Lock()
+	defer g.f.mu.Unlock()
+	for len(g.members) > 0 {
+		g.f.remove(g.members[0], slow)
+	}
+}
+
+// execute runs the operation's selection set on ev through the first ready
+// member's gqlgen handler; when that member's operation ends meanwhile, the
+// next one runs it. It returns nil when no member is left.
+func (g *fanGroup) execute(ev live.Event) *graphql.Response {
+	for {
+		m := g.executor()
+		if m == nil {
+			return nil
+		}
+		m.feed(ev)
+		ctx := m.ctx
+		if g.f.perEvent != nil {
+			ctx = g.f.perEvent(ctx)
+		}
+		if resp := m.exec(ctx); resp != nil {
+			// gqlgen reuses one buffer for a subscription's data: the
+			// members read this one while the next event is executed.
+			resp.Data = bytes.Clone(resp.Data)
+			encodeExtensions(resp)
+			return resp
+		}
+		g.f.leave(m)
+	}
+}
+
+// executor returns the first ready member, or nil when none is left.
+func (g *fanGroup) executor() *fanMember {
+	g.f.mu.Lock()
+	defer g.f.mu.Unlock()
+	for _, m := range g.members {
+		if m.ready {
+			return m
+		}
+	}
+	return nil
+}
+
+// deliver queues d for every member; a member whose queue is full is ended
+// as a slow consumer.
+func (g *fanGroup) deliver(d delivery) {
+	g.f.mu.Lock()
+	defer g.f.mu.Unlock()
+	for i := 0; i < len(g.members); {
+		m := g.members[i]
+		select {
+		case m.queue <- d:
+			i++
+		default:
+			g.f.remove(m, true) // removes members[i]
+		}
+	}
+}
+
+// encodeExtensions replaces each value of resp.Extensions by its JSON, so
+// that each member's transport, which encodes the response again, copies
+// it instead of walking its maps.
+func encodeExtensions(resp *graphql.Response) {
+	for k, v := range resp.Extensions {
+		if _, done := v.(json.RawMessage); done {
+			continue
+		}
+		if b, err := json.Marshal(v); err == nil {
+			resp.Extensions[k] = json.RawMessage(b)
+		}
+	}
+}
