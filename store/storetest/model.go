@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -208,69 +209,106 @@ func walkStats(tb testing.TB, s *store.Store, pid string, f store.Filter, size i
 	}
 }
 
+// testListing compares ListComments with a recount: every filter, page
+// size and direction walked to its end, cursors carried across filters,
+// first: 0, a page bounded by after and before, then the stats.
 func testListing(t *testing.T, tbl store.Table) {
 	data := Dataset(1)
 	s := MustLoad(t, tbl, data)
-	ctx := context.Background()
-	filters := [][]int{nil, {}, {5}, {2}, {1, 2}, {1, 3, 5}, {3, 4, 5}, {2, 3, 4, 5}, {1, 2, 3, 4}, {4, 5}, {1, 2, 3, 4, 5}, {5, 1, 5}}
-	for _, pid := range []string{"big", "mid-1", "only_five", "one", "no-comments"} {
-		for _, lang := range []string{"", "en", "de", "fr", "ja"} {
-			for _, rs := range filters {
-				norm, err := store.NormalizeRatings(rs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f := store.Filter{Language: lang, Ratings: norm}
-				want := ids(Recount(data, pid, lang, norm))
-				for _, size := range []int{1, 7, 20, 100} {
-					if size == 1 && len(want) > 40 {
-						continue // page size 1 is walked on the smaller filters only
-					}
-					for _, m := range []struct{ backward, everyPage bool }{{false, true}, {false, false}, {true, true}} {
-						got := ids(walkStats(t, s, pid, f, size, m.backward, len(want), m.everyPage))
-						if !slices.Equal(got, want) {
-							t.Fatalf("%s lang=%q ratings=%v size=%d %+v:\n got %v\nwant %v", pid, lang, rs, size, m, got, want)
-						}
-					}
+	pids := []string{"big", "mid-1", "only_five", "one", "no-comments"}
+	t.Run("walks", func(t *testing.T) {
+		ratings := [][]int{nil, {}, {5}, {2}, {1, 2}, {1, 3, 5}, {3, 4, 5}, {2, 3, 4, 5}, {1, 2, 3, 4}, {4, 5}, {1, 2, 3, 4, 5}, {5, 1, 5}}
+		for _, pid := range pids {
+			for _, lang := range []string{"", "en", "de", "fr", "ja"} {
+				for _, rs := range ratings {
+					checkWalks(t, s, data, pid, lang, rs)
 				}
 			}
 		}
-	}
+	})
+	t.Run("cursor-of-another-filter", func(t *testing.T) { checkCursorAcrossFilters(t, s, data) })
+	t.Run("first-zero", func(t *testing.T) {
+		// first: 0 returns no edges but tells whether any exist.
+		zero := 0
+		conn, err := List(context.Background(), s, "big", store.Filter{}, store.PageArgs{First: &zero}, true)
+		if err != nil || len(conn.Edges) != 0 || !conn.HasNextPage {
+			t.Errorf("first: 0 = %d edges, hasNext %v, err %v", len(conn.Edges), conn.HasNextPage, err)
+		}
+	})
+	t.Run("after-and-before", func(t *testing.T) {
+		// after and before together bound the page on both sides.
+		all := Recount(data, "big", "", nil)
+		a, b := cursorAt(t, s, "big", 10), cursorAt(t, s, "big", 20)
+		ten := 50
+		conn, err := List(context.Background(), s, "big", store.Filter{}, store.PageArgs{First: &ten, After: &a, Before: &b}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := edgeIDs(conn); !slices.Equal(got, ids(all[11:20])) || conn.HasNextPage {
+			t.Errorf("between 10 and 20: got %v (hasNext %v), want %v", got, conn.HasNextPage, ids(all[11:20]))
+		}
+	})
+	t.Run("stats", func(t *testing.T) { checkStats(t, s, data, pids) })
+}
 
-	// A cursor from one filter resumes another filter right after (before)
-	// that comment.
+// checkWalks walks the comments of pid in lang with ratings rs, at every
+// page size, forward (stats on every page or only where needed) and
+// backward, and compares them with the recount.
+func checkWalks(t *testing.T, s *store.Store, data []*store.Comment, pid, lang string, rs []int) {
+	t.Helper()
+	norm, err := store.NormalizeRatings(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := store.Filter{Language: lang, Ratings: norm}
+	want := ids(Recount(data, pid, lang, norm))
+	for _, size := range []int{1, 7, 20, 100} {
+		if size == 1 && len(want) > 40 {
+			continue // page size 1 is walked on the smaller filters only
+		}
+		for _, m := range []struct{ backward, everyPage bool }{{false, true}, {false, false}, {true, true}} {
+			got := ids(walkStats(t, s, pid, f, size, m.backward, len(want), m.everyPage))
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s lang=%q ratings=%v size=%d %+v:\n got %v\nwant %v", pid, lang, rs, size, m, got, want)
+			}
+		}
+	}
+}
+
+// checkCursorAcrossFilters checks that a cursor from one filter resumes
+// another filter right after (before) that comment.
+func checkCursorAcrossFilters(t *testing.T, s *store.Store, data []*store.Comment) {
 	all := Recount(data, "big", "", nil)
+	f := store.Filter{Language: "en", Ratings: []int{1, 5}}
+	matches := func(cs []*store.Comment) []*store.Comment {
+		var out []*store.Comment
+		for _, c := range cs {
+			if c.Language == "en" && (c.Rating == 1 || c.Rating == 5) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
 	n := 5
 	for _, k := range []int{0, 1, 17, 90, len(all) - 2, len(all) - 1} {
 		// the cursor of the k-th comment of the unfiltered list
 		cur := cursorAt(t, s, "big", k)
-		f := store.Filter{Language: "en", Ratings: []int{1, 5}}
-		fwd, err := List(ctx, s, "big", f, store.PageArgs{First: &n, After: &cur}, true)
+		fwd, err := List(context.Background(), s, "big", f, store.PageArgs{First: &n, After: &cur}, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want []*store.Comment
-		for _, c := range all[k+1:] {
-			if c.Language == "en" && (c.Rating == 1 || c.Rating == 5) {
-				want = append(want, c)
-			}
-		}
+		want := matches(all[k+1:])
 		if got := edgeIDs(fwd); !slices.Equal(got, ids(want[:min(n, len(want))])) {
 			t.Errorf("after comment %d: got %v want %v", k, got, ids(want[:min(n, len(want))]))
 		}
 		if fwd.HasNextPage != (len(want) > n) {
 			t.Errorf("after comment %d: hasNextPage %v with %d left", k, fwd.HasNextPage, len(want))
 		}
-		back, err := List(ctx, s, "big", f, store.PageArgs{Last: &n, Before: &cur}, true)
+		back, err := List(context.Background(), s, "big", f, store.PageArgs{Last: &n, Before: &cur}, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want = want[:0]
-		for _, c := range all[:k] {
-			if c.Language == "en" && (c.Rating == 1 || c.Rating == 5) {
-				want = append(want, c)
-			}
-		}
+		want = matches(all[:k])
 		if got := edgeIDs(back); !slices.Equal(got, ids(want[max(0, len(want)-n):])) {
 			t.Errorf("before comment %d: got %v want %v", k, got, ids(want[max(0, len(want)-n):]))
 		}
@@ -278,26 +316,6 @@ func testListing(t *testing.T, tbl store.Table) {
 			t.Errorf("before comment %d: hasPreviousPage %v with %d before", k, back.HasPreviousPage, len(want))
 		}
 	}
-
-	// first: 0 returns no edges but tells whether any exist.
-	zero := 0
-	conn, err := List(ctx, s, "big", store.Filter{}, store.PageArgs{First: &zero}, true)
-	if err != nil || len(conn.Edges) != 0 || !conn.HasNextPage {
-		t.Errorf("first: 0 = %d edges, hasNext %v, err %v", len(conn.Edges), conn.HasNextPage, err)
-	}
-
-	// after and before together bound the page on both sides.
-	a, b := cursorAt(t, s, "big", 10), cursorAt(t, s, "big", 20)
-	ten := 50
-	conn, err = List(ctx, s, "big", store.Filter{}, store.PageArgs{First: &ten, After: &a, Before: &b}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := edgeIDs(conn); !slices.Equal(got, ids(all[11:20])) || conn.HasNextPage {
-		t.Errorf("between 10 and 20: got %v (hasNext %v), want %v", got, conn.HasNextPage, ids(all[11:20]))
-	}
-
-	checkStats(t, s, data, []string{"big", "mid-1", "only_five", "one", "no-comments"})
 }
 
 func cursorAt(tb testing.TB, s *store.Store, pid string, k int) string {
@@ -338,12 +356,28 @@ func edgeIDs(c *store.Connection) []string {
 // checkStats compares stats, languages and both leaderboards with a recount.
 func checkStats(t *testing.T, s *store.Store, data []*store.Comment, pids []string) {
 	t.Helper()
-	ctx := context.Background()
-	type key struct{ pid, lang string }
-	counts := map[key]*[6]int64{}
+	counts, langs := recountStats(data)
+	for _, pid := range pids {
+		for lang := range langs {
+			checkStatsOf(t, s, pid, lang, counts[statsKey{pid, lang}])
+		}
+		checkLanguages(t, s, pid, recountLanguages(counts, pid))
+	}
+	for lang := range langs {
+		checkTopProducts(t, s, lang, recountLeaders(counts, lang))
+	}
+}
+
+// statsKey is a product, and a language ("" for all of them).
+type statsKey struct{ pid, lang string }
+
+// recountStats returns the counts per rating of every product and of every
+// product and language in data, and the languages of data ("" included).
+func recountStats(data []*store.Comment) (map[statsKey]*[6]int64, map[string]bool) {
+	counts := map[statsKey]*[6]int64{}
 	langs := map[string]bool{"": true}
 	for _, c := range data {
-		for _, k := range []key{{c.ProductID, ""}, {c.ProductID, c.Language}} {
+		for _, k := range []statsKey{{c.ProductID, ""}, {c.ProductID, c.Language}} {
 			if counts[k] == nil {
 				counts[k] = new([6]int64)
 			}
@@ -351,114 +385,147 @@ func checkStats(t *testing.T, s *store.Store, data []*store.Comment, pids []stri
 		}
 		langs[c.Language] = true
 	}
-	for _, pid := range pids {
-		for lang := range langs {
-			st := mustStats(t, s, pid, lang)
-			want := counts[key{pid, lang}]
-			if want == nil {
-				want = new([6]int64)
-			}
-			var total int64
+	return counts, langs
+}
+
+// checkStatsOf compares the stats of pid in lang with want (nil: none).
+func checkStatsOf(t *testing.T, s *store.Store, pid, lang string, want *[6]int64) {
+	t.Helper()
+	st := mustStats(t, s, pid, lang)
+	if want == nil {
+		want = new([6]int64)
+	}
+	var total int64
+	for r := 1; r <= 5; r++ {
+		total += want[r]
+		if st.Counts[r] != want[r] {
+			t.Errorf("stats %s/%q rating %d = %d, want %d", pid, lang, r, st.Counts[r], want[r])
+		}
+	}
+	if st.Total != total {
+		t.Errorf("stats %s/%q total = %d, want %d", pid, lang, st.Total, total)
+	}
+}
+
+// recountLanguages returns the languages of pid that have comments, with
+// their totals, in tag order.
+func recountLanguages(counts map[statsKey]*[6]int64, pid string) []*store.Stats {
+	var out []*store.Stats
+	for k, c := range counts {
+		if k.pid == pid && k.lang != "" {
+			st := &store.Stats{Language: k.lang}
 			for r := 1; r <= 5; r++ {
-				total += want[r]
-				if st.Counts[r] != want[r] {
-					t.Errorf("stats %s/%q rating %d = %d, want %d", pid, lang, r, st.Counts[r], want[r])
-				}
+				st.Total += c[r]
 			}
-			if st.Total != total {
-				t.Errorf("stats %s/%q total = %d, want %d", pid, lang, st.Total, total)
-			}
-		}
-		got, err := s.Languages(ctx, pid, store.MaxLanguages)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wantLangs []*store.Stats
-		for k, c := range counts {
-			if k.pid == pid && k.lang != "" {
-				st := &store.Stats{Language: k.lang}
-				for r := 1; r <= 5; r++ {
-					st.Total += c[r]
-				}
-				if st.Total > 0 {
-					wantLangs = append(wantLangs, st)
-				}
-			}
-		}
-		slices.SortFunc(wantLangs, func(a, b *store.Stats) int { return cmp.Compare(a.Language, b.Language) })
-		if len(got) != len(wantLangs) {
-			t.Errorf("languages of %s: %d, want %d", pid, len(got), len(wantLangs))
-		}
-		for i := range min(len(got), len(wantLangs)) {
-			if got[i].Language != wantLangs[i].Language || got[i].Total != wantLangs[i].Total {
-				t.Errorf("languages of %s [%d] = %s:%d, want %s:%d", pid, i, got[i].Language, got[i].Total, wantLangs[i].Language, wantLangs[i].Total)
-			}
-		}
-		// The first n are a prefix (no language of this data set has had
-		// all its comments deleted).
-		for n := range len(wantLangs) + 1 {
-			first, err := s.Languages(ctx, pid, n)
-			if err != nil || len(first) != n || (n > 0 && first[n-1].Language != wantLangs[n-1].Language) {
-				t.Errorf("languages of %s, first %d: %d languages, %v", pid, n, len(first), err)
-			}
-		}
-		for _, n := range []int{-1, store.MaxLanguages + 1} {
-			if _, err := s.Languages(ctx, pid, n); store.ErrorCode(err) != store.EINVALID {
-				t.Errorf("languages of %s, first %d: %v, want EINVALID", pid, n, err)
+			if st.Total > 0 {
+				out = append(out, st)
 			}
 		}
 	}
-	for lang := range langs {
-		type rank struct {
-			pid string
-			n   int64
+	slices.SortFunc(out, func(a, b *store.Stats) int { return cmp.Compare(a.Language, b.Language) })
+	return out
+}
+
+// checkLanguages compares the languages of pid, all of them and the first
+// n for every n, with want, and checks that n out of range is EINVALID.
+func checkLanguages(t *testing.T, s *store.Store, pid string, want []*store.Stats) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := s.Languages(ctx, pid, store.MaxLanguages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Errorf("languages of %s: %d, want %d", pid, len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i].Language != want[i].Language || got[i].Total != want[i].Total {
+			t.Errorf("languages of %s [%d] = %s:%d, want %s:%d", pid, i, got[i].Language, got[i].Total, want[i].Language, want[i].Total)
 		}
-		var want []rank
-		for k, c := range counts {
-			if k.lang == lang && c[5] > 0 {
-				want = append(want, rank{k.pid, c[5]})
-			}
+	}
+	// The first n are a prefix (no language of this data set has had
+	// all its comments deleted).
+	for n := range len(want) + 1 {
+		first, err := s.Languages(ctx, pid, n)
+		if err != nil || len(first) != n || (n > 0 && first[n-1].Language != want[n-1].Language) {
+			t.Errorf("languages of %s, first %d: %d languages, %v", pid, n, len(first), err)
 		}
-		slices.SortFunc(want, func(a, b rank) int {
-			if a.n != b.n {
-				return cmp.Compare(b.n, a.n)
-			}
-			return cmp.Compare(b.pid, a.pid)
-		})
-		for _, n := range []int{1, 2, 10, 100} {
-			got, err := s.TopProducts(ctx, lang, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := want[:min(n, len(want))]
-			if len(got) != len(w) {
-				t.Errorf("topProducts(%d, %q) has %d entries, want %d", n, lang, len(got), len(w))
-				continue
-			}
-			for i := range w {
-				if got[i].ProductID != w[i].pid || got[i].FiveStarCount != w[i].n || got[i].Rank != i+1 {
-					t.Errorf("topProducts(%d, %q)[%d] = %+v, want %+v", n, lang, i, got[i], w[i])
-				}
+	}
+	for _, n := range []int{-1, store.MaxLanguages + 1} {
+		if _, err := s.Languages(ctx, pid, n); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("languages of %s, first %d: %v, want EINVALID", pid, n, err)
+		}
+	}
+}
+
+// leader is a product's place on a leaderboard: its 5-star count.
+type leader struct {
+	pid string
+	n   int64
+}
+
+// recountLeaders returns the leaderboard of lang: the products with 5-star
+// comments, most first, ties by product id descending.
+func recountLeaders(counts map[statsKey]*[6]int64, lang string) []leader {
+	var out []leader
+	for k, c := range counts {
+		if k.lang == lang && c[5] > 0 {
+			out = append(out, leader{k.pid, c[5]})
+		}
+	}
+	slices.SortFunc(out, func(a, b leader) int {
+		if a.n != b.n {
+			return cmp.Compare(b.n, a.n)
+		}
+		return cmp.Compare(b.pid, a.pid)
+	})
+	return out
+}
+
+// checkTopProducts compares the leaderboard of lang, for several n, with
+// want.
+func checkTopProducts(t *testing.T, s *store.Store, lang string, want []leader) {
+	t.Helper()
+	for _, n := range []int{1, 2, 10, 100} {
+		got, err := s.TopProducts(context.Background(), lang, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := want[:min(n, len(want))]
+		if len(got) != len(w) {
+			t.Errorf("topProducts(%d, %q) has %d entries, want %d", n, lang, len(got), len(w))
+			continue
+		}
+		for i := range w {
+			if got[i].ProductID != w[i].pid || got[i].FiveStarCount != w[i].n || got[i].Rank != i+1 {
+				t.Errorf("topProducts(%d, %q)[%d] = %+v, want %+v", n, lang, i, got[i], w[i])
 			}
 		}
 	}
 }
 
+// testMutations creates, updates and deletes comments, and compares the
+// lists, stats and leaderboards with a recount of the live comments after
+// each step; then missing comments are ENOTFOUND, and a rebuild of the
+// stats changes nothing.
 func testMutations(t *testing.T, tbl store.Table) {
 	data := Dataset(2)
 	s := MustLoad(t, tbl, data)
-	ctx := context.Background()
 	live := map[string]*store.Comment{}
 	for _, c := range data {
 		live[c.ID] = c
 	}
-	snapshot := func() []*store.Comment {
-		out := make([]*store.Comment, 0, len(live))
-		for _, c := range live {
-			out = append(out, c)
-		}
-		return out
-	}
+	c := checkCreate(t, s, live)
+	checkUpdate(t, s, live, c)
+	checkDeletes(t, s, data, live)
+	checkNotFound(t, s, data, live, c)
+	checkRebuildKeepsStats(t, s)
+}
+
+// checkCreate creates a comment of "mid-1", which reads back and heads the
+// list of every filter it matches, and adds it to live.
+func checkCreate(t *testing.T, s *store.Store, live map[string]*store.Comment) *store.Comment {
+	ctx := context.Background()
 	c, err := s.CreateComment(ctx, store.NewComment{ProductID: "mid-1", Language: "EN-gb", Rating: 5, Author: "Ann", Title: "Great", Body: "Really great."})
 	if err != nil {
 		t.Fatal(err)
@@ -476,8 +543,13 @@ func testMutations(t *testing.T, tbl store.Table) {
 	if err != nil || len(conn.Edges) != 1 || conn.Edges[0].Comment.ID != c.ID || conn.TotalCount != 1 {
 		t.Fatalf("list after create: %+v, %v", conn, err)
 	}
+	return c
+}
 
-	// Update moves it between rating and language partitions and stats.
+// checkUpdate moves c between rating and language partitions and stats,
+// then changes its title.
+func checkUpdate(t *testing.T, s *store.Store, live map[string]*store.Comment, c *store.Comment) {
+	ctx := context.Background()
 	two, de := 2, "de"
 	u, err := s.UpdateComment(ctx, store.CommentUpdate{ID: c.ID, Rating: &two, Language: &de})
 	if err != nil || u.Rating != 2 || u.Language != "de" || u.Title != "Great" || !u.CreatedAt.Equal(c.CreatedAt) {
@@ -489,29 +561,37 @@ func testMutations(t *testing.T, tbl store.Table) {
 		t.Fatal(err)
 	}
 	live[c.ID].Title = title
-	checkStats(t, s, snapshot(), []string{"big", "mid-1"})
+	checkStats(t, s, slices.Collect(maps.Values(live)), []string{"big", "mid-1"})
+}
 
-	// Delete a 5-star comment of the leader and a whole language of a product.
+// checkDeletes deletes the 5-star comments of the leader and a whole
+// language of a product.
+func checkDeletes(t *testing.T, s *store.Store, data []*store.Comment, live map[string]*store.Comment) {
 	for _, d := range data {
 		if d.ProductID == "only_five" || (d.ProductID == "big" && d.Rating == 5 && d.Language == "de") {
-			if err := s.DeleteComment(ctx, d.ID, store.AnyOwner); err != nil {
+			if err := s.DeleteComment(context.Background(), d.ID, store.AnyOwner); err != nil {
 				t.Fatal(err)
 			}
 			delete(live, d.ID)
 		}
 	}
-	checkStats(t, s, snapshot(), []string{"big", "mid-1", "only_five"})
+	checkStats(t, s, slices.Collect(maps.Values(live)), []string{"big", "mid-1", "only_five"})
 	for _, pid := range []string{"big", "only_five"} {
-		want := ids(Recount(snapshot(), pid, "", nil))
+		want := ids(Recount(slices.Collect(maps.Values(live)), pid, "", nil))
 		if got := ids(walk(t, s, pid, store.Filter{}, 20, false, len(want))); !slices.Equal(got, want) {
 			t.Errorf("%s after deletes: got %d comments, want %d", pid, len(got), len(want))
 		}
 	}
+}
 
-	// Missing comments are ENOTFOUND.
+// checkNotFound checks that deletes and updates of missing comments are
+// ENOTFOUND, c's second delete included.
+func checkNotFound(t *testing.T, s *store.Store, data []*store.Comment, live map[string]*store.Comment, c *store.Comment) {
+	ctx := context.Background()
 	if err := s.DeleteComment(ctx, data[0].ID+"x", store.AnyOwner); store.ErrorCode(err) != store.ENOTFOUND {
 		t.Errorf("delete missing: %v", err)
 	}
+	title := "Changed title"
 	if _, err := s.UpdateComment(ctx, store.CommentUpdate{ID: "nope", Title: &title}); store.ErrorCode(err) != store.ENOTFOUND {
 		t.Errorf("update missing: %v", err)
 	}
@@ -522,13 +602,17 @@ func testMutations(t *testing.T, tbl store.Table) {
 		t.Errorf("second delete: %v", err)
 	}
 	delete(live, c.ID)
+}
 
-	// Rebuilding the stats changes nothing: they never drifted.
-	before := snapshotStats(t, s, []string{"big", "mid-1", "only_five", "one"})
-	if _, err := s.RebuildStats(ctx, 2); err != nil {
+// checkRebuildKeepsStats checks that rebuilding the stats changes nothing:
+// they never drifted.
+func checkRebuildKeepsStats(t *testing.T, s *store.Store) {
+	pids := []string{"big", "mid-1", "only_five", "one"}
+	before := snapshotStats(t, s, pids)
+	if _, err := s.RebuildStats(context.Background(), 2); err != nil {
 		t.Fatal(err)
 	}
-	if after := snapshotStats(t, s, []string{"big", "mid-1", "only_five", "one"}); !slices.Equal(before, after) {
+	if after := snapshotStats(t, s, pids); !slices.Equal(before, after) {
 		t.Errorf("stats drifted:\nbefore %v\nafter  %v", before, after)
 	}
 }
@@ -554,13 +638,9 @@ func snapshotStats(t *testing.T, s *store.Store, pids []string) []string {
 func testConcurrentMutations(t *testing.T, tbl store.Table) {
 	data := Dataset(3)[:40]
 	s := MustLoad(t, tbl, data)
-	ctx := context.Background()
-	var (
-		mu   sync.Mutex
-		live = map[string]*store.Comment{}
-	)
+	live := &liveComments{m: map[string]*store.Comment{}}
 	for _, c := range data {
-		live[c.ID] = c
+		live.m[c.ID] = c
 	}
 	const workers, perWorker = 6, 15
 	var wg sync.WaitGroup
@@ -569,44 +649,8 @@ func testConcurrentMutations(t *testing.T, tbl store.Table) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			var mine []string
-			for i := 0; i < perWorker; i++ {
-				pid := []string{"big", "p2"}[rng.IntN(2)]
-				switch op := rng.IntN(4); {
-				case op <= 1 || len(mine) == 0:
-					c, err := s.CreateComment(ctx, store.NewComment{ProductID: pid, Language: []string{"en", "de"}[rng.IntN(2)],
-						Rating: 4 + rng.IntN(2), Author: "w", Title: "t", Body: "b"})
-					if err != nil {
-						errs <- fmt.Errorf("create: %w", err)
-						return
-					}
-					mine = append(mine, c.ID)
-					mu.Lock()
-					live[c.ID] = c
-					mu.Unlock()
-				case op == 2:
-					r := 1 + rng.IntN(5)
-					c, err := s.UpdateComment(ctx, store.CommentUpdate{ID: mine[rng.IntN(len(mine))], Rating: &r})
-					if err != nil {
-						errs <- fmt.Errorf("update: %w", err)
-						return
-					}
-					mu.Lock()
-					live[c.ID] = c
-					mu.Unlock()
-				default:
-					k := rng.IntN(len(mine))
-					id := mine[k]
-					mine = slices.Delete(mine, k, k+1)
-					if err := s.DeleteComment(ctx, id, store.AnyOwner); err != nil {
-						errs <- fmt.Errorf("delete: %w", err)
-						return
-					}
-					mu.Lock()
-					delete(live, id)
-					mu.Unlock()
-				}
+			if err := mutateConcurrently(s, live, w, perWorker); err != nil {
+				errs <- err
 			}
 		}()
 	}
@@ -615,10 +659,7 @@ func testConcurrentMutations(t *testing.T, tbl store.Table) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	var all []*store.Comment
-	for _, c := range live {
-		all = append(all, c)
-	}
+	all := live.values()
 	checkStats(t, s, all, []string{"big", "p2"})
 	for _, pid := range []string{"big", "p2"} {
 		want := ids(Recount(all, pid, "", []int{4, 5}))
@@ -626,6 +667,60 @@ func testConcurrentMutations(t *testing.T, tbl store.Table) {
 			t.Errorf("%s after concurrent writes: %d comments, want %d", pid, len(got), len(want))
 		}
 	}
+}
+
+// liveComments is the set of live comments, by id, of concurrent writers.
+type liveComments struct {
+	mu sync.Mutex
+	m  map[string]*store.Comment
+}
+
+func (l *liveComments) put(c *store.Comment) { l.mu.Lock(); l.m[c.ID] = c; l.mu.Unlock() }
+
+func (l *liveComments) remove(id string) { l.mu.Lock(); delete(l.m, id); l.mu.Unlock() }
+
+func (l *liveComments) values() []*store.Comment {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Collect(maps.Values(l.m))
+}
+
+// mutateConcurrently is writer w of testConcurrentMutations: n creates (of 4
+// and 5 stars), rating changes and deletes of its own comments of products
+// "big" and "p2", recorded in live.
+func mutateConcurrently(s *store.Store, live *liveComments, w, n int) error {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(uint64(w), 7))
+	var mine []string
+	for i := 0; i < n; i++ {
+		pid := []string{"big", "p2"}[rng.IntN(2)]
+		switch op := rng.IntN(4); {
+		case op <= 1 || len(mine) == 0:
+			c, err := s.CreateComment(ctx, store.NewComment{ProductID: pid, Language: []string{"en", "de"}[rng.IntN(2)],
+				Rating: 4 + rng.IntN(2), Author: "w", Title: "t", Body: "b"})
+			if err != nil {
+				return fmt.Errorf("create: %w", err)
+			}
+			mine = append(mine, c.ID)
+			live.put(c)
+		case op == 2:
+			r := 1 + rng.IntN(5)
+			c, err := s.UpdateComment(ctx, store.CommentUpdate{ID: mine[rng.IntN(len(mine))], Rating: &r})
+			if err != nil {
+				return fmt.Errorf("update: %w", err)
+			}
+			live.put(c)
+		default:
+			k := rng.IntN(len(mine))
+			id := mine[k]
+			mine = slices.Delete(mine, k, k+1)
+			if err := s.DeleteComment(ctx, id, store.AnyOwner); err != nil {
+				return fmt.Errorf("delete: %w", err)
+			}
+			live.remove(id)
+		}
+	}
+	return nil
 }
 
 func testValidation(t *testing.T, tbl store.Table) {
