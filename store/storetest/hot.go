@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/acme/comments-gateway/store"
@@ -21,45 +20,18 @@ const HotWriters = 16
 // stats version grows with every write.
 func testHotProduct(t *testing.T, tbl store.Table) {
 	s := store.New(tbl)
-	ctx := context.Background()
 	const pid, perWriter = "hot", 8
-	var (
-		mu   sync.Mutex
-		live = map[string]*store.Comment{}
-	)
+	live := &liveComments{m: map[string]*store.Comment{}}
 	v0 := mustStats(t, s, pid, "").Version
 	var g errgroup.Group
 	for w := range HotWriters {
 		g.Go(func() error {
-			rng := rand.New(rand.NewPCG(uint64(w), 11))
-			var mine []*store.Comment
-			for range perWriter {
-				var err error
-				switch op := rng.IntN(4); {
-				case op <= 1 || len(mine) == 0:
-					var c *store.Comment
-					c, err = s.CreateComment(ctx, store.NewComment{ProductID: pid, Language: []string{"en", "de"}[rng.IntN(2)],
-						Rating: 1 + rng.IntN(5), Author: "w", Title: "t", Body: "b"})
-					if err == nil {
-						mine = append(mine, c)
-					}
-				case op == 2:
-					k := rng.IntN(len(mine))
-					r, lang := 1+rng.IntN(5), []string{"en", "de", "fr"}[rng.IntN(3)]
-					mine[k], err = s.UpdateComment(ctx, store.CommentUpdate{ID: mine[k].ID, Rating: &r, Language: &lang})
-				default:
-					k := rng.IntN(len(mine))
-					err = s.DeleteComment(ctx, mine[k].ID, store.AnyOwner)
-					mine = slices.Delete(mine, k, k+1)
-				}
-				if err != nil {
-					return fmt.Errorf("writer %d: %w", w, err)
-				}
+			mine, err := writeHot(s, pid, w, perWriter)
+			if err != nil {
+				return fmt.Errorf("writer %d: %w", w, err)
 			}
-			mu.Lock()
-			defer mu.Unlock()
 			for _, c := range mine {
-				live[c.ID] = c
+				live.put(c)
 			}
 			return nil
 		})
@@ -67,14 +39,7 @@ func testHotProduct(t *testing.T, tbl store.Table) {
 	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	all := slices.Collect(func(yield func(*store.Comment) bool) {
-		for _, c := range live {
-			if !yield(c) {
-				return
-			}
-		}
-	})
-	checkStats(t, s, all, []string{pid})
+	checkStats(t, s, live.values(), []string{pid})
 	// Every write (at most HotWriters × perWriter) ADDed 1 to one shard's
 	// version; an update that changes nothing writes nothing.
 	if v := mustStats(t, s, pid, "").Version; v <= v0 || v > v0+HotWriters*perWriter {
@@ -89,6 +54,39 @@ func testHotProduct(t *testing.T, tbl store.Table) {
 	if shards < 2 {
 		t.Errorf("the hot product's writes went to %d counter shards, want several", shards)
 	}
+}
+
+// writeHot is writer w of testHotProduct: n creates of every rating, rating
+// and language changes, and deletes of its own comments of product pid. It
+// returns the writer's live comments.
+func writeHot(s *store.Store, pid string, w, n int) ([]*store.Comment, error) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(uint64(w), 11))
+	var mine []*store.Comment
+	for range n {
+		var err error
+		switch op := rng.IntN(4); {
+		case op <= 1 || len(mine) == 0:
+			var c *store.Comment
+			c, err = s.CreateComment(ctx, store.NewComment{ProductID: pid, Language: []string{"en", "de"}[rng.IntN(2)],
+				Rating: 1 + rng.IntN(5), Author: "w", Title: "t", Body: "b"})
+			if err == nil {
+				mine = append(mine, c)
+			}
+		case op == 2:
+			k := rng.IntN(len(mine))
+			r, lang := 1+rng.IntN(5), []string{"en", "de", "fr"}[rng.IntN(3)]
+			mine[k], err = s.UpdateComment(ctx, store.CommentUpdate{ID: mine[k].ID, Rating: &r, Language: &lang})
+		default:
+			k := rng.IntN(len(mine))
+			err = s.DeleteComment(ctx, mine[k].ID, store.AnyOwner)
+			mine = slices.Delete(mine, k, k+1)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return mine, nil
 }
 
 // testUnshardedStats reads a table written before counter sharding: one
