@@ -375,72 +375,100 @@ func tableProjection(t *testing.T, tbl store.Table) {
 	}
 }
 
+// tableSparse checks that the indexes are sparse: an item is in an index
+// while it has both key attributes of the index, and updates, puts and
+// deletes move it in and out.
 func tableSparse(t *testing.T, tbl store.Table) {
 	at := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
 	comment := func(id string, at time.Time) store.Item {
 		c := store.Comment{ID: id, ProductID: "p1", Language: "en", Rating: 5, Author: "a", Title: "t", Body: "b", CreatedAt: at}
 		return c.Item()
 	}
-	c1, c2 := comment("s1", at), comment("s2", at.Add(time.Hour))
-	k1, k2 := c1.Key(), c2.Key()
-	all, byLang, byRating, byLR := c1.S(store.AttrGSI4PK), c1.S(store.AttrGSI2PK), c1.S(store.AttrGSI3PK), c1.S(store.AttrGSIPK)
-	delete(c2, store.AttrGSI2PK) // c2 is in no byLang partition
+	x := sparseItems{c1: comment("s1", at), c2: comment("s2", at.Add(time.Hour))}
+	x.k1, x.k2 = x.c1.Key(), x.c2.Key()
+	x.all, x.byLang, x.byRating, x.byLR = x.c1.S(store.AttrGSI4PK), x.c1.S(store.AttrGSI2PK), x.c1.S(store.AttrGSI3PK), x.c1.S(store.AttrGSIPK)
+	delete(x.c2, store.AttrGSI2PK) // c2 is in no byLang partition
 	// An item with index hash attributes but no sort attribute is in no
 	// index.
-	noSort := store.Item{store.AttrPK: "X", store.AttrSK: "X", store.AttrGSI4PK: all, store.AttrGSIPK: byLR}
-	MustPut(t, tbl, c1, c2, noSort)
-	checkKeys(t, tbl, store.IndexAll, all, k1, k2)
-	checkKeys(t, tbl, store.IndexByLang, byLang, k1)
-	checkKeys(t, tbl, store.IndexByRating, byRating, k1, k2)
-	checkKeys(t, tbl, store.IndexByLangAndRating, byLR, k1, k2)
+	noSort := store.Item{store.AttrPK: "X", store.AttrSK: "X", store.AttrGSI4PK: x.all, store.AttrGSIPK: x.byLR}
+	MustPut(t, tbl, x.c1, x.c2, noSort)
+	checkKeys(t, tbl, store.IndexAll, x.all, x.k1, x.k2)
+	checkKeys(t, tbl, store.IndexByLang, x.byLang, x.k1)
+	checkKeys(t, tbl, store.IndexByRating, x.byRating, x.k1, x.k2)
+	checkKeys(t, tbl, store.IndexByLangAndRating, x.byLR, x.k1, x.k2)
+	moved := checkSparseUpdates(t, tbl, x)
+	checkSparsePutAndDelete(t, tbl, x, moved)
+	checkSparseLeaderboard(t, tbl)
+}
 
+// sparseItems are the two comments of tableSparse, their keys, and their
+// index partitions.
+type sparseItems struct {
+	c1, c2                      store.Item
+	k1, k2                      store.Key
+	all, byLang, byRating, byLR string
+}
+
+// checkSparseUpdates checks that an update's REMOVE of a hash attribute
+// takes an item out of that index only, and SETs of the hash and sort
+// attributes move, reorder and put it back. It returns the byRating
+// partition that c1 moved to.
+func checkSparseUpdates(t *testing.T, tbl store.Table, x sparseItems) (moved string) {
 	// REMOVE of the hash attribute takes the item out of that index only.
-	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: k1, Remove: []string{store.AttrGSIPK}})
-	checkKeys(t, tbl, store.IndexByLangAndRating, byLR, k2)
-	checkKeys(t, tbl, store.IndexByLang, byLang, k1)
-	checkKeys(t, tbl, store.IndexAll, all, k1, k2)
-	if got := MustGet(t, tbl, k1); got == nil || got[store.AttrGSIPK] != nil {
+	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: x.k1, Remove: []string{store.AttrGSIPK}})
+	checkKeys(t, tbl, store.IndexByLangAndRating, x.byLR, x.k2)
+	checkKeys(t, tbl, store.IndexByLang, x.byLang, x.k1)
+	checkKeys(t, tbl, store.IndexAll, x.all, x.k1, x.k2)
+	if got := MustGet(t, tbl, x.k1); got == nil || got[store.AttrGSIPK] != nil {
 		t.Errorf("after REMOVE GSIPK, Get = %v", got)
 	}
 
 	// SET of another hash value moves it.
-	moved := store.ProductPK("p1") + "/9"
-	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: k1, Set: store.Item{store.AttrGSI3PK: moved}})
-	checkKeys(t, tbl, store.IndexByRating, moved, k1)
-	checkKeys(t, tbl, store.IndexByRating, byRating, k2)
+	moved = store.ProductPK("p1") + "/9"
+	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: x.k1, Set: store.Item{store.AttrGSI3PK: moved}})
+	checkKeys(t, tbl, store.IndexByRating, moved, x.k1)
+	checkKeys(t, tbl, store.IndexByRating, x.byRating, x.k2)
 
 	// SET of the sort value reorders it; SET of the hash attribute puts it
 	// back into the index.
 	early, late := "2000-01-01T00:00:00.000000000Z#x", "2100-01-01T00:00:00.000000000Z#x"
 	MustWrite(t, tbl,
-		store.Op{Kind: store.OpUpdate, Key: k1, Set: store.Item{store.AttrGSISK: late, store.AttrGSIPK: "SPARSE#back"}},
-		store.Op{Kind: store.OpUpdate, Key: k2, Set: store.Item{store.AttrGSISK: early}},
+		store.Op{Kind: store.OpUpdate, Key: x.k1, Set: store.Item{store.AttrGSISK: late, store.AttrGSIPK: "SPARSE#back"}},
+		store.Op{Kind: store.OpUpdate, Key: x.k2, Set: store.Item{store.AttrGSISK: early}},
 	)
-	checkKeys(t, tbl, store.IndexAll, all, k2, k1)
-	checkKeys(t, tbl, store.IndexByLangAndRating, "SPARSE#back", k1)
-	checkKeys(t, tbl, store.IndexByLangAndRating, byLR, k2)
-	q := store.Query{Index: store.IndexAll, HashValue: all, SortOp: store.SortLess, SortValue: "2050", Limit: 10}
-	if got := MustQueryAll(t, tbl, q); len(got) != 1 || got[0].Key() != k2 {
-		t.Errorf("%s = %s, want only %v", describeQuery(q), keyStrings(got), k2)
+	checkKeys(t, tbl, store.IndexAll, x.all, x.k2, x.k1)
+	checkKeys(t, tbl, store.IndexByLangAndRating, "SPARSE#back", x.k1)
+	checkKeys(t, tbl, store.IndexByLangAndRating, x.byLR, x.k2)
+	q := store.Query{Index: store.IndexAll, HashValue: x.all, SortOp: store.SortLess, SortValue: "2050", Limit: 10}
+	if got := MustQueryAll(t, tbl, q); len(got) != 1 || got[0].Key() != x.k2 {
+		t.Errorf("%s = %s, want only %v", describeQuery(q), keyStrings(got), x.k2)
 	}
+	return moved
+}
 
+// checkSparsePutAndDelete checks that a put replacing c2 replaces its index
+// entries, and a delete of c1 takes it out of every index.
+func checkSparsePutAndDelete(t *testing.T, tbl store.Table, x sparseItems, moved string) {
 	// A put that replaces the item replaces its index entries.
-	c2b := maps.Clone(c2)
+	c2b := maps.Clone(x.c2)
 	c2b[store.AttrGSI4PK] = store.ProductPK("p9")
 	delete(c2b, store.AttrGSI3PK)
 	MustPut(t, tbl, c2b)
-	checkKeys(t, tbl, store.IndexAll, all, k1)
-	checkKeys(t, tbl, store.IndexAll, store.ProductPK("p9"), k2)
-	checkKeys(t, tbl, store.IndexByRating, byRating)
+	checkKeys(t, tbl, store.IndexAll, x.all, x.k1)
+	checkKeys(t, tbl, store.IndexAll, store.ProductPK("p9"), x.k2)
+	checkKeys(t, tbl, store.IndexByRating, x.byRating)
 
 	// A delete takes it out of every index.
-	MustWrite(t, tbl, store.Op{Kind: store.OpDelete, Key: k1})
-	checkKeys(t, tbl, store.IndexAll, all)
+	MustWrite(t, tbl, store.Op{Kind: store.OpDelete, Key: x.k1})
+	checkKeys(t, tbl, store.IndexAll, x.all)
 	checkKeys(t, tbl, store.IndexByLangAndRating, "SPARSE#back")
-	checkKeys(t, tbl, store.IndexByLang, byLang)
+	checkKeys(t, tbl, store.IndexByLang, x.byLang)
 	checkKeys(t, tbl, store.IndexByRating, moved)
+}
 
-	// The leaderboard: stats enter it with their keys and leave without.
+// checkSparseLeaderboard checks that stats enter the leaderboard with their
+// keys and leave without.
+func checkSparseLeaderboard(t *testing.T, tbl store.Table) {
 	sk := store.StatsKey("p1", "")
 	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: sk, Add: map[string]int64{store.AttrCount(4): 1}})
 	checkKeys(t, tbl, store.IndexByLangAndRating, store.LeadersPK(""))
@@ -468,20 +496,7 @@ func tableWriteAtomic(t *testing.T, tbl store.Table) {
 	if e := MustErrorCode(t, err, store.ECONFLICT); e.Op != 2 {
 		t.Errorf("the failed condition is reported on operation %d, want 2", e.Op)
 	}
-	unchanged := func() {
-		t.Helper()
-		for _, want := range []store.Item{a, c, d} {
-			if got := MustGet(t, tbl, want.Key()); !reflect.DeepEqual(got, want) {
-				t.Errorf("after a failed write, %s = %v, want %v", keyString(want), got, want)
-			}
-		}
-		if got := MustGet(t, tbl, b.Key()); got != nil {
-			t.Errorf("after a failed write, %s exists: %v", keyString(b), got)
-		}
-		checkKeys(t, tbl, store.IndexAll, "W", a.Key())
-		checkKeys(t, tbl, store.IndexAll, "W2")
-	}
-	unchanged()
+	checkWriteNotApplied(t, tbl, a, b, c, d)
 
 	// Of several failing operations, the first is reported.
 	failing := slices.Clone(ops)
@@ -495,7 +510,7 @@ func tableWriteAtomic(t *testing.T, tbl store.Table) {
 	if e := MustErrorCode(t, tbl.Write(t.Context(), failing[:1]), store.ECONFLICT); e.Op != 0 {
 		t.Errorf("with operation 0 failing, operation %d is reported", e.Op)
 	}
-	unchanged()
+	checkWriteNotApplied(t, tbl, a, b, c, d)
 
 	// Without the failing condition, everything applies at once.
 	ops[2].Conds = nil
@@ -514,15 +529,53 @@ func tableWriteAtomic(t *testing.T, tbl store.Table) {
 	checkKeys(t, tbl, store.IndexAll, "W2", a.Key())
 }
 
+// checkWriteNotApplied checks that a failed write of tableWriteAtomic left
+// a, c and d as they were, b absent, and a in the index partition "W".
+func checkWriteNotApplied(t *testing.T, tbl store.Table, a, b, c, d store.Item) {
+	t.Helper()
+	for _, want := range []store.Item{a, c, d} {
+		if got := MustGet(t, tbl, want.Key()); !reflect.DeepEqual(got, want) {
+			t.Errorf("after a failed write, %s = %v, want %v", keyString(want), got, want)
+		}
+	}
+	if got := MustGet(t, tbl, b.Key()); got != nil {
+		t.Errorf("after a failed write, %s exists: %v", keyString(b), got)
+	}
+	checkKeys(t, tbl, store.IndexAll, "W", a.Key())
+	checkKeys(t, tbl, store.IndexAll, "W2")
+}
+
+// tableConditions writes, to an item that exists or not, one operation
+// with conditions, and checks that it applies exactly when they hold.
 func tableConditions(t *testing.T, tbl store.Table) {
+	cases := conditionCases()
+	var setup []store.Item
+	for i, c := range cases {
+		if c.exists {
+			setup = append(setup, store.Item{store.AttrPK: "C", store.AttrSK: fmt.Sprint(i), "s": "a", "n": int64(3), "z": int64(0), "e": ""})
+		}
+	}
+	MustPut(t, tbl, setup...)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) { checkCondition(t, tbl, mkKey("C", fmt.Sprint(i)), c) })
+	}
+}
+
+// conditionCase is one conditional write of tableConditions.
+type conditionCase struct {
+	name   string
+	exists bool // the item exists before the write
+	kind   store.OpKind
+	conds  []store.Cond
+	ok     bool
+}
+
+// conditionCases are the writes of tableConditions: every condition kind on
+// an item that exists or not, several conditions at once, and conditions
+// on puts and deletes.
+func conditionCases() []conditionCase {
 	const absent = "zz"
-	cases := []struct {
-		name   string
-		exists bool // the item exists before the write
-		kind   store.OpKind
-		conds  []store.Cond
-		ok     bool
-	}{
+	return []conditionCase{
 		{"exists/present", true, store.OpUpdate, []store.Cond{{Kind: store.CondExists}}, true},
 		{"exists/absent", false, store.OpUpdate, []store.Cond{{Kind: store.CondExists}}, false},
 		{"notExists/present", true, store.OpUpdate, []store.Cond{{Kind: store.CondNotExists}}, false},
@@ -549,50 +602,46 @@ func tableConditions(t *testing.T, tbl store.Table) {
 		{"delete/equals", true, store.OpDelete, []store.Cond{{Kind: store.CondEquals, Attr: "s", Value: "a"}}, true},
 		{"delete/otherString", true, store.OpDelete, []store.Cond{{Kind: store.CondEquals, Attr: "s", Value: "x"}}, false},
 	}
-	var setup []store.Item
-	for i, c := range cases {
-		if c.exists {
-			setup = append(setup, store.Item{store.AttrPK: "C", store.AttrSK: fmt.Sprint(i), "s": "a", "n": int64(3), "z": int64(0), "e": ""})
+}
+
+// checkCondition writes c to the item of key k, and checks that it applied
+// when c.ok and failed with ECONFLICT on operation 0 otherwise, and the
+// item after it.
+func checkCondition(t *testing.T, tbl store.Table, k store.Key, c conditionCase) {
+	before := MustGet(t, tbl, k)
+	op := store.Op{Kind: c.kind, Key: k, Conds: c.conds}
+	var after store.Item // the item when the write applies
+	switch c.kind {
+	case store.OpUpdate:
+		op.Add = map[string]int64{"hits": 1}
+		after = maps.Clone(before)
+		if after == nil {
+			after = store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK}
 		}
+		after["hits"] = int64(1)
+	case store.OpPut:
+		after = store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "put": "yes"}
+		op.Item = after
 	}
-	MustPut(t, tbl, setup...)
-	for i, c := range cases {
-		k := mkKey("C", fmt.Sprint(i))
-		before := MustGet(t, tbl, k)
-		op := store.Op{Kind: c.kind, Key: k, Conds: c.conds}
-		var after store.Item // the item when the write applies
-		switch c.kind {
-		case store.OpUpdate:
-			op.Add = map[string]int64{"hits": 1}
-			after = maps.Clone(before)
-			if after == nil {
-				after = store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK}
-			}
-			after["hits"] = int64(1)
-		case store.OpPut:
-			after = store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "put": "yes"}
-			op.Item = after
+	err := tbl.Write(t.Context(), []store.Op{op})
+	if c.ok {
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			return
 		}
-		err := tbl.Write(t.Context(), []store.Op{op})
-		if c.ok {
-			if err != nil {
-				t.Errorf("%s: %v", c.name, err)
-				continue
-			}
-		} else {
-			if store.ErrorCode(err) != store.ECONFLICT {
-				t.Errorf("%s: error %v, want code %s", c.name, err, store.ECONFLICT)
-				continue
-			}
-			var e *store.Error
-			if errors.As(err, &e) && e.Op != 0 {
-				t.Errorf("%s: failed operation %d, want 0", c.name, e.Op)
-			}
-			after = before
+	} else {
+		if store.ErrorCode(err) != store.ECONFLICT {
+			t.Errorf("%s: error %v, want code %s", c.name, err, store.ECONFLICT)
+			return
 		}
-		if got := MustGet(t, tbl, k); !reflect.DeepEqual(got, after) {
-			t.Errorf("%s: item after the write = %v, want %v", c.name, got, after)
+		var e *store.Error
+		if errors.As(err, &e) && e.Op != 0 {
+			t.Errorf("%s: failed operation %d, want 0", c.name, e.Op)
 		}
+		after = before
+	}
+	if got := MustGet(t, tbl, k); !reflect.DeepEqual(got, after) {
+		t.Errorf("%s: item after the write = %v, want %v", c.name, got, after)
 	}
 }
 
