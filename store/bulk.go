@@ -174,7 +174,7 @@ func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) ([]Item, []Key)
 	var deletes []Key
 	for k, v := range seen {
 		pid, _ := ProductIDFromPK(k.PK)
-		if lang, n, ok := ParseStatsSK(k.SK); ok {
+		if lang, n, ok := parseStatsSK(k.SK); ok {
 			ids[StatsID{pid, lang}] += v
 			if n != 0 {
 				deletes = append(deletes, k)
@@ -194,10 +194,10 @@ func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) ([]Item, []Key)
 		}
 		shard := st.Item()
 		shard[AttrVersion] = sum + 1
-		shard[AttrVersion5] = sum + 1
+		shard[attrVersion5] = sum + 1
 		leader := LeaderItem(id.ProductID, id.Language, st.Counts[5])
 		leader[AttrVersion] = seen[leader.Key()] + 1
-		leader[AttrShardVersion(0)] = sum + 1
+		leader[attrShardVersion(0)] = sum + 1
 		items = append(items, shard, leader)
 	}
 	slices.SortFunc(items, func(a, b Item) int {

@@ -30,7 +30,7 @@ func (s *Store) Languages(ctx context.Context, pid string, n int) ([]*Stats, err
 	}
 	out := make([]*Stats, 0, n)
 	for i := 0; i < len(items); {
-		lang, _, _ := ParseStatsSK(items[i].S(AttrSK))
+		lang, _, _ := parseStatsSK(items[i].S(AttrSK))
 		j := i + 1
 		for j < len(items) && shardLanguage(items[j]) == lang {
 			j++
@@ -45,7 +45,7 @@ func (s *Store) Languages(ctx context.Context, pid string, n int) ([]*Stats, err
 
 // shardLanguage is the language of a counter shard item ("" for all).
 func shardLanguage(it Item) string {
-	lang, _, _ := ParseStatsSK(it.S(AttrSK))
+	lang, _, _ := parseStatsSK(it.S(AttrSK))
 	return lang
 }
 

@@ -45,7 +45,7 @@ func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page
 		return verified && pg.stop == "" && sum(rem) > int64(pg.size)
 	}
 	plan := s.planEarly(pid, f, pg, pg.position(pid, f), early)
-	tr := &Trace{Plan: plan, Reads: make([]PartitionReads, len(plan.Partitions))}
+	tr := &Trace{Plan: plan, Reads: make([]partitionReads, len(plan.Partitions))}
 	var items []Item
 	var more bool
 	var err error
@@ -83,7 +83,7 @@ func (s *Store) planEarly(pid string, f Filter, pg Page, pos *Position, early *P
 		need = pg.size
 	}
 	switch {
-	case pos != nil && StatsNeeded(f):
+	case pos != nil && statsNeeded(f):
 		return Plan{Strategy: StrategyMerge, Partitions: mergePartitions(pid, f.Language, f.Ratings, pos.Remaining, need, s.sizing)}
 	case early != nil:
 		return *early

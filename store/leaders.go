@@ -36,19 +36,19 @@ import (
 // its own writer, so when all markers are settled the entry's vector is
 // the shards' own and its count is theirs.
 
-// PendingReadLimit is how many markers of each leaderboard partition a
+// pendingReadLimit is how many markers of each leaderboard partition a
 // topProducts reads and settles. More are pending only while that many
 // writes of one partition's products are in flight (their writers settle
 // them) or after as many were cut short (the following calls settle them).
-const PendingReadLimit = 2
+const pendingReadLimit = 2
 
 // TopProductsReads is the most items TopProducts(n) reads (one attempt of
 // each settle; a settle that lost a race reads again): the first n entries
 // of each leaderboard partition, twice when it settled markers, and up to
-// PendingReadLimit markers of each partition with their settles (up to
+// pendingReadLimit markers of each partition with their settles (up to
 // three languages: an update's all, old and new).
 func TopProductsReads(n int) int {
-	return 2*LeaderShards*n + LeaderShards*PendingReadLimit*(1+3*SettleReadsPerLanguage)
+	return 2*LeaderShards*n + LeaderShards*pendingReadLimit*(1+3*settleReadsPerLanguage)
 }
 
 const (
@@ -58,14 +58,14 @@ const (
 	maxSettle = 50
 )
 
-// AttrVersion5 is the attribute of a counter shard that counts the writes
+// attrVersion5 is the attribute of a counter shard that counts the writes
 // that changed its count_5 (ADD 1), the version the leaderboard entries
 // follow: writes of other ratings leave the entries settled.
-const AttrVersion5 = "version_5"
+const attrVersion5 = "version_5"
 
-// AttrShardVersion names the attribute of a leaderboard entry that holds the
+// attrShardVersion names the attribute of a leaderboard entry that holds the
 // version of counter shard n its count was summed from.
-func AttrShardVersion(n int) string { return fmt.Sprintf("sv_%d", n) }
+func attrShardVersion(n int) string { return fmt.Sprintf("sv_%d", n) }
 
 // PendingPK is the partition of the leaderboard markers of products in
 // leaderboard shard n.
@@ -126,7 +126,7 @@ func (s *Store) settle(ctx context.Context, marker Item) error {
 	for _, lang := range langs {
 		keys = append(append(keys, LeaderKey(pid, lang)), StatsShardKeys(pid, lang)...)
 	}
-	const per = SettleReadsPerLanguage // an entry and its shards
+	const per = settleReadsPerLanguage // an entry and its shards
 	var need [][]Item                  // per language, the shards of the first read: what the entry must count
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
@@ -171,7 +171,7 @@ func (s *Store) settle(ctx context.Context, marker Item) error {
 // older, some is older.
 func compareShards(entry Item, shards []Item) (newer, older bool) {
 	for n, it := range shards {
-		v, w := it.N(AttrVersion5), entry.N(AttrShardVersion(n))
+		v, w := it.N(attrVersion5), entry.N(attrShardVersion(n))
 		newer = newer || v > w
 		older = older || v < w
 	}
@@ -186,7 +186,7 @@ func leaderSetOp(pid, lang string, entry Item, shards []Item) Op {
 	op := Op{Kind: OpUpdate, Key: LeaderKey(pid, lang), Add: map[string]int64{AttrVersion: 1},
 		Set: Item{AttrCount(5): st.Counts[5]}}
 	for n, it := range shards {
-		op.Set[AttrShardVersion(n)] = it.N(AttrVersion5)
+		op.Set[attrShardVersion(n)] = it.N(attrVersion5)
 	}
 	if v, ok := entry[AttrVersion].(int64); ok {
 		op.Conds = []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: v}}
@@ -214,7 +214,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // topOfShards reads the first n entries of every leaderboard partition of
-// lang and, in the same round, the first PendingReadLimit markers of each
+// lang and, in the same round, the first pendingReadLimit markers of each
 // (writes whose entries are not settled yet); it settles those (rare:
 // writes in flight, or cut short by a crash) and reads the partitions
 // again. Each partition is sorted by GSISK
@@ -227,7 +227,7 @@ func (s *Store) topOfShards(ctx context.Context, lang string, n int) ([]Rank, er
 		if i < LeaderShards {
 			heads[i], err = s.queryAll(ctx, Query{Index: IndexByLangAndRating, HashValue: LeadersShardPK(lang, i), Limit: n}, n)
 		} else {
-			markers[i-LeaderShards], err = s.queryAll(ctx, Query{HashValue: PendingPK(i - LeaderShards), Forward: true, Limit: PendingReadLimit}, PendingReadLimit)
+			markers[i-LeaderShards], err = s.queryAll(ctx, Query{HashValue: PendingPK(i - LeaderShards), Forward: true, Limit: pendingReadLimit}, pendingReadLimit)
 		}
 		return err
 	})

@@ -38,7 +38,7 @@ type Connection struct {
 // made and items read. It backs EXPLAIN and the cost accounting.
 type Trace struct {
 	Plan      Plan
-	Reads     []PartitionReads // aligned with Plan.Partitions
+	Reads     []partitionReads // aligned with Plan.Partitions
 	Returned  int
 	ItemsRead int
 	Calls     int
@@ -51,8 +51,8 @@ type Trace struct {
 	KnownMore bool
 }
 
-// PartitionReads counts the reads of one partition.
-type PartitionReads struct {
+// partitionReads counts the reads of one partition.
+type partitionReads struct {
 	Calls  int
 	Items  int
 	Limits []int
@@ -135,10 +135,10 @@ func (pg Page) position(pid string, f Filter) *Position {
 
 // needsStats reports whether reading page pg of product pid's comments
 // matching f needs the stats of (pid, f.Language), totalCount aside: a merge
-// of several ratings does (StatsNeeded), unless the after cursor carries a
+// of several ratings does (statsNeeded), unless the after cursor carries a
 // position for this filter, whose remaining counts size the reads instead.
 func (pg Page) needsStats(pid string, f Filter) bool {
-	return StatsNeeded(f) && pg.position(pid, f) == nil
+	return statsNeeded(f) && pg.position(pid, f) == nil
 }
 
 // CommentsQuery is one comments connection of one product.
@@ -206,7 +206,7 @@ func (s *Store) listPage(ctx context.Context, pid string, f Filter, pg Page, st 
 		need = pg.size
 	}
 	var plan Plan
-	if st == nil && rem != nil && StatsNeeded(f) {
+	if st == nil && rem != nil && statsNeeded(f) {
 		// A later page of a merge without stats: sized by the cursor's
 		// counts, every selected rating read (no count here is this
 		// request's, so none is trusted to be zero).
@@ -215,7 +215,7 @@ func (s *Store) listPage(ctx context.Context, pid string, f Filter, pg Page, st 
 		plan = planQuery(pid, f, st, need, s.sizing)
 	}
 	plan.Total = matchTotal(st, f)
-	tr := &Trace{Plan: plan, Reads: make([]PartitionReads, len(plan.Partitions)), Positioned: rem != nil, KnownMore: knownMore}
+	tr := &Trace{Plan: plan, Reads: make([]partitionReads, len(plan.Partitions)), Positioned: rem != nil, KnownMore: knownMore}
 	conn := &Connection{TotalCount: plan.Total, Trace: tr}
 	if plan.Strategy == StrategyEmpty {
 		return conn, nil

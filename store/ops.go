@@ -114,14 +114,14 @@ type CommentUpdate struct {
 // language whose 5-star count changes (all languages and the comment's;
 // an update's old and new language).
 const (
-	CreateCommentReads = 2 * SettleReadsPerLanguage
-	UpdateCommentReads = 1 + 3*SettleReadsPerLanguage
-	DeleteCommentReads = 1 + 2*SettleReadsPerLanguage
+	CreateCommentReads = 2 * settleReadsPerLanguage
+	UpdateCommentReads = 1 + 3*settleReadsPerLanguage
+	DeleteCommentReads = 1 + 2*settleReadsPerLanguage
 )
 
-// SettleReadsPerLanguage is the items one settle attempt reads per
+// settleReadsPerLanguage is the items one settle attempt reads per
 // language: the leaderboard entry and its counter shards.
-const SettleReadsPerLanguage = 1 + StatsShards
+const settleReadsPerLanguage = 1 + StatsShards
 
 // validate checks every field of an update, reporting every invalid one
 // (one error, or Errors for several), and returns the canonical language.
@@ -302,7 +302,7 @@ func (d *statsDelta) add(c *Comment, n int64) {
 	if d.langs == nil {
 		d.langs = map[string]*[MaxRating + 1]int64{}
 	}
-	d.shard = StatsShard(c.ID)
+	d.shard = statsShard(c.ID)
 	for _, lang := range []string{"", c.Language} {
 		v := d.langs[lang]
 		if v == nil {
@@ -351,7 +351,7 @@ func deltaOps(pid string, d statsDelta) []Op {
 			op.Add[AttrCountTotal] = total
 		}
 		if v[5] != 0 {
-			op.Add[AttrVersion5] = 1
+			op.Add[attrVersion5] = 1
 		}
 		ops = append(ops, op)
 	}

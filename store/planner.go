@@ -124,7 +124,7 @@ const mergeOverRead = 1.0
 // whether another page follows unless the counts show it) of product pid's
 // comments matching f, given
 // the stats of (pid, f.Language), or nil stats when the caller needs no
-// total and StatsNeeded(f) is false. The rules:
+// total and statsNeeded(f) is false. The rules:
 //
 //   - no comments at all, or an empty rating list: empty, no reads;
 //   - ratings omitted or all five: one partition, byLang (with a language) or
@@ -264,10 +264,10 @@ func mergePartitions(pid, lang string, ratings []int, counts []int64, need int, 
 	return parts
 }
 
-// StatsNeeded reports whether planning filter f needs the stats of its
+// statsNeeded reports whether planning filter f needs the stats of its
 // product and language: only a merge of several (but not all) ratings does.
 // (totalCount needs them too; that is the caller's to know.)
-func StatsNeeded(f Filter) bool {
+func statsNeeded(f Filter) bool {
 	return len(f.Ratings) > 1 && len(f.Ratings) < MaxRating-MinRating+1
 }
 

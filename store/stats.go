@@ -10,7 +10,7 @@ import (
 // DynamoDB, transactions on one item conflict rather than wait, and one
 // item takes at most 1,000 write units a second. So the rating counters of
 // (product, language) are spread over StatsShards items, and a comment
-// always counts in the shard of its id's hash (StatsShard): its create,
+// always counts in the shard of its id's hash (statsShard): its create,
 // updates and delete ADD to the same shard, so two writers collide only
 // when their comments hash alike. Reads sum the shards (SumStats), all of
 // them in the same BatchGet as the rest of the request's stats.
@@ -47,9 +47,9 @@ const (
 	statsShardSep = ","
 )
 
-// StatsShard returns the counter shard a comment counts in: a hash of its
+// statsShard returns the counter shard a comment counts in: a hash of its
 // id, so every write of one comment goes to the same shard.
-func StatsShard(commentID string) int {
+func statsShard(commentID string) int {
 	h := fnv.New32a()
 	h.Write([]byte(commentID))
 	return int(h.Sum32() % StatsShards)
@@ -75,9 +75,9 @@ func StatsShardKeys(pid, lang string) []Key {
 	return keys
 }
 
-// ParseStatsSK returns the language ("" for all) and shard of a counter
+// parseStatsSK returns the language ("" for all) and shard of a counter
 // shard's sort key, and whether sk is one.
-func ParseStatsSK(sk string) (lang string, shard int, ok bool) {
+func parseStatsSK(sk string) (lang string, shard int, ok bool) {
 	base, num, sharded := strings.Cut(sk, statsShardSep)
 	if sharded {
 		n, err := strconv.Atoi(num)
