@@ -397,7 +397,9 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	kind, _, _ := parseStoreSpec(*spec)
 	lr := lf.newLive(kind, rateLimit.TrustForwardedFor, log)
 	s := store.New(tbl, append(lr.stores, store.WithSizing(sizing))...)
-	lr.start(ctx, s, &lf, log)
+	if err := lr.start(ctx, s, raw, &lf, log); err != nil {
+		return err
+	}
 	if *adminAddr != "" {
 		a, err := serveAdmin(ctx, *adminAddr, raw, s, log)
 		if err != nil {

@@ -1,13 +1,17 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"hash/fnv"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/oklog/ulid/v2"
 )
 
 // ChangeKind is what one committed write did to a comment.
@@ -22,10 +26,14 @@ const (
 
 // Change is one committed write of a comment, as live subscribers see it.
 type Change struct {
-	// ID is unique and ordered by the time of the write (a ULID); in the
-	// change log it is the item's sort key.
-	ID   string
-	Kind ChangeKind
+	// ID is unique and ordered by the time of the write (a ULID): taken
+	// by the writer (one process), or derived from the table stream record
+	// (StreamChangeID), so that reading a record twice gives one id.
+	ID string
+	// LogKey is the change's sort key in the change log (a ULID of when it
+	// was logged); ReadChanges sets it.
+	LogKey string
+	Kind   ChangeKind
 	// Comment is the comment after the write; for ChangeDeleted, the
 	// comment as it was before.
 	Comment *Comment
@@ -45,16 +53,16 @@ type Publisher interface {
 // write (the in-process delivery of a single instance).
 func WithPublisher(p Publisher) Option { return func(s *Store) { s.publisher = p } }
 
-// WithChangeLog makes every comment write also put its Change into the
-// table's change log, in the same transaction, so that other processes on
-// the same table can follow it (ReadChanges). The log is spread over shards
-// partitions by product id (at least 1).
+// WithChangeLog sets the number of partitions of the table's change log
+// (at least 1): the log that DynamoDB instances follow (ReadChanges) and
+// that the one elected stream reader fills (AppendChanges). Writes do not
+// touch the log: the table's stream carries every committed write.
 func WithChangeLog(shards int) Option {
 	return func(s *Store) { s.changeShards = max(shards, 1) }
 }
 
 // ChangeLogTTL is how long a change log item is kept: its expiresAt
-// attribute (DynamoDB's time to live) is this long after the write.
+// attribute (DynamoDB's time to live) is this long after it was logged.
 const ChangeLogTTL = time.Hour
 
 // Change log attributes and key prefix.
@@ -77,18 +85,24 @@ func ChangeShard(pid string, shards int) int {
 // ChangeShards returns the number of change log shards (0: no change log).
 func (s *Store) ChangeShards() int { return s.changeShards }
 
-// commit writes ops atomically, together with ch's change log item when the
-// store keeps a change log, and then publishes ch. The publish lock makes
-// the publish order the commit order.
+// StreamChangeID returns the id of the change that a table stream record
+// with sequence number seq, created at t, carries: a ULID with t's time
+// and, as its random part, the start of SHA-256(seq). The same record read
+// twice (by a new stream reader after a failover) gives the same id, so
+// followers can drop the repeat.
+func StreamChangeID(t time.Time, seq string) string {
+	var u ulid.ULID
+	sum := sha256.Sum256([]byte(seq))
+	_ = u.SetEntropy(sum[:10]) // 10 bytes: cannot fail
+	_ = u.SetTime(ulid.Timestamp(t))
+	return u.String()
+}
+
+// commit writes ops atomically and then publishes ch when the store has a
+// publisher (one process). The publish lock makes the publish order the
+// commit order.
 func (s *Store) commit(ctx context.Context, ops []Op, ch Change) error {
 	ch.ID = s.newID(s.now())
-	if s.changeShards > 0 {
-		op, err := s.changeLogOp(ch)
-		if err != nil {
-			return err
-		}
-		ops = append(ops, op)
-	}
 	if s.publisher == nil {
 		return tableError(s.table.Write(ctx, ops), ECONFLICT)
 	}
@@ -103,28 +117,40 @@ func (s *Store) commit(ctx context.Context, ops []Op, ch Change) error {
 
 // changeRecord is the JSON form of a Change in the log.
 type changeRecord struct {
+	ID      string     `json:"id"`
 	Kind    ChangeKind `json:"kind"`
 	Comment *Comment   `json:"comment"`
 	Old     *Comment   `json:"old,omitempty"`
 }
 
-func (s *Store) changeLogOp(ch Change) (Op, error) {
-	b, err := json.Marshal(changeRecord{Kind: ch.Kind, Comment: ch.Comment, Old: ch.Old})
-	if err != nil {
-		return Op{}, Wrap(EINTERNAL, err, "encode change")
+// AppendChanges puts changes into the change log, each under a new sort
+// key (a ULID of now) in its product's shard. It is not atomic as a group:
+// on error some may be logged, and the caller appends them all again
+// (followers drop a change whose id they have already published).
+func (s *Store) AppendChanges(ctx context.Context, changes []Change) error {
+	if len(changes) == 0 {
+		return nil
 	}
-	k := Key{PK: ChangeLogPK(ChangeShard(ch.Comment.ProductID, s.changeShards)), SK: ch.ID}
-	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrChange: string(b),
-		AttrExpiresAt: s.now().Add(ChangeLogTTL).Unix()}
-	return Op{Kind: OpPut, Key: k, Item: it, Conds: []Cond{{Kind: CondNotExists}}}, nil
+	shards := max(s.changeShards, 1)
+	items := make([]Item, len(changes))
+	for i, ch := range changes {
+		b, err := json.Marshal(changeRecord{ID: ch.ID, Kind: ch.Kind, Comment: ch.Comment, Old: ch.Old})
+		if err != nil {
+			return Wrap(EINTERNAL, err, "encode change")
+		}
+		now := s.now()
+		items[i] = Item{AttrPK: ChangeLogPK(ChangeShard(ch.Comment.ProductID, shards)), AttrSK: s.newID(now),
+			AttrChange: string(b), AttrExpiresAt: now.Add(ChangeLogTTL).Unix()}
+	}
+	return tableError(s.table.BatchPut(ctx, items))
 }
 
 // changePage is how many change log items one ReadChanges query asks for.
 const changePage = 100
 
-// ReadChanges returns the changes of log shard n whose id is greater than
-// after (all when after is ""), oldest first, reading the whole rest of the
-// shard in pages.
+// ReadChanges returns the changes of log shard n whose log sort key is
+// greater than after (all when after is ""), in log order, reading the
+// whole rest of the shard in pages. Each Change has its LogKey set.
 func (s *Store) ReadChanges(ctx context.Context, n int, after string) ([]Change, error) {
 	q := Query{HashValue: ChangeLogPK(n), Forward: true, Limit: changePage}
 	if after != "" {
@@ -141,7 +167,8 @@ func (s *Store) ReadChanges(ctx context.Context, n int, after string) ([]Change,
 			if err := json.Unmarshal([]byte(it.S(AttrChange)), &r); err != nil || r.Comment == nil {
 				return nil, Errorf(EINTERNAL, "change log item %q: malformed change", it.S(AttrSK))
 			}
-			out = append(out, Change{ID: it.S(AttrSK), Kind: r.Kind, Comment: r.Comment, Old: r.Old})
+			id := cmp.Or(r.ID, it.S(AttrSK))
+			out = append(out, Change{ID: id, LogKey: it.S(AttrSK), Kind: r.Kind, Comment: r.Comment, Old: r.Old})
 		}
 		if res.LastKey == nil {
 			return out, nil

@@ -31,7 +31,8 @@ func CreateTableInput(table string) *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(store.AttrPK), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String(store.AttrSK), KeyType: types.KeyTypeRange},
 		},
-		BillingMode: types.BillingModePayPerRequest,
+		BillingMode:         types.BillingModePayPerRequest,
+		StreamSpecification: StreamSpec(),
 	}
 	seen := map[string]bool{}
 	attr := func(name string) {
@@ -69,8 +70,9 @@ func CreateTableInput(table string) *dynamodb.CreateTableInput {
 // CreateTable creates the table (see CreateTableInput) and waits until the
 // table and all its indexes are ACTIVE, bounded by ctx (and by 15 minutes
 // when ctx has no deadline). It is idempotent: when the table exists it
-// waits for it to be ACTIVE and returns nil, or an EINVALID error if the
-// existing table lacks the key schema or one of the indexes.
+// waits for it to be ACTIVE, enables its stream when it has none
+// (EnableStream), and returns nil, or an EINVALID error if the existing
+// table lacks the key schema or one of the indexes.
 func (t *Table) CreateTable(ctx context.Context) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -82,7 +84,10 @@ func (t *Table) CreateTable(ctx context.Context) error {
 	if err != nil && !errors.As(err, &inUse) {
 		return translate(ctx, "CreateTable", err)
 	}
-	return t.waitActive(ctx)
+	if err := t.waitActive(ctx); err != nil {
+		return err
+	}
+	return t.EnableStream(ctx)
 }
 
 // waitActive polls DescribeTable until the table and every index are ACTIVE.
