@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"maps"
+	"sync"
 	"time"
 
 	"github.com/acme/comments-gateway/store"
@@ -20,7 +21,7 @@ const (
 	// (new ones appear when DynamoDB splits or rolls them, every ~4 h).
 	shardsRefresh = 10 * time.Second
 	// callTimeout bounds one stream or table request of the reader.
-	callTimeout = 2 * time.Second
+	callTimeout = 5 * time.Second
 	// sinceMargin is how long before the lease's creation a record may be
 	// and still be republished: record times are approximate (DynamoDB
 	// rounds them down to the second, DynamoDB Local to the minute).
@@ -57,38 +58,46 @@ type Reader struct {
 	// Renew is the lease renewal interval (DefaultLeaseRenew when 0).
 	Renew time.Duration
 
-	st        LeaseState
+	mu        sync.Mutex        // guards st (the renewer reads its checkpoints)
+	st        LeaseState        // checkpoints are replaced, never modified
 	iterators map[string]string // open iterators by shard id
 	shards    []dynamo.StreamShard
 	listedAt  time.Time
-	renewedAt time.Time
 }
 
 // Run takes part in the election until ctx ends; while it holds the lease
-// it reads the stream. At the end it releases the lease with its final
-// checkpoints so that another process takes over at once.
+// it reads the stream, and a second goroutine renews the lease every
+// Renew (with the latest checkpoints), so a slow read does not lose it. At
+// the end it releases the lease with its final checkpoints so that another
+// process takes over at once.
 func (r *Reader) Run(ctx context.Context) {
 	if r.Logger == nil {
 		r.Logger = slog.Default()
 	}
-	log := r.Logger
 	poll, renew := cmpOr(r.Poll, DefaultStreamPoll), cmpOr(r.Renew, DefaultLeaseRenew)
 	t := time.NewTicker(poll)
 	defer t.Stop()
+	var renewer sync.WaitGroup
+	var tried time.Time
 	for {
-		if r.Lease.Held() {
-			if err := r.round(ctx, renew); err != nil && ctx.Err() == nil {
-				log.Warn("live: stream reader", "err", err.Error())
+		switch {
+		case r.Lease.Held():
+			if err := r.round(ctx); err != nil && ctx.Err() == nil {
+				r.Logger.Warn("live: stream reader", "err", err.Error())
 			}
-		} else if time.Since(r.renewedAt) >= renew {
-			r.renewedAt = time.Now()
-			r.acquire(ctx, log)
+		case time.Since(tried) >= renew:
+			tried = time.Now()
+			renewer.Wait() // the previous term's renewer has seen the loss
+			if r.acquire(ctx) {
+				renewer.Go(func() { r.renewEvery(ctx, renew) })
+			}
 		}
 		select {
 		case <-ctx.Done():
+			renewer.Wait()
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
-			if err := r.Lease.Release(rctx, r.st.Checkpoints); err != nil {
-				log.Warn("live: release the stream lease", "err", err.Error())
+			if err := r.Lease.Release(rctx, r.checkpoints()); err != nil {
+				r.Logger.Warn("live: release the stream lease", "err", err.Error())
 			}
 			cancel()
 			return
@@ -106,30 +115,68 @@ func cmpOr(d, def time.Duration) time.Duration {
 
 // acquire tries to take the lease and, on success, starts reading from its
 // checkpoints.
-func (r *Reader) acquire(ctx context.Context, log *slog.Logger) {
+func (r *Reader) acquire(ctx context.Context) bool {
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	st, ok, err := r.Lease.TryAcquire(cctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			log.Warn("live: take the stream lease", "err", err.Error())
+			r.Logger.Warn("live: take the stream lease", "err", err.Error())
 		}
-		return
+		return false
 	}
 	if ok {
-		log.Info("live: this instance reads the table stream", "owner", r.Lease.Owner, "checkpoints", len(st.Checkpoints))
-		r.st, r.iterators, r.shards = st, map[string]string{}, nil
-		r.renewedAt = time.Now()
+		r.Logger.Info("live: this instance reads the table stream", "owner", r.Lease.Owner, "checkpoints", len(st.Checkpoints))
+		r.mu.Lock()
+		r.st = st
+		r.mu.Unlock()
+		r.iterators, r.shards = map[string]string{}, nil
+	}
+	return ok
+}
+
+// renewEvery renews the lease every interval until it is lost or ctx ends.
+func (r *Reader) renewEvery(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := r.renew(ctx); store.ErrorCode(err) == store.ECONFLICT {
+			r.Logger.Info("live: this instance no longer reads the table stream", "reason", err.Error())
+			return
+		} else if err != nil && ctx.Err() == nil {
+			r.Logger.Warn("live: renew the stream lease", "err", err.Error())
+		}
 	}
 }
 
-// round renews the lease when due, then reads every readable shard once.
-func (r *Reader) round(ctx context.Context, renew time.Duration) error {
-	if time.Since(r.renewedAt) >= renew {
-		if err := r.renew(ctx); err != nil {
-			return err
-		}
-	}
+// renew writes the checkpoints and extends the lease.
+func (r *Reader) renew(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	return r.Lease.Renew(cctx, r.checkpoints())
+}
+
+// checkpoints returns the current checkpoints (not to be modified).
+func (r *Reader) checkpoints() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.st.Checkpoints
+}
+
+// setCheckpoints replaces the checkpoints.
+func (r *Reader) setCheckpoints(cps map[string]string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.st.Checkpoints = cps
+}
+
+// round reads every readable shard once, listing the shards when due.
+func (r *Reader) round(ctx context.Context) error {
 	if r.shards == nil || time.Since(r.listedAt) >= shardsRefresh {
 		cctx, cancel := context.WithTimeout(ctx, callTimeout)
 		shards, err := r.Stream.Shards(cctx)
@@ -141,8 +188,9 @@ func (r *Reader) round(ctx context.Context, renew time.Duration) error {
 		r.forgetExpired()
 	}
 	done := map[string]bool{}
+	cps := r.checkpoints()
 	for _, sh := range r.shards {
-		if r.st.Checkpoints[sh.ID] == ShardEnd {
+		if cps[sh.ID] == ShardEnd {
 			done[sh.ID] = true
 			continue
 		}
@@ -164,13 +212,14 @@ func (r *Reader) round(ctx context.Context, renew time.Duration) error {
 // forgetExpired drops the checkpoints of shards the stream no longer lists
 // (trimmed after 24 hours), so the lease item does not grow.
 func (r *Reader) forgetExpired() {
+	old := r.checkpoints()
 	cps := make(map[string]string, len(r.shards))
 	for _, sh := range r.shards {
-		if cp, ok := r.st.Checkpoints[sh.ID]; ok {
+		if cp, ok := old[sh.ID]; ok {
 			cps[sh.ID] = cp
 		}
 	}
-	r.st.Checkpoints = cps
+	r.setCheckpoints(cps)
 }
 
 func (r *Reader) listed(id string) bool {
@@ -182,22 +231,6 @@ func (r *Reader) listed(id string) bool {
 	return false
 }
 
-// renew writes the checkpoints and extends the lease.
-func (r *Reader) renew(ctx context.Context) error {
-	start := time.Now()
-	cctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	err := r.Lease.Renew(cctx, r.st.Checkpoints)
-	if err != nil {
-		if store.ErrorCode(err) == store.ECONFLICT {
-			r.Logger.Info("live: another instance took the stream lease")
-		}
-		return err
-	}
-	r.renewedAt = start
-	return nil
-}
-
 // readShard reads shard sh once: the records after its checkpoint, passed
 // to the sink, then the checkpoint. It reports whether the shard is closed
 // and fully read.
@@ -207,7 +240,7 @@ func (r *Reader) readShard(ctx context.Context, sh dynamo.StreamShard) (bool, er
 	it := r.iterators[sh.ID]
 	if it == "" {
 		var err error
-		cp := r.st.Checkpoints[sh.ID]
+		cp := r.checkpoints()[sh.ID]
 		it, err = r.Stream.Iterator(cctx, sh.ID, cp)
 		if errors.Is(err, dynamo.ErrIteratorExpired) && cp != "" {
 			// The checkpoint is older than the stream keeps (24 h): what
@@ -228,8 +261,11 @@ func (r *Reader) readShard(ctx context.Context, sh dynamo.StreamShard) (bool, er
 		return false, err
 	}
 	var changes []store.Change
+	r.mu.Lock()
+	since := r.st.Since.Add(-sinceMargin)
+	r.mu.Unlock()
 	for _, rec := range recs {
-		if rec.Change != nil && !rec.Created.Before(r.st.Since.Add(-sinceMargin)) {
+		if rec.Change != nil && !rec.Created.Before(since) {
 			changes = append(changes, *rec.Change)
 		}
 	}
@@ -240,7 +276,7 @@ func (r *Reader) readShard(ctx context.Context, sh dynamo.StreamShard) (bool, er
 		}
 	}
 	r.iterators[sh.ID] = next
-	cps := maps.Clone(r.st.Checkpoints)
+	cps := maps.Clone(r.checkpoints())
 	if len(recs) > 0 {
 		cps[sh.ID] = recs[len(recs)-1].Seq
 	}
@@ -248,7 +284,7 @@ func (r *Reader) readShard(ctx context.Context, sh dynamo.StreamShard) (bool, er
 		cps[sh.ID] = ShardEnd
 		delete(r.iterators, sh.ID)
 	}
-	r.st.Checkpoints = cps
+	r.setCheckpoints(cps)
 	if len(changes) > 0 || next == "" {
 		// Checkpoint now: a failover then re-reads at most this round.
 		if err := r.renew(ctx); err != nil {
