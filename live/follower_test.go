@@ -82,8 +82,8 @@ func mustInstanceWith(tb testing.TB, name string, shards int, rs readerSetup) *i
 	if rs.table != nil {
 		lt, src, sink = rs.table(lt), rs.stream(src), rs.sink(sink)
 	}
-	in.lease = &live.Lease{Table: lt, Owner: fmt.Sprintf("test-%p", in), Duration: time.Second}
-	rd := &live.Reader{Stream: src, Lease: in.lease, Sink: sink, Poll: 50 * time.Millisecond, Renew: 300 * time.Millisecond}
+	in.lease = &live.Lease{Table: lt, Owner: fmt.Sprintf("test-%p", in), Duration: 2 * time.Second}
+	rd := &live.Reader{Stream: src, Lease: in.lease, Sink: sink, Poll: 50 * time.Millisecond, Renew: 500 * time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {

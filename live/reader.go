@@ -22,6 +22,8 @@ const (
 	shardsRefresh = 10 * time.Second
 	// callTimeout bounds one stream or table request of the reader.
 	callTimeout = 5 * time.Second
+	// sinkTimeout bounds passing one batch of records to the sink.
+	sinkTimeout = 30 * time.Second
 	// sinceMargin is how long before the lease's creation a record may be
 	// and still be republished: record times are approximate (DynamoDB
 	// rounds them down to the second, DynamoDB Local to the minute).
@@ -270,7 +272,10 @@ func (r *Reader) readShard(ctx context.Context, sh dynamo.StreamShard) (bool, er
 		}
 	}
 	if len(changes) > 0 {
-		if err := r.Sink(cctx, changes); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, sinkTimeout)
+		err := r.Sink(sctx, changes)
+		cancel()
+		if err != nil {
 			delete(r.iterators, sh.ID) // re-read from the checkpoint
 			return false, err
 		}

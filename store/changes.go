@@ -1,8 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
 	"hash/fnv"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+	"golang.org/x/sync/errgroup"
 )
 
 // ChangeKind is what one committed write did to a comment.
@@ -67,7 +70,8 @@ const ChangeLogTTL = time.Hour
 
 // Change log attributes and key prefix.
 const (
-	AttrChange    = "change"    // the Change, JSON
+	AttrChanges   = "changes"   // the Changes of one log item, a JSON array, in order
+	AttrChange    = "change"    // one Change, JSON (the items of earlier versions)
 	AttrExpiresAt = "expiresAt" // Unix seconds; the table's TTL attribute
 	changesPrefix = "CHANGES#"
 )
@@ -123,26 +127,68 @@ type changeRecord struct {
 	Old     *Comment   `json:"old,omitempty"`
 }
 
-// AppendChanges puts changes into the change log, each under a new sort
-// key (a ULID of now) in its product's shard. It is not atomic as a group:
-// on error some may be logged, and the caller appends them all again
-// (followers drop a change whose id they have already published).
+// maxLogItem bounds the JSON of the changes one change log item holds
+// (DynamoDB items are at most 400 KB; a change is at most ~45 KB).
+const maxLogItem = 300_000
+
+// AppendChanges puts changes into the change log, in order: the changes
+// of each shard (by product) go into as few items as fit, written one after
+// another, each under a new sort key (a ULID of now, increasing from one
+// item to the next), so that a reader sees a product's changes in order
+// and never a later one without the earlier ones. Shards are written in
+// parallel. It is not atomic as a group: on error some may be logged, and
+// the caller appends them all again (followers drop a change whose id they
+// have already published).
 func (s *Store) AppendChanges(ctx context.Context, changes []Change) error {
-	if len(changes) == 0 {
-		return nil
-	}
 	shards := max(s.changeShards, 1)
-	items := make([]Item, len(changes))
-	for i, ch := range changes {
+	byShard := map[int][][]byte{}
+	for _, ch := range changes {
 		b, err := json.Marshal(changeRecord{ID: ch.ID, Kind: ch.Kind, Comment: ch.Comment, Old: ch.Old})
 		if err != nil {
 			return Wrap(EINTERNAL, err, "encode change")
 		}
-		now := s.now()
-		items[i] = Item{AttrPK: ChangeLogPK(ChangeShard(ch.Comment.ProductID, shards)), AttrSK: s.newID(now),
-			AttrChange: string(b), AttrExpiresAt: now.Add(ChangeLogTTL).Unix()}
+		n := ChangeShard(ch.Comment.ProductID, shards)
+		byShard[n] = append(byShard[n], b)
 	}
-	return tableError(s.table.BatchPut(ctx, items))
+	g, gctx := errgroup.WithContext(ctx)
+	for n, recs := range byShard {
+		g.Go(func() error {
+			for len(recs) > 0 {
+				k, size := 0, 0
+				for k < len(recs) && (k == 0 || size+len(recs[k]) < maxLogItem) {
+					size += len(recs[k]) + 1
+					k++
+				}
+				now := s.now()
+				it := Item{AttrPK: ChangeLogPK(n), AttrSK: s.logKey(now), AttrExpiresAt: now.Add(ChangeLogTTL).Unix(),
+					AttrChanges: "[" + string(bytes.Join(recs[:k], []byte(","))) + "]"}
+				if err := s.table.Write(gctx, []Op{{Kind: OpPut, Key: it.Key(), Item: it}}); err != nil {
+					return tableError(err)
+				}
+				recs = recs[k:]
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// logKey returns the next change log sort key: a ULID of now, greater than
+// every key this store made before (monotonic within a millisecond).
+func (s *Store) logKey(now time.Time) string {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	if s.logEntropy == nil {
+		s.logEntropy = ulid.Monotonic(rand.Reader, 0)
+	}
+	ms := max(ulid.Timestamp(now), s.logLast)
+	id, err := ulid.New(ms, s.logEntropy)
+	if err != nil { // the millisecond's entropy overflowed: take the next
+		ms++
+		id = ulid.MustNew(ms, s.logEntropy)
+	}
+	s.logLast = ms
+	return id.String()
 }
 
 // changePage is how many change log items one ReadChanges query asks for.
@@ -163,12 +209,11 @@ func (s *Store) ReadChanges(ctx context.Context, n int, after string) ([]Change,
 			return nil, err
 		}
 		for _, it := range res.Items {
-			var r changeRecord
-			if err := json.Unmarshal([]byte(it.S(AttrChange)), &r); err != nil || r.Comment == nil {
-				return nil, Errorf(EINTERNAL, "change log item %q: malformed change", it.S(AttrSK))
+			chs, err := logItemChanges(it)
+			if err != nil {
+				return nil, err
 			}
-			id := cmp.Or(r.ID, it.S(AttrSK))
-			out = append(out, Change{ID: id, LogKey: it.S(AttrSK), Kind: r.Kind, Comment: r.Comment, Old: r.Old})
+			out = append(out, chs...)
 		}
 		if res.LastKey == nil {
 			return out, nil
@@ -177,11 +222,38 @@ func (s *Store) ReadChanges(ctx context.Context, n int, after string) ([]Change,
 	}
 }
 
+// logItemChanges decodes the changes of one change log item.
+func logItemChanges(it Item) ([]Change, error) {
+	var recs []changeRecord
+	var err error
+	if v, ok := it[AttrChanges].(string); ok {
+		err = json.Unmarshal([]byte(v), &recs)
+	} else {
+		recs = make([]changeRecord, 1)
+		err = json.Unmarshal([]byte(it.S(AttrChange)), &recs[0])
+	}
+	out := make([]Change, len(recs))
+	for i, r := range recs {
+		if err != nil || r.Comment == nil {
+			return nil, Errorf(EINTERNAL, "change log item %q: malformed change", it.S(AttrSK))
+		}
+		out[i] = Change{ID: cmp.Or(r.ID, it.S(AttrSK)), LogKey: it.S(AttrSK), Kind: r.Kind, Comment: r.Comment, Old: r.Old}
+	}
+	if err != nil {
+		return nil, Errorf(EINTERNAL, "change log item %q: malformed changes", it.S(AttrSK))
+	}
+	return out, nil
+}
+
 // publishState is the part of a Store that live updates use.
 type publishState struct {
 	publisher    Publisher
 	publishMu    sync.Mutex
 	changeShards int
+	// The change log keys AppendChanges makes (logKey).
+	logMu      sync.Mutex
+	logEntropy *ulid.MonotonicEntropy
+	logLast    uint64 // the millisecond of the last key
 }
 
 // Matches reports whether comment c is in the list that f selects (the
