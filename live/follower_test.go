@@ -47,11 +47,12 @@ func mustDynamoTable(tb testing.TB) string {
 
 // readerSetup lets a test wrap what a Reader uses (to inject a crash).
 type readerSetup struct {
-	table  func(store.Table) store.Table
-	stream func(live.StreamSource) live.StreamSource
-	sink   func(live.ChangeSink) live.ChangeSink
-	poll   time.Duration // the follower's poll (50 ms when 0)
-	onCall func(context.Context, dynamo.Call)
+	table      func(store.Table) store.Table
+	stream     func(live.StreamSource) live.StreamSource
+	sink       func(live.ChangeSink) live.ChangeSink
+	poll       time.Duration // the follower's poll (50 ms when 0)
+	streamPoll time.Duration // the reader's poll (50 ms when 0)
+	onCall     func(context.Context, dynamo.Call)
 }
 
 // mustInstance starts an instance on table name with shards change log
@@ -83,7 +84,7 @@ func mustInstanceWith(tb testing.TB, name string, shards int, rs readerSetup) *i
 		lt, src, sink = rs.table(lt), rs.stream(src), rs.sink(sink)
 	}
 	in.lease = &live.Lease{Table: lt, Owner: fmt.Sprintf("test-%p", in), Duration: 2 * time.Second}
-	rd := &live.Reader{Stream: src, Lease: in.lease, Sink: sink, Poll: 50 * time.Millisecond, Renew: 500 * time.Millisecond}
+	rd := &live.Reader{Stream: src, Lease: in.lease, Sink: sink, Poll: cmp.Or(rs.streamPoll, 50*time.Millisecond), Renew: 500 * time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
