@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -76,7 +77,7 @@ func (r *Reader) Run(ctx context.Context) {
 	if r.Logger == nil {
 		r.Logger = slog.Default()
 	}
-	poll, renew := cmpOr(r.Poll, DefaultStreamPoll), cmpOr(r.Renew, DefaultLeaseRenew)
+	poll, renew := cmp.Or(r.Poll, DefaultStreamPoll), cmp.Or(r.Renew, DefaultLeaseRenew)
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	var renewer sync.WaitGroup
@@ -106,13 +107,6 @@ func (r *Reader) Run(ctx context.Context) {
 		case <-t.C:
 		}
 	}
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 // acquire tries to take the lease and, on success, starts reading from its
