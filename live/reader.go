@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/dynamo"
 )
 
 // Reader defaults.
@@ -31,11 +30,12 @@ const (
 	sinceMargin = time.Minute
 )
 
-// StreamSource is the table stream a Reader reads (*dynamo.Stream).
+// StreamSource is the table stream a Reader reads (*dynamo.Stream, which
+// package main wires in).
 type StreamSource interface {
-	Shards(ctx context.Context) ([]dynamo.StreamShard, error)
+	Shards(ctx context.Context) ([]store.StreamShard, error)
 	Iterator(ctx context.Context, shard, after string) (string, error)
-	Records(ctx context.Context, iterator string) ([]dynamo.StreamRecord, string, error)
+	Records(ctx context.Context, iterator string) ([]store.StreamRecord, string, error)
 }
 
 // ChangeSink receives the changes the Reader reads, in stream order per
@@ -64,7 +64,7 @@ type Reader struct {
 	mu        sync.Mutex        // guards st (the renewer reads its checkpoints)
 	st        LeaseState        // checkpoints are replaced, never modified
 	iterators map[string]string // open iterators by shard id
-	shards    []dynamo.StreamShard
+	shards    []store.StreamShard
 	listedAt  time.Time
 }
 
@@ -230,7 +230,7 @@ func (r *Reader) listed(id string) bool {
 // readShard reads shard sh once: the records after its checkpoint, passed
 // to the sink, then the checkpoint. It reports whether the shard is closed
 // and fully read.
-func (r *Reader) readShard(ctx context.Context, sh dynamo.StreamShard) (bool, error) {
+func (r *Reader) readShard(ctx context.Context, sh store.StreamShard) (bool, error) {
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	it := r.iterators[sh.ID]
@@ -238,7 +238,7 @@ func (r *Reader) readShard(ctx context.Context, sh dynamo.StreamShard) (bool, er
 		var err error
 		cp := r.checkpoints()[sh.ID]
 		it, err = r.Stream.Iterator(cctx, sh.ID, cp)
-		if errors.Is(err, dynamo.ErrIteratorExpired) && cp != "" {
+		if errors.Is(err, store.ErrIteratorExpired) && cp != "" {
 			// The checkpoint is older than the stream keeps (24 h): what
 			// lies between is lost; go on from the oldest record kept.
 			r.Logger.Error("live: stream checkpoint trimmed, changes lost", "shard", sh.ID, "checkpoint", cp)
@@ -249,7 +249,7 @@ func (r *Reader) readShard(ctx context.Context, sh dynamo.StreamShard) (bool, er
 		}
 	}
 	recs, next, err := r.Stream.Records(cctx, it)
-	if errors.Is(err, dynamo.ErrIteratorExpired) {
+	if errors.Is(err, store.ErrIteratorExpired) {
 		delete(r.iterators, sh.ID) // next round: a new one from the checkpoint
 		return false, err
 	}

@@ -109,19 +109,10 @@ func (t *Table) Client() *dynamodb.Client {
 	return c
 }
 
-// StreamShard is one shard of a stream.
-type StreamShard struct {
-	ID     string
-	Parent string // "" for none
-	// Closed: the shard has an ending sequence number, so once read to its
-	// end it has no more records (its children continue it).
-	Closed bool
-}
-
 // Shards lists the stream's shards, parents before their children (the
 // order in which their records must be read).
-func (s *Stream) Shards(ctx context.Context) ([]StreamShard, error) {
-	var all []StreamShard
+func (s *Stream) Shards(ctx context.Context) ([]store.StreamShard, error) {
+	var all []store.StreamShard
 	in := &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(s.arn)}
 	for {
 		start := time.Now()
@@ -132,7 +123,7 @@ func (s *Stream) Shards(ctx context.Context) ([]StreamShard, error) {
 		}
 		for _, sh := range out.StreamDescription.Shards {
 			closed := sh.SequenceNumberRange != nil && sh.SequenceNumberRange.EndingSequenceNumber != nil
-			all = append(all, StreamShard{ID: aws.ToString(sh.ShardId), Parent: aws.ToString(sh.ParentShardId), Closed: closed})
+			all = append(all, store.StreamShard{ID: aws.ToString(sh.ShardId), Parent: aws.ToString(sh.ParentShardId), Closed: closed})
 		}
 		last := out.StreamDescription.LastEvaluatedShardId
 		if last == nil {
@@ -144,15 +135,15 @@ func (s *Stream) Shards(ctx context.Context) ([]StreamShard, error) {
 
 // parentsFirst orders shards so that each comes after its parent (when the
 // parent is listed; an expired parent is no longer).
-func parentsFirst(shards []StreamShard) []StreamShard {
-	byID := make(map[string]StreamShard, len(shards))
+func parentsFirst(shards []store.StreamShard) []store.StreamShard {
+	byID := make(map[string]store.StreamShard, len(shards))
 	for _, sh := range shards {
 		byID[sh.ID] = sh
 	}
-	out := make([]StreamShard, 0, len(shards))
+	out := make([]store.StreamShard, 0, len(shards))
 	done := map[string]bool{}
-	var visit func(sh StreamShard)
-	visit = func(sh StreamShard) {
+	var visit func(sh store.StreamShard)
+	visit = func(sh store.StreamShard) {
 		if done[sh.ID] {
 			return
 		}
@@ -185,27 +176,10 @@ func (s *Stream) Iterator(ctx context.Context, shard, after string) (string, err
 	return aws.ToString(out.ShardIterator), nil
 }
 
-// StreamRecord is one record of a stream, as a comment change.
-type StreamRecord struct {
-	// Seq is the record's sequence number (the checkpoint after it).
-	Seq string
-	// Created is when DynamoDB wrote the record (approximate).
-	Created time.Time
-	// Change is the comment change, with its ID from StreamChangeID; nil
-	// when the record is not of a comment item (statistics, change log,
-	// lease) or is an update that changed nothing a subscriber sees.
-	Change *store.Change
-}
-
-// ErrIteratorExpired is returned (wrapped, code EUNAVAILABLE) by Records
-// when the iterator is older than its 15 minutes or points into trimmed
-// data: get a new one from the checkpoint.
-var ErrIteratorExpired = errors.New("dynamo: stream iterator expired")
-
 // Records reads the next records of an iterator (up to 1,000, 1 MB). It
 // returns the iterator to continue from, "" when the shard is closed and
 // fully read.
-func (s *Stream) Records(ctx context.Context, iterator string) ([]StreamRecord, string, error) {
+func (s *Stream) Records(ctx context.Context, iterator string) ([]store.StreamRecord, string, error) {
 	start := time.Now()
 	out, err := s.client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(iterator)})
 	n := 0
@@ -216,7 +190,7 @@ func (s *Stream) Records(ctx context.Context, iterator string) ([]StreamRecord, 
 	if err != nil {
 		return nil, "", streamError(ctx, "GetRecords", err)
 	}
-	recs := make([]StreamRecord, 0, len(out.Records))
+	recs := make([]store.StreamRecord, 0, len(out.Records))
 	for _, r := range out.Records {
 		rec, err := recordChange(r)
 		if err != nil {
@@ -234,12 +208,12 @@ func (s *Stream) report(ctx context.Context, op string, items int, start time.Ti
 }
 
 // streamError translates a Streams error; an expired iterator or trimmed
-// data is ErrIteratorExpired.
+// data is store.ErrIteratorExpired.
 func streamError(ctx context.Context, op string, err error) error {
 	var expired *stypes.ExpiredIteratorException
 	var trimmed *stypes.TrimmedDataAccessException
 	if errors.As(err, &expired) || errors.As(err, &trimmed) {
-		return store.Wrap(store.EUNAVAILABLE, errors.Join(ErrIteratorExpired, err), "%s", op)
+		return store.Wrap(store.EUNAVAILABLE, errors.Join(store.ErrIteratorExpired, err), "%s", op)
 	}
 	return translate(ctx, op, err)
 }
@@ -247,12 +221,12 @@ func streamError(ctx context.Context, op string, err error) error {
 // recordChange turns a stream record into a comment change: INSERT is
 // ADDED (the new image), MODIFY is UPDATED (new and old), REMOVE is
 // DELETED (the old image).
-func recordChange(r stypes.Record) (StreamRecord, error) {
+func recordChange(r stypes.Record) (store.StreamRecord, error) {
 	d := r.Dynamodb
 	if d == nil {
-		return StreamRecord{}, store.Errorf(store.EINTERNAL, "stream record %s without data", aws.ToString(r.EventID))
+		return store.StreamRecord{}, store.Errorf(store.EINTERNAL, "stream record %s without data", aws.ToString(r.EventID))
 	}
-	rec := StreamRecord{Seq: aws.ToString(d.SequenceNumber), Created: aws.ToTime(d.ApproximateCreationDateTime)}
+	rec := store.StreamRecord{Seq: aws.ToString(d.SequenceNumber), Created: aws.ToTime(d.ApproximateCreationDateTime)}
 	pk, _ := d.Keys[store.AttrPK].(*stypes.AttributeValueMemberS)
 	if pk == nil {
 		return rec, nil

@@ -51,7 +51,7 @@ func TestCreateTableEnablesStream(t *testing.T) {
 }
 
 func TestParentsFirst(t *testing.T) {
-	in := []StreamShard{
+	in := []store.StreamShard{
 		{ID: "c2", Parent: "b"}, {ID: "b", Parent: "a"}, {ID: "c1", Parent: "b"},
 		{ID: "x", Parent: "expired"}, {ID: "a"},
 	}
