@@ -99,10 +99,14 @@ func (lr *liveRun) start(ctx context.Context, s *store.Store, raw store.Table, f
 	if err != nil {
 		return err
 	}
+	client := tbl.Client()
+	if client == nil {
+		return fmt.Errorf("live: the DynamoDB table has no SDK client to read its stream with")
+	}
 	ctx, lr.stop = context.WithCancel(ctx)
 	fl := &live.Follower{Log: s, Hub: lr.hub, Interval: f.poll, Overlap: f.overlap, Logger: log}
 	rd := &live.Reader{
-		Stream: dynamo.NewStream(dynamo.StreamClientFor(tbl.Client(), os.Getenv("AWS_ENDPOINT_URL_DYNAMODB_STREAMS")), arn),
+		Stream: dynamo.NewStream(dynamo.StreamClientFor(client, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB_STREAMS")), arn),
 		Lease:  &live.Lease{Table: raw, Owner: instanceID(), Duration: f.lease},
 		Sink:   s.AppendChanges, Poll: f.streamPoll, Renew: f.lease / 3, Logger: log,
 	}
