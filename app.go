@@ -148,13 +148,12 @@ func (a *app) openStore(ctx context.Context) error {
 	a.raw = tbl
 	a.live = a.cfg.live.newLive(a.cfg.store.kind, a.cfg.rateLimit.TrustForwardedFor, a.log)
 	a.store = store.New(tbl, append(a.live.stores, store.WithSizing(a.cfg.sizing))...)
-	a.live.start(ctx, a.store, &a.cfg.live, a.log)
 	a.closers = append(a.closers, func() { // a no-op after serve's graceful shutdown
 		sctx, cancel := context.WithTimeout(context.Background(), a.cfg.shutdownTimeout)
 		defer cancel()
 		a.live.shutdown(sctx, a.log)
 	})
-	return nil
+	return a.live.start(ctx, a.store, tbl, &a.cfg.live, a.log)
 }
 
 // open opens the Table the spec names.

@@ -215,6 +215,7 @@ func cmdSeed(ctx context.Context, args []string, getenv func(string) string, std
 func cmdCreateTable(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlags("create-table", stderr)
 	spec := fs.String("store", "", "the table to create: dynamodb:TABLE")
+	stream := fs.Bool("stream", true, "give the table its stream, which subscriptions across gateways read (false: none, for gateways run with -no-subscriptions)")
 	if err := parse(fs, args, getenv); err != nil {
 		return err
 	}
@@ -228,7 +229,7 @@ func cmdCreateTable(ctx context.Context, args []string, getenv func(string) stri
 		return err
 	}
 	defer t.Close()
-	if err := t.CreateTable(ctx); err != nil {
+	if err := t.CreateTable(ctx, *stream); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "table %s is ACTIVE with its four indexes\n", name)

@@ -81,7 +81,7 @@ func TestExportRoundTrip(t *testing.T) {
 		"dynamodb": func(name string) string {
 			dynamotest.Endpoint(t)
 			table := fmt.Sprintf("export-%s-%d", name, time.Now().UnixNano())
-			MustRun(t, "create-table", "-store", "dynamodb:"+table)
+			MustRun(t, "create-table", "-stream=false", "-store", "dynamodb:"+table)
 			return "dynamodb:" + table
 		},
 	}

@@ -9,42 +9,51 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/config"
-
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/dynamo"
-	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
 )
 
-// capacityMeter sums the read capacity DynamoDB reports for change log
-// queries: the store.Accountant of the followers' contexts.
+// capacityMeter counts the requests of the live machinery: change log
+// queries (with the read capacity DynamoDB reports) and stream reads.
 type capacityMeter struct {
-	mu    sync.Mutex
-	units float64
-	calls int
+	mu      sync.Mutex
+	units   float64
+	queries int
+	stream  int // GetRecords calls
 }
 
+// Account is the store.Accountant of the followers' and readers' calls.
 func (m *capacityMeter) Account(c store.Call) {
-	if c.Op == store.CallQuery {
-		m.mu.Lock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch c.Op {
+	case store.CallQuery:
 		m.units += c.ReadCapacity
-		m.calls++
-		m.mu.Unlock()
+		m.queries++
+	case store.CallStreamRecords:
+		m.stream++
 	}
 }
 
+func (m *capacityMeter) read() (float64, int, int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.units, m.queries, m.stream
+}
+
 // BenchmarkTwoInstances measures, on DynamoDB Local, the delivery latency
-// from a write's commit on instance A to the event on instance B's hub, and
-// the read capacity the followers consume, per instance and second, for
-// the given poll interval and change log shards:
+// from a write's commit through instance A to the event on instance B's
+// hub (stream → elected reader → change log → B's follower), and the reads
+// that costs per second: the reader's GetRecords calls, and the change log
+// queries and read capacity of the followers, per instance, for the given
+// follower poll interval and change log shards (stream poll 250 ms):
 //
-//	DYNAMODB_ENDPOINT=http://127.0.0.1:8765 go test -run '^$' -bench TwoInstances -benchtime 40x ./live/
+//	DYNAMODB_ENDPOINT=http://127.0.0.1:8765 go test -run '^$' -bench TwoInstances -benchtime 60x ./live/
 func BenchmarkTwoInstances(b *testing.B) {
 	for _, tc := range []struct {
 		poll   time.Duration
 		shards int
-	}{{500 * time.Millisecond, 1}, {500 * time.Millisecond, 4}, {200 * time.Millisecond, 1}} {
+	}{{500 * time.Millisecond, 4}, {500 * time.Millisecond, 1}, {200 * time.Millisecond, 4}} {
 		b.Run(fmt.Sprintf("poll=%s/shards=%d", tc.poll, tc.shards), func(b *testing.B) {
 			benchTwoInstances(b, tc.poll, tc.shards)
 		})
@@ -54,36 +63,20 @@ func BenchmarkTwoInstances(b *testing.B) {
 func benchTwoInstances(b *testing.B, poll time.Duration, shards int) {
 	name := mustDynamoTable(b)
 	meter := &capacityMeter{}
-	open := func() (*store.Store, *live.Hub, func()) {
-		tbl := dynamo.New(dynamotest.MustClient(b, config.WithRetryer(dynamo.NewRetryer)), name)
-		var s *store.Store
-		hub := live.NewHub(live.Config{Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) { return s.GetStats(ctx, ids) }})
-		s = store.New(tbl, store.WithChangeLog(shards))
-		ctx, cancel := context.WithCancel(store.WithAccountant(context.Background(), meter))
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			(&live.Follower{Log: s, Hub: hub, Interval: poll}).Run(ctx)
-		}()
-		return s, hub, func() { cancel(); <-done; hub.Close() }
-	}
-	a, hubA, stopA := open()
-	defer stopA()
-	_, hubB, stopB := open()
-	defer stopB()
+	rs := readerSetup{poll: poll, accountant: meter, streamPoll: live.DefaultStreamPoll}
+	a := mustInstanceWith(b, name, shards, rs)
+	bi := mustInstanceWith(b, name, shards, rs)
 	ctx := context.Background()
-	subB := mustSubscribe(b, hubB, "bench", live.TopicAdded, store.Filter{})
-	_ = mustSubscribe(b, hubA, "bench", live.TopicAdded, store.Filter{}) // A polls too: both instances pay
+	subB := mustSubscribe(b, bi.hub, "bench", live.TopicAdded, store.Filter{})
+	_ = mustSubscribe(b, a.hub, "bench", live.TopicAdded, store.Filter{}) // A polls too: both instances pay
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	start := time.Now()
-	meter.mu.Lock()
-	units0, calls0 := meter.units, meter.calls
-	meter.mu.Unlock()
+	units0, queries0, stream0 := meter.read()
 	for i := range b.N {
-		// Writes arrive at random moments of the poll cycle.
+		// Writes arrive at random moments of the poll cycles.
 		time.Sleep(rand.N(poll))
-		c, err := a.CreateComment(ctx, store.NewComment{ProductID: "bench", Language: "en", Rating: 5, Author: "a", Title: fmt.Sprint(i), Body: "b"})
+		c, err := a.store.CreateComment(ctx, store.NewComment{ProductID: "bench", Language: "en", Rating: 5, Author: "a", Title: fmt.Sprint(i), Body: "b"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,15 +85,14 @@ func benchTwoInstances(b *testing.B, poll time.Duration, shards int) {
 		}
 		lat = append(lat, time.Since(committed))
 	}
-	elapsed := time.Since(start)
+	elapsed := time.Since(start).Seconds()
 	b.StopTimer()
-	meter.mu.Lock()
-	units, calls := meter.units-units0, meter.calls-calls0
-	meter.mu.Unlock()
+	units, queries, stream := meter.read()
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Milliseconds()), "p99-ms")
-	b.ReportMetric(units/elapsed.Seconds()/2, "RCU/s/instance")
-	b.ReportMetric(float64(calls)/elapsed.Seconds()/2, "queries/s/instance")
+	b.ReportMetric((units-units0)/elapsed/2, "RCU/s/instance")
+	b.ReportMetric(float64(queries-queries0)/elapsed/2, "queries/s/instance")
+	b.ReportMetric(float64(stream-stream0)/elapsed, "GetRecords/s")
 	b.ReportMetric(0, "ns/op")
 }

@@ -9,14 +9,16 @@
 // Changes reach a Hub in one of two ways:
 //   - one process (bbolt): the store publishes each change after its
 //     transaction commits (store.WithPublisher(hub));
-//   - many processes on one DynamoDB table: every write also puts its
-//     change into the table's change log in the same transaction
-//     (store.WithChangeLog), and a Follower in each process polls the log
-//     while the process has subscribers, and publishes what it reads.
+//   - many processes on one DynamoDB table: the table's stream carries
+//     every committed write; one process, elected by a Lease item in the
+//     table, runs the Reader, which turns comment records into changes and
+//     appends them to the table's change log (store.AppendChanges) before
+//     it checkpoints; a Follower in each process polls the log while the
+//     process has subscribers, and publishes each change id once.
 //
 // The gateway (resolvers/livefanout.go) subscribes once per distinct
 // subscription operation and shares each event's execution among that
 // operation's subscribers.
 //
-// docs/live.md explains the choice of the change log and its cost.
+// docs/live.md explains the choice, the failover and the cost.
 package live

@@ -15,6 +15,10 @@ import (
 const (
 	DefaultPollInterval = 500 * time.Millisecond
 	DefaultOverlap      = 5 * time.Second
+	// DedupWindow is how long past Overlap a Follower remembers the ids
+	// it published: longer than a failover re-read (lease duration +
+	// renewal + a read round) takes to log a change again.
+	DedupWindow = 30 * time.Second
 )
 
 // ChangeLog is the part of store.Store a Follower reads.
@@ -27,10 +31,12 @@ type ChangeLog interface {
 // publishes every change it has not published yet, so that a process sees
 // the writes of every other process on the same table.
 //
-// Change ids are ULIDs taken by the writer just before its transaction, so
-// a change can commit after a later-numbered one, and writers' clocks
-// differ: each poll reads the shard from Overlap before the newest change
-// seen, and skips the changes it already published.
+// The stream Reader logs each change under a ULID of when it logged it;
+// a batch's items can become visible out of that order, and a new reader
+// after a failover has another clock: each poll reads the shard from
+// Overlap before the newest log key seen. A change logged twice (re-read
+// by the new reader after a failover) keeps its id: the Follower publishes
+// each id once, remembering ids for Overlap + DedupWindow.
 type Follower struct {
 	Log ChangeLog
 	Hub *Hub
@@ -45,8 +51,8 @@ type Follower struct {
 
 // shardState is what a Follower knows about one log shard.
 type shardState struct {
-	newest time.Time            // time of the newest change seen
-	seen   map[string]time.Time // published change ids → their time
+	newest time.Time            // time of the newest log key seen
+	seen   map[string]time.Time // published change ids → their log time
 }
 
 // Run polls until ctx ends. While the hub has no subscriber it reads
@@ -112,18 +118,19 @@ func (f *Follower) poll(ctx context.Context, n int, st *shardState, overlap time
 		return err
 	}
 	for _, ch := range changes {
-		if _, ok := st.seen[ch.ID]; ok {
-			continue
-		}
-		at := changeTime(ch.ID)
-		st.seen[ch.ID] = at
+		at := changeTime(ch.LogKey)
 		if at.After(st.newest) {
 			st.newest = at
 		}
+		if _, ok := st.seen[ch.ID]; ok {
+			continue
+		}
+		st.seen[ch.ID] = at
 		f.Hub.Publish(ch)
 	}
+	forget := from.Add(-DedupWindow)
 	for id, at := range st.seen {
-		if at.Before(from) {
+		if at.Before(forget) {
 			delete(st.seen, id)
 		}
 	}

@@ -1,10 +1,12 @@
 package live_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,21 +21,22 @@ import (
 )
 
 // instance is one gateway process on a shared DynamoDB table: its own
-// client, store (keeping the change log), hub and follower.
+// client, store, hub, follower, and candidate stream reader.
 type instance struct {
 	store *store.Store
 	hub   *live.Hub
+	lease *live.Lease
 }
 
-// mustDynamoTable creates a fresh table on DynamoDB Local (skipping without
-// DYNAMODB_ENDPOINT) and returns its name.
+// mustDynamoTable creates a fresh table (with its stream) on DynamoDB
+// Local (skipping without DYNAMODB_ENDPOINT) and returns its name.
 func mustDynamoTable(tb testing.TB) string {
 	tb.Helper()
 	c := dynamotest.MustClient(tb, config.WithRetryer(dynamo.NewRetryer))
 	name := fmt.Sprintf("live-%d-%d", os.Getpid(), time.Now().UnixNano()%1e9)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := dynamo.New(c, name).CreateTable(ctx); err != nil {
+	if err := dynamo.New(c, name).CreateTable(ctx, true); err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
@@ -42,23 +45,55 @@ func mustDynamoTable(tb testing.TB) string {
 	return name
 }
 
+// readerSetup lets a test wrap what a Reader uses (to inject a crash).
+type readerSetup struct {
+	table      func(store.Table) store.Table
+	stream     func(live.StreamSource) live.StreamSource
+	sink       func(live.ChangeSink) live.ChangeSink
+	poll       time.Duration    // the follower's poll (50 ms when 0)
+	streamPoll time.Duration    // the reader's poll (50 ms when 0)
+	accountant store.Accountant // of the follower's and the reader's calls, if set
+}
+
 // mustInstance starts an instance on table name with shards change log
 // shards; it stops when the test ends.
 func mustInstance(tb testing.TB, name string, shards int) *instance {
+	return mustInstanceWith(tb, name, shards, readerSetup{})
+}
+
+func mustInstanceWith(tb testing.TB, name string, shards int, rs readerSetup) *instance {
 	tb.Helper()
 	c := dynamotest.MustClient(tb, config.WithRetryer(dynamo.NewRetryer))
 	in := &instance{}
 	in.hub = live.NewHub(live.Config{Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) {
 		return in.store.GetStats(ctx, ids)
 	}})
-	in.store = store.New(dynamo.New(c, name), store.WithChangeLog(shards))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		(&live.Follower{Log: in.store, Hub: in.hub, Interval: 50 * time.Millisecond}).Run(ctx)
-	}()
-	tb.Cleanup(func() { cancel(); <-done; in.hub.Close() })
+	tbl := dynamo.New(c, name)
+	in.store = store.New(tbl, store.WithChangeLog(shards))
+	arn, err := tbl.StreamARN(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st := dynamo.NewStream(dynamo.StreamClientFor(c, ""), arn)
+	var src live.StreamSource = st
+	var lt store.Table = tbl
+	sink := live.ChangeSink(in.store.AppendChanges)
+	if rs.table != nil {
+		lt, src, sink = rs.table(lt), rs.stream(src), rs.sink(sink)
+	}
+	in.lease = &live.Lease{Table: lt, Owner: fmt.Sprintf("test-%p", in), Duration: 2 * time.Second}
+	rd := &live.Reader{Stream: src, Lease: in.lease, Sink: sink, Poll: cmp.Or(rs.streamPoll, 50*time.Millisecond), Renew: 500 * time.Millisecond}
+	ctx := context.Background()
+	if rs.accountant != nil {
+		ctx = store.WithAccountant(ctx, rs.accountant)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		(&live.Follower{Log: in.store, Hub: in.hub, Interval: cmp.Or(rs.poll, 50*time.Millisecond)}).Run(ctx)
+	})
+	wg.Go(func() { rd.Run(ctx) })
+	tb.Cleanup(func() { cancel(); wg.Wait(); in.hub.Close() })
 	return in
 }
 

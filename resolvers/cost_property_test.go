@@ -59,7 +59,7 @@ func TestCostBoundsItemsRead(t *testing.T) {
 			tbl := dynamo.New(c, name)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			if err := tbl.CreateTable(ctx); err != nil {
+			if err := tbl.CreateTable(ctx, false); err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() {

@@ -108,7 +108,7 @@ var faultBackends = map[string]func(testing.TB) store.Table{
 		client := dynamotest.MustClient(tb)
 		name := fmt.Sprintf("faults-%d", time.Now().UnixNano())
 		tbl := dynamo.New(client, name)
-		if err := tbl.CreateTable(context.Background()); err != nil {
+		if err := tbl.CreateTable(context.Background(), false); err != nil {
 			tb.Fatal(err)
 		}
 		tb.Cleanup(func() {

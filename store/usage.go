@@ -11,7 +11,7 @@ import (
 // the Prometheus metrics are made of.
 type Call struct {
 	// Op is the Table method: CallGet, CallBatchGet, CallQuery, CallScan,
-	// CallWrite or CallBatchPut.
+	// CallWrite or CallBatchPut (or one of the CallStream calls).
 	Op string
 	// Index is the index a query read; "" for the base table.
 	Index string
@@ -32,6 +32,15 @@ const (
 	CallScan     = "scan"
 	CallWrite    = "write"
 	CallBatchPut = "batch_put"
+)
+
+// The DynamoDB Streams calls of the live stream reader, as Call.Op names
+// them: they are not Table methods, but the reader's context accounts them
+// like one (Items: the records GetRecords returned).
+const (
+	CallStreamShards   = "stream_shards"   // DescribeStream
+	CallStreamIterator = "stream_iterator" // GetShardIterator
+	CallStreamRecords  = "stream_records"  // GetRecords
 )
 
 // Accountant is told of the Table calls made with a context that carries it

@@ -24,7 +24,12 @@ const createWait = 15 * time.Minute
 // read of the base table), and on-demand (PAY_PER_REQUEST) billing.
 // deploy/dynamodb-table.json is the same definition for
 // `aws dynamodb create-table --cli-input-json`.
-func CreateTableInput(table string) *dynamodb.CreateTableInput {
+//
+// With stream the table gets its stream (StreamSpec), which live
+// subscriptions across instances read; without, none (a gateway run with
+// -no-subscriptions needs none, and DynamoDB Local writes much more slowly
+// to a table with a stream).
+func CreateTableInput(table string, stream bool) *dynamodb.CreateTableInput {
 	in := &dynamodb.CreateTableInput{
 		TableName: aws.String(table),
 		KeySchema: []types.KeySchemaElement{
@@ -32,6 +37,9 @@ func CreateTableInput(table string) *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(store.AttrSK), KeyType: types.KeyTypeRange},
 		},
 		BillingMode: types.BillingModePayPerRequest,
+	}
+	if stream {
+		in.StreamSpecification = StreamSpec()
 	}
 	seen := map[string]bool{}
 	attr := func(name string) {
@@ -69,20 +77,25 @@ func CreateTableInput(table string) *dynamodb.CreateTableInput {
 // CreateTable creates the table (see CreateTableInput) and waits until the
 // table and all its indexes are ACTIVE, bounded by ctx (and by 15 minutes
 // when ctx has no deadline). It is idempotent: when the table exists it
-// waits for it to be ACTIVE and returns nil, or an EINVALID error if the
-// existing table lacks the key schema or one of the indexes.
-func (t *Table) CreateTable(ctx context.Context) error {
+// waits for it to be ACTIVE, with stream enables its stream when it has
+// none (EnableStream; without, leaves the stream as it is), and returns
+// nil, or an EINVALID error if the existing table lacks the key schema or
+// one of the indexes.
+func (t *Table) CreateTable(ctx context.Context, stream bool) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, createWait)
 		defer cancel()
 	}
-	_, err := t.client.CreateTable(ctx, CreateTableInput(t.name))
+	_, err := t.client.CreateTable(ctx, CreateTableInput(t.name, stream))
 	var inUse *types.ResourceInUseException
 	if err != nil && !errors.As(err, &inUse) {
 		return translate(ctx, "CreateTable", err)
 	}
-	return t.waitActive(ctx)
+	if err := t.waitActive(ctx); err != nil || !stream {
+		return err
+	}
+	return t.EnableStream(ctx)
 }
 
 // waitActive polls DescribeTable until the table and every index are ACTIVE.

@@ -40,7 +40,7 @@ func TestDeployJSONMatchesCreateTable(t *testing.T) {
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("deploy/dynamodb-table.json: %v", err)
 	}
-	want := CreateTableInput(aws.ToString(got.TableName))
+	want := CreateTableInput(aws.ToString(got.TableName), true)
 	if !reflect.DeepEqual(&got, want) {
 		w, _ := json.MarshalIndent(want, "", "  ")
 		t.Errorf("deploy/dynamodb-table.json differs from CreateTableInput(%q); want the equivalent of\n%s", aws.ToString(got.TableName), w)
@@ -51,7 +51,7 @@ func TestDeployJSONMatchesCreateTable(t *testing.T) {
 }
 
 func TestCreateTableInputIndexes(t *testing.T) {
-	in := CreateTableInput("x")
+	in := CreateTableInput("x", true)
 	if len(in.GlobalSecondaryIndexes) != len(store.Indexes) {
 		t.Fatalf("%d GSIs, want %d", len(in.GlobalSecondaryIndexes), len(store.Indexes))
 	}

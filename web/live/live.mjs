@@ -125,9 +125,11 @@ async function main() {
       return gw;
     };
     const portB = await freePort();
+    // A starts first, so it takes the stream reader's lease.
     const gwA = start([...dyn, '-addr', '127.0.0.1:0']);
+    const A = await gwA.url;
     let gwB = start([...dyn, '-addr', `127.0.0.1:${portB}`]);
-    const [A, B] = await Promise.all([gwA.url, gwB.url]);
+    const B = await gwB.url;
     log('A', A, 'B', B, 'table', table);
     await crossInstance(A, B, async () => {
       await gwB.stop();
@@ -135,15 +137,16 @@ async function main() {
         gwB = start([...dyn, '-addr', `127.0.0.1:${portB}`]);
         await gwB.url;
       };
-    });
+    }, () => process.kill(gwA.pid, 'SIGKILL'));
     await authAndSlowConsumer(bin, tmp, start);
   } finally {
     for (const c of cleanups) await c();
   }
 }
 
-// crossInstance: subscribers on B, writes through A and B; then B restarts.
-async function crossInstance(A, B, stopB) {
+// crossInstance: subscribers on B, writes through A and B; then B restarts;
+// then A, the stream reader, is killed.
+async function crossInstance(A, B, stopB, killA) {
   const P = 'live-p1';
   const wsURL = B.replace('http', 'ws') + '/graphql';
   let reconnected = 0;
@@ -226,6 +229,15 @@ async function crossInstance(A, B, stopB) {
   await until(() => sseSeen > seenBefore, 'after the restart, the graphql-sse client is streaming again');
   const fresh2 = await fullList(A, P);
   check(same(list.ids(), fresh2.map((e) => e.node.id)), 'after the restart the live list still equals a fresh query');
+
+  // Kill A, the stream reader, so it cannot release its lease: B takes the
+  // lease over once it is stale and delivers what was written meanwhile.
+  killA();
+  const afterKill = [];
+  for (let i = 0; i < 3; i++) afterKill.push(await create(B, P, 'fr', 1 + i, `after A died ${i}`));
+  await until(() => afterKill.every((c) => list.byId.has(c.id)), 'after A (the stream reader) is killed, B takes over and its subscribers get the comments written meanwhile');
+  const fresh3 = await fullList(B, P);
+  check(same(list.ids(), fresh3.map((e) => e.node.id)), 'after the failover the live list still equals a fresh query');
   await ws.dispose();
   sse.dispose();
 }
