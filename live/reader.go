@@ -227,26 +227,32 @@ func (r *Reader) listed(id string) bool {
 	return false
 }
 
+// iterator returns the shard's iterator: the one the last read left, or a
+// new one after the shard's checkpoint.
+func (r *Reader) iterator(ctx context.Context, shard string) (string, error) {
+	if it := r.iterators[shard]; it != "" {
+		return it, nil
+	}
+	cp := r.checkpoints()[shard]
+	it, err := r.Stream.Iterator(ctx, shard, cp)
+	if errors.Is(err, store.ErrIteratorExpired) && cp != "" {
+		// The checkpoint is older than the stream keeps (24 h): what lies
+		// between is lost; go on from the oldest record kept.
+		r.Logger.Error("live: stream checkpoint trimmed, changes lost", "shard", shard, "checkpoint", cp)
+		it, err = r.Stream.Iterator(ctx, shard, "")
+	}
+	return it, err
+}
+
 // readShard reads shard sh once: the records after its checkpoint, passed
 // to the sink, then the checkpoint. It reports whether the shard is closed
 // and fully read.
 func (r *Reader) readShard(ctx context.Context, sh store.StreamShard) (bool, error) {
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	it := r.iterators[sh.ID]
-	if it == "" {
-		var err error
-		cp := r.checkpoints()[sh.ID]
-		it, err = r.Stream.Iterator(cctx, sh.ID, cp)
-		if errors.Is(err, store.ErrIteratorExpired) && cp != "" {
-			// The checkpoint is older than the stream keeps (24 h): what
-			// lies between is lost; go on from the oldest record kept.
-			r.Logger.Error("live: stream checkpoint trimmed, changes lost", "shard", sh.ID, "checkpoint", cp)
-			it, err = r.Stream.Iterator(cctx, sh.ID, "")
-		}
-		if err != nil {
-			return false, err
-		}
+	it, err := r.iterator(cctx, sh.ID)
+	if err != nil {
+		return false, err
 	}
 	recs, next, err := r.Stream.Records(cctx, it)
 	if errors.Is(err, store.ErrIteratorExpired) {
