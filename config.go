@@ -70,6 +70,9 @@ func parseServeConfig(args []string, devDefault bool, getenv func(string) string
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
+	// The AWS SDK's own variable for the Streams endpoint (DynamoDB Local
+	// serves both APIs on one port, so unset means the DynamoDB endpoint).
+	c.live.streamsEndpoint = getenv("AWS_ENDPOINT_URL_DYNAMODB_STREAMS")
 	if err := c.resolve(); err != nil {
 		return nil, err
 	}

@@ -26,8 +26,9 @@ type liveFlags struct {
 	overlap  time.Duration
 	disabled bool
 	// The table stream reader (DynamoDB).
-	streamPoll time.Duration
-	lease      time.Duration
+	streamPoll      time.Duration
+	lease           time.Duration
+	streamsEndpoint string // AWS_ENDPOINT_URL_DYNAMODB_STREAMS, read with the config
 }
 
 // register adds the -live-* flags to fs.
@@ -106,7 +107,7 @@ func (lr *liveRun) start(ctx context.Context, s *store.Store, raw store.Table, f
 	ctx, lr.stop = context.WithCancel(ctx)
 	fl := &live.Follower{Log: s, Hub: lr.hub, Interval: f.poll, Overlap: f.overlap, Logger: log}
 	rd := &live.Reader{
-		Stream: dynamo.NewStream(dynamo.StreamClientFor(client, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB_STREAMS")), arn),
+		Stream: dynamo.NewStream(dynamo.StreamClientFor(client, f.streamsEndpoint), arn),
 		Lease:  &live.Lease{Table: raw, Owner: instanceID(), Duration: f.lease},
 		Sink:   s.AppendChanges, Poll: f.streamPoll, Renew: f.lease / 3, Logger: log,
 	}
