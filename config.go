@@ -99,7 +99,7 @@ func (c *serveConfig) registerServer(fs *flag.FlagSet) {
 	fs.BoolVar(&c.demo, "demo", true, "load the demo data set when the store is empty")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may finish on SIGINT/SIGTERM")
 	fs.DurationVar(&c.loaderWait, "loader-wait", resolvers.DefaultLoaderWait, "how long a dataloader collects keys before its one batched read")
-	fs.StringVar(&c.typed.mergeSizing, "merge-sizing", "balanced", "how a merge of several ratings sizes its queries: lean (fewest items read, most refill rounds), balanced, or few-rounds (fewest refill round trips)")
+	fs.StringVar(&c.typed.mergeSizing, "merge-sizing", "auto", "how a merge of several ratings sizes its queries: lean (fewest items read, most refill rounds), balanced, few-rounds, or one-round (at most two rounds, most pages one); auto is one-round on DynamoDB and balanced on bolt")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", resolvers.DefaultRequestTimeout, "bound on one request's work, store calls included")
 	fs.DurationVar(&c.readTimeout, "read-timeout", 15*time.Second, "how long a client may take to send a whole request, body included; a body that stalls past it gets 408")
 	fs.StringVar(&c.adminAddr, "admin-addr", "", "serve GET /backup and /export (unauthenticated: bind to loopback) on this address; empty: off")
@@ -172,12 +172,26 @@ func (c *serveConfig) resolve() error {
 	if c.pprof && c.metricsAddr == "" {
 		return errors.New("-pprof needs -metrics-addr: profiles are served on the metrics listener only, never on the API's")
 	}
-	sizing, ok := store.Sizings[c.typed.mergeSizing]
+	sizing, ok := store.Sizings[c.mergeSizingName()]
 	if !ok {
-		return fmt.Errorf("-merge-sizing %q: want lean, balanced or few-rounds", c.typed.mergeSizing)
+		return fmt.Errorf("-merge-sizing %q: want auto, lean, balanced, few-rounds or one-round", c.typed.mergeSizing)
 	}
 	c.sizing = sizing
 	return nil
+}
+
+// mergeSizingName is the -merge-sizing asked for; auto is one-round on
+// DynamoDB, where a refill is a network round trip, and balanced on the
+// embedded store, where it costs microseconds and the items read are the
+// cost.
+func (c *serveConfig) mergeSizingName() string {
+	switch {
+	case c.typed.mergeSizing != "auto":
+		return c.typed.mergeSizing
+	case c.store.kind == "dynamodb":
+		return "one-round"
+	}
+	return "balanced"
 }
 
 const defaultStore = "bolt:comments.db"

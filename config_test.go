@@ -112,7 +112,7 @@ func TestServeConfigRefuses(t *testing.T) {
 		{[]string{"-micro-cache-ttl", "-1s"}, "-micro-cache-ttl -1s, -micro-cache-bytes"},
 		{[]string{"-apq-cache-size", "-1"}, "-apq-cache-size -1: want 0 (off) or more"},
 		{[]string{"-pprof"}, "-pprof needs -metrics-addr"},
-		{[]string{"-merge-sizing", "fast"}, `-merge-sizing "fast": want lean, balanced or few-rounds`},
+		{[]string{"-merge-sizing", "fast"}, `-merge-sizing "fast": want auto, lean, balanced, few-rounds or one-round`},
 		{[]string{"extra"}, `serve: unexpected argument "extra"`},
 	} {
 		_, err := parseServeConfig(tc.args, true, func(string) string { return "" }, io.Discard)

@@ -17,7 +17,9 @@ import (
 // past the page was read). The page is the one listPage returns with those
 // stats; a partition whose stats count is 0 is read (one call, no item)
 // rather than skipped. A merge of several ratings with neither cursor
-// counts nor a hint waits for the stats, which plan it.
+// counts nor a hint waits for the stats, which plan it, unless the sizing
+// is one that finishes in a refill (Finish): then each partition is read
+// for the whole page (planBlind).
 func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page, stats StatsFunc) (*Connection, error) {
 	var early *Plan // the plan from the hint, when there is one
 	if pg.needsStats(pid, f) {
@@ -25,6 +27,14 @@ func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page
 			if p, ok := hintPlan(pid, f, hint, pg.size+1, s.sizing); ok {
 				early = &p
 			}
+		}
+		if early == nil && s.sizing.Finish {
+			// A sizing that spends items to save rounds reads each
+			// partition for the whole page rather than wait for the
+			// stats: one round, on the first page of a product this
+			// Store has no hint for.
+			p := planBlind(pid, f, pg.size+1)
+			early = &p
 		}
 		if early == nil {
 			st, err := stats()

@@ -19,8 +19,13 @@ import (
 type stream struct {
 	part Partition
 	buf  []Item
-	next Item // StartKey of the next read; nil once exhausted
+	next Item // StartKey of the next read; nil once exhausted or covered
 	done bool // exhausted (or past the stop bound)
+	// covered is set when a read bounded by until ended at its bound: the
+	// partition holds nothing more before that sort key (in page order),
+	// and its next read starts past it.
+	covered string
+	until   string // the bound of the next read (finish), "" for none
 }
 
 // merge reads the plan's partitions and k-way merges them by GSISK, taking
@@ -79,14 +84,20 @@ func (m *merger) heads() (best int, dry []int) {
 	best = -1
 	for i, st := range m.streams {
 		st.trim(m.pg, m.plan.Keep)
-		switch {
-		case len(st.buf) > 0:
-			if best < 0 || before(st.buf[0].S(AttrGSISK), m.streams[best].buf[0].S(AttrGSISK), m.pg.backward) {
-				best = i
-			}
-		case !st.done:
-			dry = append(dry, i)
+		if len(st.buf) > 0 && (best < 0 || before(st.buf[0].S(AttrGSISK), m.streams[best].buf[0].S(AttrGSISK), m.pg.backward)) {
+			best = i
 		}
+	}
+	for i, st := range m.streams {
+		if len(st.buf) > 0 || st.done {
+			continue
+		}
+		// A covered stream holds nothing before its bound: it is dry only
+		// once the page has reached the bound.
+		if st.covered != "" && best >= 0 && before(m.streams[best].buf[0].S(AttrGSISK), st.covered, m.pg.backward) {
+			continue
+		}
+		dry = append(dry, i)
 	}
 	return best, dry
 }
@@ -102,6 +113,12 @@ func (m *merger) next(ctx context.Context) (int, error) {
 			return best, nil
 		}
 		remaining := max(m.pg.size-len(m.out), 1)
+		if m.s.sizing.Finish {
+			if err := m.finish(ctx, remaining); err != nil {
+				return -1, err
+			}
+			continue
+		}
 		share := func(st *stream) int {
 			return refillLimit(remaining, st.part.Count, m.counted, len(m.streams), m.s.sizing.LeanRefill)
 		}
@@ -113,6 +130,63 @@ func (m *merger) next(ctx context.Context) (int, error) {
 			return -1, err
 		}
 	}
+}
+
+// finish is the refill of a Finish sizing, one round after which the page
+// is decided. The bound is the buffered item that comes remaining+1-th in
+// page order: the page ends before it whatever the partitions still hold.
+// Every stream that may hold items before the bound and has not read up to
+// it is read up to it (a Query with the bound as its sort condition, so
+// nothing past it is read), at most the remaining items and one more. Then
+// each stream is exhausted, or covered up to the bound, or holds more
+// items before it than the page still takes. With fewer items buffered
+// than that, there is no bound, and every stream that may hold more reads
+// the remaining items and one more.
+func (m *merger) finish(ctx context.Context, remaining int) error {
+	bound := m.bound(remaining)
+	var short []int
+	for i, st := range m.streams {
+		switch {
+		case st.done:
+			continue
+		case bound == "":
+			if len(st.buf) > remaining {
+				continue
+			}
+		case st.covered != "" && !before(st.covered, bound, m.pg.backward):
+			continue // covered up to the bound or past it
+		case len(st.buf) > 0 && !before(st.buf[len(st.buf)-1].S(AttrGSISK), bound, m.pg.backward):
+			continue // has read up to the bound
+		}
+		if bound != "" && st.next != nil {
+			st.until = bound
+		}
+		short = append(short, i)
+	}
+	return m.s.fill(ctx, m.streams, short, m.pg, m.tr, func(st *stream) int { return max(remaining+1-len(st.buf), 1) })
+}
+
+// bound returns the sort key of the buffered item that comes n+1-th in
+// page order (of those the page keeps), "" when fewer are buffered.
+func (m *merger) bound(n int) string {
+	var keys []string
+	for _, st := range m.streams {
+		for _, it := range st.buf {
+			if m.plan.Keep == nil || slices.Contains(m.plan.Keep, int(it.N(AttrRating))) {
+				keys = append(keys, it.S(AttrGSISK))
+			}
+		}
+	}
+	if len(keys) <= n {
+		return ""
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if before(a, b, m.pg.backward) {
+			return -1
+		}
+		return 1
+	})
+	return keys[n]
 }
 
 // more reports whether more items follow the page: a buffered item of any
@@ -148,6 +222,28 @@ func nearlyDry(streams []*stream, share func(*stream) int) []int {
 		}
 	}
 	return out
+}
+
+// query is the stream's next read of at most limit items: from its last
+// key (StartKey), else past the bound it is covered to, else past the
+// page's cursor; on a finish refill (until), up to that bound and no
+// further. A Query has one sort condition: a read with a StartKey needs no
+// other start, so it can take the bound.
+func (st *stream) query(pg Page, limit int) Query {
+	past, upTo := SortLess, SortGreater // a forward page walks descending keys
+	if pg.backward {
+		past, upTo = SortGreater, SortLess
+	}
+	q := Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.backward, Limit: limit, StartKey: st.next}
+	switch {
+	case st.until != "" && st.next != nil:
+		q.SortValue, q.SortOp = st.until, upTo
+	case st.next == nil && st.covered != "":
+		q.SortValue, q.SortOp = st.covered, past
+	case pg.from != "":
+		q.SortValue, q.SortOp = pg.from, past
+	}
+	return q
 }
 
 // trim drops the buffered items that are not on the page: those of ratings
@@ -205,7 +301,14 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page,
 		st := streams[i]
 		st.buf = append(st.buf, res.Items...)
 		st.next = res.LastKey
-		st.done = res.LastKey == nil
+		switch {
+		case res.LastKey != nil:
+		case st.until != "":
+			st.covered = st.until // nothing more before the bound
+		default:
+			st.done = true
+		}
+		st.until = ""
 		return nil
 	}
 	tr.Rounds++
@@ -219,13 +322,7 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page,
 		lim := limit(st)
 		tr.Reads[i].Limits = append(tr.Reads[i].Limits, lim)
 		tr.Reads[i].Calls++
-		queries[n] = Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.backward, Limit: lim, StartKey: st.next}
-		if pg.from != "" {
-			queries[n].SortValue, queries[n].SortOp = pg.from, SortLess
-			if pg.backward {
-				queries[n].SortOp = SortGreater
-			}
-		}
+		queries[n] = st.query(pg, lim)
 	}
 	var err error
 	if len(idx) == 1 || s.local {

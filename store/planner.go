@@ -86,6 +86,18 @@ type Sizing struct {
 	// LeanRefill sizes a refill at its share of the items still needed
 	// rounded down (at least one) instead of up.
 	LeanRefill bool
+	// Spread widens each first read by this many standard deviations of
+	// the partition's share: how many of the page's items a partition
+	// holds varies from page to page (binomially, were the ratings of
+	// successive comments independent), and a first read that covers the
+	// variation needs no refill.
+	Spread float64
+	// Finish makes a refill the last round: it reads, of every partition
+	// that may hold more, enough to finish the page whatever the
+	// partitions hold (the items the page still needs and one past them,
+	// less what is buffered). A page then takes at most two rounds, at the
+	// price of the items a refill reads past the page.
+	Finish bool
 }
 
 // The named sizings (serve -merge-sizing).
@@ -106,6 +118,16 @@ var (
 	// capacity is billed per call (at least 0.5 RCU) and per 4 KB, not
 	// per item.
 	FewRoundsSizing = Sizing{Slack: 0.5}
+	// OneRoundSizing, the default on DynamoDB, where a round is a network
+	// round trip and a Query is billed by the 4 KB it reads, not by the
+	// item: first reads cover the share, half a standard deviation of it
+	// and an item, so that most pages take one round; a page that needs a
+	// refill finishes in it (Finish): never more than two. On the browsing
+	// workload a merged page takes 1.15 rounds on average (balanced: 2.3),
+	// and on DynamoDB Local the workload reads 12% fewer capacity units
+	// than under balanced, for 1.26 items read per item returned (1.15);
+	// BenchmarkMergeSizing has the trade-off.
+	OneRoundSizing = Sizing{Slack: 1, Spread: 0.5, Finish: true}
 )
 
 // Sizings names the sizings for serve -merge-sizing.
@@ -113,6 +135,7 @@ var Sizings = map[string]Sizing{
 	"lean":       LeanSizing,
 	"balanced":   BalancedSizing,
 	"few-rounds": FewRoundsSizing,
+	"one-round":  OneRoundSizing,
 }
 
 // mergeOverRead is the items a merge is expected to read past the page per
@@ -246,6 +269,17 @@ func planWithoutStats(pid string, f Filter, need int, sz Sizing) Plan {
 	return Plan{Strategy: StrategyMerge, Partitions: mergePartitions(pid, f.Language, f.Ratings, equal, need, sz), Total: -1}
 }
 
+// planBlind plans a merge of f's ratings without stats or a hint, each
+// partition read for the whole page (need items): one round whatever the
+// shares, for k times the items of a page.
+func planBlind(pid string, f Filter, need int) Plan {
+	p := planWithoutStats(pid, f, need, Sizing{})
+	for i := range p.Partitions {
+		p.Partitions[i].Limit = need
+	}
+	return p
+}
+
 // mergePartitions returns the partitions of a merge of ratings in language
 // lang, each first read sized from its share of counts (aligned with
 // ratings; a zero count is read with a share of one, so that a stale zero
@@ -259,7 +293,7 @@ func mergePartitions(pid, lang string, ratings []int, counts []int64, need int, 
 	for i, r := range ratings {
 		idx, key := PartitionKey(pid, lang, r)
 		parts[i] = Partition{Index: idx, Key: key, Rating: r, Count: counts[i],
-			Limit: shareLimit(need, max(counts[i], 1), total, sz.Slack)}
+			Limit: shareLimit(need, max(counts[i], 1), total, sz)}
 	}
 	return parts
 }
@@ -272,11 +306,14 @@ func statsNeeded(f Filter) bool {
 }
 
 // shareLimit sizes a partition's first read for `need` merged items: its
-// share of the selected total plus slack, rounded up, at least 1, capped at
-// need and at the partition's count (+1, so the read proves the partition is
-// exhausted where a backend cannot tell otherwise).
-func shareLimit(need int, count, total int64, slack float64) int {
-	l := int(math.Ceil(float64(need)*float64(count)/float64(total) + slack))
+// share of the selected total plus the sizing's slack and spread, rounded
+// up, at least 1, capped at need and at the partition's count (+1, so the
+// read proves the partition is exhausted where a backend cannot tell
+// otherwise).
+func shareLimit(need int, count, total int64, sz Sizing) int {
+	p := float64(count) / float64(total)
+	share := float64(need) * p
+	l := int(math.Ceil(share + sz.Slack + sz.Spread*math.Sqrt(share*(1-p))))
 	l = min(l, need)
 	if c := count + 1; c < int64(l) {
 		l = int(c)

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -12,164 +11,106 @@ import (
 	"github.com/acme/comments-gateway/demo"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
+	"github.com/acme/comments-gateway/store/storetest"
 )
 
-// workloadRatings are the rating filters of the browsing workload.
-var workloadRatings = [][]int{nil, {5}, {1, 2}, {1, 3, 5}, {1, 2, 3, 4}, {4, 5}}
-
-// browse runs one slice of the browsing workload: every product × one
-// language choice (all languages, or each product's most common one) × one
-// rating filter × the first `pages` pages of 20, reading the stats once per
-// page when the client asks for totalCount (withTotal) or the plan needs
-// them, as the gateway does. It returns items read (stats items included)
-// and items returned.
-func browse(tb testing.TB, s *store.Store, products []string, topLang map[string]string, byLang bool, rs []int, pages int, withTotal bool) (read, returned, rounds, pagesRead int64) {
+// MustDemoStore loads the demo data set into a bolt store for the browsing
+// workload (its reads are totalled by the store.Usage of their context).
+func MustDemoStore(tb testing.TB) *storetest.Browsing {
 	tb.Helper()
-	ctx, usage := store.WithUsage(context.Background())
-	size := 20
-	for _, pid := range products {
-		lang := ""
-		if byLang {
-			lang = topLang[pid]
-		}
-		f := store.Filter{Language: lang, Ratings: rs}
-		var after *string
-		for p := 0; p < pages; p++ {
-			// The stats are read only when needed, alongside the page's
-			// reads, as the resolver has them read.
-			conn, err := s.ListComments(ctx, store.CommentsQuery{ProductID: pid, Filter: f, Page: store.PageArgs{First: &size, After: after}, Total: withTotal},
-				func() (*store.Stats, error) {
-					sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
-					if err != nil {
-						return nil, err
-					}
-					return sts[0], nil
-				})
-			if err != nil {
-				tb.Fatal(err)
-			}
-			returned += int64(len(conn.Edges))
-			rounds += int64(conn.Trace.Rounds)
-			pagesRead++
-			if !conn.HasNextPage {
-				break
-			}
-			after = &conn.Edges[len(conn.Edges)-1].Cursor
-		}
-	}
-	return usage.ItemsRead(), returned, rounds, pagesRead
-}
-
-// MustDemoStore loads the demo data set into a bolt store (whose reads are
-// totalled by the store.Usage of their context) and returns it with the
-// products and each product's most common language.
-func MustDemoStore(tb testing.TB) (*store.Store, []string, map[string]string) {
-	tb.Helper()
-	tbl := bolttest.Open(tb)
-	s := store.New(tbl)
-	ctx := context.Background()
-	cs := demo.Default()
-	if err := s.PutComments(ctx, cs); err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := s.RebuildStats(ctx, 2); err != nil {
-		tb.Fatal(err)
-	}
-	seen := map[string]bool{}
-	var products []string
-	for _, c := range cs {
-		if !seen[c.ProductID] {
-			seen[c.ProductID] = true
-			products = append(products, c.ProductID)
-		}
-	}
-	topLang := map[string]string{}
-	for _, pid := range products {
-		langs, err := s.Languages(ctx, pid, store.MaxLanguages)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		top := slices.MaxFunc(langs, func(a, b *store.Stats) int { return cmp.Compare(a.Total, b.Total) })
-		topLang[pid] = top.Language
-	}
-	return s, products, topLang
+	return storetest.LoadBrowsing(tb, bolttest.Open(tb), demo.Default())
 }
 
 // BenchmarkBrowsingWorkload reports the read amplification (items read,
-// stats items included, per item returned) of the browsing workload on the
-// demo data set (50 products, 20,000 comments), per filter and in total:
-// every product × {all languages, its most common language} × the rating
-// filters of workloadRatings × the first 10 pages of 20; once with clients
-// asking for totalCount on every page (the stats item read every time),
-// once without (stats read only for merges).
+// stats items included, per item returned) and the query rounds per page
+// of the browsing workload on the demo data set (50 products, 20,000
+// comments), per filter and in total: every product × {all languages, its
+// most common language} × the rating filters of storetest.WorkloadRatings
+// × the first 10 pages of 20; once with clients asking for totalCount on
+// every page (the stats item read every time), once without (stats read
+// only for merges). "merged-rounds/page" is the mean over the merges' pages
+// (filters of two to four ratings).
 func BenchmarkBrowsingWorkload(b *testing.B) {
-	s, products, topLang := MustDemoStore(b)
+	w := MustDemoStore(b)
 	for _, sz := range []struct {
 		name   string
-		sz     store.Sizing
 		remote bool // merge as on a remote table (nearly dry partitions refilled together)
-	}{{"balanced", store.BalancedSizing, false}, {"lean", store.LeanSizing, false}, {"few-rounds", store.FewRoundsSizing, false},
-		{"balanced-remote", store.BalancedSizing, true}, {"few-rounds-remote", store.FewRoundsSizing, true}} {
-		s.SetSizing(sz.sz)
-		s.SetLocal(!sz.remote)
+	}{{"balanced", false}, {"lean", false}, {"few-rounds", false}, {"one-round", false},
+		{"balanced-remote", true}, {"few-rounds-remote", true}} {
+		w.S.SetSizing(store.Sizings[strings.TrimSuffix(sz.name, "-remote")])
+		w.S.SetLocal(!sz.remote)
 		for _, withTotal := range []bool{true, false} {
-			var allRead, allReturned, allRounds, allPages int64
+			var all, merged storetest.Tally
 			for _, byLang := range []bool{false, true} {
-				for _, rs := range workloadRatings {
+				for _, rs := range storetest.WorkloadRatings {
 					rname := fmt.Sprint(rs)
 					if rs == nil {
 						rname = "any"
 					}
 					name := fmt.Sprintf("sizing=%s/totalCount=%v/lang=%s/ratings=%s", sz.name, withTotal, map[bool]string{false: "all", true: "top"}[byLang], rname)
 					b.Run(strings.ReplaceAll(name, " ", ","), func(b *testing.B) {
-						var read, returned, rounds, pages int64
+						var t storetest.Tally
 						for b.Loop() {
-							read, returned, rounds, pages = browse(b, s, products, topLang, byLang, rs, 10, withTotal)
+							t = w.Browse(b, byLang, rs, 10, withTotal)
 						}
-						allRead += read
-						allReturned += returned
-						allRounds += rounds
-						allPages += pages
-						b.ReportMetric(float64(read)/float64(returned), "read/returned")
-						b.ReportMetric(float64(rounds)/float64(pages), "rounds/page")
+						all.Add(t)
+						if len(rs) > 1 {
+							merged.Add(t)
+						}
+						b.ReportMetric(t.Amplification(), "read/returned")
+						b.ReportMetric(t.RoundsPerPage(), "rounds/page")
 					})
 				}
 			}
 			b.Run(fmt.Sprintf("sizing=%s/totalCount=%v/total", sz.name, withTotal), func(b *testing.B) {
 				for b.Loop() {
 				}
-				b.ReportMetric(float64(allRead)/float64(allReturned), "read/returned")
-				b.ReportMetric(float64(allRounds)/float64(allPages), "rounds/page")
+				b.ReportMetric(all.Amplification(), "read/returned")
+				b.ReportMetric(all.RoundsPerPage(), "rounds/page")
+				b.ReportMetric(merged.RoundsPerPage(), "merged-rounds/page")
 			})
 		}
 	}
 }
 
-// BenchmarkMergeSizing sweeps the merge sizing (first-read slack, refills
-// rounded up or down) over the browsing workload with totalCount on every
-// page, reporting read amplification against query rounds per page: the
-// trade-off behind the named sizings (store.Sizings).
+// BenchmarkMergeSizing sweeps the merge sizing (first-read slack and
+// spread; refills by share, rounded up or down, or one finishing refill)
+// over the browsing workload with totalCount on every page, reporting read
+// amplification against query rounds per page (all pages, and the merges'
+// pages): the trade-off behind the named sizings (store.Sizings).
 func BenchmarkMergeSizing(b *testing.B) {
-	s, products, topLang := MustDemoStore(b)
+	w := MustDemoStore(b)
+	var sizings []store.Sizing
 	for _, lean := range []bool{true, false} {
 		for _, slack := range []float64{-1, -0.5, 0, 0.5, 1} {
-			sz := store.Sizing{Slack: slack, LeanRefill: lean}
-			b.Run(fmt.Sprintf("slack=%+.1f/lean=%v", slack, lean), func(b *testing.B) {
-				s.SetSizing(sz)
-				var read, returned, rounds, pages int64
-				for b.Loop() {
-					read, returned, rounds, pages = 0, 0, 0, 0
-					for _, byLang := range []bool{false, true} {
-						for _, rs := range workloadRatings {
-							r1, r2, r3, r4 := browse(b, s, products, topLang, byLang, rs, 10, true)
-							read, returned, rounds, pages = read+r1, returned+r2, rounds+r3, pages+r4
+			sizings = append(sizings, store.Sizing{Slack: slack, LeanRefill: lean})
+		}
+	}
+	for _, spread := range []float64{0, 0.5, 1, 1.5} {
+		for _, slack := range []float64{-0.5, 0, 0.5, 1} {
+			sizings = append(sizings, store.Sizing{Slack: slack, Spread: spread, Finish: true})
+		}
+	}
+	for _, sz := range sizings {
+		b.Run(fmt.Sprintf("slack=%+.1f/lean=%v/spread=%.1f/finish=%v", sz.Slack, sz.LeanRefill, sz.Spread, sz.Finish), func(b *testing.B) {
+			w.S.SetSizing(sz)
+			var all, merged storetest.Tally
+			for b.Loop() {
+				all, merged = storetest.Tally{}, storetest.Tally{}
+				for _, byLang := range []bool{false, true} {
+					for _, rs := range storetest.WorkloadRatings {
+						t := w.Browse(b, byLang, rs, 10, true)
+						all.Add(t)
+						if len(rs) > 1 {
+							merged.Add(t)
 						}
 					}
 				}
-				b.ReportMetric(float64(read)/float64(returned), "read/returned")
-				b.ReportMetric(float64(rounds)/float64(pages), "rounds/page")
-			})
-		}
+			}
+			b.ReportMetric(all.Amplification(), "read/returned")
+			b.ReportMetric(all.RoundsPerPage(), "rounds/page")
+			b.ReportMetric(merged.RoundsPerPage(), "merged-rounds/page")
+		})
 	}
 }
 
@@ -261,12 +202,13 @@ func median(ds []time.Duration) time.Duration {
 // cursors and flags as merging as on a local one, which the conformance
 // suite checks against a recount, over the browsing workload's filters.
 func TestRemoteMergeSamePages(t *testing.T) {
-	s, products, topLang := MustDemoStore(t)
+	w := MustDemoStore(t)
+	s := w.S
 	ctx := context.Background()
 	size := 20
-	for _, pid := range products[:10] {
-		for _, rs := range workloadRatings {
-			for _, lang := range []string{"", topLang[pid]} {
+	for _, pid := range w.Products[:10] {
+		for _, rs := range storetest.WorkloadRatings {
+			for _, lang := range []string{"", w.TopLang[pid]} {
 				q := store.CommentsQuery{ProductID: pid, Filter: store.Filter{Language: lang, Ratings: rs}, Total: true}
 				stats := func() (*store.Stats, error) {
 					sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})

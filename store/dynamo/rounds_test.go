@@ -85,15 +85,21 @@ func mustLatencyProxy(tb testing.TB, real *dynamodb.Client, hold time.Duration) 
 	return p, c
 }
 
-// TestRoundsPerPage counts the sequential DynamoDB rounds of three pages,
-// every call held 40 ms by a proxy, the way the resolvers issue them
+// TestRoundsPerPage counts the sequential DynamoDB rounds of pages, every
+// call held 40 ms by a proxy, the way the resolvers issue them
 // (Store.ListComments with the stats loaded alongside the page's reads; a
-// product page's fields concurrently): page 1 of one partition with
-// totalCount, a deep merged page with totalCount (from a cursor with
-// counts), and a product page (stats, languages, merged page 1 with
-// totalCount), the last on a Store that has read the product's stats
-// before (a hint) and on a new one (cold). Each is also measured the way
-// it was read before ListComments: the stats first, then the page.
+// product page's fields concurrently), under the balanced sizing and under
+// one-round, DynamoDB's default: page 1 of one partition with totalCount,
+// a deep merged page with totalCount (from a cursor with counts), a
+// product page (stats, languages, merged page 1 with totalCount) on a
+// Store that has read the product's stats before (a hint) and on a new one
+// (cold), and walks of 30 pages of four merged filters (mean and most
+// rounds a page). Each single page is also measured the way it was read
+// before ListComments: the stats first, then the page. The rounds the
+// proxy saw are logged; what is asserted is the merge's own count of its
+// query rounds (Trace.Rounds), which no timing can change: under
+// one-round no page takes more than two, and the walks' merged pages take
+// at most 1.5 on average.
 func TestRoundsPerPage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("holds every DynamoDB call 40 ms")
@@ -103,7 +109,7 @@ func TestRoundsPerPage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a loaded machine
 	defer cancel()
 	cfg := demo.DefaultConfig()
-	cfg.Products, cfg.Comments = 2, 3000
+	cfg.Products, cfg.Comments = 10, 5000
 	cs := demo.Generate(demo.NewRand(3), cfg)
 	loader := store.New(tbl)
 	if err := loader.PutComments(ctx, cs); err != nil {
@@ -112,72 +118,184 @@ func TestRoundsPerPage(t *testing.T) {
 	if _, err := loader.RebuildStats(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	pid := cs[0].ProductID
+	var pids []string
+	for _, c := range cs {
+		if !slices.Contains(pids, c.ProductID) {
+			pids = append(pids, c.ProductID)
+		}
+	}
 	proxy, slow := mustLatencyProxy(t, real, 40*time.Millisecond)
-	for _, name := range []string{"balanced", "few-rounds"} {
-		t.Run(name, func(t *testing.T) { roundsPerPage(t, tbl.name, slow, proxy, pid, store.Sizings[name]) })
+	for _, name := range []string{"balanced", "one-round"} {
+		t.Run(name, func(t *testing.T) {
+			newStore := func() *store.Store {
+				return store.New(New(slow, tbl.name), store.WithSizing(store.Sizings[name]))
+			}
+			r := &roundsRun{t: t, proxy: proxy, pid: pids[0], newStore: newStore}
+			r.pages()
+			r.walks(name == "one-round")
+			everyProduct(t, proxy, pids, newStore, name == "one-round")
+		})
 	}
 }
 
-func roundsPerPage(t *testing.T, table string, slow *dynamodb.Client, proxy *latencyProxy, pid string, sizing store.Sizing) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	newStore := func() *store.Store { return store.New(New(slow, table), store.WithSizing(sizing)) }
-	s := newStore()
-	statsOf := func(s *store.Store, lang string) store.StatsFunc {
-		return func() (*store.Stats, error) {
-			st, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid, Language: lang}})
-			if err != nil {
-				return nil, err
-			}
-			return st[0], nil
+// roundsRun measures the rounds of pages of product pid on stores from
+// newStore, whose calls go through proxy.
+type roundsRun struct {
+	t        *testing.T
+	proxy    *latencyProxy
+	pid      string
+	newStore func() *store.Store
+}
+
+func (r *roundsRun) statsOf(s *store.Store, lang string) store.StatsFunc {
+	return func() (*store.Stats, error) {
+		st, err := s.GetStats(r.t.Context(), []store.StatsID{{ProductID: r.pid, Language: lang}})
+		if err != nil {
+			return nil, err
 		}
+		return st[0], nil
 	}
-	// page lists 20 comments with totalCount; statsFirst reads the stats
-	// before the page starts, as before ListComments.
-	page := func(s *store.Store, f store.Filter, after *string, statsFirst bool) (*store.Connection, error) {
-		n := 20
-		stats := statsOf(s, f.Language)
-		if statsFirst {
-			st, err := stats()
-			if err != nil {
-				return nil, err
-			}
-			stats = func() (*store.Stats, error) { return st, nil }
+}
+
+// page lists 20 comments with totalCount; statsFirst reads the stats
+// before the page starts, as before ListComments.
+func (r *roundsRun) page(s *store.Store, f store.Filter, after *string, statsFirst bool) (*store.Connection, error) {
+	n := 20
+	stats := r.statsOf(s, f.Language)
+	if statsFirst {
+		st, err := stats()
+		if err != nil {
+			return nil, err
 		}
-		return s.ListComments(ctx, store.CommentsQuery{ProductID: pid, Filter: f, Page: store.PageArgs{First: &n, After: after}, Total: true}, stats)
+		stats = func() (*store.Stats, error) { return st, nil }
 	}
-	merged := store.Filter{Ratings: []int{1, 3, 5}}
-	// A cursor 5 pages deep.
-	var cursor *string
+	return s.ListComments(r.t.Context(), store.CommentsQuery{ProductID: r.pid, Filter: f, Page: store.PageArgs{First: &n, After: after}, Total: true}, stats)
+}
+
+// measure runs fn and returns the calls and the sequential rounds the proxy
+// saw.
+func (r *roundsRun) measure(fn func() error) (calls, rounds int) {
+	r.proxy.reset()
+	if err := fn(); err != nil {
+		r.t.Fatal(err)
+	}
+	return len(r.proxy.calls), r.proxy.rounds()
+}
+
+var mergedFilter = store.Filter{Ratings: []int{1, 3, 5}}
+
+// pages measures page 1, a merged page 6 and the product page.
+func (r *roundsRun) pages() {
+	t := r.t
+	s := r.newStore()
+	var cursor *string // 5 pages deep
 	for range 5 {
-		c, err := page(s, merged, cursor, false)
+		c, err := r.page(s, mergedFilter, cursor, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cursor = &c.Edges[len(c.Edges)-1].Cursor
 	}
-	measure := func(name string, fn func() error) {
-		proxy.reset()
-		if err := fn(); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%-52s %d calls, %d sequential rounds", name, len(proxy.calls), proxy.rounds())
-	}
 	productPage := func(s *store.Store, statsFirst bool) func() error {
 		return func() error {
-			g, gctx := errgroup.WithContext(context.Background())
-			g.Go(func() error { _, err := statsOf(s, "")(); return err })
-			g.Go(func() error { _, err := s.Languages(gctx, pid, store.DefaultLanguages); return err })
-			g.Go(func() error { _, err := page(s, merged, nil, statsFirst); return err })
+			g, gctx := errgroup.WithContext(t.Context())
+			g.Go(func() error { _, err := r.statsOf(s, "")(); return err })
+			g.Go(func() error { _, err := s.Languages(gctx, r.pid, store.DefaultLanguages); return err })
+			g.Go(func() error { _, err := r.page(s, mergedFilter, nil, statsFirst); return err })
 			return g.Wait()
 		}
 	}
 	for _, statsFirst := range []bool{false, true} {
 		how := map[bool]string{false: "", true: ", stats first"}[statsFirst]
-		measure("page 1, one partition, totalCount"+how, func() error { _, err := page(s, store.Filter{}, nil, statsFirst); return err })
-		measure("merged page 6 [1 3 5], totalCount"+how, func() error { _, err := page(s, merged, cursor, statsFirst); return err })
-		measure("product page (stats, languages, merged), hint"+how, productPage(s, statsFirst))
-		measure("product page, cold (no hint)"+how, productPage(newStore(), statsFirst))
+		for _, m := range []struct {
+			name string
+			fn   func() error
+		}{
+			{"page 1, one partition, totalCount", func() error { _, err := r.page(s, store.Filter{}, nil, statsFirst); return err }},
+			{"merged page 6 [1 3 5], totalCount", func() error { _, err := r.page(s, mergedFilter, cursor, statsFirst); return err }},
+			{"product page (stats, languages, merged), hint", productPage(s, statsFirst)},
+			{"product page, cold (no hint)", productPage(r.newStore(), statsFirst)},
+		} {
+			calls, rounds := r.measure(m.fn)
+			t.Logf("%-60s %d calls, %d sequential rounds", m.name+how, calls, rounds)
+		}
+	}
+}
+
+// everyProduct measures, on each product, its product page (with a hint:
+// its stats read before) and page 6 of the merged filter, and logs the mean
+// and most rounds of each over the products; bounded asserts the merges'
+// query rounds (at most 1.5 on average, 2 at most).
+func everyProduct(t *testing.T, proxy *latencyProxy, pids []string, newStore func() *store.Store, bounded bool) {
+	s := newStore()
+	var product, deep [2][]int // [proxy, query] rounds
+	for _, pid := range pids {
+		r := &roundsRun{t: t, proxy: proxy, pid: pid, newStore: newStore}
+		if _, err := r.statsOf(s, "")(); err != nil { // the hint
+			t.Fatal(err)
+		}
+		var c *store.Connection
+		_, rounds := r.measure(func() error {
+			g, gctx := errgroup.WithContext(t.Context())
+			g.Go(func() error { _, err := r.statsOf(s, "")(); return err })
+			g.Go(func() error { _, err := s.Languages(gctx, pid, store.DefaultLanguages); return err })
+			g.Go(func() (err error) { c, err = r.page(s, mergedFilter, nil, false); return err })
+			return g.Wait()
+		})
+		product[0], product[1] = append(product[0], rounds), append(product[1], c.Trace.Rounds)
+		for range 5 {
+			if c, err := r.page(s, mergedFilter, &c.Edges[len(c.Edges)-1].Cursor, false); err != nil {
+				t.Fatal(err)
+			} else {
+				_, rounds = r.measure(func() error { _, err := r.page(s, mergedFilter, &c.Edges[len(c.Edges)-1].Cursor, false); return err })
+			}
+		}
+		deep[0] = append(deep[0], rounds)
+	}
+	for _, m := range []struct {
+		name   string
+		rounds [2][]int
+	}{{"product page (hint)", product}, {"merged page 6 [1 3 5]", deep}} {
+		t.Logf("%s on %d products: proxy rounds mean %.2f, most %d", m.name, len(pids), meanOf(m.rounds[0]), slices.Max(m.rounds[0]))
+	}
+	if bounded && (slices.Max(product[1]) > 2 || meanOf(product[1]) > 1.5) {
+		t.Errorf("product pages: query rounds mean %.2f, most %d; want at most 1.5 and 2", meanOf(product[1]), slices.Max(product[1]))
+	}
+}
+
+func meanOf(xs []int) float64 {
+	sum := 0
+	for _, x := range xs {
+		sum += x
+	}
+	return float64(sum) / float64(len(xs))
+}
+
+// walks pages through 30 pages of merged filters, logging the mean and most
+// rounds a page (as the proxy saw them, and as the merge counted its query
+// rounds); bounded asserts the merge's counts.
+func (r *roundsRun) walks(bounded bool) {
+	t := r.t
+	for _, f := range []store.Filter{mergedFilter, {Ratings: []int{1, 2}}, {Ratings: []int{4, 5}}, {Ratings: []int{1, 2, 3, 4}}} {
+		s := r.newStore()
+		var cursor *string
+		var sumProxy, maxProxy, sumTrace, maxTrace, pages int
+		for range 30 {
+			var c *store.Connection
+			_, rounds := r.measure(func() (err error) { c, err = r.page(s, f, cursor, false); return err })
+			sumProxy, maxProxy = sumProxy+rounds, max(maxProxy, rounds)
+			sumTrace, maxTrace = sumTrace+c.Trace.Rounds, max(maxTrace, c.Trace.Rounds)
+			pages++
+			if !c.HasNextPage {
+				break
+			}
+			cursor = &c.Edges[len(c.Edges)-1].Cursor
+		}
+		mean := float64(sumTrace) / float64(pages)
+		t.Logf("walk %v, %d pages: proxy rounds mean %.2f, most %d; query rounds mean %.2f, most %d",
+			f.Ratings, pages, float64(sumProxy)/float64(pages), maxProxy, mean, maxTrace)
+		if bounded && (maxTrace > 2 || mean > 1.5) {
+			t.Errorf("walk %v: query rounds a page mean %.2f, most %d; want at most 1.5 and 2", f.Ratings, mean, maxTrace)
+		}
 	}
 }

@@ -226,6 +226,20 @@ func testListing(t *testing.T, tbl store.Table) {
 			}
 		}
 	})
+	t.Run("walks-by-sizing", func(t *testing.T) {
+		// Every named merge sizing returns the same pages (the sizing
+		// trades items read against rounds, never what a page holds).
+		for name, sz := range store.Sizings {
+			s := store.New(tbl, store.WithSizing(sz))
+			for _, pid := range []string{"big", "mid-1"} {
+				for _, lang := range []string{"", "en"} {
+					for _, rs := range [][]int{{1, 2}, {1, 3, 5}, {3, 4, 5}, {1, 2, 3, 4}, {4, 5}} {
+						t.Run(name, func(t *testing.T) { checkWalks(t, s, data, pid, lang, rs) })
+					}
+				}
+			}
+		}
+	})
 	t.Run("cursor-of-another-filter", func(t *testing.T) { checkCursorAcrossFilters(t, s, data) })
 	t.Run("first-zero", func(t *testing.T) {
 		// first: 0 returns no edges but tells whether any exist.
