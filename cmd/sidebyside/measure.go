@@ -82,8 +82,11 @@ func warmUp(ctx context.Context, o options, scs []*scenario, systems []*system) 
 
 // load runs one scenario on one system with o.concurrency clients for
 // o.duration, each replaying the scenario's requests round robin and
-// checking every reply (exchange.check).
+// checking every reply (exchange.check); with -wrk, wrk does (wrkLoad).
 func load(ctx context.Context, o options, sc *scenario, s *system) result {
+	if o.wrk != "" {
+		return wrkLoad(ctx, o, sc, s)
+	}
 	pages := sc.pages[s.name]
 	var next atomic.Int64
 	var mu sync.Mutex

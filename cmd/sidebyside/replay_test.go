@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,25 +133,27 @@ func TestCheckReplies(t *testing.T) {
 	}
 }
 
-// TestLoadCounts: under load, every reply is counted once: byte-identical
-// ones as right, indented ones as right through the slow path, ones with
-// other ids as errors; the counts match the server's own.
-func TestLoadCounts(t *testing.T) {
+// mixedLoad starts a server whose replies to the walk's page cycle through
+// good ones, indented ones (every third) and ones with other ids (every
+// fifth), runs the load on it with o, and returns the result and the
+// replies served of each kind (and in all), read after the load.
+func mixedLoad(t *testing.T, o options) (result, map[string]int) {
+	t.Helper()
 	good := pageReply(3, "a", "b", "c")
 	var indented bytes.Buffer
 	json.Indent(&indented, good, "", " ")
 	bad := pageReply(3, "a", "b", "z")
 	rs, s, x := recorded(t, good)
 	served := map[string]int{}
-	n := 0
 	rs.mu.Lock()
+	rs.got = nil
 	rs.next = func() (int, []byte) {
-		n++
+		served["all"]++
 		switch {
-		case n%5 == 0:
+		case served["all"]%5 == 0:
 			served["bad"]++
 			return 200, bad
-		case n%3 == 0:
+		case served["all"]%3 == 0:
 			served["indented"]++
 			return 200, indented.Bytes()
 		}
@@ -159,16 +162,48 @@ func TestLoadCounts(t *testing.T) {
 	}
 	rs.mu.Unlock()
 	sc := &scenario{name: "page", pages: map[string][]*exchange{s.name: {x}}}
-	r := load(context.Background(), options{duration: 300 * time.Millisecond, concurrency: 4}, sc, s)
+	r := load(context.Background(), o, sc, s)
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if served["bad"] == 0 || served["indented"] == 0 {
-		t.Fatalf("too few requests to test: %v", served)
+		t.Fatalf("too few requests to test: %v (%s)", served, r.firstError)
 	}
+	for i, b := range rs.got {
+		if !bytes.Equal(b, x.body) {
+			t.Fatalf("request %d sent %.200s, want %.200s", i, b, x.body)
+		}
+	}
+	return r, served
+}
+
+// TestLoadCounts: under load, every reply is counted once: byte-identical
+// ones as right, indented ones as right through the slow path, ones with
+// other ids as errors; the counts match the server's own.
+func TestLoadCounts(t *testing.T) {
+	r, served := mixedLoad(t, options{duration: 300 * time.Millisecond, concurrency: 4})
 	if r.ok != served["good"]+served["indented"] || r.errors != served["bad"] || r.slow != served["indented"]+served["bad"] {
 		t.Errorf("ok %d, errors %d, slow %d; the server served %v", r.ok, r.errors, r.slow, served)
 	}
 	if !strings.Contains(r.firstError, "[a b z]") {
 		t.Errorf("first error %q does not name the unexpected id", r.firstError)
+	}
+}
+
+// TestWrkLoadCounts: under -wrk, replies byte-identical to the walk's count
+// as right and every other reply (indented, other ids) as an error; the
+// counts match the server's own. Skipped when wrk is not installed.
+func TestWrkLoadCounts(t *testing.T) {
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		t.Skip("wrk is not installed")
+	}
+	r, served := mixedLoad(t, options{duration: time.Second, concurrency: 2, wrk: wrk})
+	// wrk stops at its deadline without reading the replies in flight: the
+	// server may have served up to one reply per connection more than wrk
+	// counted.
+	inFlight := served["all"] - (r.ok + r.errors)
+	wrong := served["bad"] + served["indented"]
+	if r.ok > served["good"] || r.ok < served["good"]-2 || r.errors > wrong || r.errors < wrong-2 || inFlight < 0 || inFlight > 2 {
+		t.Errorf("ok %d, errors %d; the server served %v", r.ok, r.errors, served)
 	}
 }
