@@ -26,7 +26,7 @@
 # on the walk; a reply that differs is decoded and checked in full (the
 # "slow" column counts them).
 #
-# WRK=1 runs one scenario (SCENARIO, a part of its name; default "filtered
+# WRK=1 runs one scenario (SCENARIO, the start of its name; default "filtered
 # page 1") twice: with the Go client, then with wrk (Debian's wrk, installed
 # when missing; 2 threads, CONCURRENCY connections) replaying the same
 # bodies through cmd/sidebyside/replay.lua, which counts every reply that is

@@ -31,7 +31,7 @@ type options struct {
 	concurrency       int
 	rounds            int
 	warmup            time.Duration
-	only              string // run only the scenarios whose name contains it
+	only              string // run only the scenarios whose name starts with it
 	wrk               string // drive the load with this wrk binary instead of the Go clients
 }
 
@@ -51,7 +51,7 @@ func run(args []string, out io.Writer) error {
 	fs.IntVar(&o.concurrency, "concurrency", 8, "concurrent clients")
 	fs.IntVar(&o.rounds, "rounds", 3, "alternating rounds")
 	fs.DurationVar(&o.warmup, "warmup", 3*time.Second, "unreported run of each scenario on each system before the rounds")
-	fs.StringVar(&o.only, "only", "", "run only the scenarios whose name contains this (e.g. \"filtered page 1\", walk)")
+	fs.StringVar(&o.only, "only", "", "run only the scenarios whose name starts with this (e.g. \"filtered page 1\", unfiltered, \"filtered,\", walk)")
 	fs.StringVar(&o.wrk, "wrk", "", "path of wrk: drive the load with wrk and replay.lua instead of the Go clients (replies checked by their bytes only)")
 	total := fs.Bool("total", true, "select totalCount on every page (false: leave it out on both systems)")
 	if err := fs.Parse(args); err != nil {
@@ -80,7 +80,7 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	scs = slices.DeleteFunc(scs, func(sc *scenario) bool { return !strings.Contains(sc.name, o.only) })
+	scs = slices.DeleteFunc(scs, func(sc *scenario) bool { return !strings.HasPrefix(sc.name, o.only) })
 	if len(scs) == 0 {
 		return fmt.Errorf("-only %q: no such scenario", o.only)
 	}

@@ -94,6 +94,8 @@ func load(ctx context.Context, o options, sc *scenario, s *system) result {
 	cpu0, self0 := treeCPU(s.pids), selfCPU()
 	start := time.Now()
 	deadline := start.Add(o.duration)
+	ctx, cancel := context.WithDeadline(ctx, deadline.Add(requestTimeout))
+	defer cancel()
 	var wg sync.WaitGroup
 	for range o.concurrency {
 		wg.Go(func() {

@@ -207,3 +207,28 @@ func TestWrkLoadCounts(t *testing.T) {
 		t.Errorf("ok %d, errors %d; the server served %v", r.ok, r.errors, served)
 	}
 }
+
+// BenchmarkReplay is one client replaying one page to an in-process server
+// (the server's allocations are counted too).
+func BenchmarkReplay(b *testing.B) {
+	good := bytes.Repeat([]byte(" "), 5000)
+	good = append(pageReply(3, "a", "b", "c"), good...)
+	rs := &replyServer{}
+	rs.answer(200, good)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Write(good)
+	}))
+	defer srv.Close()
+	s, _ := newSystem("gateway", srv.URL+"/graphql", "", gatewayDialect, 1)
+	x := &exchange{body: bytes.Repeat([]byte("x"), 600), reply: good}
+	k, _ := s.client.caller(context.Background())
+	var w result
+	b.ReportAllocs()
+	for b.Loop() {
+		replay(k, x, &w)
+	}
+	if w.ok != b.N {
+		b.Fatal(w)
+	}
+}

@@ -176,6 +176,9 @@ func (s *system) pickProduct(ctx context.Context, f *filter, need int) (string, 
 }
 
 // client posts GraphQL requests to one endpoint over kept-alive connections.
+// Its requests are bounded in time by their context (send's timeout, the
+// load's deadline), not by http.Client.Timeout, which would cost a copy of
+// the request and a timer on every request.
 type client struct {
 	url  string
 	http *http.Client
@@ -186,7 +189,7 @@ type client struct {
 func newClient(url string, conc int) *client {
 	tr := &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc, Proxy: nil,
 		DisableCompression: true} // replies are compared as sent, as wrk receives them
-	return &client{url: url, http: &http.Client{Timeout: 60 * time.Second, Transport: tr}}
+	return &client{url: url, http: &http.Client{Transport: tr}}
 }
 
 // post sends one operation and returns its data, or an error for a transport
@@ -203,8 +206,14 @@ func (c *client) post(ctx context.Context, query string, vars map[string]any) (j
 	return graphqlData(status, reply)
 }
 
+// requestTimeout bounds every request of the walk, and each load client's
+// requests beyond the end of the run.
+const requestTimeout = 60 * time.Second
+
 // send posts one encoded request and returns the reply's status and bytes.
 func (c *client) send(ctx context.Context, body []byte) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
 	k, err := c.caller(ctx)
 	if err != nil {
 		return 0, nil, err
