@@ -4,6 +4,7 @@
 #
 #   ./scripts/bench-postgraphile.sh            # 1,000,001 comments, 15 s, 3 rounds
 #   COMMENTS=200000 DURATION=5s ROUNDS=2 ./scripts/bench-postgraphile.sh
+#   WRK=1 SCENARIO=walk ./scripts/bench-postgraphile.sh   # one scenario, Go client then wrk
 #
 # It installs what it needs: PostgreSQL 15 (Debian's postgresql-15, when
 # initdb is missing; needs root) and PostGraphile 4.14 with
@@ -18,7 +19,18 @@
 # in ROUNDS alternating rounds of DURATION each, CONCURRENCY clients, checking
 # the ids of every page against the ids both returned on a walk made first.
 # It prints req/s, CPU ms per request (from /proc: the gateway's process; the
-# node process plus every PostgreSQL process) and their ratios.
+# node process plus every PostgreSQL process) and their ratios, and the load
+# generator's own CPU ms per request (/proc/self), so that a reader sees what
+# the client costs. The client replays request bodies encoded once, reuses
+# its buffers, and checks each reply by its bytes against the reply recorded
+# on the walk; a reply that differs is decoded and checked in full (the
+# "slow" column counts them).
+#
+# WRK=1 runs one scenario (SCENARIO, the start of its name; default "filtered
+# page 1") twice: with the Go client, then with wrk (Debian's wrk, installed
+# when missing; 2 threads, CONCURRENCY connections) replaying the same
+# bodies through cmd/sidebyside/replay.lua, which counts every reply that is
+# not byte-identical to one recorded on the walk as an error.
 #
 # TOTAL=false leaves totalCount out of both systems' selection (PostgreSQL
 # counts the filtered rows for every page that asks for it).
@@ -32,7 +44,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 comments=${COMMENTS:-1000001} products=${PRODUCTS:-200}
 duration=${DURATION:-15s} rounds=${ROUNDS:-3} conc=${CONCURRENCY:-8}
-depth=${DEPTH:-10000} walk=${WALK:-600}
+depth=${DEPTH:-10000} walk=${WALK:-600} scenario=${SCENARIO:-filtered page 1}
 gw_port=18101 pgl_port=18102 pg_port=18103
 work=${BENCH_DIR:-$(mktemp -d)}
 mkdir -p "$work"
@@ -52,6 +64,10 @@ log() { echo "bench-postgraphile: $*" >&2; }
 if [[ ! -x $pgbin/initdb ]]; then
 	log "installing PostgreSQL 15 (apt-get install postgresql-15)"
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null
+fi
+if [[ -n ${WRK:-} ]] && ! command -v wrk >/dev/null; then
+	log "installing wrk (apt-get install wrk)"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
 fi
 (cd bench/postgraphile && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 go build -o "$work/gw" .
@@ -100,6 +116,13 @@ for port in $gw_port $pgl_port; do
 done
 pg_pid=$(head -1 "$work/pg/postmaster.pid")
 log "gateway pid $gw_pid, PostGraphile pid $pgl_pid, postmaster pid $pg_pid; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-"$work/sidebyside" -gateway "http://127.0.0.1:$gw_port/graphql" -postgraphile "http://127.0.0.1:$pgl_port/graphql" \
-	-gateway-pids "$gw_pid" -postgraphile-pids "$pgl_pid,$pg_pid" \
-	-duration "$duration" -rounds "$rounds" -concurrency "$conc" -depth "$depth" -walk "$walk" ${PRODUCT:+-product "$PRODUCT"} ${TOTAL:+-total="$TOTAL"}
+sidebyside=("$work/sidebyside" -gateway "http://127.0.0.1:$gw_port/graphql" -postgraphile "http://127.0.0.1:$pgl_port/graphql"
+	-gateway-pids "$gw_pid" -postgraphile-pids "$pgl_pid,$pg_pid"
+	-duration "$duration" -rounds "$rounds" -concurrency "$conc" -depth "$depth" -walk "$walk" ${PRODUCT:+-product "$PRODUCT"} ${TOTAL:+-total="$TOTAL"})
+if [[ -z ${WRK:-} ]]; then
+	"${sidebyside[@]}"
+else
+	log "one scenario ($scenario), driven by the Go client, then by wrk"
+	"${sidebyside[@]}" -only "$scenario"
+	"${sidebyside[@]}" -only "$scenario" -wrk "$(command -v wrk)"
+fi

@@ -31,6 +31,8 @@ type options struct {
 	concurrency       int
 	rounds            int
 	warmup            time.Duration
+	only              string // run only the scenarios whose name starts with it
+	wrk               string // drive the load with this wrk binary instead of the Go clients
 }
 
 func run(args []string, out io.Writer) error {
@@ -49,6 +51,8 @@ func run(args []string, out io.Writer) error {
 	fs.IntVar(&o.concurrency, "concurrency", 8, "concurrent clients")
 	fs.IntVar(&o.rounds, "rounds", 3, "alternating rounds")
 	fs.DurationVar(&o.warmup, "warmup", 3*time.Second, "unreported run of each scenario on each system before the rounds")
+	fs.StringVar(&o.only, "only", "", "run only the scenarios whose name starts with this (e.g. \"filtered page 1\", unfiltered, \"filtered,\", walk)")
+	fs.StringVar(&o.wrk, "wrk", "", "path of wrk: drive the load with wrk and replay.lua instead of the Go clients (replies checked by their bytes only)")
 	total := fs.Bool("total", true, "select totalCount on every page (false: leave it out on both systems)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -75,6 +79,13 @@ func run(args []string, out io.Writer) error {
 	scs, err := prepare(ctx, out, o, gw, pg)
 	if err != nil {
 		return err
+	}
+	scs = slices.DeleteFunc(scs, func(sc *scenario) bool { return !strings.HasPrefix(sc.name, o.only) })
+	if len(scs) == 0 {
+		return fmt.Errorf("-only %q: no such scenario", o.only)
+	}
+	if o.wrk != "" {
+		fmt.Fprintf(out, "load driven by %s (2 threads, %d connections)\n", wrkVersion(o.wrk), o.concurrency)
 	}
 	warmUp(ctx, o, scs, []*system{gw, pg})
 	fmt.Fprintf(out, "load average before the load: %s\n", loadavg())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -16,17 +17,23 @@ import (
 // result is one scenario's run on one system in one round.
 type result struct {
 	ok, errors int
+	slow       int // replies not byte-identical to the walk's, decoded and checked
 	seconds    float64
-	cpuSeconds float64
+	cpuSeconds float64 // the system's process trees
+	clientCPU  float64 // the load generator's own process (or wrk's)
 	firstError string
 }
 
-func (r result) reqPerSec() float64 { return float64(r.ok) / r.seconds }
-func (r result) cpuMsPerReq() float64 {
-	if r.ok == 0 {
+func (r result) reqPerSec() float64      { return float64(r.ok) / r.seconds }
+func (r result) cpuMsPerReq() float64    { return perReq(r.cpuSeconds, r.ok) }
+func (r result) clientMsPerReq() float64 { return perReq(r.clientCPU, r.ok) }
+
+// perReq is CPU seconds as milliseconds per answered request.
+func perReq(cpuSeconds float64, ok int) float64 {
+	if ok == 0 {
 		return 0
 	}
-	return 1000 * r.cpuSeconds / float64(r.ok)
+	return 1000 * cpuSeconds / float64(ok)
 }
 
 // results[scenario][system] holds one result per round.
@@ -36,7 +43,8 @@ type results map[string]map[string][]result
 // order alternating from round to round, and prints each run.
 func measure(ctx context.Context, out io.Writer, o options, scs []*scenario, systems []*system) results {
 	res := results{}
-	fmt.Fprintf(out, "\n%-5s %-40s %-12s %9s %7s %8s %11s\n", "round", "scenario", "system", "requests", "errors", "req/s", "CPU ms/req")
+	fmt.Fprintf(out, "\n%-5s %-40s %-12s %9s %7s %7s %8s %11s %14s\n",
+		"round", "scenario", "system", "requests", "errors", "slow", "req/s", "CPU ms/req", "client ms/req")
 	for round := 1; round <= o.rounds; round++ {
 		order := slices.Clone(systems)
 		if round%2 == 0 {
@@ -49,7 +57,8 @@ func measure(ctx context.Context, out io.Writer, o options, scs []*scenario, sys
 			for _, s := range order {
 				r := load(ctx, o, sc, s)
 				res[sc.name][s.name] = append(res[sc.name][s.name], r)
-				fmt.Fprintf(out, "%-5d %-40s %-12s %9d %7d %8.0f %11.3f\n", round, sc.name, s.name, r.ok, r.errors, r.reqPerSec(), r.cpuMsPerReq())
+				fmt.Fprintf(out, "%-5d %-40s %-12s %9d %7d %7d %8.0f %11.3f %14.3f\n",
+					round, sc.name, s.name, r.ok, r.errors, r.slow, r.reqPerSec(), r.cpuMsPerReq(), r.clientMsPerReq())
 				if r.firstError != "" {
 					fmt.Fprintf(out, "      first error: %s\n", r.firstError)
 				}
@@ -72,58 +81,90 @@ func warmUp(ctx context.Context, o options, scs []*scenario, systems []*system) 
 }
 
 // load runs one scenario on one system with o.concurrency clients for
-// o.duration; a response whose ids differ from the expected page's is an
-// error.
+// o.duration, each replaying the scenario's requests round robin and
+// checking every reply (exchange.check); with -wrk, wrk does (wrkLoad).
 func load(ctx context.Context, o options, sc *scenario, s *system) result {
-	var next, ok, bad atomic.Int64
-	var firstErr sync.Once
-	var r result
-	fail := func(err error) {
-		bad.Add(1)
-		firstErr.Do(func() { r.firstError = err.Error() })
+	if o.wrk != "" {
+		return wrkLoad(ctx, o, sc, s)
 	}
-	cpu0 := treeCPU(s.pids)
+	pages := sc.pages[s.name]
+	var next atomic.Int64
+	var mu sync.Mutex
+	var r result
+	cpu0, self0 := treeCPU(s.pids), selfCPU()
 	start := time.Now()
 	deadline := start.Add(o.duration)
+	ctx, cancel := context.WithDeadline(ctx, deadline.Add(requestTimeout))
+	defer cancel()
 	var wg sync.WaitGroup
 	for range o.concurrency {
 		wg.Go(func() {
-			for time.Now().Before(deadline) {
-				i := int(next.Add(1)-1) % len(sc.want)
-				c, err := s.page(ctx, o.product, sc.filter, sc.after[s.name][i])
-				switch {
-				case err != nil:
-					fail(err)
-				case !slices.Equal(c.ids(), sc.want[i]):
-					fail(fmt.Errorf("page %d of %s: ids %v, want %v", i+1, sc.name, c.ids(), sc.want[i]))
-				default:
-					ok.Add(1)
+			var w result // this client's counts, added to r at the end
+			k, err := s.client.caller(ctx)
+			if err != nil {
+				w.errors, w.firstError = 1, err.Error()
+			}
+			for err == nil && time.Now().Before(deadline) {
+				i := int(next.Add(1)-1) % len(pages)
+				if err := replay(k, pages[i], &w); err != nil {
+					w.errors++
+					if w.firstError == "" {
+						w.firstError = fmt.Sprintf("%s: page %d of %s: %v", s.name, i+1, sc.name, err)
+					}
 				}
 			}
+			mu.Lock()
+			r.ok, r.errors, r.slow = r.ok+w.ok, r.errors+w.errors, r.slow+w.slow
+			if r.firstError == "" {
+				r.firstError = w.firstError
+			}
+			mu.Unlock()
 		})
 	}
 	wg.Wait()
 	r.seconds = time.Since(start).Seconds()
+	r.clientCPU = selfCPU() - self0
 	r.cpuSeconds = treeCPU(s.pids) - cpu0
-	r.ok, r.errors = int(ok.Load()), int(bad.Load())
 	return r
 }
 
-// summarize prints the medians over the rounds and the ratios.
+// replay sends one exchange's request and counts its reply in w.
+func replay(k *caller, x *exchange, w *result) error {
+	status, reply, err := k.post(x.body)
+	if err != nil {
+		return err
+	}
+	slow, err := x.check(status, reply)
+	if slow {
+		w.slow++
+	}
+	if err != nil {
+		return err
+	}
+	w.ok++
+	return nil
+}
+
+// summarize prints the medians over the rounds and the ratios, with the
+// load generator's own CPU per request on each system (what the client
+// costs; with a client this costly, the cheaper server's req/s is capped).
 func summarize(out io.Writer, scs []*scenario, res results) {
-	fmt.Fprintf(out, "medians over the rounds:\n%-40s %12s %12s %7s %13s %13s %11s %6s\n",
-		"scenario", "gateway req/s", "PG'ile req/s", "ratio", "gw CPU ms/req", "PG CPU ms/req", "CPU ratio", "errors")
+	fmt.Fprintf(out, "medians over the rounds:\n%-40s %12s %12s %7s %13s %13s %11s %13s %6s %6s\n",
+		"scenario", "gateway req/s", "PG'ile req/s", "ratio", "gw CPU ms/req", "PG CPU ms/req", "CPU ratio",
+		"client ms/req", "errors", "slow")
 	for _, sc := range scs {
 		gw, pg := res[sc.name]["gateway"], res[sc.name]["postgraphile"]
 		gwRate, pgRate := medianOf(gw, result.reqPerSec), medianOf(pg, result.reqPerSec)
 		gwCPU, pgCPU := medianOf(gw, result.cpuMsPerReq), medianOf(pg, result.cpuMsPerReq)
-		errs := 0
+		client := fmt.Sprintf("%.3f/%.3f", medianOf(gw, result.clientMsPerReq), medianOf(pg, result.clientMsPerReq))
+		errs, slow := 0, 0
 		for _, r := range append(slices.Clone(gw), pg...) {
-			errs += r.errors
+			errs, slow = errs+r.errors, slow+r.slow
 		}
-		fmt.Fprintf(out, "%-40s %12.0f %12.0f %6.2f× %13.3f %13.3f %10.2f× %6d\n",
-			sc.name, gwRate, pgRate, gwRate/pgRate, gwCPU, pgCPU, pgCPU/gwCPU, errs)
+		fmt.Fprintf(out, "%-40s %12.0f %12.0f %6.2f× %13.3f %13.3f %10.2f× %13s %6d %6d\n",
+			sc.name, gwRate, pgRate, gwRate/pgRate, gwCPU, pgCPU, pgCPU/gwCPU, client, errs, slow)
 	}
+	fmt.Fprintln(out, "(client ms/req: the load generator's own CPU per request, on the gateway/on PostGraphile)")
 }
 
 func medianOf(rs []result, f func(result) float64) float64 {
@@ -152,23 +193,9 @@ func treeCPU(roots []int) float64 {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
+		if t, ok := readStat("/proc/" + e.Name() + "/stat"); ok {
+			procs[pid] = proc{t.ppid, t.own + t.children}
 		}
-		// The fields after the command, which is in parentheses: state (3),
-		// ppid (4), …, utime (14), stime (15), cutime (16), cstime (17).
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) < 15 {
-			continue
-		}
-		p := proc{}
-		p.ppid, _ = strconv.Atoi(f[1])
-		for _, i := range []int{11, 12, 13, 14} {
-			t, _ := strconv.ParseFloat(f[i], 64)
-			p.ticks += t
-		}
-		procs[pid] = p
 	}
 	inTree := func(pid int) bool {
 		for ; pid > 1; pid = procs[pid].ppid {
@@ -185,6 +212,38 @@ func treeCPU(roots []int) float64 {
 		}
 	}
 	return ticks / clockTicks
+}
+
+// selfCPU is the CPU time, in seconds, of the load generator's own process
+// (utime + stime of /proc/self: every thread, the GC's included).
+func selfCPU() float64 {
+	t, _ := readStat("/proc/self/stat")
+	return t.own / clockTicks
+}
+
+// statTimes are the fields of /proc/PID/stat the CPU accounting reads.
+type statTimes struct {
+	ppid     int
+	own      float64 // utime + stime, in clock ticks
+	children float64 // cutime + cstime: the children the process has reaped
+}
+
+// readStat reads one /proc/PID/stat; ok is false when the process is gone.
+func readStat(path string) (t statTimes, ok bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return t, false
+	}
+	// The fields after the command, which is in parentheses: state (3),
+	// ppid (4), …, utime (14), stime (15), cutime (16), cstime (17).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 15 {
+		return t, false
+	}
+	t.ppid, _ = strconv.Atoi(f[1])
+	ticks := func(i int) float64 { v, _ := strconv.ParseFloat(f[i], 64); return v }
+	t.own, t.children = ticks(11)+ticks(12), ticks(13)+ticks(14)
+	return t, true
 }
 
 // clockTicks is USER_HZ, the unit of /proc/PID/stat's times: 100 on Linux.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -111,20 +110,31 @@ type system struct {
 	noTotal bool // leave totalCount out of the selection
 }
 
-func (s *system) page(ctx context.Context, product string, f *filter, after string) (*connection, error) {
+// page requests one page of the list f selects, after the cursor (""
+// for page 1), and returns the exchange the load replays for it (the
+// request body and the reply recorded) and the page decoded.
+func (s *system) page(ctx context.Context, product string, f *filter, after string) (*exchange, *connection, error) {
 	q := s.dialect.query
 	if s.noTotal {
 		q = strings.Replace(q, "totalCount ", "", 1)
 	}
-	data, err := s.client.post(ctx, q, s.dialect.vars(product, f, after))
+	body, err := json.Marshal(map[string]any{"query": q, "variables": s.dialect.vars(product, f, after)})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.name, err)
+		return nil, nil, err
+	}
+	status, reply, err := s.client.send(ctx, body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	data, err := graphqlData(status, reply)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.name, err)
 	}
 	c, err := s.dialect.conn(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.name, err)
+		return nil, nil, fmt.Errorf("%s: %w", s.name, err)
 	}
-	return c, nil
+	return &exchange{body: body, reply: reply, want: summary(c), conn: s.dialect.conn}, c, nil
 }
 
 // pickProduct is, of the gateway's 100 leading products, the one with the
@@ -166,14 +176,20 @@ func (s *system) pickProduct(ctx context.Context, f *filter, need int) (string, 
 }
 
 // client posts GraphQL requests to one endpoint over kept-alive connections.
+// Its requests are bounded in time by their context (send's timeout, the
+// load's deadline), not by http.Client.Timeout, which would cost a copy of
+// the request and a timer on every request.
 type client struct {
 	url  string
 	http *http.Client
 }
 
+// newClient keeps up to conc connections open to url, one per load client,
+// and opens no more (a client waits for its own connection's reply).
 func newClient(url string, conc int) *client {
-	tr := &http.Transport{MaxIdleConnsPerHost: 2 * conc, Proxy: nil}
-	return &client{url: url, http: &http.Client{Timeout: 60 * time.Second, Transport: tr}}
+	tr := &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc, Proxy: nil,
+		DisableCompression: true} // replies are compared as sent, as wrk receives them
+	return &client{url: url, http: &http.Client{Transport: tr}}
 }
 
 // post sends one operation and returns its data, or an error for a transport
@@ -183,29 +199,25 @@ func (c *client) post(ctx context.Context, query string, vars map[string]any) (j
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	status, reply, err := c.send(ctx, body)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
+	return graphqlData(status, reply)
+}
+
+// requestTimeout bounds every request of the walk, and each load client's
+// requests beyond the end of the run.
+const requestTimeout = 60 * time.Second
+
+// send posts one encoded request and returns the reply's status and bytes.
+func (c *client) send(ctx context.Context, body []byte) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	k, err := c.caller(ctx)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	var r struct {
-		Data   json.RawMessage
-		Errors []struct{ Message string }
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, b)
-	}
-	if resp.StatusCode != http.StatusOK || len(r.Errors) > 0 {
-		return nil, fmt.Errorf("HTTP %d: %.300s", resp.StatusCode, b)
-	}
-	return r.Data, nil
+	status, reply, err := k.post(body)
+	return status, bytes.Clone(reply), err
 }
