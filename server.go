@@ -232,7 +232,14 @@ func cmdCreateTable(ctx context.Context, args []string, getenv func(string) stri
 	if err := t.CreateTable(ctx, *stream); err != nil {
 		return err
 	}
+	d, err := store.New(t).CheckDesign(ctx) // a new table records its design
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "table %s is ACTIVE with its four indexes\n", name)
+	if d.Legacy {
+		fmt.Fprintf(stdout, "note: %s\n", legacyMessage(ss))
+	}
 	return nil
 }
 
