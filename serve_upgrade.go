@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -29,7 +30,7 @@ func (a *app) upgradeStore(ctx context.Context) error {
 		return nil
 	}
 	if a.cfg.store.kind != "bolt" {
-		return fmt.Errorf("%s", legacyMessage(a.cfg.store))
+		return errors.New(legacyMessage(a.cfg.store))
 	}
 	return migrateLegacy(ctx, a.store, a.cfg.store, a.log)
 }
@@ -51,7 +52,7 @@ func migrateLegacy(ctx context.Context, s *store.Store, spec storeSpec, log *slo
 	var next int64 = upgradeEvery
 	res, err := s.RebuildStatsWith(ctx, store.RebuildOptions{Segments: 4, Progress: func(n int64) {
 		if n >= next {
-			log.Info("upgrading the store", "store", spec.String(), "items scanned", n)
+			log.Info("upgrading the store", "store", spec.String(), "scanned", n)
 			next = (n/upgradeEvery + 1) * upgradeEvery
 		}
 	}})
