@@ -186,3 +186,30 @@ func copyItems(t *testing.T, path string, dst store.Table) {
 		start = next
 	}
 }
+
+// TestServeRefusesANewerDesign: a table whose meta item records a design
+// newer than this gateway's is refused by serve and rebuild-stats, which
+// say to run the newer gateway, and left as it is.
+func TestServeRefusesANewerDesign(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "newer.db")
+	tbl, err := bolt.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := store.DesignKey()
+	newer := store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "design": int64(store.DesignVersion + 1)}
+	if err := tbl.BatchPut(context.Background(), []store.Item{newer}); err != nil {
+		t.Fatal(err)
+	}
+	tbl.Close()
+	spec := "bolt:" + path
+	for _, args := range [][]string{
+		{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-open-mutations", "-store", spec},
+		{"rebuild-stats", "-store", spec},
+	} {
+		_, stderr, err := runGW(t, nil, args...)
+		if msg := errorLine(stderr); err == nil || !strings.Contains(msg, "written by a newer comments-gateway") {
+			t.Errorf("%v: exit %v, error %q; want the refusal of a newer design\n%s", args, err, msg, tail(stderr, 2000))
+		}
+	}
+}
