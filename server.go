@@ -192,6 +192,9 @@ func cmdSeed(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	defer tbl.Close()
 	s := store.New(tbl)
+	if _, err := s.ReadDesign(ctx); err != nil { // a newer gateway's table is left alone
+		return err
+	}
 	start := time.Now()
 	cfg := demo.DefaultConfig()
 	cfg.Products, cfg.Comments = *products, *comments
@@ -289,6 +292,9 @@ func cmdImport(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer tbl.Close()
 	s := store.New(tbl)
+	if _, err := s.ReadDesign(ctx); err != nil { // a newer gateway's table is left alone
+		return err
+	}
 	bar := jsonl.NewBar(stderr)
 	sum, err := jsonl.Read(in, jsonl.Options{Progress: bar.Update}, func(batch []*store.Comment) error {
 		return s.PutComments(ctx, batch)

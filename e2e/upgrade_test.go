@@ -188,8 +188,8 @@ func copyItems(t *testing.T, path string, dst store.Table) {
 }
 
 // TestServeRefusesANewerDesign: a table whose meta item records a design
-// newer than this gateway's is refused by serve and rebuild-stats, which
-// say to run the newer gateway, and left as it is.
+// newer than this gateway's is refused by serve, rebuild-stats, seed and
+// import, which say to run the newer gateway.
 func TestServeRefusesANewerDesign(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "newer.db")
 	tbl, err := bolt.Open(path)
@@ -206,6 +206,8 @@ func TestServeRefusesANewerDesign(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-open-mutations", "-store", spec},
 		{"rebuild-stats", "-store", spec},
+		{"seed", "-store", spec},
+		{"import", "-store", spec, "-"},
 	} {
 		_, stderr, err := runGW(t, nil, args...)
 		if msg := errorLine(stderr); err == nil || !strings.Contains(msg, "written by a newer comments-gateway") {
