@@ -135,8 +135,8 @@ func TestServeUpgradesADesign1BoltFile(t *testing.T) {
 
 // TestServeRefusesADesign1DynamoDBTable: a new table is served at once; a
 // table holding the items of a design-1 file is refused with a message
-// naming the command that upgrades it, and after that command every
-// leaderboard equals a recount.
+// naming the command that upgrades it (create-table notes it too), and
+// after that command every leaderboard equals a recount.
 func TestServeRefusesADesign1DynamoDBTable(t *testing.T) {
 	client := dynamotest.MustClient(t) // skips without DYNAMODB_ENDPOINT
 	table := fmt.Sprintf("e2e-legacy-%d-%d", os.Getpid(), time.Now().UnixNano())
@@ -154,6 +154,9 @@ func TestServeRefusesADesign1DynamoDBTable(t *testing.T) {
 	want := "run `comments-gateway rebuild-stats -store " + spec + "` once"
 	if msg := errorLine(stderr); err == nil || !strings.Contains(msg, want) || !strings.Contains(msg, "logical design 1") {
 		t.Fatalf("serve of a design-1 table: exit %v, error %q; want it to name %q\n%s", err, msg, want, tail(stderr, 2000))
+	}
+	if out := MustRun(t, "create-table", "-stream=false", "-store", spec); !strings.Contains(out, "note: "+spec) || !strings.Contains(out, want) {
+		t.Errorf("create-table of a design-1 table printed %q; want a note naming %q", out, want)
 	}
 	MustRun(t, "rebuild-stats", "-store", spec)
 	s := MustStartServer(t, serveArgs(spec)...)
