@@ -138,7 +138,8 @@ func (a *app) newMetrics() {
 }
 
 // openStore opens the backend -store names, counts its reads (metrics),
-// and makes the store over it, wired to the subscriptions' hub.
+// makes the store over it, wired to the subscriptions' hub, and upgrades
+// or refuses a table of an older design (upgradeStore).
 func (a *app) openStore(ctx context.Context) error {
 	tbl, err := a.cfg.store.open(ctx)
 	if err != nil {
@@ -153,6 +154,9 @@ func (a *app) openStore(ctx context.Context) error {
 		defer cancel()
 		a.live.shutdown(sctx, a.log)
 	})
+	if err := a.upgradeStore(ctx); err != nil {
+		return err
+	}
 	return a.live.start(ctx, a.store, tbl, &a.cfg.live, a.log)
 }
 

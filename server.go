@@ -192,6 +192,9 @@ func cmdSeed(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	defer tbl.Close()
 	s := store.New(tbl)
+	if _, err := s.ReadDesign(ctx); err != nil { // a newer gateway's table is left alone
+		return err
+	}
 	start := time.Now()
 	cfg := demo.DefaultConfig()
 	cfg.Products, cfg.Comments = *products, *comments
@@ -232,7 +235,14 @@ func cmdCreateTable(ctx context.Context, args []string, getenv func(string) stri
 	if err := t.CreateTable(ctx, *stream); err != nil {
 		return err
 	}
+	d, err := store.New(t).CheckDesign(ctx) // a new table records its design
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "table %s is ACTIVE with its four indexes\n", name)
+	if d.Legacy {
+		fmt.Fprintf(stdout, "note: %s\n", legacyMessage(ss))
+	}
 	return nil
 }
 
@@ -282,6 +292,9 @@ func cmdImport(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer tbl.Close()
 	s := store.New(tbl)
+	if _, err := s.ReadDesign(ctx); err != nil { // a newer gateway's table is left alone
+		return err
+	}
 	bar := jsonl.NewBar(stderr)
 	sum, err := jsonl.Read(in, jsonl.Options{Progress: bar.Update}, func(batch []*store.Comment) error {
 		return s.PutComments(ctx, batch)

@@ -31,14 +31,34 @@ type RebuildResult struct {
 const scanPage = 1000
 
 // RebuildStats recounts every product's stats from the comments with a
-// parallel scan of `segments` segments, and rewrites every stats item whole:
-// the counts into counter shard 0, the other shards deleted, the leaderboard
-// entries (see rebuiltItems); stats of products or languages that no longer
-// have comments are zeroed. Run it with writes paused: a comment written
-// during the scan may be counted wrongly until the next rebuild.
+// parallel scan of `segments` segments: RebuildStatsWith without progress.
 func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, error) {
+	return s.RebuildStatsWith(ctx, RebuildOptions{Segments: segments})
+}
+
+// RebuildOptions configures RebuildStatsWith.
+type RebuildOptions struct {
+	Segments int // parallel scan segments (at least 1 is used)
+	// Progress, when set, is called after each page of the scan with the
+	// number of items scanned so far (one call at a time).
+	Progress func(scanned int64)
+}
+
+// RebuildStatsWith recounts every product's stats from the comments with a
+// parallel scan, and rewrites every stats item whole: the counts into
+// counter shard 0, the other shards deleted, the leaderboard entries (see
+// rebuiltItems); stats of products or languages that no longer have
+// comments are zeroed. It migrates a table of any earlier design (see
+// DesignVersion) and records DesignVersion when done; a table of a newer
+// design is refused before the scan. Run it with writes paused: a comment
+// written during the scan may be counted wrongly until the next rebuild.
+func (s *Store) RebuildStatsWith(ctx context.Context, o RebuildOptions) (RebuildResult, error) {
 	var res RebuildResult
-	tally, err := s.scanTally(ctx, max(segments, 1))
+	was, err := s.recordedDesign(ctx)
+	if err != nil {
+		return res, err
+	}
+	tally, err := s.scanTally(ctx, max(o.Segments, 1), o.Progress)
 	if err != nil {
 		return res, err
 	}
@@ -54,7 +74,13 @@ func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, 
 		return res, tableError(err)
 	}
 	// After the puts: the summed version never goes back.
-	return res, s.deleteKeys(ctx, deletes)
+	if err := s.deleteKeys(ctx, deletes); err != nil {
+		return res, err
+	}
+	if was == DesignVersion {
+		return res, nil
+	}
+	return res, s.recordDesign(ctx, was)
 }
 
 // tally is what a rebuild's scan found: the counts per product and
@@ -109,9 +135,19 @@ func newTally() *tally {
 // scanTally scans the table in `segments` parallel segments and tallies
 // what it finds: comments by product, language and rating, and the items
 // of product partitions (stats and leaderboard items) with their versions.
-func (s *Store) scanTally(ctx context.Context, segments int) (*tally, error) {
+// progress, when set, gets the items scanned so far after each page.
+func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64)) (*tally, error) {
 	var mu sync.Mutex
 	all := newTally()
+	var scanned int64 // under mu
+	report := func(n int) {
+		if progress != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			scanned += int64(n)
+			progress(scanned)
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	for seg := 0; seg < segments; seg++ {
 		g.Go(func() (err error) {
@@ -123,6 +159,7 @@ func (s *Store) scanTally(ctx context.Context, segments int) (*tally, error) {
 				if err != nil {
 					return tableError(err)
 				}
+				report(len(items))
 				for _, it := range items {
 					if _, ok := ProductIDFromPK(it.S(AttrPK)); ok {
 						local.seen[it.Key()] = it.N(AttrVersion)

@@ -18,7 +18,9 @@
 // Each product's stats live in its partition, write-sharded (stats.go):
 // counts per rating and a version in 8 counter shards, summed on read; its
 // leaderboard entries, items of their own, are spread over 8 partitions of
-// byLangAndRating (leaders.go).
+// byLangAndRating (leaders.go). A meta item records which logical design
+// the table follows (design.go), so that a table an older gateway wrote is
+// found and upgraded rather than misread.
 //
 // Writes (ops.go) change a comment and its stats in one atomic Write:
 // counters by ADD in the comment's shard, the comment under a condition on

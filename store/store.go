@@ -56,11 +56,23 @@ func (s *Store) Ping(ctx context.Context) error {
 	return tableError(err)
 }
 
-// IsEmpty reports whether the table holds no item at all.
+// IsEmpty reports whether the table holds no item but its meta item
+// (DesignKey).
 func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
-	items, _, err := s.table.Scan(ctx, 0, 1, nil, 1)
-	if err != nil {
-		return false, err
+	var start Item
+	for {
+		items, next, err := s.table.Scan(ctx, 0, 1, start, 2)
+		if err != nil {
+			return false, err
+		}
+		for _, it := range items {
+			if it.Key() != DesignKey() {
+				return false, nil
+			}
+		}
+		if next == nil {
+			return true, nil
+		}
+		start = next
 	}
-	return len(items) == 0, nil
 }

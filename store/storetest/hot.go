@@ -95,24 +95,9 @@ func writeHot(s *store.Store, pid string, w, n int) ([]*store.Comment, error) {
 // then moves the leaderboard to its own entries.
 func testUnshardedStats(t *testing.T, tbl store.Table) {
 	data := Dataset(6)
-	var old []store.Item
-	for _, it := range statsItems(valuesOf(data)) {
-		if _, isLeader := store.LangFromLeaderSK(it.S(store.AttrSK)); isLeader {
-			continue
-		}
-		if n5 := it.N(store.AttrCount(5)); n5 > 0 {
-			lang, _ := store.LangFromStatsSK(it.S(store.AttrSK))
-			pid, _ := store.ProductIDFromPK(it.S(store.AttrPK))
-			it[store.AttrGSIPK], it[store.AttrGSISK] = store.LeadersPK(lang), store.LeadersSK(n5, pid)
-		}
-		old = append(old, it)
-	}
+	putLegacyTable(t, tbl, data)
 	s := store.New(tbl)
 	ctx := context.Background()
-	if err := s.PutComments(ctx, data); err != nil {
-		t.Fatal(err)
-	}
-	MustBatchPut(t, tbl, old)
 	pids := productIDs(data)
 	for _, pid := range pids {
 		want := Recount(data, pid, "", nil)

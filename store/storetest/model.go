@@ -32,6 +32,7 @@ func RunModel(t *testing.T, newTable func(t *testing.T) store.Table) {
 	t.Run("UnshardedStats", func(t *testing.T) { testUnshardedStats(t, newTable(t)) })
 	t.Run("LanguagesOverShards", func(t *testing.T) { testLanguagesOverShards(t, newTable(t)) })
 	t.Run("UnsettledLeaderboard", func(t *testing.T) { testUnsettledLeaderboard(t, newTable(t)) })
+	t.Run("Design", func(t *testing.T) { testDesign(t, newTable) })
 	t.Run("StaleHints", func(t *testing.T) { testStaleHints(t, newTable(t)) })
 	t.Run("Validation", func(t *testing.T) { testValidation(t, newTable(t)) })
 	t.Run("CursorPositions", func(t *testing.T) { testCursorPositions(t, newTable(t)) })

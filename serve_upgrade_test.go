@@ -1,0 +1,20 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestREADMEQuotesTheLegacyRefusal: the refusal README.md's Upgrading
+// section shows is the one serve prints.
+func TestREADMEQuotesTheLegacyRefusal(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "error: " + legacyMessage(storeSpec{kind: "dynamodb", arg: "comments"})
+	if !strings.Contains(string(b), want) {
+		t.Errorf("README.md does not quote serve's refusal of a design-1 table:\n%s", want)
+	}
+}
