@@ -281,16 +281,22 @@ func cmdImport(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer tbl.Close()
-	s := store.New(tbl)
+	bulk, err := store.New(tbl).StartBulkLoad(ctx)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
 	bar := jsonl.NewBar(stderr)
-	sum, err := jsonl.Read(in, jsonl.Options{Progress: bar.Update}, func(batch []*store.Comment) error {
-		return s.PutComments(ctx, batch)
+	var sum jsonl.Summary
+	err = bulk.Load(ctx, func(put func([]*store.Comment) error) error {
+		var err error
+		sum, err = jsonl.Read(in, jsonl.Options{Progress: bar.Update}, put)
+		return err
 	})
 	bar.Clear()
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	res, err := s.RebuildStats(ctx, 8)
+	res, err := bulk.Stats(ctx, 8)
 	if err != nil {
 		return fmt.Errorf("import: comments loaded, but recounting the stats failed (run rebuild-stats): %w", err)
 	}

@@ -37,12 +37,17 @@ const scanPage = 1000
 // have comments are zeroed. Run it with writes paused: a comment written
 // during the scan may be counted wrongly until the next rebuild.
 func (s *Store) RebuildStats(ctx context.Context, segments int) (RebuildResult, error) {
-	var res RebuildResult
 	tally, err := s.scanTally(ctx, max(segments, 1))
 	if err != nil {
-		return res, err
+		return RebuildResult{}, err
 	}
-	res.Comments = tally.comments
+	return s.writeStats(ctx, tally)
+}
+
+// writeStats rewrites the stats items of what tally counted (see
+// RebuildStats).
+func (s *Store) writeStats(ctx context.Context, tally *tally) (RebuildResult, error) {
+	res := RebuildResult{Comments: tally.comments}
 	items, deletes := rebuiltItems(tally.counts, tally.seen)
 	for id, st := range tally.counts {
 		if id.Language == "" && st.Total > 0 {
@@ -68,7 +73,12 @@ type tally struct {
 
 // add counts comment item it (an item of no valid rating is skipped).
 func (t *tally) add(it Item) {
-	pid, lang, r := it.S(AttrProductID), it.S(AttrLanguage), int(it.N(AttrRating))
+	t.addComment(it.S(AttrProductID), it.S(AttrLanguage), int(it.N(AttrRating)))
+}
+
+// addComment counts a comment of product pid, language lang and rating r
+// (skipped when r is not a valid rating).
+func (t *tally) addComment(pid, lang string, r int) {
 	if r < MinRating || r > MaxRating {
 		return
 	}
