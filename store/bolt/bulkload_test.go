@@ -100,7 +100,7 @@ func TestBulkLoadIsPutAndRebuild(t *testing.T) {
 		if a, b := allItems(t, tbl), allItems(t, refTbl); !slices.Equal(a, b) {
 			t.Errorf("before=%d: %d items, want %d (or they differ)", before, len(a), len(b))
 		}
-		if tbl.db.NoSync {
+		if tbl.db.NoSync || tbl.db.NoGrowSync {
 			t.Errorf("before=%d: syncing not restored", before)
 		}
 	}
@@ -131,7 +131,7 @@ func TestBulkLoadFailure(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("Load: %v, want boom", err)
 	}
-	if tbl.db.NoSync {
+	if tbl.db.NoSync || tbl.db.NoGrowSync {
 		t.Error("syncing not restored")
 	}
 	if err := tbl.Close(); err != nil {
