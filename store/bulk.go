@@ -13,11 +13,16 @@ import (
 // PutComments bulk-loads comments (already validated) with BatchPut. It does
 // not touch the stats: run RebuildStats after a bulk load.
 func (s *Store) PutComments(ctx context.Context, cs []*Comment) error {
+	return s.table.BatchPut(ctx, commentItems(cs))
+}
+
+// commentItems returns the items of cs.
+func commentItems(cs []*Comment) []Item {
 	items := make([]Item, len(cs))
 	for i, c := range cs {
 		items[i] = c.Item()
 	}
-	return s.table.BatchPut(ctx, items)
+	return items
 }
 
 // RebuildResult summarises a RebuildStats run.

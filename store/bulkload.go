@@ -3,11 +3,13 @@ package store
 import "context"
 
 // ExclusiveLoader is a Table that one process holds alone (an embedded
-// file, locked while open) and that can defer syncing to disk during a bulk
-// load: LoadUnsynced runs fn with the commits of its writes not synced, and
-// syncs everything before it returns (also when fn fails).
+// file, locked while open) and that can load faster: LoadUnsynced runs fn
+// with a put that writes items as BatchPut does but may return before they
+// are committed (an error surfaces at a later put, or from LoadUnsynced),
+// with the commits not synced to disk; everything is synced before
+// LoadUnsynced returns, also when fn fails.
 type ExclusiveLoader interface {
-	LoadUnsynced(fn func() error) error
+	LoadUnsynced(ctx context.Context, fn func(put func([]Item) error) error) error
 }
 
 // BulkLoad is an import of comments with PutComments' semantics and the
@@ -40,15 +42,16 @@ func (s *Store) StartBulkLoad(ctx context.Context) (*BulkLoad, error) {
 }
 
 // Load runs fn, which puts comments with put (PutComments), and returns
-// fn's error. Every comment put is on disk when Load returns, also when fn
-// fails.
+// fn's error (or the error of a write, which put may return for an earlier
+// batch than its own). Every comment put is on disk when Load returns, also
+// when fn fails.
 func (b *BulkLoad) Load(ctx context.Context, fn func(put func([]*Comment) error) error) error {
 	if b.loader == nil {
 		return fn(func(cs []*Comment) error { return b.s.PutComments(ctx, cs) })
 	}
-	return b.loader.LoadUnsynced(func() error {
+	return b.loader.LoadUnsynced(ctx, func(put func([]Item) error) error {
 		return fn(func(cs []*Comment) error {
-			if err := b.s.PutComments(ctx, cs); err != nil {
+			if err := put(commentItems(cs)); err != nil {
 				return err
 			}
 			for _, c := range cs {

@@ -142,3 +142,59 @@ func TestBulkLoadFailure(t *testing.T) {
 		t.Errorf("%d items after reopening, want the 500 put", n)
 	}
 }
+
+// TestLoadUnsyncedErrors: an invalid item fails its own put; a cancelled
+// context fails the next put; a failed commit surfaces at a later put or
+// from LoadUnsynced. What was queued before a cancellation is written and
+// synced.
+func TestLoadUnsyncedErrors(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	items := comments(300)
+	path := filepath.Join(t.TempDir(), "c.db")
+	tbl, err := Open(path, WithBatchSize(40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var putErrs []error
+	err = tbl.LoadUnsynced(ctx, func(put func([]store.Item) error) error {
+		bad := store.Item{store.AttrPK: "x"}
+		putErrs = append(putErrs, put([]store.Item{bad}))
+		putErrs = append(putErrs, put(items[:200]))
+		cancel()
+		err := put(items[200:])
+		putErrs = append(putErrs, err)
+		return err
+	})
+	if store.ErrorCode(putErrs[0]) != store.EINVALID || putErrs[1] != nil || store.ErrorCode(putErrs[2]) != store.EUNAVAILABLE {
+		t.Fatalf("puts: %v", putErrs)
+	}
+	if store.ErrorCode(err) != store.EUNAVAILABLE {
+		t.Fatalf("LoadUnsynced: %v", err)
+	}
+	if err := tbl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tbl = MustOpenPath(t, path)
+	if n := len(allItems(t, tbl)); n != 200 {
+		t.Errorf("%d items, want the 200 queued before the cancellation", n)
+	}
+
+	// A commit that fails (the file closed under the writer).
+	closed, err := Open(filepath.Join(t.TempDir(), "closed.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = closed.LoadUnsynced(context.Background(), func(put func([]store.Item) error) error {
+		closed.db.Close()
+		for range 10 {
+			if err := put(items[:50]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		t.Fatal("LoadUnsynced on a closed file: no error")
+	}
+}

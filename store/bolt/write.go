@@ -288,10 +288,8 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
-	for i, it := range items {
-		if err := store.ValidateItem(it); err != nil {
-			return prefixed(fmt.Sprintf("item %d", i), err)
-		}
+	if err := validateItems(items); err != nil {
+		return err
 	}
 	items = dedupe(items)
 	chunks := make(chan *chunk, 1)
