@@ -118,7 +118,6 @@ func Read(r io.Reader, opts Options, fn func(batch []*store.Comment) error) (Sum
 // reader is the state of one Read.
 type reader struct {
 	opts Options
-	p    parser
 	sum  Summary
 	// kept are the comments of the first pass and their line numbers while
 	// the input is at most opts.BufferBytes; keep says whether they are all
@@ -149,7 +148,9 @@ func (rd *reader) read(r io.Reader, fn func([]*store.Comment) error) (Summary, e
 		if err != nil {
 			return rd.sum, err
 		}
-		next = rd.fromInput(second)
+		var stop func()
+		next, stop = rd.fromInput(second)
+		defer stop()
 	}
 	err = rd.load(next, checked, fn)
 	return rd.sum, err
@@ -162,44 +163,42 @@ func (rd *reader) check(r io.Reader, size int64) (int, error) {
 	defer ids.close()
 	products := make(map[string]struct{})
 	langs := make(map[string]struct{})
-	sc := newScanner(r, rd.opts.MaxLineBytes)
+	st := newStream(r, rd.opts.MaxLineBytes)
+	defer st.close()
 	report := func() {
 		if rd.opts.Progress != nil {
-			rd.opts.Progress(Progress{Phase: Checking, Lines: sc.line, Bytes: sc.bytes, TotalBytes: size, Comments: ids.len(), TotalComments: -1})
+			rd.opts.Progress(Progress{Phase: Checking, Lines: rd.sum.Lines, Bytes: rd.sum.Bytes, TotalBytes: size, Comments: ids.len(), TotalComments: -1})
 		}
 	}
 	report()
 	for {
-		line, err := sc.next()
-		rd.sum.Lines, rd.sum.Bytes = sc.line, sc.bytes
+		pl, err := st.next()
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			return 0, ids.earlier(err, sc.line)
+		rd.sum.Lines, rd.sum.Bytes = pl.line, pl.bytes
+		if pl.err != nil {
+			return 0, ids.earlier(pl.err, pl.line)
 		}
-		if sc.line%progressEvery == 0 {
+		if pl.line%progressEvery == 0 {
 			report()
 		}
-		if isBlank(line) {
+		if pl.blank {
 			continue
 		}
-		c, generated, err := rd.p.parse(sc.line, line)
-		if err != nil {
-			return 0, ids.earlier(err, sc.line)
-		}
-		at := seenID{line: sc.line, generated: generated}
+		c, generated := pl.c, pl.generated
+		at := seenID{line: pl.line, generated: generated}
 		prev, dup, err := ids.add(c.ID, at)
 		if err != nil {
 			return 0, err
 		}
 		if dup {
-			return 0, ids.earlier(duplicateError(c.ID, prev, at), sc.line)
+			return 0, ids.earlier(duplicateError(c.ID, prev, at), pl.line)
 		}
 		if rd.keep {
-			if sc.bytes <= rd.opts.BufferBytes {
+			if pl.bytes <= rd.opts.BufferBytes {
 				rd.kept = append(rd.kept, c)
-				rd.keptLines = append(rd.keptLines, int32(sc.line))
+				rd.keptLines = append(rd.keptLines, int32(pl.line))
 			} else {
 				rd.keep, rd.kept, rd.keptLines = false, nil, nil // too big: read it again
 			}
@@ -212,7 +211,7 @@ func (rd *reader) check(r io.Reader, size int64) (int, error) {
 	}
 	rd.sum.Products, rd.sum.Languages = len(products), len(langs)
 	report()
-	if err := ids.earlier(nil, sc.line+1); err != nil {
+	if err := ids.earlier(nil, rd.sum.Lines+1); err != nil {
 		return 0, err
 	}
 	return ids.len(), nil
@@ -235,28 +234,23 @@ func (rd *reader) fromMemory() func() (*store.Comment, int, error) {
 }
 
 // fromInput returns the comments of r, the checked input read again, one by
-// one with their line numbers, and io.EOF at the end.
-func (rd *reader) fromInput(r io.Reader) func() (*store.Comment, int, error) {
-	sc := newScanner(r, rd.opts.MaxLineBytes)
+// one with their line numbers, and io.EOF at the end; stop stops the read.
+func (rd *reader) fromInput(r io.Reader) (next func() (*store.Comment, int, error), stop func()) {
+	st := newStream(r, rd.opts.MaxLineBytes)
 	return func() (*store.Comment, int, error) {
 		for {
-			line, err := sc.next()
+			pl, err := st.next()
 			if err == io.EOF {
 				return nil, 0, io.EOF
 			}
-			if err != nil {
-				return nil, 0, fmt.Errorf("input changed while it was read: %w", err)
+			if pl.err != nil {
+				return nil, 0, fmt.Errorf("input changed while it was read: %w", pl.err)
 			}
-			if isBlank(line) {
-				continue
+			if !pl.blank {
+				return pl.c, pl.line, nil
 			}
-			c, _, err := rd.p.parse(sc.line, line)
-			if err != nil {
-				return nil, 0, fmt.Errorf("input changed while it was read: %w", err)
-			}
-			return c, sc.line, nil
 		}
-	}
+	}, st.close
 }
 
 // load is the second pass: it delivers the total comments that next returns
