@@ -281,6 +281,7 @@ func cmdImport(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer tbl.Close()
+	defer tuneImportGC()()
 	bulk, err := store.New(tbl).StartBulkLoad(ctx)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
