@@ -77,7 +77,7 @@ func newStream(r io.Reader, max int) *stream {
 // and to the reader, until the input ends or the stream is closed.
 func (s *stream) split(sc *scanner, jobs chan<- *block) {
 	for {
-		b := &block{done: make(chan struct{})}
+		b := &block{done: make(chan struct{}), buf: getBuf(), ends: make([]int, 0, blockLines), lines: make([]parsedLine, 0, blockLines)}
 		var end bool
 		for len(b.lines) < blockLines && len(b.buf) < blockBytes {
 			line, err := sc.next()
@@ -124,10 +124,23 @@ func (b *block) parse(p *parser) {
 		pl.c, pl.generated, pl.err = p.parse(pl.line, line)
 		if pl.err != nil {
 			b.lines = b.lines[:i+1]
-			return
+			break
 		}
 	}
+	putBuf(b.buf) // the parsed lines do not refer to it
 	b.buf = nil
+}
+
+// bufs are blocks' buffers for reuse: a pass reads its whole input through
+// them.
+var bufs = sync.Pool{New: func() any { b := make([]byte, 0, blockBytes+4096); return &b }}
+
+func getBuf() []byte { return (*bufs.Get().(*[]byte))[:0] }
+
+func putBuf(b []byte) {
+	if cap(b) <= 2*blockBytes { // not one grown by a very long line
+		bufs.Put(&b)
+	}
 }
 
 // next returns the next line of the input, io.EOF at its end. A line with
