@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/acme/comments-gateway/demo"
-	"github.com/acme/comments-gateway/jsonl"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
 )
@@ -23,25 +20,11 @@ func importFile(t *testing.T, seed uint64, n, bad int) string {
 	t.Helper()
 	cfg := demo.DefaultConfig()
 	cfg.Products, cfg.Comments = 20, n
-	var buf bytes.Buffer
-	w := jsonl.NewWriter(&buf)
-	for _, c := range demo.Generate(demo.NewRand(seed), cfg) {
-		if err := w.Write(c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(buf.String(), "\n")
+	lines := demoLines(t, seed, cfg)
 	if bad > 0 {
 		lines[bad-1] = strings.Replace(lines[bad-1], `"rating":`, `"rating":7,"x":`, 1)
 	}
-	path := filepath.Join(t.TempDir(), "in.jsonl")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeLines(t, lines)
 }
 
 // storeItems returns every item of the bolt file at path, as sorted JSON.
