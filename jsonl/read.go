@@ -425,7 +425,7 @@ func openSource(r io.Reader, replay bool, opts Options) (*source, error) {
 type spool struct {
 	limit int64
 	dir   string
-	mem   []byte
+	mem   memSpool
 	f     *os.File
 	w     *bufio.Writer
 	err   error
@@ -434,16 +434,16 @@ type spool struct {
 func (s *spool) Write(p []byte) (int, error) {
 	switch {
 	case s.err != nil:
-	case s.f == nil && int64(len(s.mem)+len(p)) <= s.limit:
-		s.mem = append(s.mem, p...)
+	case s.f == nil && s.mem.n+int64(len(p)) <= s.limit:
+		s.mem.write(p)
 	default:
 		if s.f == nil {
 			if s.f, s.err = os.CreateTemp(s.dir, "comments-import-*.jsonl"); s.err != nil {
 				break
 			}
 			s.w = bufio.NewWriterSize(s.f, 256<<10)
-			_, s.err = s.w.Write(s.mem)
-			s.mem = nil
+			s.err = s.mem.writeTo(s.w)
+			s.mem = memSpool{}
 		}
 		if s.err == nil {
 			_, s.err = s.w.Write(p)
@@ -458,7 +458,7 @@ func (s *spool) reader(n int64) (io.Reader, error) {
 		return nil, fmt.Errorf("spooling the input: %w", s.err)
 	}
 	if s.f == nil {
-		return bytes.NewReader(s.mem[:min(n, int64(len(s.mem)))]), nil
+		return s.mem.reader(n), nil
 	}
 	if err := s.w.Flush(); err != nil {
 		return nil, fmt.Errorf("spooling the input: %w", err)
@@ -469,9 +469,52 @@ func (s *spool) reader(n int64) (io.Reader, error) {
 	return io.LimitReader(s.f, n), nil
 }
 
+// memSpool is the part of a spool in memory: chunks of memChunk bytes, so
+// that it takes what it holds, not the up to twice as much of a slice grown
+// by append (64 MiB of a pipe were up to 128 MiB of heap).
+type memSpool struct {
+	chunks [][]byte
+	n      int64
+}
+
+// memChunk is the size of a memSpool's chunks.
+const memChunk = 1 << 20
+
+func (m *memSpool) write(p []byte) {
+	m.n += int64(len(p))
+	for len(p) > 0 {
+		if len(m.chunks) == 0 || len(m.chunks[len(m.chunks)-1]) == memChunk {
+			m.chunks = append(m.chunks, make([]byte, 0, memChunk))
+		}
+		last := &m.chunks[len(m.chunks)-1]
+		k := min(len(p), memChunk-len(*last))
+		*last = append(*last, p[:k]...)
+		p = p[k:]
+	}
+}
+
+// reader returns the first n bytes held.
+func (m *memSpool) reader(n int64) io.Reader {
+	rs := make([]io.Reader, len(m.chunks))
+	for i, c := range m.chunks {
+		rs[i] = bytes.NewReader(c)
+	}
+	return io.LimitReader(io.MultiReader(rs...), n)
+}
+
+// writeTo writes what it holds to w.
+func (m *memSpool) writeTo(w io.Writer) error {
+	for _, c := range m.chunks {
+		if _, err := w.Write(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // close removes the temporary file, if any.
 func (s *spool) close() {
-	s.mem = nil
+	s.mem = memSpool{}
 	if s.f != nil {
 		s.f.Close()
 		os.Remove(s.f.Name())

@@ -159,3 +159,28 @@ func TestBadLineFarIn(t *testing.T) {
 		t.Errorf("%d goroutines after Read, %d before", n, before)
 	}
 }
+
+// TestMemSpool: the chunks of a pipe's copy in memory read back as written,
+// whole or the first n bytes, across chunk boundaries.
+func TestMemSpool(t *testing.T) {
+	var want []byte
+	var m memSpool
+	for i := range 40 {
+		p := bytes.Repeat([]byte{byte('a' + i%26)}, i*i*997)
+		m.write(p)
+		want = append(want, p...)
+	}
+	if m.n != int64(len(want)) || len(m.chunks) != (len(want)+memChunk-1)/memChunk {
+		t.Fatalf("%d bytes in %d chunks, want %d", m.n, len(m.chunks), len(want))
+	}
+	for _, n := range []int64{0, 1, memChunk - 1, memChunk, memChunk + 1, int64(len(want))} {
+		got, err := io.ReadAll(m.reader(n))
+		if err != nil || !bytes.Equal(got, want[:n]) {
+			t.Errorf("reader(%d): %d bytes, %v", n, len(got), err)
+		}
+	}
+	var all bytes.Buffer
+	if err := m.writeTo(&all); err != nil || !bytes.Equal(all.Bytes(), want) {
+		t.Errorf("writeTo: %d bytes, %v", all.Len(), err)
+	}
+}
