@@ -60,7 +60,8 @@ Fields (all required but id):
 
 The whole input is checked before anything is written: a bad line is
 reported with its number and reason, and nothing is loaded. Then the stats
-are recounted. Flags:
+are written: counted during the load into a bolt file that held nothing
+(whose writes are synced once, at the end), else recounted. Flags:
 `,
 	"seed": `Usage: comments-gateway seed [flags]
 

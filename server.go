@@ -295,15 +295,23 @@ func cmdImport(ctx context.Context, args []string, getenv func(string) string, s
 	if _, err := s.ReadDesign(ctx); err != nil { // a newer gateway's table is left alone
 		return err
 	}
+	defer tuneImportGC()()
+	bulk, err := s.StartBulkLoad(ctx)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
 	bar := jsonl.NewBar(stderr)
-	sum, err := jsonl.Read(in, jsonl.Options{Progress: bar.Update}, func(batch []*store.Comment) error {
-		return s.PutComments(ctx, batch)
+	var sum jsonl.Summary
+	err = bulk.Load(ctx, func(put func([]*store.Comment) error) error {
+		var err error
+		sum, err = jsonl.Read(in, jsonl.Options{Progress: bar.Update}, put)
+		return err
 	})
 	bar.Clear()
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	res, err := s.RebuildStats(ctx, 8)
+	res, err := bulk.Stats(ctx, 8)
 	if err != nil {
 		return fmt.Errorf("import: comments loaded, but recounting the stats failed (run rebuild-stats): %w", err)
 	}

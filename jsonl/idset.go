@@ -43,7 +43,9 @@ func (s *idSet) add(id string, at seenID) (prev seenID, dup bool, err error) {
 	if prev, dup = s.mem[id]; dup {
 		return prev, true, nil
 	}
-	s.mem[id] = at
+	// A copy: id may be part of a longer string (its line, see decodeFast)
+	// that the set would otherwise keep.
+	s.mem[strings.Clone(id)] = at
 	s.n++
 	if len(s.mem) >= maxIDsInMemory {
 		err = s.spill()

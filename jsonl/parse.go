@@ -102,6 +102,15 @@ func (p *parser) decode(line []byte) (rec record, set uint, _ *LineError) {
 	if !utf8.Valid(line) {
 		return rec, 0, lineError("not valid UTF-8")
 	}
+	if rec, set, ok := decodeFast(line); ok {
+		return rec, set, nil
+	}
+	return p.decodeJSON(line)
+}
+
+// decodeJSON is decode by encoding/json and checkKeys, for a valid UTF-8
+// line that decodeFast leaves: it names what is wrong.
+func (p *parser) decodeJSON(line []byte) (rec record, set uint, _ *LineError) {
 	p.br.Reset(line)
 	dec := json.NewDecoder(&p.br)
 	dec.DisallowUnknownFields()

@@ -118,7 +118,6 @@ func Read(r io.Reader, opts Options, fn func(batch []*store.Comment) error) (Sum
 // reader is the state of one Read.
 type reader struct {
 	opts Options
-	p    parser
 	sum  Summary
 	// kept are the comments of the first pass and their line numbers while
 	// the input is at most opts.BufferBytes; keep says whether they are all
@@ -149,7 +148,9 @@ func (rd *reader) read(r io.Reader, fn func([]*store.Comment) error) (Summary, e
 		if err != nil {
 			return rd.sum, err
 		}
-		next = rd.fromInput(second)
+		var stop func()
+		next, stop = rd.fromInput(second)
+		defer stop()
 	}
 	err = rd.load(next, checked, fn)
 	return rd.sum, err
@@ -162,44 +163,42 @@ func (rd *reader) check(r io.Reader, size int64) (int, error) {
 	defer ids.close()
 	products := make(map[string]struct{})
 	langs := make(map[string]struct{})
-	sc := newScanner(r, rd.opts.MaxLineBytes)
+	st := newStream(r, rd.opts.MaxLineBytes)
+	defer st.close()
 	report := func() {
 		if rd.opts.Progress != nil {
-			rd.opts.Progress(Progress{Phase: Checking, Lines: sc.line, Bytes: sc.bytes, TotalBytes: size, Comments: ids.len(), TotalComments: -1})
+			rd.opts.Progress(Progress{Phase: Checking, Lines: rd.sum.Lines, Bytes: rd.sum.Bytes, TotalBytes: size, Comments: ids.len(), TotalComments: -1})
 		}
 	}
 	report()
 	for {
-		line, err := sc.next()
-		rd.sum.Lines, rd.sum.Bytes = sc.line, sc.bytes
+		pl, err := st.next()
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			return 0, ids.earlier(err, sc.line)
+		rd.sum.Lines, rd.sum.Bytes = pl.line, pl.bytes
+		if pl.err != nil {
+			return 0, ids.earlier(pl.err, pl.line)
 		}
-		if sc.line%progressEvery == 0 {
+		if pl.line%progressEvery == 0 {
 			report()
 		}
-		if isBlank(line) {
+		if pl.blank {
 			continue
 		}
-		c, generated, err := rd.p.parse(sc.line, line)
-		if err != nil {
-			return 0, ids.earlier(err, sc.line)
-		}
-		at := seenID{line: sc.line, generated: generated}
+		c, generated := pl.c, pl.generated
+		at := seenID{line: pl.line, generated: generated}
 		prev, dup, err := ids.add(c.ID, at)
 		if err != nil {
 			return 0, err
 		}
 		if dup {
-			return 0, ids.earlier(duplicateError(c.ID, prev, at), sc.line)
+			return 0, ids.earlier(duplicateError(c.ID, prev, at), pl.line)
 		}
 		if rd.keep {
-			if sc.bytes <= rd.opts.BufferBytes {
+			if pl.bytes <= rd.opts.BufferBytes {
 				rd.kept = append(rd.kept, c)
-				rd.keptLines = append(rd.keptLines, int32(sc.line))
+				rd.keptLines = append(rd.keptLines, int32(pl.line))
 			} else {
 				rd.keep, rd.kept, rd.keptLines = false, nil, nil // too big: read it again
 			}
@@ -212,7 +211,7 @@ func (rd *reader) check(r io.Reader, size int64) (int, error) {
 	}
 	rd.sum.Products, rd.sum.Languages = len(products), len(langs)
 	report()
-	if err := ids.earlier(nil, sc.line+1); err != nil {
+	if err := ids.earlier(nil, rd.sum.Lines+1); err != nil {
 		return 0, err
 	}
 	return ids.len(), nil
@@ -235,28 +234,23 @@ func (rd *reader) fromMemory() func() (*store.Comment, int, error) {
 }
 
 // fromInput returns the comments of r, the checked input read again, one by
-// one with their line numbers, and io.EOF at the end.
-func (rd *reader) fromInput(r io.Reader) func() (*store.Comment, int, error) {
-	sc := newScanner(r, rd.opts.MaxLineBytes)
+// one with their line numbers, and io.EOF at the end; stop stops the read.
+func (rd *reader) fromInput(r io.Reader) (next func() (*store.Comment, int, error), stop func()) {
+	st := newStream(r, rd.opts.MaxLineBytes)
 	return func() (*store.Comment, int, error) {
 		for {
-			line, err := sc.next()
+			pl, err := st.next()
 			if err == io.EOF {
 				return nil, 0, io.EOF
 			}
-			if err != nil {
-				return nil, 0, fmt.Errorf("input changed while it was read: %w", err)
+			if pl.err != nil {
+				return nil, 0, fmt.Errorf("input changed while it was read: %w", pl.err)
 			}
-			if isBlank(line) {
-				continue
+			if !pl.blank {
+				return pl.c, pl.line, nil
 			}
-			c, _, err := rd.p.parse(sc.line, line)
-			if err != nil {
-				return nil, 0, fmt.Errorf("input changed while it was read: %w", err)
-			}
-			return c, sc.line, nil
 		}
-	}
+	}, st.close
 }
 
 // load is the second pass: it delivers the total comments that next returns
@@ -431,7 +425,7 @@ func openSource(r io.Reader, replay bool, opts Options) (*source, error) {
 type spool struct {
 	limit int64
 	dir   string
-	mem   []byte
+	mem   memSpool
 	f     *os.File
 	w     *bufio.Writer
 	err   error
@@ -440,16 +434,16 @@ type spool struct {
 func (s *spool) Write(p []byte) (int, error) {
 	switch {
 	case s.err != nil:
-	case s.f == nil && int64(len(s.mem)+len(p)) <= s.limit:
-		s.mem = append(s.mem, p...)
+	case s.f == nil && s.mem.n+int64(len(p)) <= s.limit:
+		s.mem.write(p)
 	default:
 		if s.f == nil {
 			if s.f, s.err = os.CreateTemp(s.dir, "comments-import-*.jsonl"); s.err != nil {
 				break
 			}
 			s.w = bufio.NewWriterSize(s.f, 256<<10)
-			_, s.err = s.w.Write(s.mem)
-			s.mem = nil
+			s.err = s.mem.writeTo(s.w)
+			s.mem = memSpool{}
 		}
 		if s.err == nil {
 			_, s.err = s.w.Write(p)
@@ -464,7 +458,7 @@ func (s *spool) reader(n int64) (io.Reader, error) {
 		return nil, fmt.Errorf("spooling the input: %w", s.err)
 	}
 	if s.f == nil {
-		return bytes.NewReader(s.mem[:min(n, int64(len(s.mem)))]), nil
+		return s.mem.reader(n), nil
 	}
 	if err := s.w.Flush(); err != nil {
 		return nil, fmt.Errorf("spooling the input: %w", err)
@@ -475,9 +469,52 @@ func (s *spool) reader(n int64) (io.Reader, error) {
 	return io.LimitReader(s.f, n), nil
 }
 
+// memSpool is the part of a spool in memory: chunks of memChunk bytes, so
+// that it takes what it holds, not the up to twice as much of a slice grown
+// by append (64 MiB of a pipe were up to 128 MiB of heap).
+type memSpool struct {
+	chunks [][]byte
+	n      int64
+}
+
+// memChunk is the size of a memSpool's chunks.
+const memChunk = 1 << 20
+
+func (m *memSpool) write(p []byte) {
+	m.n += int64(len(p))
+	for len(p) > 0 {
+		if len(m.chunks) == 0 || len(m.chunks[len(m.chunks)-1]) == memChunk {
+			m.chunks = append(m.chunks, make([]byte, 0, memChunk))
+		}
+		last := &m.chunks[len(m.chunks)-1]
+		k := min(len(p), memChunk-len(*last))
+		*last = append(*last, p[:k]...)
+		p = p[k:]
+	}
+}
+
+// reader returns the first n bytes held.
+func (m *memSpool) reader(n int64) io.Reader {
+	rs := make([]io.Reader, len(m.chunks))
+	for i, c := range m.chunks {
+		rs[i] = bytes.NewReader(c)
+	}
+	return io.LimitReader(io.MultiReader(rs...), n)
+}
+
+// writeTo writes what it holds to w.
+func (m *memSpool) writeTo(w io.Writer) error {
+	for _, c := range m.chunks {
+		if _, err := w.Write(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // close removes the temporary file, if any.
 func (s *spool) close() {
-	s.mem = nil
+	s.mem = memSpool{}
 	if s.f != nil {
 		s.f.Close()
 		os.Remove(s.f.Name())

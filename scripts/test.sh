@@ -232,11 +232,12 @@ else
 	fi
 fi
 
-# Short fuzz run (10s per target of ./store/ and of ./resolvers/, the cost
-# analysis; failing inputs land in <pkg>/testdata/fuzz) and the graphql-http
+# Short fuzz run (10s per target of ./store/, of ./resolvers/, the cost
+# analysis, and of ./jsonl/, the import's fast decoding; failing inputs land
+# in <pkg>/testdata/fuzz) and the graphql-http
 # GraphQL-over-HTTP audit (no MUST may fail).
-step "go test -fuzz (10s per target in ./store/ and ./resolvers/)"
-for pkg in ./store/ ./resolvers/; do
+step "go test -fuzz (10s per target in ./store/, ./resolvers/ and ./jsonl/)"
+for pkg in ./store/ ./resolvers/ ./jsonl/; do
 	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do
 		if go test -run '^$' -fuzz "^$target\$" -fuzztime 10s "$pkg" >"$run/fuzz-$target.log" 2>&1; then
 			note "$target ok"

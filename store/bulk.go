@@ -13,11 +13,16 @@ import (
 // PutComments bulk-loads comments (already validated) with BatchPut. It does
 // not touch the stats: run RebuildStats after a bulk load.
 func (s *Store) PutComments(ctx context.Context, cs []*Comment) error {
+	return s.table.BatchPut(ctx, commentItems(cs))
+}
+
+// commentItems returns the items of cs.
+func commentItems(cs []*Comment) []Item {
 	items := make([]Item, len(cs))
 	for i, c := range cs {
 		items[i] = c.Item()
 	}
-	return s.table.BatchPut(ctx, items)
+	return items
 }
 
 // RebuildResult summarises a RebuildStats run.
@@ -53,16 +58,22 @@ type RebuildOptions struct {
 // design is refused before the scan. Run it with writes paused: a comment
 // written during the scan may be counted wrongly until the next rebuild.
 func (s *Store) RebuildStatsWith(ctx context.Context, o RebuildOptions) (RebuildResult, error) {
-	var res RebuildResult
 	was, err := s.recordedDesign(ctx)
 	if err != nil {
-		return res, err
+		return RebuildResult{}, err
 	}
 	tally, err := s.scanTally(ctx, max(o.Segments, 1), o.Progress)
 	if err != nil {
-		return res, err
+		return RebuildResult{}, err
 	}
-	res.Comments = tally.comments
+	return s.writeStats(ctx, tally, was)
+}
+
+// writeStats rewrites the stats items of what tally counted (see
+// RebuildStatsWith), and records DesignVersion on a table whose recorded
+// design was `was`.
+func (s *Store) writeStats(ctx context.Context, tally *tally, was int64) (RebuildResult, error) {
+	res := RebuildResult{Comments: tally.comments}
 	items, deletes := rebuiltItems(tally.counts, tally.seen)
 	for id, st := range tally.counts {
 		if id.Language == "" && st.Total > 0 {
@@ -94,7 +105,12 @@ type tally struct {
 
 // add counts comment item it (an item of no valid rating is skipped).
 func (t *tally) add(it Item) {
-	pid, lang, r := it.S(AttrProductID), it.S(AttrLanguage), int(it.N(AttrRating))
+	t.addComment(it.S(AttrProductID), it.S(AttrLanguage), int(it.N(AttrRating)))
+}
+
+// addComment counts a comment of product pid, language lang and rating r
+// (skipped when r is not a valid rating).
+func (t *tally) addComment(pid, lang string, r int) {
 	if r < MinRating || r > MaxRating {
 		return
 	}

@@ -139,7 +139,7 @@ func (c *Comment) Validate() error {
 	check := errs.add
 	check(ValidateID("id", c.ID))
 	check(ValidateID("productId", c.ProductID))
-	lang, err := CanonicalLanguage(c.Language)
+	lang, err := cachedCanonicalLanguage(c.Language)
 	check(err)
 	check(validateRating(c.Rating))
 	check(ValidateText("author", c.Author, maxAuthorLen))

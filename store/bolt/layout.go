@@ -149,10 +149,11 @@ func (p partition) key(e entryRef) ([]byte, bool) {
 		return nil, false
 	}
 	b = append(b, sep)
+	if isDerivedKey(e.pk, e.sort) && isDerivedKey(e.sk, e.sort) {
+		return append(b, tailDerived), true
+	}
 	d := derivedTableKey(e.sort)
 	switch {
-	case e.pk == d && e.sk == d:
-		return append(b, tailDerived), true
 	case e.pk < d || e.pk == d && e.sk < d:
 		b = append(b, tailBefore)
 	default:
@@ -237,19 +238,38 @@ func derivedTableKey(sort string) string {
 	return commentPrefix + sort[strings.LastIndexByte(sort, '#')+1:]
 }
 
+// isDerivedKey reports whether k is derivedTableKey(sort), without
+// building it.
+func isDerivedKey(k, sort string) bool {
+	id := sort[strings.LastIndexByte(sort, '#')+1:]
+	rest, ok := strings.CutPrefix(k, commentPrefix)
+	return ok && rest == id
+}
+
 // partitions gives each hash key value of the indexes a number and a kind
 // (see the entry layout above). Numbers are never reused nor removed.
 type partitions struct {
 	b *bbolt.Bucket
+	// known, if not nil, remembers the partitions got or put (a writer's,
+	// within its transaction: a chunk of a bulk load puts thousands of
+	// entries into a few hundred partitions).
+	known map[string]partition
 }
 
 // get returns partition hash, or false when it has no number.
 func (ps partitions) get(hash string) (partition, bool) {
+	if p, ok := ps.known[hash]; ok {
+		return p, true
+	}
 	v := ps.b.Get([]byte(hash))
 	if len(v) < 2 {
 		return partition{}, false
 	}
-	return partition{prefix: bytes.Clone(v[:len(v)-1]), times: v[len(v)-1] == kindTimes}, true
+	p := partition{prefix: bytes.Clone(v[:len(v)-1]), times: v[len(v)-1] == kindTimes}
+	if ps.known != nil {
+		ps.known[hash] = p
+	}
+	return p, true
 }
 
 // create numbers partition hash (in a write transaction), of times when its
@@ -268,6 +288,9 @@ func (ps partitions) put(hash string, p partition) error {
 	kind := kindStrings
 	if p.times {
 		kind = kindTimes
+	}
+	if ps.known != nil {
+		ps.known[hash] = p
 	}
 	return ps.b.Put([]byte(hash), append(bytes.Clone(p.prefix), kind))
 }

@@ -24,7 +24,7 @@ type writer struct {
 
 func (t *Table) newWriter(tx *bbolt.Tx) (*writer, error) {
 	w := &writer{t: t, items: tx.Bucket(bucketItems), idx: make([]*bbolt.Bucket, len(t.indexes))}
-	w.parts = partitions{b: tx.Bucket(bucketPartitions)}
+	w.parts = partitions{b: tx.Bucket(bucketPartitions), known: map[string]partition{}}
 	if w.items == nil || w.parts.b == nil {
 		return nil, store.Errorf(store.EINTERNAL, "bolt store has no items or partitions bucket")
 	}
@@ -288,10 +288,8 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
-	for i, it := range items {
-		if err := store.ValidateItem(it); err != nil {
-			return prefixed(fmt.Sprintf("item %d", i), err)
-		}
+	if err := validateItems(items); err != nil {
+		return err
 	}
 	items = dedupe(items)
 	chunks := make(chan *chunk, 1)
