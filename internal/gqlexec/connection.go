@@ -163,8 +163,27 @@ func hasKey(fields []plannedField, alias string) bool {
 	return false
 }
 
+// fieldKeys are the JSON keys of the fields the plans know, by name: the
+// keys of unaliased fields, made once.
+var fieldKeys = func() map[string]string {
+	keys := map[string]string{"__typename": quoteKey("__typename")}
+	for _, p := range []*objectPlan{connectionPlan, edgePlan, commentPlan, pageInfoPlan} {
+		for name := range p.kinds {
+			keys[name] = quoteKey(name)
+		}
+	}
+	return keys
+}()
+
 // jsonKey is alias quoted as gqlgen quotes it, and a colon.
 func jsonKey(alias string) string {
+	if k, ok := fieldKeys[alias]; ok {
+		return k
+	}
+	return quoteKey(alias)
+}
+
+func quoteKey(alias string) string {
 	var b keyBuilder
 	graphql.MarshalString(alias).MarshalGQL(&b)
 	return string(append(b, ':'))
