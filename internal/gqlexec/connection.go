@@ -250,21 +250,47 @@ type connectionJSON struct {
 
 // MarshalGQL writes the page as gqlgen's generated code would.
 func (c *connectionJSON) MarshalGQL(w io.Writer) {
-	jw := &jsonWriter{w: w}
-	jw.connection(c.fields, c.conn)
+	newJSONWriter(w).connection(c.fields, c.conn)
 }
 
-// jsonWriter writes JSON values to w; buf is scratch space for numbers and
-// times.
+// jsonWriter writes JSON values to w (sw is w's WriteString); buf is
+// scratch space for numbers and times.
 type jsonWriter struct {
 	w   io.Writer
+	sw  io.StringWriter
 	buf [64]byte
 }
 
-func (jw *jsonWriter) raw(s string) { _, _ = io.WriteString(jw.w, s) }
+func newJSONWriter(w io.Writer) *jsonWriter {
+	jw := &jsonWriter{w: w}
+	if sw, ok := w.(io.StringWriter); ok {
+		jw.sw = sw
+	} else {
+		jw.sw = stringWriter{w}
+	}
+	return jw
+}
 
-// str writes s quoted as gqlgen's String and ID do.
-func (jw *jsonWriter) str(s string) { graphql.MarshalString(s).MarshalGQL(jw.w) }
+// stringWriter is an io.Writer's WriteString.
+type stringWriter struct{ io.Writer }
+
+func (w stringWriter) WriteString(s string) (int, error) { return io.WriteString(w.Writer, s) }
+
+func (jw *jsonWriter) raw(s string) { _, _ = jw.sw.WriteString(s) }
+
+// str writes s quoted as gqlgen's String and ID do: gqlgen's own quoting
+// when s holds a byte it escapes, else s between quotes as it would.
+func (jw *jsonWriter) str(s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '\\' || c == '"' {
+			graphql.MarshalString(s).MarshalGQL(jw.w)
+			return
+		}
+	}
+	jw.raw(`"`)
+	jw.raw(s)
+	jw.raw(`"`)
+}
 
 func (jw *jsonWriter) int(i int) { _, _ = jw.w.Write(strconv.AppendInt(jw.buf[:0], int64(i), 10)) }
 

@@ -20,7 +20,7 @@ func gqlgenJSON(m graphql.Marshaler) string {
 // written is what write wrote through a jsonWriter.
 func written(write func(jw *jsonWriter)) string {
 	var b bytes.Buffer
-	write(&jsonWriter{w: &b})
+	write(newJSONWriter(&b))
 	return b.String()
 }
 
@@ -53,6 +53,24 @@ func TestScalarsMatchGqlgen(t *testing.T) {
 			}
 		}
 	}
+	strs := []string{"", "plain", `q"uote`, `back\\slash`, "tab\tnl\ncr\r", "\x00\x1f\x7f", "é 漢 🙂", "\u2028", "\xff\xfe bad", "</script>"}
+	for range 2000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		strs = append(strs, string(b))
+	}
+	for _, s := range strs {
+		if got, want := written(func(jw *jsonWriter) { jw.str(s) }), gqlgenJSON(graphql.MarshalString(s)); got != want {
+			t.Errorf("string %q: %s, want %s", s, got, want)
+		}
+		var w onlyWriter
+		newJSONWriter(&w).str(s)
+		if got, want := string(w), gqlgenJSON(graphql.MarshalString(s)); got != want {
+			t.Errorf("string %q to a plain io.Writer: %s, want %s", s, got, want)
+		}
+	}
 	for _, s := range []string{"id", "a_b", `q"uote`, "back\\slash", "tab\t", "é"} {
 		if got, want := jsonKey(s), gqlgenJSON(graphql.MarshalString(s))+":"; got != want {
 			t.Errorf("key %q: %s, want %s", s, got, want)
@@ -61,4 +79,12 @@ func TestScalarsMatchGqlgen(t *testing.T) {
 	if got := written(func(jw *jsonWriter) { jw.optStr(nil) }); got != gqlgenJSON(graphql.Null) {
 		t.Errorf("null string: %s", got)
 	}
+}
+
+// onlyWriter is an io.Writer without WriteString.
+type onlyWriter []byte
+
+func (w *onlyWriter) Write(p []byte) (int, error) {
+	*w = append(*w, p...)
+	return len(p), nil
 }
