@@ -7516,7 +7516,7 @@ func (ec *executionContext) marshalOCommentConnection2ᚖgithubᚗcomᚋacmeᚋc
 	if v == nil {
 		return graphql.Null
 	}
-	return ec._CommentConnection(ctx, sel, v)
+	return gqlexec.CommentConnection(ctx, sel, v, ec._CommentConnection)
 }
 
 func (ec *executionContext) marshalOCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx context.Context, sel ast.SelectionSet, v *model.CommentStats) graphql.Marshaler {

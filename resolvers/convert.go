@@ -45,8 +45,10 @@ func connection(c *store.Connection) *model.CommentConnection {
 		PageInfo:   &model.PageInfo{HasNextPage: c.HasNextPage, HasPreviousPage: c.HasPreviousPage},
 		TotalCount: int(c.TotalCount),
 	}
+	edges := make([]model.CommentEdge, len(c.Edges)) // one allocation for the page
 	for i, e := range c.Edges {
-		out.Edges[i] = &model.CommentEdge{Cursor: e.Cursor, Node: e.Comment}
+		edges[i] = model.CommentEdge{Cursor: e.Cursor, Node: e.Comment}
+		out.Edges[i] = &edges[i]
 		out.Nodes[i] = e.Comment
 	}
 	if n := len(c.Edges); n > 0 {

@@ -42,10 +42,12 @@ type costLimit struct {
 }
 
 // costDoc is a parsed document and the measures of its variable-free
-// operations, by operation name.
+// operations, by operation name, and of its operations with variables, by
+// name and variables (costvars.go).
 type costDoc struct {
 	doc      *ast.QueryDocument
 	measured sync.Map // operation name → cost.Result
+	byVars   *lru.LRU[operationCost]
 }
 
 // operationCost is what costLimit measured of a request's operation.
@@ -91,20 +93,39 @@ func (c *costLimit) MutateOperationParameters(ctx context.Context, p *graphql.Ra
 	if d == nil {
 		return nil
 	}
-	op := d.doc.Operations.ForName(p.OperationName)
-	m, ok := d.measured.Load(p.OperationName)
-	if !ok {
-		vars, coerced := coerceVariables(c.schema, op, p.Variables)
-		m = operationCost{Result: cost.Analyze(ctx, c.schema, d.doc, op, vars, c.fieldCost), Known: coerced}
-		if op == nil || len(op.VariableDefinitions) == 0 {
-			d.measured.Store(p.OperationName, m)
-		}
-	}
-	oc := m.(operationCost)
+	oc := c.measure(ctx, d, p)
 	if octx := graphql.GetOperationContext(ctx); octx != nil {
 		octx.Stats.SetExtension(costExtension, &oc)
 	}
 	return c.check(oc)
+}
+
+// measure is the measure of p's operation in d: kept in d, or measured
+// now with p's variables coerced (and kept in d).
+func (c *costLimit) measure(ctx context.Context, d *costDoc, p *graphql.RawParams) operationCost {
+	if m, ok := d.measured.Load(p.OperationName); ok {
+		return m.(operationCost)
+	}
+	op := d.doc.Operations.ForName(p.OperationName)
+	withVars := op != nil && len(op.VariableDefinitions) > 0
+	key, keep := "", withVars && d.byVars != nil
+	if keep {
+		key, keep = variablesKey(p.OperationName, p.Variables)
+	}
+	if keep {
+		if m, ok := d.byVars.Get(ctx, key); ok {
+			return m
+		}
+	}
+	vars, coerced := coerceVariables(c.schema, op, p.Variables)
+	m := operationCost{Result: cost.Analyze(ctx, c.schema, d.doc, op, vars, c.fieldCost), Known: coerced}
+	switch {
+	case !withVars:
+		d.measured.Store(p.OperationName, m)
+	case keep:
+		d.byVars.Add(ctx, key, m)
+	}
+	return m
 }
 
 // MutateOperationContext checks the complexity after validation when it
@@ -153,7 +174,7 @@ func (c *costLimit) document(ctx context.Context, query string) *costDoc {
 			v.Definition = c.schema.Types[v.Type.Name()]
 		}
 	}
-	d := &costDoc{doc: doc}
+	d := &costDoc{doc: doc, byVars: newVariableMeasures(doc)}
 	if cacheable {
 		c.docs.Add(ctx, key, d)
 	}

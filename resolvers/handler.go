@@ -171,11 +171,15 @@ func handleErrors(srv *handler.Server, cfg Config) {
 // addOperationMiddleware adds what wraps a running operation, outermost
 // first: its span (package tracing), its dataloaders (loaderplan.go), its
 // name for the log and the metrics, and the rate limit (ratelimit.go).
+// The handler's field middleware, the span of a resolver (tracing) and the
+// mutation guard (mutationguard.go), never acts on a field read from a
+// struct, so pages of comments may skip it (withLoaders' plainFields): a
+// field middleware that must see every field has to turn that off.
 func addOperationMiddleware(srv *handler.Server, cfg Config, rl *rateLimiter) {
 	if cfg.TracerProvider != nil {
 		srv.Use(tracing.NewExtension(cfg.TracerProvider))
 	}
-	srv.AroundOperations(withLoaders(cfg.Store, cfg.LoaderWait))
+	srv.AroundOperations(withLoaders(cfg.Store, cfg.LoaderWait, true))
 	srv.AroundOperations(nameOperation)
 	if rl != nil {
 		srv.AroundOperations(rl.around)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -51,6 +52,10 @@ const pageQuery = `query Page($p: ID!, $after: String) { product(id: $p) {
   comments(language: "en", ratings: [2, 3, 5], first: 20, after: $after) {
     totalCount pageInfo { hasNextPage endCursor }
     edges { cursor node { id rating author title body createdAt } } } } }`
+
+// pageNoTotalQuery is the same page without totalCount (which reads the
+// product's stats item).
+var pageNoTotalQuery = strings.Replace(pageQuery, "totalCount ", "", 1)
 
 // productQuery is a product page: stats, languages and the first comments.
 const productQuery = `query ProductPage($p: ID!) { product(id: $p) {
@@ -218,6 +223,10 @@ func BenchmarkHandler(b *testing.B) {
 	})
 	b.Run("page1-POST", func(b *testing.B) {
 		runParallel(b, h, func() *http.Request { return postRequest(pageQuery, vars) })
+	})
+	b.Run("page1-nototal-GET", func(b *testing.B) {
+		u := getURL(pageNoTotalQuery, vars)
+		runParallel(b, h, func() *http.Request { return httptest.NewRequest(http.MethodGet, u, nil) })
 	})
 	b.Run("deep-GET", func(b *testing.B) {
 		u := getURL(pageQuery, deepVars)

@@ -1,0 +1,72 @@
+package gqlexec_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/acme/comments-gateway/graph"
+	"github.com/acme/comments-gateway/graph/model"
+	"github.com/acme/comments-gateway/internal/gqlexec"
+	"github.com/acme/comments-gateway/store"
+)
+
+// TestImplementorsMatchSchema: fragments on an interface a type implements
+// apply to it, so CommentConnection must know every interface of each type
+// it writes, as the generated code does.
+func TestImplementorsMatchSchema(t *testing.T) {
+	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
+	for name, got := range gqlexec.Implementors {
+		want := append([]string{name}, schema.Types[name].Interfaces...)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: implementors %v, schema %v", name, got, want)
+		}
+	}
+}
+
+// TestCommentConnectionFallsBack: whatever gqlgen would answer with an
+// error or a null (a null edge, node or page info, a zero createdAt),
+// and any operation not marked PlainFields, goes to the generated code.
+func TestCommentConnectionFallsBack(t *testing.T) {
+	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
+	doc := gqlparser.MustLoadQuery(schema, `{ product(id: "p") { comments {
+  pageInfo { endCursor } edges { cursor node { id createdAt } } nodes { title } } } }`)
+	sel := doc.Operations[0].SelectionSet[0].(*ast.Field).SelectionSet[0].(*ast.Field).SelectionSet
+	oc := &graphql.OperationContext{Doc: doc, Operation: doc.Operations[0], Variables: map[string]any{}}
+	plain := gqlexec.PlainFields(graphql.WithOperationContext(context.Background(), oc))
+	page := func() *model.CommentConnection {
+		c := &store.Comment{ID: "c1", CreatedAt: time.Unix(1700000000, 0).UTC()}
+		return &model.CommentConnection{Edges: []*model.CommentEdge{{Cursor: "x", Node: c}}, Nodes: []*store.Comment{c},
+			PageInfo: &model.PageInfo{}}
+	}
+	cases := map[string]struct {
+		ctx      context.Context
+		change   func(*model.CommentConnection)
+		fallback bool
+	}{
+		"fits":         {plain, func(*model.CommentConnection) {}, false},
+		"not plain":    {graphql.WithOperationContext(context.Background(), oc), func(*model.CommentConnection) {}, true},
+		"null edge":    {plain, func(v *model.CommentConnection) { v.Edges = append(v.Edges, nil) }, true},
+		"null node":    {plain, func(v *model.CommentConnection) { v.Edges[0].Node = nil }, true},
+		"zero time":    {plain, func(v *model.CommentConnection) { v.Edges[0].Node.CreatedAt = time.Time{} }, true},
+		"null in list": {plain, func(v *model.CommentConnection) { v.Nodes = append(v.Nodes, nil) }, true},
+		"no page info": {plain, func(v *model.CommentConnection) { v.PageInfo = nil }, true},
+	}
+	for name, c := range cases {
+		v := page()
+		c.change(v)
+		called := false
+		gqlexec.CommentConnection(c.ctx, sel, v, func(context.Context, ast.SelectionSet, *model.CommentConnection) graphql.Marshaler {
+			called = true
+			return graphql.Null
+		})
+		if called != c.fallback {
+			t.Errorf("%s: generated code called %v, want %v", name, called, c.fallback)
+		}
+	}
+}
