@@ -153,24 +153,33 @@ func decodeProjected(k, v []byte, keep *projection) (store.Item, error) {
 	if !ok {
 		return nil, errCorrupt
 	}
-	it, err := decodeValue(v, pk, keep)
+	return decodeKeyed(pk, sk, v, keep, nil, nil)
+}
+
+// decodeKeyed decodes value v of the item whose table key is pk and sk,
+// keeping only the attributes in keep (all when keep is nil); kn (nil:
+// nothing) is what the index entry that led to the item tells of it, and
+// bx boxes its strings. The item does not alias v.
+func decodeKeyed(pk, sk string, v []byte, keep *projection, kn *known, bx *boxer) (store.Item, error) {
+	it, err := decodeValue(v, pk, keep, kn, bx)
 	if err != nil {
 		return nil, err
 	}
 	if keep.hasName(store.AttrPK) {
-		it[store.AttrPK] = pk
+		it[store.AttrPK] = bx.str(pk)
 	}
 	if keep.hasName(store.AttrSK) {
-		it[store.AttrSK] = sk
+		it[store.AttrSK] = bx.str(sk)
 	}
 	return it, nil
 }
 
 // decodeValue decodes an encoded value (either version) into a new item,
 // keeping the attributes in keep (all when keep is nil), with room for the
-// key attributes. pk is the item's PK, the source of derived attributes.
-// All strings of the item share one copy of b.
-func decodeValue(b []byte, pk string, keep *projection) (store.Item, error) {
+// key attributes. pk is the item's PK, the source of derived attributes;
+// kn and bx are decodeKeyed's. All strings of the item share one copy of
+// b, or are kn's.
+func decodeValue(b []byte, pk string, keep *projection, kn *known, bx *boxer) (store.Item, error) {
 	if len(b) == 0 || (b[0] != codecV1 && b[0] != codecV2) {
 		return nil, errCorrupt
 	}
@@ -181,7 +190,7 @@ func decodeValue(b []byte, pk string, keep *projection) (store.Item, error) {
 	if !ok || count > uint64(len(s)/2+1) {
 		return nil, errCorrupt
 	}
-	it := make(store.Item, min(int(count), 16)+2)
+	it := make(store.Item, keep.size(int(count)))
 	src := sources{pk: pk}
 	var derivedBuf [len(deriveOrder)]string
 	derived := derivedBuf[:0]
@@ -200,56 +209,75 @@ func decodeValue(b []byte, pk string, keep *projection) (store.Item, error) {
 			i++
 			continue
 		}
-		var val any
-		if val, i, ok = readValue(s, i+1, tag, v2); !ok {
+		var val scalar
+		if val, i, ok = readValue(s, i+1, tag, v2, kn); !ok {
 			return nil, errCorrupt
 		}
 		src.set(name, val)
 		if keep.has(name, code) {
-			if _, dup := it[name]; dup {
-				return nil, errCorrupt
+			n := len(it)
+			if it[name] = val.box(bx); len(it) == n {
+				return nil, errCorrupt // a duplicate name
 			}
-			it[name] = val
 		}
 	}
 	if i != len(s) {
 		return nil, errCorrupt
 	}
 	if len(derived) > 0 {
-		if err := derive(it, &src, derived, keep); err != nil {
+		if err := derive(it, &src, derived, keep, kn, bx); err != nil {
 			return nil, err
 		}
 	}
 	return it, nil
 }
 
+// scalar is one decoded value: a string or a number.
+type scalar struct {
+	str   string
+	num   int64
+	isNum bool
+}
+
+// box returns the value as an item holds it.
+func (v scalar) box(bx *boxer) any {
+	if v.isNum {
+		return v.num
+	}
+	return bx.str(v.str)
+}
+
 // readValue reads the value of tag at i of s (v2: of a version-2
-// encoding), other than 'd'.
-func readValue(s string, i int, tag byte, v2 bool) (any, int, bool) {
+// encoding), other than 'd'. A time that the index entry kn holds too is
+// kn's string rather than a new one.
+func readValue(s string, i int, tag byte, v2 bool, kn *known) (scalar, int, bool) {
 	var n uint64
 	var ok bool
 	switch {
 	case tag == tagString:
 		if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {
-			return nil, i, false
+			return scalar{}, i, false
 		}
-		return s[i : i+int(n)], i + int(n), true
+		return scalar{str: s[i : i+int(n)]}, i + int(n), true
 	case tag == tagNumber:
 		if n, i, ok = readUvarint(s, i); !ok {
-			return nil, i, false
+			return scalar{}, i, false
 		}
-		return zigzag(n), i, true
+		return scalar{num: zigzag(n), isNum: true}, i, true
 	case tag == tagTime && v2:
 		var nanos uint64
 		if n, i, ok = readUvarint(s, i); !ok {
-			return nil, i, false
+			return scalar{}, i, false
 		}
 		if nanos, i, ok = readUvarint(s, i); !ok || nanos >= 1e9 {
-			return nil, i, false
+			return scalar{}, i, false
 		}
-		return formatFixedTime(zigzag(n), int64(nanos)), i, true
+		if t, ok := kn.time(zigzag(n), int64(nanos)); ok {
+			return scalar{str: t}, i, true
+		}
+		return scalar{str: formatFixedTime(zigzag(n), int64(nanos))}, i, true
 	}
-	return nil, i, false
+	return scalar{}, i, false
 }
 
 // readName reads an attribute name from s at i, and its code (-1 when it
@@ -274,6 +302,15 @@ func readName(s string, i int) (string, int, int, bool) {
 type projection struct {
 	codes [len(dictNames)]bool
 	names map[string]bool
+}
+
+// size is the number of attributes a decoding keeps of an item of count
+// attributes besides its key.
+func (p *projection) size(count int) int {
+	if p == nil {
+		return min(count, 16) + 2
+	}
+	return len(p.names)
 }
 
 // newProjection returns the projection of names.
