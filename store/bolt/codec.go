@@ -3,6 +3,7 @@ package bolt
 import (
 	"encoding/binary"
 	"slices"
+	"strings"
 
 	"github.com/acme/comments-gateway/store"
 )
@@ -82,7 +83,7 @@ func appendName(b []byte, name string) []byte {
 // appendAttr appends one attribute, of an item whose derivation sources are
 // src, in the version-2 encoding. It fails with EINVALID on a value that is
 // neither a string nor an int64, or an empty name.
-func appendAttr(b []byte, name string, v any, src *sources) ([]byte, error) {
+func appendAttr(b []byte, name string, v any, src sources) ([]byte, error) {
 	if name == "" {
 		return nil, store.Errorf(store.EINVALID, "attribute name must not be empty")
 	}
@@ -133,7 +134,7 @@ func encodeItem(it store.Item) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(len(names)))
 	var err error
 	for _, name := range names {
-		if b, err = appendAttr(b, name, it[name], &src); err != nil {
+		if b, err = appendAttr(b, name, it[name], src); err != nil {
 			return nil, err
 		}
 	}
@@ -147,20 +148,31 @@ func decodeItem(k, v []byte) (store.Item, error) {
 
 // decodeProjected decodes the item stored at key k of the items bucket,
 // keeping only the attributes in keep (all when keep is nil). The item does
-// not alias k or v (bbolt's memory is valid only during its transaction).
+// not alias k or v (bbolt's memory is valid only during its transaction):
+// its strings share one copy of both.
 func decodeProjected(k, v []byte, keep *projection) (store.Item, error) {
-	pk, sk, ok := splitBaseKey(k)
+	return decodeStored(k, v, keep, nil)
+}
+
+// decodeStored is decodeProjected with the item's strings boxed by bx.
+func decodeStored(k, v []byte, keep *projection, bx *boxer) (store.Item, error) {
+	var b strings.Builder
+	b.Grow(len(k) + len(v))
+	b.Write(k)
+	b.Write(v)
+	kv := b.String()
+	pk, sk, ok := strings.Cut(kv[:len(k)], "\x00")
 	if !ok {
 		return nil, errCorrupt
 	}
-	return decodeKeyed(pk, sk, v, keep, nil, nil)
+	return decodeKeyed(pk, sk, kv[len(k):], keep, nil, bx)
 }
 
-// decodeKeyed decodes value v of the item whose table key is pk and sk,
-// keeping only the attributes in keep (all when keep is nil); kn (nil:
-// nothing) is what the index entry that led to the item tells of it, and
-// bx boxes its strings. The item does not alias v.
-func decodeKeyed(pk, sk string, v []byte, keep *projection, kn *known, bx *boxer) (store.Item, error) {
+// decodeKeyed decodes value v, a copy of the stored one, of the item whose
+// table key is pk and sk, keeping only the attributes in keep (all when
+// keep is nil); kn (nil: nothing) is what the index entry that led to the
+// item tells of it, and bx boxes its strings.
+func decodeKeyed(pk, sk, v string, keep *projection, kn *known, bx *boxer) (store.Item, error) {
 	it, err := decodeValue(v, pk, keep, kn, bx)
 	if err != nil {
 		return nil, err
@@ -177,14 +189,14 @@ func decodeKeyed(pk, sk string, v []byte, keep *projection, kn *known, bx *boxer
 // decodeValue decodes an encoded value (either version) into a new item,
 // keeping the attributes in keep (all when keep is nil), with room for the
 // key attributes. pk is the item's PK, the source of derived attributes;
-// kn and bx are decodeKeyed's. All strings of the item share one copy of
-// b, or are kn's.
-func decodeValue(b []byte, pk string, keep *projection, kn *known, bx *boxer) (store.Item, error) {
-	if len(b) == 0 || (b[0] != codecV1 && b[0] != codecV2) {
+// kn and bx are decodeKeyed's. The item's strings are substrings of v, or
+// kn's.
+func decodeValue(v string, pk string, keep *projection, kn *known, bx *boxer) (store.Item, error) {
+	if len(v) == 0 || (v[0] != codecV1 && v[0] != codecV2) {
 		return nil, errCorrupt
 	}
-	v2 := b[0] == codecV2
-	s := string(b[1:])
+	v2 := v[0] == codecV2
+	s := v[1:]
 	count, i, ok := readUvarint(s, 0)
 	// Every attribute takes at least 2 bytes: a bound for corrupt counts.
 	if !ok || count > uint64(len(s)/2+1) {
@@ -225,7 +237,7 @@ func decodeValue(b []byte, pk string, keep *projection, kn *known, bx *boxer) (s
 		return nil, errCorrupt
 	}
 	if len(derived) > 0 {
-		if err := derive(it, &src, derived, keep, kn, bx); err != nil {
+		if err := derive(it, src, derived, keep, kn, bx); err != nil {
 			return nil, err
 		}
 	}

@@ -17,20 +17,20 @@ import (
 // whether a value is the derived one (encoding).
 var derivations = map[string]rule{
 	"id": {
-		ready: func(s *sources) bool {
+		ready: func(s sources) bool {
 			id, ok := strings.CutPrefix(s.pk, commentPrefix)
 			return ok && id != ""
 		},
-		derive: func(s *sources) string { return s.pk[len(commentPrefix):] },
-		matches: func(v string, s *sources) bool {
+		derive: func(s sources) string { return s.pk[len(commentPrefix):] },
+		matches: func(v string, s sources) bool {
 			id, ok := strings.CutPrefix(s.pk, commentPrefix)
 			return ok && id != "" && id == v
 		},
 	},
 	"GSISK": {
-		ready:  func(s *sources) bool { return s.hasCreatedAt && s.hasID },
-		derive: func(s *sources) string { return s.createdAt + "#" + s.id },
-		matches: func(v string, s *sources) bool {
+		ready:  func(s sources) bool { return s.hasCreatedAt && s.hasID },
+		derive: func(s sources) string { return s.createdAt + "#" + s.id },
+		matches: func(v string, s sources) bool {
 			rest, ok := strings.CutPrefix(v, s.createdAt)
 			return ok && s.hasCreatedAt && s.hasID && rest == "#"+s.id
 		},
@@ -45,19 +45,19 @@ var derivations = map[string]rule{
 // value it derives from them (when they are), and whether a value is that
 // one.
 type rule struct {
-	ready   func(*sources) bool
-	derive  func(*sources) string
-	matches func(string, *sources) bool
+	ready   func(sources) bool
+	derive  func(sources) string
+	matches func(string, sources) bool
 }
 
 // partitionRule is the rule of an index hash key: PRODUCT#<productId>, then
 // /<language> with lang, then /<rating> with rating.
 func partitionRule(lang, rating bool) rule {
 	return rule{
-		ready: func(s *sources) bool {
+		ready: func(s sources) bool {
 			return s.hasProductID && (!lang || s.hasLanguage) && (!rating || s.hasRating)
 		},
-		derive: func(s *sources) string {
+		derive: func(s sources) string {
 			p := [3]string{productPrefix + s.productID}
 			if lang {
 				p[1] = "/" + s.language
@@ -67,7 +67,7 @@ func partitionRule(lang, rating bool) rule {
 			}
 			return p[0] + p[1] + p[2]
 		},
-		matches: func(v string, s *sources) bool {
+		matches: func(v string, s sources) bool {
 			rest, ok := strings.CutPrefix(v, productPrefix)
 			if !ok || !s.hasProductID {
 				return false
@@ -149,7 +149,7 @@ func (s *sources) set(name string, v scalar) {
 // sources are src; kn and bx are decodeKeyed's. A rule whose sources are
 // missing means a corrupt value. The index entry that led to the item
 // holds its sort and hash values: those are kn's, not built again.
-func derive(it store.Item, src *sources, names []string, keep *projection, kn *known, bx *boxer) error {
+func derive(it store.Item, src sources, names []string, keep *projection, kn *known, bx *boxer) error {
 	for j, name := range deriveOrder {
 		// The id is a source of GSISK: derived even when not kept.
 		kept := keep.has(name, deriveCodes[j])

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 )
@@ -41,51 +42,69 @@ func (kn *known) time(secs, nanos int64) (string, bool) {
 	return kn.sort[:timeSortLen], true
 }
 
-// entryItem is an index entry read: what it tells of its item, the item's
-// table key, and its key in the items bucket.
+// entryItem is an index entry read: what it tells of its item, and the
+// item's table key.
 type entryItem struct {
 	known
 	pk, sk string
-	ik     []byte // valid until the next read into the same buffer
 }
 
-// readEntry reads entry key k of partition p into e (all but the
-// attribute names and the hash value, which are the index's and the
-// query's), building the item's items-bucket key in buf or pointing it
-// into k: e.ik is valid until the next call with buf and as long as k. It
-// returns buf, and false on a malformed entry.
-func (p partition) readEntry(e *entryItem, k []byte, buf []byte) ([]byte, bool) {
+// itemKey returns the items-bucket key of the item of entry key k of the
+// partition, and the encoded sort value, both valid as long as k and
+// buf: a key that the entry leaves out is built in buf. It returns buf,
+// and false on a malformed entry.
+func (p partition) itemKey(k, buf []byte) (ik, enc, _ []byte, ok bool) {
 	enc, tail, ok := p.split(k)
 	if !ok {
-		return buf, false
-	}
-	e.times = p.times
-	if p.times {
-		u := uint64(enc[0])<<32 | uint64(enc[1])<<24 | uint64(enc[2])<<16 | uint64(enc[3])<<8 | uint64(enc[4])
-		e.secs, e.nanos = int64(u)-timeBias, int64(binary.BigEndian.Uint32(enc[5:timeKeyLen]))
-		buf = append(appendFixedTime(buf[:0], e.secs, e.nanos), '#')
-		buf = append(buf, enc[timeKeyLen:]...)
-		e.sort = string(buf)
-	} else {
-		e.sort = string(enc)
+		return nil, nil, buf, false
 	}
 	switch tail[0] {
 	case tailDerived:
 		if len(tail) != 1 {
-			return buf, false
+			return nil, nil, buf, false
 		}
 		// The id: what follows the last "#" of the sort value, which in a
 		// partition of times is at the latest the one after the time; the
 		// table key is COMMENT#id twice.
-		e.pk = commentPrefix + e.sort[strings.LastIndexByte(e.sort, '#')+1:]
-		e.sk = e.pk
-		buf = append(append(append(buf[:0], e.pk...), sep), e.sk...)
-		e.ik = buf
-		return buf, true
+		rest := enc
+		if p.times {
+			rest = enc[timeKeyLen:]
+		}
+		id := rest[bytes.LastIndexByte(rest, '#')+1:]
+		buf = append(append(buf[:0], commentPrefix...), id...)
+		buf = append(append(append(buf, sep), commentPrefix...), id...)
+		return buf, enc, buf, true
 	case tailBefore, tailAfter:
-		e.ik = tail[1:]
-		e.pk, e.sk, ok = splitBaseKey(e.ik)
-		return buf, ok
+		if bytes.IndexByte(tail[1:], sep) < 0 {
+			return nil, nil, buf, false
+		}
+		return tail[1:], enc, buf, true
 	}
-	return buf, false
+	return nil, nil, buf, false
+}
+
+// readEntry sets e (all but the attribute names and the hash value, which
+// are the index's and the query's) from the encoded sort value enc and the
+// items-bucket key ik of an entry of the partition, and returns v, the
+// item's value: the three copied into one new string.
+func (p partition) readEntry(e *entryItem, enc, ik, v []byte) string {
+	var t [len(fixedTimeLayout) + 1]byte
+	var time []byte // the sort value's time and "#", in a partition of times
+	if e.times = p.times; p.times {
+		u := uint64(enc[0])<<32 | uint64(enc[1])<<24 | uint64(enc[2])<<16 | uint64(enc[3])<<8 | uint64(enc[4])
+		e.secs, e.nanos = int64(u)-timeBias, int64(binary.BigEndian.Uint32(enc[5:timeKeyLen]))
+		time = append(appendFixedTime(t[:0], e.secs, e.nanos), '#')
+		enc = enc[timeKeyLen:]
+	}
+	var b strings.Builder
+	b.Grow(len(time) + len(enc) + len(ik) + len(v))
+	b.Write(time)
+	b.Write(enc)
+	b.Write(ik)
+	b.Write(v)
+	s := b.String()
+	sortEnd, keyEnd := len(time)+len(enc), len(time)+len(enc)+len(ik)
+	e.sort = s[:sortEnd]
+	e.pk, e.sk, _ = strings.Cut(s[sortEnd:keyEnd], "\x00")
+	return s[keyEnd:]
 }

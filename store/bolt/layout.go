@@ -166,9 +166,13 @@ func (p partition) key(e entryRef) ([]byte, bool) {
 // decode returns the sort value of entry key k of the partition and the
 // items-bucket key of its item (which may alias k).
 func (p partition) decode(k []byte) (string, []byte, bool) {
+	ik, enc, _, ok := p.itemKey(k, nil)
+	if !ok {
+		return "", nil, false
+	}
 	var e entryItem
-	_, ok := p.readEntry(&e, k, nil)
-	return e.sort, e.ik, ok
+	p.readEntry(&e, enc, ik, nil)
+	return e.sort, ik, true
 }
 
 // split splits entry key k of the partition into its encoded sort value

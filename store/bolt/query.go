@@ -324,21 +324,18 @@ type pageReader struct {
 func (r *pageReader) item(k, v []byte) (store.Item, error) {
 	ix := r.sp.ix
 	if ix == nil {
-		pk, sk, ok := splitBaseKey(k)
-		if !ok {
-			return nil, errCorrupt
-		}
-		return decodeKeyed(pk, sk, v, nil, nil, r.box)
+		return decodeStored(k, v, nil, r.box)
 	}
-	var ok bool
-	if r.buf, ok = r.p.readEntry(&r.e, k, r.buf); !ok {
+	ik, enc, buf, ok := r.p.itemKey(k, r.buf)
+	if r.buf = buf; !ok {
 		return nil, store.Wrap(store.EINTERNAL, errCorrupt, "index %s: malformed entry %q", ix.def.Name, k)
 	}
-	fk, iv := r.items.Seek(r.e.ik)
-	if !bytes.Equal(fk, r.e.ik) || iv == nil {
+	fk, iv := r.items.Seek(ik)
+	if !bytes.Equal(fk, ik) || iv == nil {
 		return nil, store.Errorf(store.EINTERNAL, "index %s: entry %q of a missing item", ix.def.Name, k)
 	}
-	return decodeKeyed(r.e.pk, r.e.sk, iv, ix.keep, &r.e.known, r.box)
+	val := r.p.readEntry(&r.e, enc, ik, iv)
+	return decodeKeyed(r.e.pk, r.e.sk, val, ix.keep, &r.e.known, r.box)
 }
 
 // Scan reads segment seg of total segments of the base table: the items
