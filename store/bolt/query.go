@@ -248,6 +248,7 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 	}
 	if sp.ix != nil {
 		r.e.sortAttr, r.e.hashAttr, r.e.hash = sp.sortAttr, sp.hashAttr, q.HashValue
+		r.buf = make([]byte, 0, 2*(len(commentPrefix)+store.MaxIDLen)+1) // a comment's key
 	}
 	for i, kv := range page {
 		it, err := r.item(kv.k, kv.v)
