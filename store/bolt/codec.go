@@ -204,8 +204,7 @@ func decodeValue(v string, pk string, keep *projection, kn *known, bx *boxer) (s
 	}
 	it := make(store.Item, keep.size(int(count)))
 	src := sources{pk: pk}
-	var derivedBuf [len(deriveOrder)]string
-	derived := derivedBuf[:0]
+	var derived derivedSet
 	for range count {
 		var name string
 		var code int
@@ -214,10 +213,11 @@ func decodeValue(v string, pk string, keep *projection, kn *known, bx *boxer) (s
 		}
 		tag := s[i]
 		if tag == tagDerive && v2 {
-			if _, ok := derivations[name]; !ok || len(derived) == cap(derived) || contains(derived, name) {
+			j := deriveIndex(name, code)
+			if j < 0 || derived.has(j) {
 				return nil, errCorrupt
 			}
-			derived = append(derived, name)
+			derived |= 1 << j
 			i++
 			continue
 		}
@@ -236,7 +236,7 @@ func decodeValue(v string, pk string, keep *projection, kn *known, bx *boxer) (s
 	if i != len(s) {
 		return nil, errCorrupt
 	}
-	if len(derived) > 0 {
+	if derived != 0 {
 		if err := derive(it, src, derived, keep, kn, bx); err != nil {
 			return nil, err
 		}

@@ -97,13 +97,39 @@ func partitionRule(lang, rating bool) rule {
 // as GSISK follows from it.
 var deriveOrder = [...]string{"id", "GSISK", "GSI4PK", "GSI2PK", "GSI3PK", "GSIPK"}
 
-// deriveCodes are the codes of deriveOrder's names in dictNames.
-var deriveCodes = func() (c [len(deriveOrder)]int) {
-	for j, name := range deriveOrder {
-		c[j] = int(dictCode[name])
+// deriveCodes are the codes of deriveOrder's names in dictNames, and
+// deriveRules their rules.
+var (
+	deriveCodes = func() (c [len(deriveOrder)]int) {
+		for j, name := range deriveOrder {
+			c[j] = int(dictCode[name])
+		}
+		return c
+	}()
+	deriveRules = func() (r [len(deriveOrder)]rule) {
+		for j, name := range deriveOrder {
+			r[j] = derivations[name]
+		}
+		return r
+	}()
+)
+
+// deriveIndex returns the index in deriveOrder of attribute name, whose
+// code is code (-1: none), or -1 when no rule derives it.
+func deriveIndex(name string, code int) int {
+	for j, c := range deriveCodes {
+		if code >= 0 && code == c || code < 0 && name == deriveOrder[j] {
+			return j
+		}
 	}
-	return c
-}()
+	return -1
+}
+
+// derivedSet is a set of indexes in deriveOrder.
+type derivedSet uint8
+
+// has reports whether the set holds index j.
+func (d derivedSet) has(j int) bool { return d&(1<<j) != 0 }
 
 const (
 	commentPrefix = "COMMENT#"
@@ -144,19 +170,19 @@ func (s *sources) set(name string, v scalar) {
 	}
 }
 
-// derive sets the attributes named in names (each with a rule), of those
+// derive sets the attributes of the set names (each with a rule), of those
 // in keep (all when keep is nil), of it, an item decoded so far whose
 // sources are src; kn and bx are decodeKeyed's. A rule whose sources are
 // missing means a corrupt value. The index entry that led to the item
 // holds its sort and hash values: those are kn's, not built again.
-func derive(it store.Item, src sources, names []string, keep *projection, kn *known, bx *boxer) error {
+func derive(it store.Item, src sources, names derivedSet, keep *projection, kn *known, bx *boxer) error {
 	for j, name := range deriveOrder {
 		// The id is a source of GSISK: derived even when not kept.
 		kept := keep.has(name, deriveCodes[j])
-		if !contains(names, name) || !kept && name != "id" {
+		if !names.has(j) || !kept && name != "id" {
 			continue
 		}
-		r := derivations[name]
+		r := deriveRules[j]
 		if !r.ready(src) {
 			return errCorrupt
 		}
@@ -172,15 +198,6 @@ func derive(it store.Item, src sources, names []string, keep *projection, kn *kn
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // fixedTimeLayout is the form of a comment's createdAt: UTC, always nine
