@@ -3,6 +3,7 @@ package bolt
 import (
 	"encoding/binary"
 	"slices"
+	"strings"
 
 	"github.com/acme/comments-gateway/store"
 )
@@ -82,7 +83,7 @@ func appendName(b []byte, name string) []byte {
 // appendAttr appends one attribute, of an item whose derivation sources are
 // src, in the version-2 encoding. It fails with EINVALID on a value that is
 // neither a string nor an int64, or an empty name.
-func appendAttr(b []byte, name string, v any, src *sources) ([]byte, error) {
+func appendAttr(b []byte, name string, v any, src sources) ([]byte, error) {
 	if name == "" {
 		return nil, store.Errorf(store.EINVALID, "attribute name must not be empty")
 	}
@@ -133,7 +134,7 @@ func encodeItem(it store.Item) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(len(names)))
 	var err error
 	for _, name := range names {
-		if b, err = appendAttr(b, name, it[name], &src); err != nil {
+		if b, err = appendAttr(b, name, it[name], src); err != nil {
 			return nil, err
 		}
 	}
@@ -147,44 +148,63 @@ func decodeItem(k, v []byte) (store.Item, error) {
 
 // decodeProjected decodes the item stored at key k of the items bucket,
 // keeping only the attributes in keep (all when keep is nil). The item does
-// not alias k or v (bbolt's memory is valid only during its transaction).
+// not alias k or v (bbolt's memory is valid only during its transaction):
+// its strings share one copy of both.
 func decodeProjected(k, v []byte, keep *projection) (store.Item, error) {
-	pk, sk, ok := splitBaseKey(k)
+	return decodeStored(k, v, keep, nil)
+}
+
+// decodeStored is decodeProjected with the item's strings boxed by bx.
+func decodeStored(k, v []byte, keep *projection, bx *boxer) (store.Item, error) {
+	var b strings.Builder
+	b.Grow(len(k) + len(v))
+	b.Write(k)
+	b.Write(v)
+	kv := b.String()
+	pk, sk, ok := strings.Cut(kv[:len(k)], "\x00")
 	if !ok {
 		return nil, errCorrupt
 	}
-	it, err := decodeValue(v, pk, keep)
+	return decodeKeyed(pk, sk, kv[len(k):], keep, nil, bx)
+}
+
+// decodeKeyed decodes value v, a copy of the stored one, of the item whose
+// table key is pk and sk, keeping only the attributes in keep (all when
+// keep is nil); kn (nil: nothing) is what the index entry that led to the
+// item tells of it, and bx boxes its strings.
+func decodeKeyed(pk, sk, v string, keep *projection, kn *known, bx *boxer) (store.Item, error) {
+	it, err := decodeValue(v, pk, keep, kn, bx)
 	if err != nil {
 		return nil, err
 	}
 	if keep.hasName(store.AttrPK) {
-		it[store.AttrPK] = pk
+		it[store.AttrPK] = bx.str(pk)
 	}
 	if keep.hasName(store.AttrSK) {
-		it[store.AttrSK] = sk
+		it[store.AttrSK] = bx.str(sk)
 	}
 	return it, nil
 }
 
 // decodeValue decodes an encoded value (either version) into a new item,
 // keeping the attributes in keep (all when keep is nil), with room for the
-// key attributes. pk is the item's PK, the source of derived attributes.
-// All strings of the item share one copy of b.
-func decodeValue(b []byte, pk string, keep *projection) (store.Item, error) {
-	if len(b) == 0 || (b[0] != codecV1 && b[0] != codecV2) {
+// key attributes. pk is the item's PK, the source of derived attributes;
+// kn and bx are decodeKeyed's. The item's strings are substrings of v, or
+// kn's.
+func decodeValue(v string, pk string, keep *projection, kn *known, bx *boxer) (store.Item, error) {
+	if len(v) == 0 || (v[0] != codecV1 && v[0] != codecV2) {
 		return nil, errCorrupt
 	}
-	v2 := b[0] == codecV2
-	s := string(b[1:])
+	v2 := v[0] == codecV2
+	s := v[1:]
 	count, i, ok := readUvarint(s, 0)
 	// Every attribute takes at least 2 bytes: a bound for corrupt counts.
 	if !ok || count > uint64(len(s)/2+1) {
 		return nil, errCorrupt
 	}
-	it := make(store.Item, min(int(count), 16)+2)
+	it := make(store.Item, keep.size(int(count)))
 	src := sources{pk: pk}
-	var derivedBuf [len(deriveOrder)]string
-	derived := derivedBuf[:0]
+	var derived derivedSet
 	for range count {
 		var name string
 		var code int
@@ -193,63 +213,83 @@ func decodeValue(b []byte, pk string, keep *projection) (store.Item, error) {
 		}
 		tag := s[i]
 		if tag == tagDerive && v2 {
-			if _, ok := derivations[name]; !ok || len(derived) == cap(derived) || contains(derived, name) {
+			j := deriveIndex(name, code)
+			if j < 0 || derived.has(j) {
 				return nil, errCorrupt
 			}
-			derived = append(derived, name)
+			derived |= 1 << j
 			i++
 			continue
 		}
-		var val any
-		if val, i, ok = readValue(s, i+1, tag, v2); !ok {
+		var val scalar
+		if val, i, ok = readValue(s, i+1, tag, v2, kn); !ok {
 			return nil, errCorrupt
 		}
 		src.set(name, val)
 		if keep.has(name, code) {
-			if _, dup := it[name]; dup {
-				return nil, errCorrupt
+			n := len(it)
+			if it[name] = val.box(bx); len(it) == n {
+				return nil, errCorrupt // a duplicate name
 			}
-			it[name] = val
 		}
 	}
 	if i != len(s) {
 		return nil, errCorrupt
 	}
-	if len(derived) > 0 {
-		if err := derive(it, &src, derived, keep); err != nil {
+	if derived != 0 {
+		if err := derive(it, src, derived, keep, kn, bx); err != nil {
 			return nil, err
 		}
 	}
 	return it, nil
 }
 
+// scalar is one decoded value: a string or a number.
+type scalar struct {
+	str   string
+	num   int64
+	isNum bool
+}
+
+// box returns the value as an item holds it.
+func (v scalar) box(bx *boxer) any {
+	if v.isNum {
+		return v.num
+	}
+	return bx.str(v.str)
+}
+
 // readValue reads the value of tag at i of s (v2: of a version-2
-// encoding), other than 'd'.
-func readValue(s string, i int, tag byte, v2 bool) (any, int, bool) {
+// encoding), other than 'd'. A time that the index entry kn holds too is
+// kn's string rather than a new one.
+func readValue(s string, i int, tag byte, v2 bool, kn *known) (scalar, int, bool) {
 	var n uint64
 	var ok bool
 	switch {
 	case tag == tagString:
 		if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {
-			return nil, i, false
+			return scalar{}, i, false
 		}
-		return s[i : i+int(n)], i + int(n), true
+		return scalar{str: s[i : i+int(n)]}, i + int(n), true
 	case tag == tagNumber:
 		if n, i, ok = readUvarint(s, i); !ok {
-			return nil, i, false
+			return scalar{}, i, false
 		}
-		return zigzag(n), i, true
+		return scalar{num: zigzag(n), isNum: true}, i, true
 	case tag == tagTime && v2:
 		var nanos uint64
 		if n, i, ok = readUvarint(s, i); !ok {
-			return nil, i, false
+			return scalar{}, i, false
 		}
 		if nanos, i, ok = readUvarint(s, i); !ok || nanos >= 1e9 {
-			return nil, i, false
+			return scalar{}, i, false
 		}
-		return formatFixedTime(zigzag(n), int64(nanos)), i, true
+		if t, ok := kn.time(zigzag(n), int64(nanos)); ok {
+			return scalar{str: t}, i, true
+		}
+		return scalar{str: formatFixedTime(zigzag(n), int64(nanos))}, i, true
 	}
-	return nil, i, false
+	return scalar{}, i, false
 }
 
 // readName reads an attribute name from s at i, and its code (-1 when it
@@ -274,6 +314,15 @@ func readName(s string, i int) (string, int, int, bool) {
 type projection struct {
 	codes [len(dictNames)]bool
 	names map[string]bool
+}
+
+// size is the number of attributes a decoding keeps of an item of count
+// attributes besides its key.
+func (p *projection) size(count int) int {
+	if p == nil {
+		return min(count, 16) + 2
+	}
+	return len(p.names)
 }
 
 // newProjection returns the projection of names.

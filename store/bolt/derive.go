@@ -17,20 +17,20 @@ import (
 // whether a value is the derived one (encoding).
 var derivations = map[string]rule{
 	"id": {
-		derive: func(s *sources) (string, bool) {
+		ready: func(s sources) bool {
 			id, ok := strings.CutPrefix(s.pk, commentPrefix)
-			return id, ok && id != ""
+			return ok && id != ""
 		},
-		matches: func(v string, s *sources) bool {
+		derive: func(s sources) string { return s.pk[len(commentPrefix):] },
+		matches: func(v string, s sources) bool {
 			id, ok := strings.CutPrefix(s.pk, commentPrefix)
 			return ok && id != "" && id == v
 		},
 	},
 	"GSISK": {
-		derive: func(s *sources) (string, bool) {
-			return s.createdAt + "#" + s.id, s.hasCreatedAt && s.hasID
-		},
-		matches: func(v string, s *sources) bool {
+		ready:  func(s sources) bool { return s.hasCreatedAt && s.hasID },
+		derive: func(s sources) string { return s.createdAt + "#" + s.id },
+		matches: func(v string, s sources) bool {
 			rest, ok := strings.CutPrefix(v, s.createdAt)
 			return ok && s.hasCreatedAt && s.hasID && rest == "#"+s.id
 		},
@@ -41,32 +41,33 @@ var derivations = map[string]rule{
 	"GSIPK":  partitionRule(true, true),
 }
 
-// rule is one derivation.
+// rule is one derivation: whether the sources it needs are there, the
+// value it derives from them (when they are), and whether a value is that
+// one.
 type rule struct {
-	derive  func(*sources) (string, bool)
-	matches func(string, *sources) bool
+	ready   func(sources) bool
+	derive  func(sources) string
+	matches func(string, sources) bool
 }
 
 // partitionRule is the rule of an index hash key: PRODUCT#<productId>, then
 // /<language> with lang, then /<rating> with rating.
 func partitionRule(lang, rating bool) rule {
-	parts := func(s *sources) ([3]string, bool) {
-		p := [3]string{productPrefix + s.productID}
-		ok := s.hasProductID
-		if lang {
-			p[1], ok = "/"+s.language, ok && s.hasLanguage
-		}
-		if rating {
-			p[2], ok = "/"+strconv.FormatInt(s.rating, 10), ok && s.hasRating
-		}
-		return p, ok
-	}
 	return rule{
-		derive: func(s *sources) (string, bool) {
-			p, ok := parts(s)
-			return p[0] + p[1] + p[2], ok
+		ready: func(s sources) bool {
+			return s.hasProductID && (!lang || s.hasLanguage) && (!rating || s.hasRating)
 		},
-		matches: func(v string, s *sources) bool {
+		derive: func(s sources) string {
+			p := [3]string{productPrefix + s.productID}
+			if lang {
+				p[1] = "/" + s.language
+			}
+			if rating {
+				p[2] = "/" + strconv.FormatInt(s.rating, 10)
+			}
+			return p[0] + p[1] + p[2]
+		},
+		matches: func(v string, s sources) bool {
 			rest, ok := strings.CutPrefix(v, productPrefix)
 			if !ok || !s.hasProductID {
 				return false
@@ -96,13 +97,39 @@ func partitionRule(lang, rating bool) rule {
 // as GSISK follows from it.
 var deriveOrder = [...]string{"id", "GSISK", "GSI4PK", "GSI2PK", "GSI3PK", "GSIPK"}
 
-// deriveCodes are the codes of deriveOrder's names in dictNames.
-var deriveCodes = func() (c [len(deriveOrder)]int) {
-	for j, name := range deriveOrder {
-		c[j] = int(dictCode[name])
+// deriveCodes are the codes of deriveOrder's names in dictNames, and
+// deriveRules their rules.
+var (
+	deriveCodes = func() (c [len(deriveOrder)]int) {
+		for j, name := range deriveOrder {
+			c[j] = int(dictCode[name])
+		}
+		return c
+	}()
+	deriveRules = func() (r [len(deriveOrder)]rule) {
+		for j, name := range deriveOrder {
+			r[j] = derivations[name]
+		}
+		return r
+	}()
+)
+
+// deriveIndex returns the index in deriveOrder of attribute name, whose
+// code is code (-1: none), or -1 when no rule derives it.
+func deriveIndex(name string, code int) int {
+	for j, c := range deriveCodes {
+		if code >= 0 && code == c || code < 0 && name == deriveOrder[j] {
+			return j
+		}
 	}
-	return c
-}()
+	return -1
+}
+
+// derivedSet is a set of indexes in deriveOrder.
+type derivedSet uint8
+
+// has reports whether the set holds index j.
+func (d derivedSet) has(j int) bool { return d&(1<<j) != 0 }
 
 const (
 	commentPrefix = "COMMENT#"
@@ -128,52 +155,49 @@ func sourcesOf(it store.Item, pk string) sources {
 }
 
 // set records attribute name of the item being decoded if it is a source.
-func (s *sources) set(name string, v any) {
+func (s *sources) set(name string, v scalar) {
 	switch name {
 	case "id":
-		s.id, s.hasID = v.(string)
+		s.id, s.hasID = v.str, !v.isNum
 	case "createdAt":
-		s.createdAt, s.hasCreatedAt = v.(string)
+		s.createdAt, s.hasCreatedAt = v.str, !v.isNum
 	case "productId":
-		s.productID, s.hasProductID = v.(string)
+		s.productID, s.hasProductID = v.str, !v.isNum
 	case "language":
-		s.language, s.hasLanguage = v.(string)
+		s.language, s.hasLanguage = v.str, !v.isNum
 	case "rating":
-		s.rating, s.hasRating = v.(int64)
+		s.rating, s.hasRating = v.num, v.isNum
 	}
 }
 
-// derive sets the attributes named in names (each with a rule), of those
+// derive sets the attributes of the set names (each with a rule), of those
 // in keep (all when keep is nil), of it, an item decoded so far whose
-// sources are src. A rule whose sources are missing means a corrupt value.
-func derive(it store.Item, src *sources, names []string, keep *projection) error {
+// sources are src; kn and bx are decodeKeyed's. A rule whose sources are
+// missing means a corrupt value. The index entry that led to the item
+// holds its sort and hash values: those are kn's, not built again.
+func derive(it store.Item, src sources, names derivedSet, keep *projection, kn *known, bx *boxer) error {
 	for j, name := range deriveOrder {
 		// The id is a source of GSISK: derived even when not kept.
 		kept := keep.has(name, deriveCodes[j])
-		if !contains(names, name) || !kept && name != "id" {
+		if !names.has(j) || !kept && name != "id" {
 			continue
 		}
-		v, ok := derivations[name].derive(src)
-		if !ok {
+		r := deriveRules[j]
+		if !r.ready(src) {
 			return errCorrupt
 		}
+		v, ok := kn.value(name)
+		if !ok {
+			v = r.derive(src)
+		}
 		if kept {
-			it[name] = v
+			it[name] = bx.str(v)
 		}
 		if name == "id" {
 			src.id, src.hasID = v, true
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // fixedTimeLayout is the form of a comment's createdAt: UTC, always nine
@@ -216,17 +240,22 @@ func parseFixedTime(s string) (int64, int64, bool) {
 // formatFixedTime formats a time given as seconds and nanoseconds since
 // 1970 in the form fixedTimeLayout.
 func formatFixedTime(secs, nanos int64) string {
+	var b [48]byte
+	return string(appendFixedTime(b[:0], secs, nanos))
+}
+
+// appendFixedTime appends formatFixedTime(secs, nanos) to b.
+func appendFixedTime(b []byte, secs, nanos int64) []byte {
 	t := time.Unix(secs, nanos).UTC()
 	y, mo, d := t.Date()
 	h, mi, sec := t.Clock()
 	if y < 0 || y > 9999 {
-		var buf [48]byte
-		return string(t.AppendFormat(buf[:0], fixedTimeLayout))
+		return t.AppendFormat(b, fixedTimeLayout)
 	}
-	var b [len(fixedTimeLayout)]byte
-	copy(b[:], fixedTimeLayout)
-	digits := func(at, width, n int) {
-		for i := at + width - 1; i >= at; i-- {
+	at := len(b)
+	b = append(b, fixedTimeLayout...)
+	digits := func(from, width, n int) {
+		for i := at + from + width - 1; i >= at+from; i-- {
 			b[i] = byte('0' + n%10)
 			n /= 10
 		}
@@ -238,5 +267,5 @@ func formatFixedTime(secs, nanos int64) string {
 	digits(14, 2, mi)
 	digits(17, 2, sec)
 	digits(20, 9, int(nanos))
-	return string(b[:])
+	return b
 }

@@ -13,9 +13,12 @@
 //     per item in the index: a key of the partition's number, the sort
 //     value and the item's table key (left out for a comment, whose key
 //     follows from its sort value), and an empty value (layout.go). A query
-//     walks the entries and reads each item from "items" in the same read
-//     transaction, returning the index's projection of it. An item lacking
-//     the index's hash or sort attribute is absent from that index (sparse);
+//     walks the entries of a page, then reads each item from "items" in the
+//     same read transaction, returning the index's projection of it; what
+//     the entry holds (the sort value, the hash value, the table key, a
+//     time equal to the sort value's) is taken from it rather than derived
+//     from the item again (known.go). An item lacking the index's hash or
+//     sort attribute is absent from that index (sparse);
 //   - bucket "partitions" numbers the hash key values of the indexes;
 //   - bucket "meta" records the format version and the index definitions the
 //     index buckets were built for.

@@ -165,22 +165,15 @@ func (p partition) key(e entryRef) ([]byte, bool) {
 }
 
 // decode returns the sort value of entry key k of the partition and the
-// items-bucket key of its item.
+// items-bucket key of its item (which may alias k).
 func (p partition) decode(k []byte) (string, []byte, bool) {
-	enc, tail, ok := p.split(k)
+	ik, enc, _, ok := p.itemKey(k, nil)
 	if !ok {
 		return "", nil, false
 	}
-	ik, ok := p.itemKey(enc, tail)
-	if !ok {
-		return "", nil, false
-	}
-	if !p.times {
-		return string(enc), ik, true
-	}
-	u := uint64(enc[0])<<32 | uint64(enc[1])<<24 | uint64(enc[2])<<16 | uint64(enc[3])<<8 | uint64(enc[4])
-	nanos := binary.BigEndian.Uint32(enc[5:timeKeyLen])
-	return formatFixedTime(int64(u)-timeBias, int64(nanos)) + "#" + string(enc[timeKeyLen:]), ik, true
+	var e entryItem
+	p.readEntry(&e, enc, ik, nil)
+	return e.sort, ik, true
 }
 
 // split splits entry key k of the partition into its encoded sort value
@@ -202,34 +195,6 @@ func (p partition) split(k []byte) (enc, tail []byte, ok bool) {
 		return nil, nil, false
 	}
 	return k[:from+i], k[from+i+1:], true
-}
-
-// itemKey returns the items-bucket key of the entry with encoded sort value
-// enc and tail: the derived one, or the one the tail spells out.
-func (p partition) itemKey(enc, tail []byte) ([]byte, bool) {
-	switch tail[0] {
-	case tailDerived:
-		if len(tail) != 1 {
-			return nil, false
-		}
-		// The id: what follows the last "#" of the sort value, which in a
-		// partition of times is at the latest the one after the time.
-		rest := enc
-		if p.times {
-			rest = enc[timeKeyLen:]
-		}
-		id := rest[bytes.LastIndexByte(rest, '#')+1:]
-		b := make([]byte, 0, 2*(len(commentPrefix)+len(id))+1)
-		b = append(append(b, commentPrefix...), id...)
-		b = append(b, sep)
-		return append(append(b, commentPrefix...), id...), true
-	case tailBefore, tailAfter:
-		if bytes.IndexByte(tail[1:], sep) < 0 {
-			return nil, false
-		}
-		return bytes.Clone(tail[1:]), true
-	}
-	return nil, false
 }
 
 // derivedTableKey is the table key (PK and SK alike) that the tail of an

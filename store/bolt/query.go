@@ -239,7 +239,36 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 		p, prefix = &part, part.prefix
 	}
 	lo, hi, match := sp.bounds(prefix, p, q)
-	c := b.Cursor()
+	page, more := sp.walk(b.Cursor(), lo, hi, match, q)
+	res.Items = make([]store.Item, len(page))
+	r := pageReader{
+		sp: sp, p: p,
+		items: items.Cursor(), // one cursor for every item an index query reads
+		box:   newBoxer(sp.keep().size(16) * len(page)),
+	}
+	if sp.ix != nil {
+		r.e.sortAttr, r.e.hashAttr, r.e.hash = sp.sortAttr, sp.hashAttr, q.HashValue
+		r.buf = make([]byte, 0, 2*(len(commentPrefix)+store.MaxIDLen)+1) // a comment's key
+	}
+	for i, kv := range page {
+		it, err := r.item(kv.k, kv.v)
+		if err != nil {
+			return store.QueryResult{}, err
+		}
+		res.Items[i] = it
+	}
+	if more {
+		res.LastKey = sp.lastKey(res.Items[len(res.Items)-1])
+	}
+	return res, nil
+}
+
+// pair is a key and its value in a bucket, valid during its transaction.
+type pair struct{ k, v []byte }
+
+// walk returns the pairs of the page that c's bucket holds in [lo, hi)
+// for q, in q's order, and whether more follow them.
+func (sp *span) walk(c *bbolt.Cursor, lo, hi []byte, match func([]byte) bool, q *store.Query) ([]pair, bool) {
 	var k, v []byte
 	next := c.Next
 	if q.Forward {
@@ -256,8 +285,7 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 			k, v = c.Prev()
 		}
 	}
-	res.Items = make([]store.Item, 0, min(q.Limit, 128))
-	ic := items.Cursor() // one cursor for every item an index query reads
+	page := make([]pair, 0, min(q.Limit, 128))
 	for ; k != nil; k, v = next() {
 		if q.Forward && hi != nil && bytes.Compare(k, hi) >= 0 || !q.Forward && bytes.Compare(k, lo) < 0 {
 			break
@@ -265,39 +293,50 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 		if match != nil && !match(k) {
 			continue
 		}
-		if len(res.Items) == q.Limit {
-			res.LastKey = sp.lastKey(res.Items[len(res.Items)-1])
-			break
+		if len(page) == q.Limit {
+			return page, true
 		}
-		it, err := sp.item(ic, p, k, v)
-		if err != nil {
-			return res, err
-		}
-		res.Items = append(res.Items, it)
+		page = append(page, pair{k, v})
 	}
-	return res, nil
+	return page, false
+}
+
+// keep is the projection of the span's items (nil: all attributes).
+func (sp *span) keep() *projection {
+	if sp.ix == nil {
+		return nil
+	}
+	return sp.ix.keep
+}
+
+// pageReader reads the items of one page of a span, in its transaction.
+type pageReader struct {
+	sp    *span
+	p     *partition // the index partition; nil for the base table
+	items *bbolt.Cursor
+	box   *boxer    // the page's items share its chunks
+	e     entryItem // the current entry; its names and hash value are set once
+	buf   []byte    // for the index entries' item keys
 }
 
 // item returns the item of key k and value v of the span's bucket: the
 // item itself in the items bucket, the projection of the item it points to
 // in an index.
-func (sp *span) item(items *bbolt.Cursor, p *partition, k, v []byte) (store.Item, error) {
-	if sp.ix == nil {
-		return decodeItem(k, v)
+func (r *pageReader) item(k, v []byte) (store.Item, error) {
+	ix := r.sp.ix
+	if ix == nil {
+		return decodeStored(k, v, nil, r.box)
 	}
-	enc, tail, ok := p.split(k)
-	var ik []byte
-	if ok {
-		ik, ok = p.itemKey(enc, tail)
+	ik, enc, buf, ok := r.p.itemKey(k, r.buf)
+	if r.buf = buf; !ok {
+		return nil, store.Wrap(store.EINTERNAL, errCorrupt, "index %s: malformed entry %q", ix.def.Name, k)
 	}
-	if !ok {
-		return nil, store.Wrap(store.EINTERNAL, errCorrupt, "index %s: malformed entry %q", sp.ix.def.Name, k)
-	}
-	fk, iv := items.Seek(ik)
+	fk, iv := r.items.Seek(ik)
 	if !bytes.Equal(fk, ik) || iv == nil {
-		return nil, store.Errorf(store.EINTERNAL, "index %s: entry %q of a missing item", sp.ix.def.Name, k)
+		return nil, store.Errorf(store.EINTERNAL, "index %s: entry %q of a missing item", ix.def.Name, k)
 	}
-	return decodeProjected(ik, iv, sp.ix.keep)
+	val := r.p.readEntry(&r.e, enc, ik, iv)
+	return decodeKeyed(r.e.pk, r.e.sk, val, ix.keep, &r.e.known, r.box)
 }
 
 // Scan reads segment seg of total segments of the base table: the items
