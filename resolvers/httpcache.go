@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -165,6 +166,7 @@ func writeValidated(w http.ResponseWriter, r *http.Request, cacheControl, etag s
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }

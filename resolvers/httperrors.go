@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"strconv"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -49,6 +50,16 @@ func writeJSON(w http.ResponseWriter, v any) {
 	if err != nil {
 		b = []byte(`{"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}`)
 	}
+	writeBody(w, b)
+}
+
+// writeBody writes a whole reply body in one Write, with its
+// Content-Length: without it, net/http sends a body over 2 KB chunked, in
+// three writes to the connection (headers and first chunk, the rest, the
+// last chunk) where one or two do. A status already written keeps its
+// headers; the length is then not sent, and nothing else changes.
+func writeBody(w http.ResponseWriter, b []byte) {
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	_, _ = w.Write(b)
 }
 

@@ -47,5 +47,5 @@ func writeResponse(w http.ResponseWriter, resp *graphql.Response) {
 		b = append(b, ext...)
 	}
 	b = append(b, '}')
-	_, _ = w.Write(b)
+	writeBody(w, b)
 }
