@@ -151,11 +151,11 @@ func decodeItem(k, v []byte) (store.Item, error) {
 // not alias k or v (bbolt's memory is valid only during its transaction):
 // its strings share one copy of both.
 func decodeProjected(k, v []byte, keep *projection) (store.Item, error) {
-	return decodeStored(k, v, keep, nil)
+	return decodeStored(k, v, keep)
 }
 
 // decodeStored is decodeProjected with the item's strings boxed by bx.
-func decodeStored(k, v []byte, keep *projection, bx *boxer) (store.Item, error) {
+func decodeStored(k, v []byte, keep *projection) (store.Item, error) {
 	var b strings.Builder
 	b.Grow(len(k) + len(v))
 	b.Write(k)
@@ -165,23 +165,23 @@ func decodeStored(k, v []byte, keep *projection, bx *boxer) (store.Item, error) 
 	if !ok {
 		return nil, errCorrupt
 	}
-	return decodeKeyed(pk, sk, kv[len(k):], keep, nil, bx)
+	return decodeKeyed(pk, sk, kv[len(k):], keep, nil)
 }
 
 // decodeKeyed decodes value v, a copy of the stored one, of the item whose
 // table key is pk and sk, keeping only the attributes in keep (all when
 // keep is nil); kn (nil: nothing) is what the index entry that led to the
 // item tells of it, and bx boxes its strings.
-func decodeKeyed(pk, sk, v string, keep *projection, kn *known, bx *boxer) (store.Item, error) {
-	it, err := decodeValue(v, pk, keep, kn, bx)
+func decodeKeyed(pk, sk, v string, keep *projection, kn *known) (store.Item, error) {
+	it, err := decodeValue(v, pk, keep, kn)
 	if err != nil {
 		return nil, err
 	}
 	if keep.hasName(store.AttrPK) {
-		it[store.AttrPK] = bx.str(pk)
+		it[store.AttrPK] = pk
 	}
 	if keep.hasName(store.AttrSK) {
-		it[store.AttrSK] = bx.str(sk)
+		it[store.AttrSK] = sk
 	}
 	return it, nil
 }
@@ -191,7 +191,7 @@ func decodeKeyed(pk, sk, v string, keep *projection, kn *known, bx *boxer) (stor
 // key attributes. pk is the item's PK, the source of derived attributes;
 // kn and bx are decodeKeyed's. The item's strings are substrings of v, or
 // kn's.
-func decodeValue(v string, pk string, keep *projection, kn *known, bx *boxer) (store.Item, error) {
+func decodeValue(v string, pk string, keep *projection, kn *known) (store.Item, error) {
 	if len(v) == 0 || (v[0] != codecV1 && v[0] != codecV2) {
 		return nil, errCorrupt
 	}
@@ -228,7 +228,7 @@ func decodeValue(v string, pk string, keep *projection, kn *known, bx *boxer) (s
 		src.set(name, val)
 		if keep.has(name, code) {
 			n := len(it)
-			if it[name] = val.box(bx); len(it) == n {
+			if it[name] = val.value(); len(it) == n {
 				return nil, errCorrupt // a duplicate name
 			}
 		}
@@ -237,7 +237,7 @@ func decodeValue(v string, pk string, keep *projection, kn *known, bx *boxer) (s
 		return nil, errCorrupt
 	}
 	if derived != 0 {
-		if err := derive(it, src, derived, keep, kn, bx); err != nil {
+		if err := derive(it, src, derived, keep, kn); err != nil {
 			return nil, err
 		}
 	}
@@ -251,12 +251,12 @@ type scalar struct {
 	isNum bool
 }
 
-// box returns the value as an item holds it.
-func (v scalar) box(bx *boxer) any {
+// value returns the value as an item holds it.
+func (v scalar) value() any {
 	if v.isNum {
 		return v.num
 	}
-	return bx.str(v.str)
+	return v.str
 }
 
 // readValue reads the value of tag at i of s (v2: of a version-2

@@ -175,7 +175,7 @@ func (s *sources) set(name string, v scalar) {
 // sources are src; kn and bx are decodeKeyed's. A rule whose sources are
 // missing means a corrupt value. The index entry that led to the item
 // holds its sort and hash values: those are kn's, not built again.
-func derive(it store.Item, src sources, names derivedSet, keep *projection, kn *known, bx *boxer) error {
+func derive(it store.Item, src sources, names derivedSet, keep *projection, kn *known) error {
 	for j, name := range deriveOrder {
 		// The id is a source of GSISK: derived even when not kept.
 		kept := keep.has(name, deriveCodes[j])
@@ -191,7 +191,7 @@ func derive(it store.Item, src sources, names derivedSet, keep *projection, kn *
 			v = r.derive(src)
 		}
 		if kept {
-			it[name] = bx.str(v)
+			it[name] = v
 		}
 		if name == "id" {
 			src.id, src.hasID = v, true

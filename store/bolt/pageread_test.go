@@ -2,9 +2,7 @@ package bolt
 
 import (
 	"cmp"
-	"fmt"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -12,35 +10,6 @@ import (
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/storetest"
 )
-
-// TestBoxer: a string boxed by a boxer is the interface value Go makes of
-// it (same type, same value, equal under ==, reflect and fmt), across
-// chunks, and stays so after collections.
-func TestBoxer(t *testing.T) {
-	bx := newBoxer(3)
-	var want []string
-	var got []any
-	for i := range 3 * maxBoxChunk {
-		s := strings.Repeat(fmt.Sprint(i), i%5)
-		want = append(want, s)
-		got = append(got, bx.str(s))
-	}
-	runtime.GC()
-	runtime.GC()
-	for i, s := range want {
-		v := got[i]
-		if v != any(s) || reflect.TypeOf(v) != reflect.TypeOf("") || fmt.Sprint(v) != s {
-			t.Fatalf("boxed %q: %#v", s, v)
-		}
-		if back, ok := v.(string); !ok || back != s {
-			t.Fatalf("boxed %q: asserted %q, %v", s, back, ok)
-		}
-	}
-	var nilBoxer *boxer
-	if v := nilBoxer.str("x"); v != any("x") {
-		t.Fatalf("nil boxer: %#v", v)
-	}
-}
 
 // TestIndexPagesAreTheItemsProjected: every index query returns exactly
 // the written items of its partition, projected by the index definition

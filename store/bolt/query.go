@@ -244,7 +244,6 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 	r := pageReader{
 		sp: sp, p: p,
 		items: items.Cursor(), // one cursor for every item an index query reads
-		box:   newBoxer(sp.keep().size(16) * len(page)),
 	}
 	if sp.ix != nil {
 		r.e.sortAttr, r.e.hashAttr, r.e.hash = sp.sortAttr, sp.hashAttr, q.HashValue
@@ -314,7 +313,6 @@ type pageReader struct {
 	sp    *span
 	p     *partition // the index partition; nil for the base table
 	items *bbolt.Cursor
-	box   *boxer    // the page's items share its chunks
 	e     entryItem // the current entry; its names and hash value are set once
 	buf   []byte    // for the index entries' item keys
 }
@@ -325,7 +323,7 @@ type pageReader struct {
 func (r *pageReader) item(k, v []byte) (store.Item, error) {
 	ix := r.sp.ix
 	if ix == nil {
-		return decodeStored(k, v, nil, r.box)
+		return decodeStored(k, v, nil)
 	}
 	ik, enc, buf, ok := r.p.itemKey(k, r.buf)
 	if r.buf = buf; !ok {
@@ -336,7 +334,7 @@ func (r *pageReader) item(k, v []byte) (store.Item, error) {
 		return nil, store.Errorf(store.EINTERNAL, "index %s: entry %q of a missing item", ix.def.Name, k)
 	}
 	val := r.p.readEntry(&r.e, enc, ik, iv)
-	return decodeKeyed(r.e.pk, r.e.sk, val, ix.keep, &r.e.known, r.box)
+	return decodeKeyed(r.e.pk, r.e.sk, val, ix.keep, &r.e.known)
 }
 
 // Scan reads segment seg of total segments of the base table: the items
