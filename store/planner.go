@@ -92,11 +92,11 @@ type Sizing struct {
 	// successive comments independent), and a first read that covers the
 	// variation needs no refill.
 	Spread float64
-	// Finish makes a refill the last round: it reads, of every partition
-	// that may hold more, enough to finish the page whatever the
-	// partitions hold (the items the page still needs and one past them,
-	// less what is buffered). A page then takes at most two rounds, at the
-	// price of the items a refill reads past the page.
+	// Finish makes a refill the last round: every partition that may hold
+	// more is read up to the sort key where the page must end, whatever
+	// the partitions hold (merger.finish). A page then takes at most two
+	// rounds; a first merged page without a hint reads each partition for
+	// the whole page rather than wait for its stats (planBlind).
 	Finish bool
 }
 
