@@ -202,6 +202,7 @@ func leaderSetOp(pid, lang string, entry Item, shards []Item) Op {
 	return op
 }
 
+// sleep waits d, or until ctx is done (an EUNAVAILABLE error).
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -279,12 +279,8 @@ func (s *Store) retry(ctx context.Context, fn func() error) error {
 		if attempt == maxAttempts {
 			return Wrap(EUNAVAILABLE, err, "too much contention on this product; try again")
 		}
-		t := time.NewTimer(backoff/2 + rand.N(backoff))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return Wrap(EUNAVAILABLE, ctx.Err(), "request cancelled")
-		case <-t.C:
+		if err := sleep(ctx, backoff/2+rand.N(backoff)); err != nil {
+			return err
 		}
 		backoff = min(backoff*2, 200*time.Millisecond)
 	}

@@ -248,23 +248,25 @@ func recordChange(r stypes.Record) (store.StreamRecord, error) {
 
 // streamComment converts a stream image of a comment item (nil for none).
 func streamComment(img map[string]stypes.AttributeValue) (*store.Comment, error) {
-	if len(img) == 0 {
-		return nil, nil
-	}
-	it := make(store.Item, len(img))
-	for name, av := range img {
-		switch x := av.(type) {
-		case *stypes.AttributeValueMemberS:
-			it[name] = x.Value
-		case *stypes.AttributeValueMemberN:
-			n, err := strconv.ParseInt(x.Value, 10, 64)
-			if err != nil {
-				return nil, store.Wrap(store.EINTERNAL, err, "stream image attribute %q: number %q is not an int64", name, x.Value)
-			}
-			it[name] = n
-		default:
-			return nil, store.Errorf(store.EINTERNAL, "stream image attribute %q: unsupported type %T", name, av)
-		}
+	it, err := convertValues(img, fromStreamAV)
+	if it == nil || err != nil {
+		return nil, err
 	}
 	return store.CommentFromItem(it)
+}
+
+// fromStreamAV converts one attribute of a stream image: a string or an
+// int64, the only types the table holds.
+func fromStreamAV(name string, av stypes.AttributeValue) (any, error) {
+	switch x := av.(type) {
+	case *stypes.AttributeValueMemberS:
+		return x.Value, nil
+	case *stypes.AttributeValueMemberN:
+		n, err := strconv.ParseInt(x.Value, 10, 64)
+		if err != nil {
+			return nil, store.Wrap(store.EINTERNAL, err, "stream image attribute %q: number %q is not an int64", name, x.Value)
+		}
+		return n, nil
+	}
+	return nil, store.Errorf(store.EINTERNAL, "stream image attribute %q: unsupported type %T", name, av)
 }
