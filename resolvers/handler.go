@@ -91,7 +91,7 @@ func NewHandler(cfg Config) http.Handler {
 	})
 	rl := newRateLimiter(cfg.RateLimit) // nil: no rate limit
 	// HTTP caching (httpcache.go): Cache-Control, ETag and 304, micro-cache.
-	hc := newHTTPCache(graph.NewExecutableSchema(graph.Config{}).Schema(), cfg.MicroCache)
+	hc := newHTTPCache(es.Schema(), cfg.MicroCache)
 	srv := handler.New(es)
 	addTransports(srv, cfg, es.Schema())
 	addOperationChecks(srv, cfg, es)
@@ -173,13 +173,14 @@ func handleErrors(srv *handler.Server, cfg Config) {
 // name for the log and the metrics, and the rate limit (ratelimit.go).
 // The handler's field middleware, the span of a resolver (tracing) and the
 // mutation guard (mutationguard.go), never acts on a field read from a
-// struct, so pages of comments may skip it (withLoaders' plainFields): a
-// field middleware that must see every field has to turn that off.
+// struct, so pages of comments may skip it (withLoaders marks every
+// operation gqlexec.PlainFields): a field middleware that must see every
+// field has to stop that.
 func addOperationMiddleware(srv *handler.Server, cfg Config, rl *rateLimiter) {
 	if cfg.TracerProvider != nil {
 		srv.Use(tracing.NewExtension(cfg.TracerProvider))
 	}
-	srv.AroundOperations(withLoaders(cfg.Store, cfg.LoaderWait, true))
+	srv.AroundOperations(withLoaders(cfg.Store, cfg.LoaderWait))
 	srv.AroundOperations(nameOperation)
 	if rl != nil {
 		srv.AroundOperations(rl.around)
@@ -205,8 +206,9 @@ func nameOperation(ctx context.Context, next graphql.OperationHandler) graphql.R
 	if oc.Operation != nil {
 		op = string(oc.Operation.Operation)
 	}
-	info.operation.Store(op + " " + name)
-	obs.Set(ctx, slog.String("operation", op+" "+name))
+	label := op + " " + name
+	info.operation.Store(label)
+	obs.Set(ctx, slog.String("operation", label))
 	return next(ctx)
 }
 

@@ -95,20 +95,18 @@ func newLoaders(s *store.Store, wait time.Duration, k loadSites) *Loaders {
 }
 
 // withLoaders gives each operation its Loaders (newLoaders) and, when no list
-// in it can read the store, marshals its lists in place (gqlexec). With
-// plainFields (no field middleware of the handler acts on a field that is
-// not a resolver) a page of comments is marshalled in one pass
+// in it can read the store, marshals its lists in place (gqlexec). No field
+// middleware of the handler acts on a field that is not a resolver
+// (addOperationMiddleware), so a page of comments is marshalled in one pass
 // (gqlexec.PlainFields).
-func withLoaders(s *store.Store, wait time.Duration, plainFields bool) graphql.OperationMiddleware {
+func withLoaders(s *store.Store, wait time.Duration) graphql.OperationMiddleware {
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		op := graphql.GetOperationContext(ctx).Operation
 		k := planLoads(op)
 		if k.listIO == 0 && k.visited <= maxPlanVisits {
 			ctx = gqlexec.Sequential(ctx)
 		}
-		if plainFields {
-			ctx = gqlexec.PlainFields(ctx)
-		}
+		ctx = gqlexec.PlainFields(ctx)
 		return next(context.WithValue(ctx, loadersKey{}, newLoaders(s, wait, k)))
 	}
 }
