@@ -26,6 +26,9 @@ type roundTrip struct {
 	target     string
 }
 
+// roundTripKey is the context key of a call's roundTrip in the proxy.
+type roundTripKey struct{}
+
 // latencyProxy is a reverse proxy in front of DynamoDB Local that holds
 // every call for a fixed time (a region's round trip) and records when each
 // call started and ended.
@@ -71,14 +74,21 @@ func mustLatencyProxy(tb testing.TB, real *dynamodb.Client, hold time.Duration) 
 	}
 	p := &latencyProxy{}
 	rp := httputil.NewSingleHostReverseProxy(target)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rt := roundTrip{start: time.Now(), target: r.Header.Get("X-Amz-Target")}
-		time.Sleep(hold)
-		rp.ServeHTTP(w, r)
+	// A call is recorded when DynamoDB's answer arrives, before the proxy
+	// passes it on: the client never sees an answer whose call is not
+	// recorded yet.
+	rp.ModifyResponse = func(resp *http.Response) error {
+		rt := resp.Request.Context().Value(roundTripKey{}).(roundTrip)
 		rt.end = time.Now()
 		p.mu.Lock()
 		p.calls = append(p.calls, rt)
 		p.mu.Unlock()
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rt := roundTrip{start: time.Now(), target: r.Header.Get("X-Amz-Target")}
+		time.Sleep(hold)
+		rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), roundTripKey{}, rt)))
 	}))
 	tb.Cleanup(srv.Close)
 	c := dynamodb.New(real.Options(), func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(srv.URL) })
@@ -179,7 +189,10 @@ func (r *roundsRun) measure(fn func() error) (calls, rounds int) {
 	if err := fn(); err != nil {
 		r.t.Fatal(err)
 	}
-	return len(r.proxy.calls), r.proxy.rounds()
+	r.proxy.mu.Lock()
+	calls = len(r.proxy.calls)
+	r.proxy.mu.Unlock()
+	return calls, r.proxy.rounds()
 }
 
 var mergedFilter = store.Filter{Ratings: []int{1, 3, 5}}
