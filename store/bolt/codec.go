@@ -154,7 +154,7 @@ func decodeProjected(k, v []byte, keep *projection) (store.Item, error) {
 	return decodeStored(k, v, keep)
 }
 
-// decodeStored is decodeProjected with the item's strings boxed by bx.
+// decodeStored decodes a stored pair (what decodeProjected does).
 func decodeStored(k, v []byte, keep *projection) (store.Item, error) {
 	var b strings.Builder
 	b.Grow(len(k) + len(v))
@@ -171,7 +171,7 @@ func decodeStored(k, v []byte, keep *projection) (store.Item, error) {
 // decodeKeyed decodes value v, a copy of the stored one, of the item whose
 // table key is pk and sk, keeping only the attributes in keep (all when
 // keep is nil); kn (nil: nothing) is what the index entry that led to the
-// item tells of it, and bx boxes its strings.
+// item tells of it.
 func decodeKeyed(pk, sk, v string, keep *projection, kn *known) (store.Item, error) {
 	it, err := decodeValue(v, pk, keep, kn)
 	if err != nil {
@@ -189,7 +189,7 @@ func decodeKeyed(pk, sk, v string, keep *projection, kn *known) (store.Item, err
 // decodeValue decodes an encoded value (either version) into a new item,
 // keeping the attributes in keep (all when keep is nil), with room for the
 // key attributes. pk is the item's PK, the source of derived attributes;
-// kn and bx are decodeKeyed's. The item's strings are substrings of v, or
+// kn is decodeKeyed's. The item's strings are substrings of v, or
 // kn's.
 func decodeValue(v string, pk string, keep *projection, kn *known) (store.Item, error) {
 	if len(v) == 0 || (v[0] != codecV1 && v[0] != codecV2) {

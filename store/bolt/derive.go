@@ -172,7 +172,7 @@ func (s *sources) set(name string, v scalar) {
 
 // derive sets the attributes of the set names (each with a rule), of those
 // in keep (all when keep is nil), of it, an item decoded so far whose
-// sources are src; kn and bx are decodeKeyed's. A rule whose sources are
+// sources are src; kn is decodeKeyed's. A rule whose sources are
 // missing means a corrupt value. The index entry that led to the item
 // holds its sort and hash values: those are kn's, not built again.
 func derive(it store.Item, src sources, names derivedSet, keep *projection, kn *known) error {
