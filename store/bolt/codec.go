@@ -228,7 +228,7 @@ func decodeValue(v string, pk string, keep *projection, kn *known) (store.Item, 
 		src.set(name, val)
 		if keep.has(name, code) {
 			n := len(it)
-			if it[name] = val.value(); len(it) == n {
+			if it[name] = val.boxed(name, kn); len(it) == n {
 				return nil, errCorrupt // a duplicate name
 			}
 		}
@@ -251,12 +251,13 @@ type scalar struct {
 	isNum bool
 }
 
-// value returns the value as an item holds it.
-func (v scalar) value() any {
+// boxed returns the value of attribute name as an item holds it; kn (nil:
+// none) shares the boxes of values that repeat from item to item.
+func (v scalar) boxed(name string, kn *known) any {
 	if v.isNum {
 		return v.num
 	}
-	return v.str
+	return kn.box(name, v.str)
 }
 
 // readValue reads the value of tag at i of s (v2: of a version-2

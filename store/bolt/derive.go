@@ -191,7 +191,7 @@ func derive(it store.Item, src sources, names derivedSet, keep *projection, kn *
 			v = r.derive(src)
 		}
 		if kept {
-			it[name] = v
+			it[name] = kn.box(name, v)
 		}
 		if name == "id" {
 			src.id, src.hasID = v, true
