@@ -228,6 +228,9 @@ func BenchmarkHandler(b *testing.B) {
 		u := getURL(pageNoTotalQuery, vars)
 		runParallel(b, h, func() *http.Request { return httptest.NewRequest(http.MethodGet, u, nil) })
 	})
+	b.Run("page1-nototal-POST", func(b *testing.B) {
+		runParallel(b, h, func() *http.Request { return postRequest(pageNoTotalQuery, vars) })
+	})
 	b.Run("deep-GET", func(b *testing.B) {
 		u := getURL(pageQuery, deepVars)
 		runParallel(b, h, func() *http.Request { return httptest.NewRequest(http.MethodGet, u, nil) })

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // The leaderboard entries (LeaderKey) hold each product's exact 5-star
@@ -257,27 +255,6 @@ func (s *Store) topOfShards(ctx context.Context, lang string, n int) ([]Rank, er
 		out = append(out, Rank{Rank: len(out) + 1, ProductID: pid, FiveStarCount: it.N(AttrCount(5))})
 	}
 	return out, nil
-}
-
-// each runs fn(ctx, i) for i in [0, n): in parallel on a remote table, one
-// after another on a local one.
-func (s *Store) each(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
-	if s.local {
-		for i := range n {
-			if err := fn(ctx, i); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	for i := range n {
-		g.Go(func() (err error) {
-			defer recoverTo(&err)
-			return fn(gctx, i)
-		})
-	}
-	return g.Wait()
 }
 
 // queryAll reads q page by page until max items (max < 0: all of them).

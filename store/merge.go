@@ -288,60 +288,86 @@ func refillLimit(remaining int, count, total int64, k int, lean bool) int {
 	return max(1, min(l, remaining))
 }
 
-// fill reads the streams at idx, each with limit(stream): in parallel on a
-// remote store, one after the other on a local one (where a read takes
-// microseconds and a goroutine would cost more than it saves).
+// fill reads the streams at idx, each with limit(stream), in one round
+// (readRound).
 func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page, tr *Trace, limit func(*stream) int) error {
-	read := func(ctx context.Context, i int, q Query) (err error) {
-		defer recoverTo(&err)
-		res, err := s.table.Query(ctx, q)
-		if err != nil {
-			return tableError(err)
-		}
-		st := streams[i]
-		st.buf = append(st.buf, res.Items...)
-		st.next = res.LastKey
-		switch {
-		case res.LastKey != nil:
-		case st.until != "":
-			st.covered = st.until // nothing more before the bound
-		default:
-			st.done = true
-		}
-		st.until = ""
-		return nil
-	}
 	tr.Rounds++
 	had := make([]int, len(idx)) // items buffered before this round
-	for n, i := range idx {
-		had[n] = len(streams[i].buf)
-	}
 	queries := make([]Query, len(idx))
 	for n, i := range idx {
 		st := streams[i]
+		had[n] = len(st.buf)
 		lim := limit(st)
 		tr.Reads[i].Limits = append(tr.Reads[i].Limits, lim)
 		tr.Reads[i].Calls++
 		queries[n] = st.query(pg, lim)
 	}
-	var err error
-	if len(idx) == 1 || s.local {
-		for n, i := range idx {
-			if err = read(ctx, i, queries[n]); err != nil {
-				break
-			}
-		}
-	} else {
-		g, gctx := errgroup.WithContext(ctx)
-		for n, i := range idx {
-			g.Go(func() error { return read(gctx, i, queries[n]) })
-		}
-		err = g.Wait()
-	}
+	err := s.readRound(ctx, queries, func(n int, res QueryResult) { streams[idx[n]].take(res) })
 	for n, i := range idx {
 		tr.Reads[i].Items += len(streams[i].buf) - had[n]
 	}
 	return err
+}
+
+// readRound runs queries, passing each result to take(n, result): at once
+// on a RoundReader, else as each runs them. take is called once for each n,
+// from any goroutine.
+func (s *Store) readRound(ctx context.Context, queries []Query, take func(n int, res QueryResult)) error {
+	if s.rounds != nil && len(queries) > 1 {
+		res, err := s.rounds.QueryRound(ctx, queries)
+		if err != nil {
+			return tableError(err)
+		}
+		for n := range queries {
+			take(n, res[n])
+		}
+		return nil
+	}
+	return s.each(ctx, len(queries), func(ctx context.Context, n int) error {
+		res, err := s.table.Query(ctx, queries[n])
+		if err != nil {
+			return tableError(err)
+		}
+		take(n, res)
+		return nil
+	})
+}
+
+// each runs fn(ctx, i) for i in [0, n): in parallel on a remote table, one
+// after another on a local one (where a read takes microseconds and a
+// goroutine would cost more than it saves) or when n is 1.
+func (s *Store) each(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	if s.local || n == 1 {
+		for i := range n {
+			if err := fn(ctx, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range n {
+		g.Go(func() (err error) {
+			defer recoverTo(&err)
+			return fn(gctx, i)
+		})
+	}
+	return g.Wait()
+}
+
+// take appends a read's items to the stream and notes where it stands: more
+// to read from next, covered up to its bound, or done.
+func (st *stream) take(res QueryResult) {
+	st.buf = append(st.buf, res.Items...)
+	st.next = res.LastKey
+	switch {
+	case res.LastKey != nil:
+	case st.until != "":
+		st.covered = st.until // nothing more before the bound
+	default:
+		st.done = true
+	}
+	st.until = ""
 }
 
 // recoverTo turns a panic in a goroutine of ours into an EINTERNAL error (a

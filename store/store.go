@@ -15,7 +15,8 @@ type Store struct {
 	// local: the table answers in-process, so a merge reads its partitions
 	// one after another (a goroutine would cost more than the read).
 	local  bool
-	sizing Sizing // BalancedSizing unless WithSizing
+	rounds RoundReader // the table, when it reads a round of queries at once
+	sizing Sizing      // BalancedSizing unless WithSizing
 	now    func() time.Time
 	newID  func(time.Time) string
 	publishState
@@ -32,7 +33,8 @@ func WithSizing(sz Sizing) Option { return func(s *Store) { s.sizing = sz } }
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
 // New returns a Store over t. A Table that has a method Local() bool
-// returning true (an embedded store) is read sequentially.
+// returning true (an embedded store) is read sequentially; one that is a
+// RoundReader reads each round of a merge at once.
 func New(t Table, opts ...Option) *Store {
 	s := &Store{
 		table:  t,
@@ -46,6 +48,7 @@ func New(t Table, opts ...Option) *Store {
 	if l, ok := t.(interface{ Local() bool }); ok {
 		s.local = l.Local()
 	}
+	s.rounds, _ = t.(RoundReader)
 	return s
 }
 

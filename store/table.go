@@ -143,3 +143,11 @@ type Table interface {
 	// Close releases the backend's resources.
 	Close() error
 }
+
+// RoundReader is implemented by a table that reads several queries at once
+// cheaper than one by one: the embedded store, in one read transaction. A
+// merge reads each round of its partitions so. The results are aligned
+// with qs, and each query is accounted as a call of its own.
+type RoundReader interface {
+	QueryRound(ctx context.Context, qs []Query) ([]QueryResult, error)
+}

@@ -203,36 +203,90 @@ func (sp *span) lastKey(it store.Item) store.Item {
 // more items satisfying the condition follow the last one returned. A limit
 // below 1, an unknown index, a start key outside the partition or a
 // malformed value is store.EINVALID.
-func (t *Table) Query(ctx context.Context, q store.Query) (res store.QueryResult, err error) {
-	defer func() { store.Account(ctx, store.Call{Op: store.CallQuery, Index: q.Index, Items: len(res.Items)}) }()
-	if err := ctxErr(ctx); err != nil {
-		return store.QueryResult{}, err
-	}
-	sp, err := t.plan(&q)
+func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
+	res, err := t.QueryRound(ctx, []store.Query{q})
 	if err != nil {
 		return store.QueryResult{}, err
 	}
-	err = t.view(func(tx *bbolt.Tx) error {
-		res, err = sp.read(tx, &q)
-		return err
-	})
-	if err != nil {
-		return store.QueryResult{}, err
-	}
-	return res, nil
+	return res[0], nil
 }
 
-// read runs the query of the span in tx.
-func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
+// QueryRound runs queries as Query does, all in one read transaction: one
+// snapshot of the file, its buckets opened once (store.RoundReader; a merge
+// reads its partitions so). Each query is accounted as a call of its own;
+// on an error, the queries up to the failed one.
+func (t *Table) QueryRound(ctx context.Context, qs []store.Query) (res []store.QueryResult, err error) {
+	if len(qs) == 0 {
+		return nil, nil
+	}
+	res = make([]store.QueryResult, len(qs))
+	tried := 0 // a call that fails before reading is still accounted
+	defer func() {
+		for i, q := range qs[:max(tried, 1)] {
+			store.Account(ctx, store.Call{Op: store.CallQuery, Index: q.Index, Items: len(res[i].Items)})
+		}
+	}()
+	if err := ctxErr(ctx); err != nil {
+		return res, err
+	}
+	spans := make([]*span, len(qs))
+	for i := range qs {
+		if spans[i], err = t.plan(&qs[i]); err != nil {
+			return res, err
+		}
+	}
+	err = t.view(func(tx *bbolt.Tx) error {
+		snap := snapshot{tx: tx}
+		for i, sp := range spans {
+			tried = i + 1
+			if res[i], err = sp.read(&snap, &qs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		clear(res)
+	}
+	return res, err
+}
+
+// snapshot is the read transaction of a round of queries and what its
+// queries share: the buckets they open and the cursor over the items.
+type snapshot struct {
+	tx         *bbolt.Tx
+	name       []byte        // of the bucket last opened
+	bucket     *bbolt.Bucket // the bucket last opened
+	items      *bbolt.Cursor // over the items bucket, once opened
+	partitions *bbolt.Bucket
+	buf        []byte // for the index entries' item keys
+}
+
+// open returns the named bucket of the transaction (nil when missing).
+func (s *snapshot) open(name []byte) *bbolt.Bucket {
+	if s.bucket == nil || !bytes.Equal(name, s.name) {
+		s.name, s.bucket = name, s.tx.Bucket(name)
+	}
+	return s.bucket
+}
+
+// read runs the query of the span in the snapshot.
+func (sp *span) read(snap *snapshot, q *store.Query) (store.QueryResult, error) {
 	var res store.QueryResult
-	b, items := tx.Bucket(sp.bucket), tx.Bucket(bucketItems)
-	if b == nil || items == nil {
+	if snap.items == nil {
+		if items := snap.tx.Bucket(bucketItems); items != nil {
+			snap.items = items.Cursor() // one cursor for every item the round reads
+		}
+		snap.partitions = snap.tx.Bucket(bucketPartitions)
+	}
+	b := snap.open(sp.bucket)
+	if b == nil || snap.items == nil || sp.ix != nil && snap.partitions == nil {
 		return res, store.Errorf(store.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
 	}
 	prefix := append([]byte(q.HashValue), sep)
 	var p *partition
 	if sp.ix != nil {
-		part, ok := partitions{b: tx.Bucket(bucketPartitions)}.get(q.HashValue)
+		part, ok := partitions{b: snap.partitions}.get(q.HashValue)
 		if !ok {
 			return res, nil // no item was ever in this partition
 		}
@@ -241,13 +295,12 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 	lo, hi, match := sp.bounds(prefix, p, q)
 	page, more := sp.walk(b.Cursor(), lo, hi, match, q)
 	res.Items = make([]store.Item, len(page))
-	r := pageReader{
-		sp: sp, p: p,
-		items: items.Cursor(), // one cursor for every item an index query reads
-	}
+	r := pageReader{sp: sp, p: p, items: snap.items, buf: snap.buf}
 	if sp.ix != nil {
 		r.e.sortAttr, r.e.hashAttr, r.e.hash = sp.sortAttr, sp.hashAttr, q.HashValue
-		r.buf = make([]byte, 0, 2*(len(commentPrefix)+store.MaxIDLen)+1) // a comment's key
+		if r.buf == nil {
+			r.buf = make([]byte, 0, 2*(len(commentPrefix)+store.MaxIDLen)+1) // a comment's key
+		}
 	}
 	for i, kv := range page {
 		it, err := r.item(kv.k, kv.v)
@@ -256,6 +309,7 @@ func (sp *span) read(tx *bbolt.Tx, q *store.Query) (store.QueryResult, error) {
 		}
 		res.Items[i] = it
 	}
+	snap.buf = r.buf
 	if more {
 		res.LastKey = sp.lastKey(res.Items[len(res.Items)-1])
 	}
