@@ -64,10 +64,26 @@ func FilterHash(pid string, f Filter) uint32 {
 
 // EncodeCursor returns the (v1) cursor of the comment with sort key sk.
 func EncodeCursor(sk string) string {
-	b := make([]byte, 0, len(sk)+1)
-	b = append(b, cursorV1)
+	var raw [cursorRawLen]byte
+	b := append(raw[:0], cursorV1)
 	b = append(b, sk...)
-	return base64.RawURLEncoding.EncodeToString(b)
+	return cursorString(b)
+}
+
+// cursorRawLen bounds the bytes of a cursor that ParseCursor accepts (300
+// base64 characters).
+const cursorRawLen = 225
+
+// cursorString returns b in base64 as a cursor: one allocation, the string
+// (a page writes a cursor for each of its edges).
+func cursorString(b []byte) string {
+	var out [300]byte
+	n := base64.RawURLEncoding.EncodedLen(len(b))
+	if n > len(out) {
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	base64.RawURLEncoding.Encode(out[:n], b)
+	return string(out[:n])
 }
 
 // EncodePositionCursor returns the cursor of the comment with sort key sk
@@ -76,8 +92,8 @@ func EncodePositionCursor(sk string, p *Position) string {
 	if p == nil {
 		return EncodeCursor(sk)
 	}
-	b := make([]byte, 0, len(sk)+8+binary.MaxVarintLen64*(2+len(p.Remaining)))
-	b = append(b, cursorV2)
+	var raw [cursorRawLen]byte
+	b := append(raw[:0], cursorV2)
 	b = binary.AppendUvarint(b, uint64(len(sk)))
 	b = append(b, sk...)
 	b = binary.BigEndian.AppendUint32(b, p.Filter)
@@ -86,7 +102,7 @@ func EncodePositionCursor(sk string, p *Position) string {
 	for _, n := range p.Remaining {
 		b = binary.AppendUvarint(b, uint64(n))
 	}
-	return base64.RawURLEncoding.EncodeToString(b)
+	return cursorString(b)
 }
 
 // DecodeCursor returns the sort key held by cursor c. Anything that is not a
