@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -218,9 +219,9 @@ func (t *Table) BatchGet(ctx context.Context, keys []store.Key) (out []store.Ite
 	}
 	out = make([]store.Item, len(keys))
 	err = t.view(func(tx *bbolt.Tx) error {
-		b := tx.Bucket(bucketItems)
+		c := tx.Bucket(bucketItems).Cursor() // one cursor for every key
 		for i, k := range bkeys {
-			if v := b.Get(k); v != nil {
+			if fk, v := c.Seek(k); v != nil && bytes.Equal(fk, k) {
 				it, err := decodeItem(k, v)
 				if err != nil {
 					return err
