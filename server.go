@@ -47,7 +47,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "serve":
 		// Without a command word (`go run .`) the gateway runs in dev mode;
 		// `serve` named explicitly defaults to production mode.
-		tuneServeGC()
+		defer tuneServeGC()()
 		return cmdServe(ctx, args, !named, getenv, stdout, stderr)
 	case "import":
 		return cmdImport(ctx, args, getenv, stdin, stdout, stderr)
