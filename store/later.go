@@ -101,28 +101,37 @@ func (s *Store) planEarly(pid string, f Filter, pg Page, pos *Position, early *P
 	return planQuery(pid, f, nil, need, s.sizing)
 }
 
-// loadStats calls stats in its own goroutine (a panic there is an
-// EINTERNAL error) and returns a function that waits for its result; the
-// stats read are the Store's hint from then on.
+// loadStats calls stats and returns a function that waits for its result;
+// the stats read are the Store's hint from then on. On a remote table stats
+// runs in its own goroutine, alongside the page's reads (a panic there is
+// an EINTERNAL error); on a local one, where a read takes microseconds and
+// a goroutine would cost more than it saves, at the first wait.
 func (s *Store) loadStats(stats StatsFunc) func() (*Stats, error) {
-	ch := make(chan statsResult, 1)
-	go func() {
-		var r statsResult
-		defer func() {
-			if p := recover(); p != nil {
-				r.err = Wrap(EINTERNAL, fmt.Errorf("panic: %v", p), "internal error")
-			}
-			ch <- r
-		}()
-		r.st, r.err = stats()
-		if r.err == nil {
+	read := func() (r statsResult) {
+		if r.st, r.err = stats(); r.err == nil {
 			s.hints.put(r.st)
 		}
-	}()
+		return r
+	}
+	wait := read
+	if !s.local {
+		ch := make(chan statsResult, 1)
+		go func() {
+			var r statsResult
+			defer func() {
+				if p := recover(); p != nil {
+					r.err = Wrap(EINTERNAL, fmt.Errorf("panic: %v", p), "internal error")
+				}
+				ch <- r
+			}()
+			r = read()
+		}()
+		wait = func() statsResult { return <-ch }
+	}
 	var got *statsResult
 	return func() (*Stats, error) {
 		if got == nil {
-			r := <-ch
+			r := wait()
 			got = &r
 		}
 		return got.st, got.err
