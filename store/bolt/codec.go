@@ -255,10 +255,24 @@ type scalar struct {
 // none) shares the boxes of values that repeat from item to item.
 func (v scalar) boxed(name string, kn *known) any {
 	if v.isNum {
+		if v.num >= 0 && v.num < int64(len(smallNumbers)) {
+			return smallNumbers[v.num]
+		}
 		return v.num
 	}
 	return kn.box(name, v.str)
 }
+
+// smallNumbers are the numbers 0 to 4095 boxed once. Boxing a number
+// allocates unless it is under 256, and the counts and versions of the
+// stats shards a page reads (eight a product) are mostly in the hundreds
+// and thousands.
+var smallNumbers = func() (b [4096]any) {
+	for i := range b {
+		b[i] = int64(i)
+	}
+	return b
+}()
 
 // readValue reads the value of tag at i of s (v2: of a version-2
 // encoding), other than 'd'. A time that the index entry kn holds too is
