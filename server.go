@@ -101,6 +101,7 @@ func cmdServe(ctx context.Context, args []string, devDefault bool, getenv func(s
 	if err != nil {
 		return err
 	}
+	sampleHeapForPprof(cfg.pprof)
 	a, err := newApp(ctx, cfg, stderr)
 	if err != nil {
 		return err
