@@ -177,11 +177,15 @@ func decodeKeyed(pk, sk, v string, keep *projection, kn *known) (store.Item, err
 	if err != nil {
 		return nil, err
 	}
+	var key any = pk // a comment's PK and SK are the same string: one box
 	if keep.hasName(store.AttrPK) {
-		it[store.AttrPK] = pk
+		it[store.AttrPK] = key
+	}
+	if sk != pk {
+		key = sk
 	}
 	if keep.hasName(store.AttrSK) {
-		it[store.AttrSK] = sk
+		it[store.AttrSK] = key
 	}
 	return it, nil
 }
