@@ -257,17 +257,22 @@ type snapshot struct {
 	tx         *bbolt.Tx
 	name       []byte        // of the bucket last opened
 	bucket     *bbolt.Bucket // the bucket last opened
+	cursor     *bbolt.Cursor // over it
 	items      *bbolt.Cursor // over the items bucket, once opened
 	partitions *bbolt.Bucket
 	buf        []byte // for the index entries' item keys
 }
 
-// open returns the named bucket of the transaction (nil when missing).
-func (s *snapshot) open(name []byte) *bbolt.Bucket {
+// open returns a cursor over the named bucket of the transaction (nil when
+// the bucket is missing).
+func (s *snapshot) open(name []byte) *bbolt.Cursor {
 	if s.bucket == nil || !bytes.Equal(name, s.name) {
-		s.name, s.bucket = name, s.tx.Bucket(name)
+		s.name, s.bucket, s.cursor = name, s.tx.Bucket(name), nil
+		if s.bucket != nil {
+			s.cursor = s.bucket.Cursor()
+		}
 	}
-	return s.bucket
+	return s.cursor
 }
 
 // read runs the query of the span in the snapshot.
@@ -279,8 +284,8 @@ func (sp *span) read(snap *snapshot, q *store.Query) (store.QueryResult, error) 
 		}
 		snap.partitions = snap.tx.Bucket(bucketPartitions)
 	}
-	b := snap.open(sp.bucket)
-	if b == nil || snap.items == nil || sp.ix != nil && snap.partitions == nil {
+	c := snap.open(sp.bucket)
+	if c == nil || snap.items == nil || sp.ix != nil && snap.partitions == nil {
 		return res, store.Errorf(store.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
 	}
 	prefix := append([]byte(q.HashValue), sep)
@@ -293,7 +298,7 @@ func (sp *span) read(snap *snapshot, q *store.Query) (store.QueryResult, error) 
 		p, prefix = &part, part.prefix
 	}
 	lo, hi, match := sp.bounds(prefix, p, q)
-	page, more := sp.walk(b.Cursor(), lo, hi, match, q)
+	page, more := sp.walk(c, lo, hi, match, q)
 	res.Items = make([]store.Item, len(page))
 	r := pageReader{sp: sp, p: p, items: snap.items, buf: snap.buf}
 	if sp.ix != nil {
