@@ -124,11 +124,11 @@ func LeadersSK(count5 int64, productID string) string {
 func PartitionKey(pid, lang string, r int) (index, hash string) {
 	switch {
 	case lang != "" && r != 0:
-		return IndexByLangAndRating, fmt.Sprintf("%s%s/%s/%d", productPrefix, pid, lang, r)
+		return IndexByLangAndRating, productPrefix + pid + "/" + lang + "/" + strconv.Itoa(r)
 	case lang != "":
 		return IndexByLang, productPrefix + pid + "/" + lang
 	case r != 0:
-		return IndexByRating, fmt.Sprintf("%s%s/%d", productPrefix, pid, r)
+		return IndexByRating, productPrefix + pid + "/" + strconv.Itoa(r)
 	default:
 		return IndexAll, productPrefix + pid
 	}

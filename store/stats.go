@@ -58,8 +58,10 @@ func statsShard(commentID string) int {
 // StatsShardKey is the key of counter shard n of (pid, lang). Shard 0 is the
 // unsharded stats item's key (StatsKey), so a table written before sharding
 // reads as all its counts in shard 0.
-func StatsShardKey(pid, lang string, n int) Key {
-	k := StatsKey(pid, lang)
+func StatsShardKey(pid, lang string, n int) Key { return shardOf(StatsKey(pid, lang), n) }
+
+// shardOf is the key of counter shard n of the stats whose shard 0 is k.
+func shardOf(k Key, n int) Key {
 	if n != 0 {
 		k.SK += statsShardSep + strconv.Itoa(n)
 	}
@@ -69,8 +71,9 @@ func StatsShardKey(pid, lang string, n int) Key {
 // StatsShardKeys returns the keys of all counter shards of (pid, lang).
 func StatsShardKeys(pid, lang string) []Key {
 	keys := make([]Key, StatsShards)
+	base := StatsKey(pid, lang) // its PK shared by every shard's key
 	for n := range keys {
-		keys[n] = StatsShardKey(pid, lang, n)
+		keys[n] = shardOf(base, n)
 	}
 	return keys
 }
