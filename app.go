@@ -43,7 +43,9 @@ type app struct {
 // data when empty) and the admin listener, and builds the GraphQL handler.
 // On error what it had started is released; else the caller calls close.
 func newApp(ctx context.Context, cfg *serveConfig, stderr io.Writer) (_ *app, err error) {
-	a := &app{cfg: cfg, log: newLogger(stderr, cfg.logFormat)}
+	logs := obs.NewLineBuffer(stderr, logBufferSize, logBufferDelay)
+	a := &app{cfg: cfg, log: newLogger(logs, cfg.logFormat)}
+	a.closers = append(a.closers, func() { _ = logs.Close() }) // closed last
 	defer func() {
 		if err != nil {
 			a.close()
@@ -86,6 +88,13 @@ func (a *app) close() {
 		a.closers[i]()
 	}
 }
+
+// The log's batching (obs.LineBuffer): a line reaches stderr within
+// logBufferDelay, in one write with the lines around it.
+const (
+	logBufferSize  = 64 << 10
+	logBufferDelay = 100 * time.Millisecond
+)
 
 // logHandlers are the -log-format values and the slog handlers they make.
 var logHandlers = map[string]func(io.Writer) slog.Handler{

@@ -149,7 +149,8 @@ func TestBackupWhileServing(t *testing.T) {
 	path := filepath.Join(dir, "live.db")
 	MustRun(t, "seed", "-store", "bolt:"+path, "-products", "3", "-comments", "3000")
 	s := MustStartServer(t, "-store", "bolt:"+path, "-admin-addr", "127.0.0.1:0")
-	m := adminRE.FindStringSubmatch(s.stderr.String())
+	var m []string // the log's lines may reach stderr up to 100 ms after they are logged
+	s.waitLog(func(log string) bool { m = adminRE.FindStringSubmatch(log); return m != nil })
 	if m == nil {
 		t.Fatalf("no admin address in the log:\n%s", tail(s.stderr.String(), 2000))
 	}
