@@ -145,7 +145,7 @@ func parseSortKey(sk string) (time.Time, string, error) {
 	if len(sk) < len(timeLayout)+2 || sk[len(timeLayout)] != '#' {
 		return time.Time{}, "", Errorf(EINVALID, "malformed sort key")
 	}
-	t, err := time.Parse(timeLayout, sk[:len(timeLayout)])
+	t, err := parseTime(sk[:len(timeLayout)])
 	if err != nil {
 		return time.Time{}, "", Errorf(EINVALID, "malformed sort key time")
 	}

@@ -187,7 +187,7 @@ func (c *Comment) Item() Item {
 
 // CommentFromItem decodes a comment item (from the table or an index).
 func CommentFromItem(it Item) (*Comment, error) {
-	t, err := time.Parse(timeLayout, it.S(AttrCreatedAt))
+	t, err := parseTime(it.S(AttrCreatedAt))
 	if err != nil {
 		return nil, Wrap(EINTERNAL, err, "corrupt comment item %q", it.S(AttrPK))
 	}

@@ -93,7 +93,7 @@ func appendAttr(b []byte, name string, v any, src sources) ([]byte, error) {
 		if d, ok := derivations[name]; ok && d.matches(v, src) {
 			return append(b, tagDerive), nil
 		}
-		if secs, nanos, ok := parseFixedTime(v); ok {
+		if secs, nanos, ok := store.ParseFixedTime(v); ok {
 			b = append(b, tagTime)
 			b = binary.AppendVarint(b, secs)
 			return binary.AppendUvarint(b, uint64(nanos)), nil
@@ -306,7 +306,7 @@ func readValue(s string, i int, tag byte, v2 bool, kn *known) (scalar, int, bool
 		if t, ok := kn.time(zigzag(n), int64(nanos)); ok {
 			return scalar{str: t}, i, true
 		}
-		return scalar{str: formatFixedTime(zigzag(n), int64(nanos))}, i, true
+		return scalar{str: store.FormatFixedTime(zigzag(n), int64(nanos))}, i, true
 	}
 	return scalar{}, i, false
 }

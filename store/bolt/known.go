@@ -72,7 +72,7 @@ func (kn *known) value(name string) (string, bool) {
 	return "", false
 }
 
-// time returns formatFixedTime(secs, nanos) when it is the time that
+// time returns store.FormatFixedTime(secs, nanos) when it is the time that
 // begins the sort value: a substring of it, built once for both.
 func (kn *known) time(secs, nanos int64) (string, bool) {
 	if kn == nil || !kn.times || secs != kn.secs || nanos != kn.nanos {
@@ -127,12 +127,12 @@ func (p partition) itemKey(k, buf []byte) (ik, enc, _ []byte, ok bool) {
 // items-bucket key ik of an entry of the partition, and returns v, the
 // item's value: the three copied into one new string.
 func (p partition) readEntry(e *entryItem, enc, ik, v []byte) string {
-	var t [len(fixedTimeLayout) + 1]byte
+	var t [len(store.TimeLayout) + 1]byte
 	var time []byte // the sort value's time and "#", in a partition of times
 	if e.times = p.times; p.times {
 		u := uint64(enc[0])<<32 | uint64(enc[1])<<24 | uint64(enc[2])<<16 | uint64(enc[3])<<8 | uint64(enc[4])
 		e.secs, e.nanos = int64(u)-timeBias, int64(binary.BigEndian.Uint32(enc[5:timeKeyLen]))
-		time = append(appendFixedTime(t[:0], e.secs, e.nanos), '#')
+		time = append(store.AppendFixedTime(t[:0], e.secs, e.nanos), '#')
 		enc = enc[timeKeyLen:]
 	}
 	var b strings.Builder

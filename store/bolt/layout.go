@@ -97,7 +97,7 @@ const (
 // timeSortLen is the length of the time that begins a comment's sort
 // value, and timeKeyLen that of its encoding in an entry key.
 const (
-	timeSortLen = len(fixedTimeLayout)
+	timeSortLen = len(store.TimeLayout)
 	timeKeyLen  = 9
 	// timeBias makes the seconds of year 0 zero, so that they are unsigned
 	// and those of year 9999 fit in 5 bytes.
@@ -114,7 +114,7 @@ func isTimeSort(sort string) bool {
 	if len(sort) < timeSortLen+2 || sort[timeSortLen] != '#' {
 		return false
 	}
-	_, _, ok := parseFixedTime(sort[:timeSortLen])
+	_, _, ok := store.ParseFixedTime(sort[:timeSortLen])
 	return ok
 }
 
@@ -133,7 +133,7 @@ func (p partition) appendSort(b []byte, sort string) ([]byte, bool) {
 	if !isTimeSort(sort) {
 		return b, false
 	}
-	secs, nanos, _ := parseFixedTime(sort[:timeSortLen])
+	secs, nanos, _ := store.ParseFixedTime(sort[:timeSortLen])
 	u := uint64(secs + timeBias)
 	b = append(b, byte(u>>32), byte(u>>24), byte(u>>16), byte(u>>8), byte(u))
 	b = binary.BigEndian.AppendUint32(b, uint32(nanos))
