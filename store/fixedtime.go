@@ -52,7 +52,7 @@ func FormatFixedTime(secs, nanos int64) string {
 	return string(AppendFixedTime(b[:0], secs, nanos))
 }
 
-// AppendFixedTime appends formatFixedTime(secs, nanos) to b.
+// AppendFixedTime appends FormatFixedTime(secs, nanos) to b.
 func AppendFixedTime(b []byte, secs, nanos int64) []byte {
 	t := time.Unix(secs, nanos).UTC()
 	y, mo, d := t.Date()
