@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -187,6 +188,42 @@ func TestEdgePresenterNamesNoGoType(t *testing.T) {
 	} {
 		if got := present(context.Background(), gqlerror.Errorf("%s", msg)).Message; got != want {
 			t.Errorf("%q presented as %q, want %q", msg, got, want)
+		}
+	}
+}
+
+// TestDecodeRequest: a POST body decodes in one pass to the operation's
+// parameters (numbers of variables and extensions as json.Number, null
+// members as absent), and each malformed body gets the message that names
+// what is wrong.
+func TestDecodeRequest(t *testing.T) {
+	p, msg := decodeRequest([]byte(`{"query":"{ a }","operationName":"A","variables":{"n":1.50,"s":"x"},"extensions":{"e":{"k":2}},"other":[1]}`))
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	want := &graphql.RawParams{Query: "{ a }", OperationName: "A",
+		Variables:  map[string]any{"n": json.Number("1.50"), "s": "x"},
+		Extensions: map[string]any{"e": map[string]any{"k": json.Number("2")}}}
+	if !reflect.DeepEqual(p, want) {
+		t.Fatalf("got %+v, want %+v", p, want)
+	}
+	p, msg = decodeRequest([]byte(` {"query":null,"operationName":null,"variables":null,"extensions":null} `))
+	if msg != "" || !reflect.DeepEqual(p, &graphql.RawParams{}) {
+		t.Fatalf("nulls: %+v %q", p, msg)
+	}
+	for body, want := range map[string]string{
+		`null`:                             "not null",
+		`[{"query":"{ a }"}]`:              "batched requests",
+		`"query"`:                          "must be a JSON object",
+		`{"query": "{ a }"`:                "the request body",
+		`{"query":"{ a }"} x`:              "data after its JSON object",
+		`{"query": 1}`:                     `"query" must be a string`,
+		`{"operationName": {}}`:            `"operationName" must be a string`,
+		`{"query":"{ a }","variables":[]}`: `"variables" must be a JSON object`,
+		`{"extensions":"x"}`:               `"extensions" must be a JSON object`,
+	} {
+		if _, msg := decodeRequest([]byte(body)); !strings.Contains(msg, want) {
+			t.Errorf("%s: %q, want it to say %q", body, msg, want)
 		}
 	}
 }

@@ -204,45 +204,44 @@ func responseMediaType(r *http.Request) string {
 }
 
 // decodeRequest decodes a POST body: one JSON object with "query" and
-// "operationName" (strings), "variables" and "extensions" (objects), each
-// optional or null; other members are ignored. A message says what is
-// wrong without echoing the body.
+// "operationName" (strings), "variables" and "extensions" (objects, their
+// numbers kept as json.Number so that checkVariables sees what was sent),
+// each optional or null; other members are ignored and, as gqlgen's own
+// transports do, member names match regardless of case. One pass over the
+// body. A message says what is wrong without echoing the body.
 func decodeRequest(body []byte) (*graphql.RawParams, string) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	var top map[string]json.RawMessage
-	if err := dec.Decode(&top); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, `the request body must be a JSON object such as {"query": "{ __typename }"} (batched requests, a JSON array, are not supported)`
-		}
-		return nil, jsonSyntaxMessage("the request body", err)
-	}
-	if top == nil {
+	if string(bytes.TrimSpace(body)) == "null" {
 		return nil, `the request body must be a JSON object such as {"query": "{ __typename }"}, not null`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var req struct {
+		Query         *string        `json:"query"`
+		OperationName *string        `json:"operationName"`
+		Variables     map[string]any `json:"variables"`
+		Extensions    map[string]any `json:"extensions"`
+	}
+	if err := dec.Decode(&req); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case !errors.As(err, &te):
+			return nil, jsonSyntaxMessage("the request body", err)
+		case te.Field == "query" || te.Field == "operationName":
+			return nil, fmt.Sprintf("%q must be a string", te.Field)
+		case te.Field == "variables" || te.Field == "extensions":
+			return nil, fmt.Sprintf("%q must be a JSON object", te.Field)
+		}
+		return nil, `the request body must be a JSON object such as {"query": "{ __typename }"} (batched requests, a JSON array, are not supported)`
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, "the request body has data after its JSON object; send exactly one JSON object"
 	}
-	p := &graphql.RawParams{}
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"query", &p.Query}, {"operationName", &p.OperationName}} {
-		if raw, ok := top[f.name]; ok && !isNull(raw) {
-			if raw[0] != '"' || json.Unmarshal(raw, f.dst) != nil {
-				return nil, fmt.Sprintf("%q must be a string", f.name)
-			}
-		}
+	p := &graphql.RawParams{Variables: req.Variables, Extensions: req.Extensions}
+	if req.Query != nil {
+		p.Query = *req.Query
 	}
-	for _, f := range []struct {
-		name string
-		dst  *map[string]any
-	}{{"variables", &p.Variables}, {"extensions", &p.Extensions}} {
-		if raw, ok := top[f.name]; ok && !isNull(raw) {
-			if msg := decodeObject(f.name, raw, f.dst); msg != "" {
-				return nil, msg
-			}
-		}
+	if req.OperationName != nil {
+		p.OperationName = *req.OperationName
 	}
 	return p, ""
 }
@@ -277,8 +276,6 @@ func jsonSyntaxMessage(what string, err error) string {
 		return what + " is not valid JSON"
 	}
 }
-
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // truncate cuts s to at most n bytes (on a rune boundary), marking the cut.
 func truncate(s string, n int) string {
