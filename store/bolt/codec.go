@@ -151,11 +151,6 @@ func decodeItem(k, v []byte) (store.Item, error) {
 // not alias k or v (bbolt's memory is valid only during its transaction):
 // its strings share one copy of both.
 func decodeProjected(k, v []byte, keep *projection) (store.Item, error) {
-	return decodeStored(k, v, keep)
-}
-
-// decodeStored decodes a stored pair (what decodeProjected does).
-func decodeStored(k, v []byte, keep *projection) (store.Item, error) {
 	var b strings.Builder
 	b.Grow(len(k) + len(v))
 	b.Write(k)

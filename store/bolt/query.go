@@ -382,7 +382,7 @@ type pageReader struct {
 func (r *pageReader) item(k, v []byte) (store.Item, error) {
 	ix := r.sp.ix
 	if ix == nil {
-		return decodeStored(k, v, nil)
+		return decodeItem(k, v)
 	}
 	ik, enc, buf, ok := r.p.itemKey(k, r.buf)
 	if r.buf = buf; !ok {
