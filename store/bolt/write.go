@@ -24,7 +24,7 @@ type writer struct {
 
 func (t *Table) newWriter(tx *bbolt.Tx) (*writer, error) {
 	w := &writer{t: t, items: tx.Bucket(bucketItems), idx: make([]*bbolt.Bucket, len(t.indexes))}
-	w.parts = partitions{b: tx.Bucket(bucketPartitions), known: map[string]partition{}}
+	w.parts = partitions{b: tx.Bucket(bucketPartitions)}
 	if w.items == nil || w.parts.b == nil {
 		return nil, store.Errorf(store.EINTERNAL, "bolt store has no items or partitions bucket")
 	}
@@ -417,6 +417,7 @@ func (c *chunk) write(tx *bbolt.Tx) error {
 	if err != nil {
 		return err
 	}
+	w.parts.known = map[string]partition{} // a chunk's entries revisit their partitions
 	w.items.FillPercent = bulkItemsFillPercent
 	for _, b := range w.idx {
 		b.FillPercent = bulkIndexFillPercent
