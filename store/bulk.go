@@ -58,11 +58,18 @@ type RebuildOptions struct {
 // design is refused before the scan. Run it with writes paused: a comment
 // written during the scan may be counted wrongly until the next rebuild.
 func (s *Store) RebuildStatsWith(ctx context.Context, o RebuildOptions) (RebuildResult, error) {
+	return s.rebuildFrom(ctx, func() (*tally, error) { return s.scanTally(ctx, max(o.Segments, 1), o.Progress) })
+}
+
+// rebuildFrom reads the recorded design (refusing a newer one before any
+// counting), takes the tally that count makes, and writes its stats
+// (writeStats).
+func (s *Store) rebuildFrom(ctx context.Context, count func() (*tally, error)) (RebuildResult, error) {
 	was, err := s.recordedDesign(ctx)
 	if err != nil {
 		return RebuildResult{}, err
 	}
-	tally, err := s.scanTally(ctx, max(o.Segments, 1), o.Progress)
+	tally, err := count()
 	if err != nil {
 		return RebuildResult{}, err
 	}

@@ -69,9 +69,5 @@ func (b *BulkLoad) Stats(ctx context.Context, segments int) (RebuildResult, erro
 	if b.loader == nil {
 		return b.s.RebuildStats(ctx, segments)
 	}
-	was, err := b.s.recordedDesign(ctx)
-	if err != nil {
-		return RebuildResult{}, err
-	}
-	return b.s.writeStats(ctx, b.tally, was)
+	return b.s.rebuildFrom(ctx, func() (*tally, error) { return b.tally, nil })
 }
