@@ -9,7 +9,7 @@ import (
 // languages; tags beyond the bound are canonicalised every time.
 const maxCachedLanguages = 1024
 
-// canonicalLanguages caches CanonicalLanguage's successful results by tag
+// canonicalLanguages caches canonicalLanguage's successful results by tag
 // (a pure function, and a tenth of the time of parsing an import's line).
 var canonicalLanguages struct {
 	m    sync.Map // tag → canonical form
@@ -17,13 +17,17 @@ var canonicalLanguages struct {
 	size int
 }
 
-// cachedCanonicalLanguage is CanonicalLanguage, remembering the tags it
-// accepted.
-func cachedCanonicalLanguage(tag string) (string, error) {
+// CanonicalLanguage parses a BCP 47 tag and returns its canonical form
+// ("EN-gb" → "en-GB"). An empty or malformed tag is EINVALID, and so is a
+// POSIX locale such as "en_US" or "de_DE.UTF-8" (which x/text would read as
+// a tag): its error names the tag to use instead ("use \"en-US\""). The
+// tags it accepted are remembered (canonicalLanguages): every request that
+// filters by a language, and every comment written or imported, names one.
+func CanonicalLanguage(tag string) (string, error) {
 	if c, ok := canonicalLanguages.m.Load(tag); ok {
 		return c.(string), nil
 	}
-	c, err := CanonicalLanguage(tag)
+	c, err := canonicalLanguage(tag)
 	if err != nil {
 		return "", err
 	}

@@ -76,11 +76,8 @@ func ValidateID(what, id string) error {
 	return nil
 }
 
-// CanonicalLanguage parses a BCP 47 tag and returns its canonical form
-// ("EN-gb" → "en-GB"). An empty or malformed tag is EINVALID, and so is a
-// POSIX locale such as "en_US" or "de_DE.UTF-8" (which x/text would read as
-// a tag): its error names the tag to use instead ("use \"en-US\"").
-func CanonicalLanguage(tag string) (string, error) {
+// canonicalLanguage is CanonicalLanguage without its cache.
+func canonicalLanguage(tag string) (string, error) {
 	if tag == "" || len(tag) > 35 {
 		return "", Invalid("language", "language must be a BCP 47 tag such as \"en\" or \"pt-BR\"")
 	}
@@ -116,7 +113,7 @@ func CanonicalLanguage(tag string) (string, error) {
 func localeError(tag string) error {
 	base, _, _ := strings.Cut(tag, ".")
 	base, _, _ = strings.Cut(base, "@")
-	if t, err := CanonicalLanguage(strings.ReplaceAll(base, "_", "-")); err == nil {
+	if t, err := canonicalLanguage(strings.ReplaceAll(base, "_", "-")); err == nil {
 		return Invalid("language", "language %q is not a BCP 47 tag: use %q", tag, t)
 	}
 	return Invalid("language", "language %q is not a BCP 47 tag such as \"en\" or \"pt-BR\"", tag)
@@ -139,7 +136,7 @@ func (c *Comment) Validate() error {
 	check := errs.add
 	check(ValidateID("id", c.ID))
 	check(ValidateID("productId", c.ProductID))
-	lang, err := cachedCanonicalLanguage(c.Language)
+	lang, err := CanonicalLanguage(c.Language)
 	check(err)
 	check(validateRating(c.Rating))
 	check(ValidateText("author", c.Author, maxAuthorLen))
