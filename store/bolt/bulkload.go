@@ -76,13 +76,11 @@ func (w *asyncWriter) failed() error {
 	return w.err
 }
 
-// put validates and encodes items and queues their chunks.
+// put validates and encodes items and queues their chunks; it stops at a
+// cancelled ctx or a failed commit, between chunks.
 func (w *asyncWriter) put(ctx context.Context, items []store.Item) error {
 	defer store.Account(ctx, store.Call{Op: store.CallBatchPut})
 	if err := ctxErr(ctx); err != nil {
-		return err
-	}
-	if err := w.failed(); err != nil {
 		return err
 	}
 	if err := validateItems(items); err != nil {
@@ -90,6 +88,12 @@ func (w *asyncWriter) put(ctx context.Context, items []store.Item) error {
 	}
 	items = dedupe(items)
 	for start := 0; start < len(items); {
+		if err := ctxErr(ctx); err != nil {
+			return err
+		}
+		if err := w.failed(); err != nil {
+			return err
+		}
 		c, err := w.t.encodeChunk(items[start:min(start+w.t.batchSize, len(items))])
 		if err != nil {
 			return err

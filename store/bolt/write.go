@@ -276,7 +276,7 @@ const (
 // transaction. The items are all validated first: an invalid one is
 // store.EINVALID and nothing is written. Of several items with one key, the
 // last is written. A cancelled ctx stops the load between chunks; the chunks
-// written before stay written.
+// encoded before (at most two) are still written.
 //
 // For speed, the chunks are consecutive runs of the input (an import in
 // creation order appends comments at the end of the items bucket), each
@@ -284,51 +284,12 @@ const (
 // appends rather than inserts, and the next chunk is encoded while one is
 // written.
 func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
-	defer store.Account(ctx, store.Call{Op: store.CallBatchPut})
-	if err := ctxErr(ctx); err != nil {
-		return err
+	w := t.startWriter() // this call encodes the chunks, the writer commits them
+	err := w.put(ctx, items)
+	if cerr := w.close(); err == nil {
+		err = cerr
 	}
-	if err := validateItems(items); err != nil {
-		return err
-	}
-	items = dedupe(items)
-	chunks := make(chan *chunk, 1)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		defer close(chunks)
-		for start := 0; start < len(items); {
-			c, err := t.encodeChunk(items[start:min(start+t.batchSize, len(items))])
-			if err != nil {
-				c = &chunk{err: err}
-			}
-			start += c.n
-			select {
-			case chunks <- c:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	first := true
-	for c := range chunks {
-		if c.err != nil {
-			return c.err
-		}
-		if !first {
-			if err := ctxErr(ctx); err != nil {
-				return err
-			}
-		}
-		first = false
-		if err := t.update(c.write); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
 // dedupe returns items without those replaced by a later item with the
