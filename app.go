@@ -225,14 +225,10 @@ func (a *app) handlerConfig(authn *auth.Authenticator, docs *trusted.Manifest) r
 	if apq == 0 {
 		apq = -1 // off
 	}
-	micro := c.micro
-	if micro.TTL > 0 {
-		micro.Metrics = metrics.NewMicroCache(a.reg)
-	}
 	return resolvers.Config{
 		Store: a.store, Logger: a.log, Metrics: a.metrics, LoaderWait: c.loaderWait, Limits: c.limits,
 		RequestTimeout: c.requestTimeout, RateLimit: c.rateLimit, Auth: authn,
 		DisableIntrospection: !c.introspection, APQCacheSize: apq, TracerProvider: a.tracer,
-		Trusted: docs, Live: a.live.conns, MicroCache: micro,
+		Trusted: docs, Live: a.live.conns, MicroCache: c.micro, Caches: c.caches,
 	}
 }

@@ -39,6 +39,7 @@ type serveConfig struct {
 	limits          resolvers.Limits
 	rateLimit       resolvers.RateLimit
 	apqCacheSize    int // 0: APQ off
+	caches          resolvers.QueryCaches
 	trustedPath     string
 	onlyTrusted     bool
 	micro           resolvers.MicroCacheConfig
@@ -124,9 +125,17 @@ func (c *serveConfig) registerLimits(fs *flag.FlagSet) {
 	fs.BoolVar(&c.onlyTrusted, "only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
 }
 
-// registerCaching adds the flags of the caches: persisted queries and the
-// micro-cache of GET responses.
+// registerCaching adds the flags of the caches: the byte budgets of the
+// query caches (parsed documents, cost analysis, persisted queries) and
+// the micro-cache of GET responses.
 func (c *serveConfig) registerCaching(fs *flag.FlagSet) {
+	q := &c.caches
+	q.DocumentBytes, q.CostBytes, q.APQBytes, q.MaxQueryBytes = resolvers.DefaultDocumentCacheBytes, resolvers.DefaultCostCacheBytes,
+		resolvers.DefaultAPQCacheBytes, resolvers.DefaultMaxCachedQuery
+	fs.Var((*byteSize)(&q.DocumentBytes), "document-cache-bytes", "bound on the memory of the parsed, validated documents kept (e.g. 32MiB)")
+	fs.Var((*byteSize)(&q.CostBytes), "cost-cache-bytes", "bound on the memory of the cost analysis's parsed documents and measures kept (e.g. 32MiB)")
+	fs.Var((*byteSize)(&q.APQBytes), "apq-cache-bytes", "bound on the memory of the automatic persisted queries kept (e.g. 8MiB)")
+	fs.Var((*byteSize)(&q.MaxQueryBytes), "max-cached-query-bytes", "longest query text whose document, cost or persisted text is cached; longer ones are analysed on every request and freed after it")
 	fs.IntVar(&c.apqCacheSize, "apq-cache-size", resolvers.DefaultAPQCacheSize, "automatic persisted queries kept in the LRU cache; 0 turns APQ off")
 	c.micro.MaxBytes = resolvers.DefaultMicroCacheBytes
 	fs.DurationVar(&c.micro.TTL, "micro-cache-ttl", 0, "serve public GET query responses from an in-process cache for this long, e.g. 500ms (0: off)")
@@ -165,6 +174,10 @@ func (c *serveConfig) resolve() error {
 	}
 	if c.micro.TTL < 0 || c.micro.MaxBytes <= 0 {
 		return fmt.Errorf("-micro-cache-ttl %v, -micro-cache-bytes %d: want a TTL of 0 (off) or more and a positive size", c.micro.TTL, c.micro.MaxBytes)
+	}
+	if q := c.caches; q.DocumentBytes <= 0 || q.CostBytes <= 0 || q.APQBytes <= 0 || q.MaxQueryBytes <= 0 {
+		return fmt.Errorf("-document-cache-bytes %d, -cost-cache-bytes %d, -apq-cache-bytes %d, -max-cached-query-bytes %d: want positive sizes",
+			q.DocumentBytes, q.CostBytes, q.APQBytes, q.MaxQueryBytes)
 	}
 	if c.apqCacheSize < 0 {
 		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", c.apqCacheSize)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme/comments-gateway/resolvers"
 )
 
 // TestServeFlagDefaultsMatchREADME: every serve flag whose default the
@@ -70,14 +72,18 @@ func TestServeFlagDefaultsMatchREADME(t *testing.T) {
 // else its COMMENTS_* variable, else its default; the defaults that depend
 // on -dev follow it unless set.
 func TestServeConfigPrecedence(t *testing.T) {
-	env := map[string]string{"COMMENTS_ADDR": "127.0.0.1:9999", "COMMENTS_STORE": "dynamodb:from-env", "COMMENTS_DEV": "true"}
+	env := map[string]string{"COMMENTS_ADDR": "127.0.0.1:9999", "COMMENTS_STORE": "dynamodb:from-env", "COMMENTS_DEV": "true",
+		"COMMENTS_COST_CACHE_BYTES": "1MiB", "COMMENTS_APQ_CACHE_BYTES": "2MiB"}
 	getenv := func(k string) string { return env[k] }
-	c, err := parseServeConfig([]string{"-store", "bolt:/tmp/x.db", "-introspection=false"}, false, getenv, io.Discard)
+	c, err := parseServeConfig([]string{"-store", "bolt:/tmp/x.db", "-introspection=false", "-apq-cache-bytes", "3MB"}, false, getenv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.addr != "127.0.0.1:9999" {
 		t.Errorf("addr %q: want the environment's", c.addr)
+	}
+	if q := c.caches; q.CostBytes != 1<<20 || q.APQBytes != 3_000_000 || q.DocumentBytes != resolvers.DefaultDocumentCacheBytes {
+		t.Errorf("query caches %+v: want cost from the environment, APQ from the command line, documents by default", q)
 	}
 	if c.store != (storeSpec{kind: "bolt", arg: "/tmp/x.db"}) || c.store.String() != "bolt:/tmp/x.db" {
 		t.Errorf("store %+v: want the command line's bolt:/tmp/x.db", c.store)
@@ -111,6 +117,7 @@ func TestServeConfigRefuses(t *testing.T) {
 		{[]string{"-read-timeout", "0s"}, "-read-timeout 0s: want a positive duration"},
 		{[]string{"-micro-cache-ttl", "-1s"}, "-micro-cache-ttl -1s, -micro-cache-bytes"},
 		{[]string{"-apq-cache-size", "-1"}, "-apq-cache-size -1: want 0 (off) or more"},
+		{[]string{"-document-cache-bytes", "0"}, "-document-cache-bytes 0, -cost-cache-bytes 33554432, -apq-cache-bytes 8388608, -max-cached-query-bytes 65536: want positive sizes"},
 		{[]string{"-pprof"}, "-pprof needs -metrics-addr"},
 		{[]string{"-merge-sizing", "fast"}, `-merge-sizing "fast": want auto, lean, balanced, few-rounds or one-round`},
 		{[]string{"extra"}, `serve: unexpected argument "extra"`},

@@ -48,15 +48,15 @@ func TestHTTPCachingThroughTheBinary(t *testing.T) {
 	}
 	_, metrics := get("/metrics")
 	for _, want := range []string{
-		`comments_http_micro_cache_lookups_total{result="hit"} 2`,
-		`comments_http_micro_cache_lookups_total{result="miss"} 1`,
+		`comments_cache_lookups_total{cache="micro",result="hit"} 2`,
+		`comments_cache_lookups_total{cache="micro",result="miss"} 1`,
 	} {
 		if !strings.Contains(string(metrics), want) {
-			t.Errorf("/metrics lacks %q:\n%s", want, grepLines(string(metrics), "micro_cache"))
+			t.Errorf("/metrics lacks %q:\n%s", want, grepLines(string(metrics), `cache="micro"`))
 		}
 	}
-	if !regexp.MustCompile(`(?m)^comments_http_micro_cache_bytes [1-9]`).Match(metrics) {
-		t.Errorf("/metrics: micro-cache bytes:\n%s", grepLines(string(metrics), "micro_cache"))
+	if !regexp.MustCompile(`(?m)^comments_cache_bytes\{cache="micro"\} [1-9]`).Match(metrics) {
+		t.Errorf("/metrics: micro-cache bytes:\n%s", grepLines(string(metrics), `cache="micro"`))
 	}
 }
 

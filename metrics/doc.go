@@ -1,6 +1,7 @@
 // Package metrics owns the gateway's Prometheus metrics: the table's items
-// read and requests, by operation and index, and the GraphQL requests'
-// counts and latency, by operation.
+// read and requests, by operation and index, the GraphQL requests' counts
+// and latency, by operation, and the in-process caches' lookups,
+// evictions and sizes, by cache.
 //
 // The model: the backends account every Table call to the
 // store.Accountant of the call's context (store.Account). Collectors is

@@ -16,6 +16,7 @@ type Collectors struct {
 	gqlRequests *prometheus.CounterVec
 	gqlDuration *prometheus.HistogramVec
 	live        prometheus.Histogram // live.go
+	caches      caches               // caches.go
 	ops         opNames
 }
 
@@ -34,9 +35,11 @@ func New(reg prometheus.Registerer) *Collectors {
 			Help:    "Latency of GraphQL requests, by operation (type and name).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"operation"}),
-		live: newLiveDelivery(),
+		live:   newLiveDelivery(),
+		caches: newCaches(),
 	}
 	reg.MustRegister(c.itemsRead, c.requests, c.gqlRequests, c.gqlDuration, c.live)
+	reg.MustRegister(c.caches.collectors()...)
 	return c
 }
 

@@ -5,16 +5,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"sync"
+	"unsafe"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
 
 	"github.com/acme/comments-gateway/cost"
+	"github.com/acme/comments-gateway/internal/bytecache"
+	"github.com/acme/comments-gateway/metrics"
 )
 
 // costLimit measures every operation with package cost and refuses it,
@@ -27,27 +29,38 @@ import (
 // It runs as gqlgen's last operation-parameter mutator (after APQ has put
 // the query text in place), which gqlgen calls before it parses, validates
 // and coerces variables. It parses the text itself, once per distinct
-// document: documents and the measures of variable-free operations are kept
-// in an LRU keyed by the sha256 of the text (the APQ key), so an operation
-// seen before costs a hash and a lookup (texts up to maxCachedQuery). Complexity needs the operation's
-// variables coerced; costLimit coerces them with gqlparser's own
-// VariableValues, as gqlgen will. When that fails (gqlgen will refuse the
-// request for it), the complexity is measured again after validation, on
-// gqlgen's variables, and checked there.
+// document: documents, the measures of their variable-free operations and
+// those of recent variables (costvars.go) are kept in one cache bounded in
+// bytes (QueryCaches.CostBytes), a document under the sha256 of its text
+// (the APQ key), so an operation seen before costs a hash and a lookup
+// (texts up to QueryCaches.MaxQueryBytes). Complexity needs the
+// operation's variables coerced; costLimit coerces them with gqlparser's
+// own VariableValues, as gqlgen will. When that fails (gqlgen will refuse
+// the request for it), the complexity is measured again after validation,
+// on gqlgen's variables, and checked there.
 type costLimit struct {
-	lim    Limits
-	es     graphql.ExecutableSchema
-	schema *ast.Schema
-	docs   *lru.LRU[*costDoc]
+	lim     Limits
+	es      graphql.ExecutableSchema
+	schema  *ast.Schema
+	cache   *bytecache.Cache[costEntry]
+	maxText int64 // longest text cached
 }
 
-// costDoc is a parsed document and the measures of its variable-free
-// operations, by operation name, and of its operations with variables, by
-// name and variables (costvars.go).
+// costEntry is an entry of costLimit's cache: a document (under its key)
+// or the measure of an operation with variables (under variablesKey's).
+type costEntry struct {
+	doc     *costDoc
+	measure operationCost
+}
+
+// costDoc is a parsed document (its text, and its key in the cache, empty
+// when the text is too long to keep) and the measures of its variable-free
+// operations, by operation name.
 type costDoc struct {
+	text     string
+	key      string
 	doc      *ast.QueryDocument
-	measured sync.Map // operation name → cost.Result
-	byVars   *lru.LRU[operationCost]
+	measured sync.Map // operation name → operationCost
 }
 
 // operationCost is what costLimit measured of a request's operation.
@@ -59,16 +72,30 @@ type operationCost struct {
 
 const costExtension = "Cost"
 
-// The cache of measured documents: how many it keeps, and the longest query
-// text it keeps (longer ones, rare, are parsed and measured each time), so
-// that it holds at most a few tens of MB however clients fill it.
-const (
-	DefaultCostCacheSize = 1000
-	maxCachedQuery       = 16 << 10
-)
+func newCostLimit(lim Limits, es graphql.ExecutableSchema, q QueryCaches, m *metrics.Collectors) *costLimit {
+	c := &costLimit{lim: lim, es: es, schema: es.Schema(), maxText: q.MaxQueryBytes}
+	c.cache = newQueryCache("cost", q.CostBytes, 0, q.MaxQueryBytes, m,
+		func(_ string, e costEntry) string { return e.text() },
+		func(_ string, e costEntry) int64 { return e.weight() })
+	return c
+}
 
-func newCostLimit(lim Limits, es graphql.ExecutableSchema) *costLimit {
-	return &costLimit{lim: lim, es: es, schema: es.Schema(), docs: lru.New[*costDoc](DefaultCostCacheSize)}
+// text is the document text of a document's entry ("" for a measure's).
+func (e costEntry) text() string {
+	if e.doc == nil {
+		return ""
+	}
+	return e.doc.text
+}
+
+// weight is what the entry keeps besides its key: a parsed document (the
+// measures of its variable-free operations, one per operation, are within
+// the estimate's bytes per token), or a measure.
+func (e costEntry) weight() int64 {
+	if e.doc == nil {
+		return int64(unsafe.Sizeof(e))
+	}
+	return documentBytes(e.doc.text)
 }
 
 var _ interface {
@@ -108,22 +135,24 @@ func (c *costLimit) measure(ctx context.Context, d *costDoc, p *graphql.RawParam
 	}
 	op := d.doc.Operations.ForName(p.OperationName)
 	withVars := op != nil && len(op.VariableDefinitions) > 0
-	key, keep := "", withVars && d.byVars != nil
+	key, keep := "", withVars && d.key != ""
 	if keep {
-		key, keep = variablesKey(p.OperationName, p.Variables)
+		key, keep = variablesKey(d.key, p.OperationName, p.Variables)
 	}
 	if keep {
-		if m, ok := d.byVars.Get(ctx, key); ok {
-			return m
+		if e, ok := c.cache.Get(ctx, key); ok {
+			return e.measure
 		}
 	}
 	vars, coerced := coerceVariables(c.schema, op, p.Variables)
 	m := operationCost{Result: cost.Analyze(ctx, c.schema, d.doc, op, vars, c.fieldCost), Known: coerced}
 	switch {
-	case !withVars:
+	case op != nil && !withVars:
+		// Keyed by the names of d's operations only: a name the client
+		// made up (op nil) would grow d without bound.
 		d.measured.Store(p.OperationName, m)
 	case keep:
-		d.byVars.Add(ctx, key, m)
+		c.cache.Add(ctx, key, costEntry{measure: m})
 	}
 	return m
 }
@@ -156,13 +185,12 @@ func (c *costLimit) fieldCost(ctx context.Context, typeName, field string, child
 // does not parse). The variables' types are resolved on the document once,
 // as validation would, so gqlparser can coerce variables before validation.
 func (c *costLimit) document(ctx context.Context, query string) *costDoc {
-	cacheable := len(query) <= maxCachedQuery
 	var key string
-	if cacheable {
+	if int64(len(query)) <= c.maxText {
 		sum := sha256.Sum256([]byte(query))
 		key = hex.EncodeToString(sum[:])
-		if d, ok := c.docs.Get(ctx, key); ok {
-			return d
+		if e, ok := c.cache.Get(ctx, key); ok && e.doc != nil {
+			return e.doc
 		}
 	}
 	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, c.lim.MaxTokens)
@@ -174,9 +202,9 @@ func (c *costLimit) document(ctx context.Context, query string) *costDoc {
 			v.Definition = c.schema.Types[v.Type.Name()]
 		}
 	}
-	d := &costDoc{doc: doc, byVars: newVariableMeasures(doc)}
-	if cacheable {
-		c.docs.Add(ctx, key, d)
+	d := &costDoc{text: query, key: key, doc: doc}
+	if key != "" {
+		c.cache.Add(ctx, key, costEntry{doc: d})
 	}
 	return d
 }

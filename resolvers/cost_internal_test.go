@@ -48,7 +48,7 @@ func gqlgenComplexity(tb testing.TB, es graphql.ExecutableSchema, query string, 
 // variables coerced before validation.
 func analyzeText(tb testing.TB, es graphql.ExecutableSchema, query string, rawVars map[string]any) operationCost {
 	tb.Helper()
-	c := newCostLimit(Limits{}.withDefaults(), es)
+	c := newCostLimit(Limits{}.withDefaults(), es, QueryCaches{}.withDefaults(), nil)
 	d := c.document(context.Background(), query)
 	if d == nil {
 		tb.Fatalf("%s does not parse", query)
@@ -233,7 +233,7 @@ func TestCostOfIntrospection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newCostLimit(Limits{}.withDefaults(), testSchema())
+	c := newCostLimit(Limits{}.withDefaults(), testSchema(), QueryCaches{}.withDefaults(), nil)
 	got := analyzeText(t, testSchema(), string(q), nil)
 	if err := c.check(got); err != nil {
 		t.Errorf("introspection refused: %v", err)
@@ -244,13 +244,13 @@ func TestCostOfIntrospection(t *testing.T) {
 // TestCostCache: a query's document is parsed once and kept under the
 // sha256 of its text; a long one is not kept.
 func TestCostCache(t *testing.T) {
-	c := newCostLimit(Limits{}.withDefaults(), testSchema())
+	c := newCostLimit(Limits{}.withDefaults(), testSchema(), QueryCaches{}.withDefaults(), nil)
 	ctx := context.Background()
 	q := `{ product(id: "p") { id } }`
 	if a, b := c.document(ctx, q), c.document(ctx, q); a == nil || a != b {
 		t.Error("the same query was parsed twice")
 	}
-	long := "{" + strings.Repeat(" __typename", maxCachedQuery/10) + " }"
+	long := "{" + strings.Repeat(" __typename", DefaultMaxCachedQuery/10) + " }"
 	if a, b := c.document(ctx, long), c.document(ctx, long); a == nil || a == b {
 		t.Errorf("a %d-byte query was kept", len(long))
 	}
@@ -289,7 +289,7 @@ func BenchmarkCostAnalysis(b *testing.B) {
 // measured and checked on gqlgen's validated operation and variables.
 func TestCostCheckedAfterValidationWhenVariablesDidNotCoerce(t *testing.T) {
 	es := testSchema()
-	c := newCostLimit(Limits{MaxComplexity: 500}.withDefaults(), es)
+	c := newCostLimit(Limits{MaxComplexity: 500}.withDefaults(), es, QueryCaches{}.withDefaults(), nil)
 	q := `query($n: Int) { a: product(id: "a") { comments(first: $n) { nodes { id title } } } b: product(id: "b") { comments(first: $n) { nodes { id title } } } }`
 	doc, errs := gqlparser.LoadQuery(es.Schema(), q)
 	if errs != nil {

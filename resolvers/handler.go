@@ -13,7 +13,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -53,8 +52,12 @@ type Config struct {
 	// its Rate is 0).
 	RateLimit RateLimit
 	// APQCacheSize is how many automatic persisted queries are kept
-	// (DefaultAPQCacheSize when 0; negative turns APQ off).
+	// (DefaultAPQCacheSize when 0; negative turns APQ off); Caches.APQBytes
+	// bounds their bytes.
 	APQCacheSize int
+	// Caches bounds the caches of query texts and their documents in bytes
+	// (defaults for zero fields; see querycache.go).
+	Caches QueryCaches
 	// Trusted, when set, resolves trusted documents (persisted operations)
 	// and with Trusted.Only refuses every other operation (package trusted).
 	Trusted *trusted.Manifest
@@ -91,7 +94,7 @@ func NewHandler(cfg Config) http.Handler {
 	})
 	rl := newRateLimiter(cfg.RateLimit) // nil: no rate limit
 	// HTTP caching (httpcache.go): Cache-Control, ETag and 304, micro-cache.
-	hc := newHTTPCache(es.Schema(), cfg.MicroCache)
+	hc := newHTTPCache(es.Schema(), cfg.MicroCache, cfg.Metrics)
 	srv := handler.New(es)
 	addTransports(srv, cfg, es.Schema())
 	addOperationChecks(srv, cfg, es)
@@ -112,6 +115,7 @@ func (cfg Config) withDefaults() Config {
 	}
 	cfg.RequestTimeout = positiveOr(cfg.RequestTimeout, DefaultRequestTimeout)
 	cfg.Limits = cfg.Limits.withDefaults()
+	cfg.Caches = cfg.Caches.withDefaults()
 	return cfg
 }
 
@@ -132,10 +136,11 @@ func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema) {
 // (introspection.go), trusted documents then APQ (one key space, the
 // manifest first), the mutation guard (access.go), and after every
 // parameter mutator the token limit and the cost limit (cost.go), which
-// measure the final text.
+// measure the final text. gqlgen's documents, the APQ texts and the cost
+// analysis are cached within cfg.Caches' bytes (querycache.go).
 func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSchema) {
 	srv.Use(strictVariables{schema: es.Schema()})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetQueryCache(documentCache(cfg.Caches, cfg.Metrics))
 	if cfg.DisableIntrospection {
 		srv.SetDisableSuggestion(true)
 		srv.Use(noIntrospection{})
@@ -150,11 +155,11 @@ func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSc
 		if n == 0 {
 			n = DefaultAPQCacheSize
 		}
-		srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](n)})
+		srv.Use(extension.AutomaticPersistedQuery{Cache: apqCache(cfg.Caches, n, cfg.Metrics)})
 	}
 	srv.Use(mutationGuard{guardMutations(cfg.Auth)})
 	srv.SetParserTokenLimit(cfg.Limits.MaxTokens)
-	srv.Use(newCostLimit(cfg.Limits, es))
+	srv.Use(newCostLimit(cfg.Limits, es, cfg.Caches, cfg.Metrics))
 }
 
 // handleErrors sets the one error presenter (ErrorPresenter behind the

@@ -139,9 +139,6 @@ func (e *benchEnv) walk(tb testing.TB) {
 func (e *benchEnv) handler(tb testing.TB, micro resolvers.MicroCacheConfig) http.Handler {
 	reg := prometheus.NewRegistry()
 	m := metrics.New(reg)
-	if micro.TTL > 0 {
-		micro.Metrics = metrics.NewMicroCache(reg)
-	}
 	log := slog.New(obs.NewHandler(slog.NewJSONHandler(io.Discard, nil)))
 	h := obs.Middleware(log, resolvers.NewHandler(resolvers.Config{Store: e.store, Logger: log, Metrics: m, MicroCache: micro}))
 	// The server's requests account their store calls to the metrics

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
 )
 
@@ -37,8 +38,8 @@ type httpCache struct {
 	micro    *microCache // nil: off
 }
 
-func newHTTPCache(schema *ast.Schema, micro MicroCacheConfig) *httpCache {
-	return &httpCache{policies: newPolicyCache(schema), micro: newMicroCache(micro)}
+func newHTTPCache(schema *ast.Schema, micro MicroCacheConfig, m *metrics.Collectors) *httpCache {
+	return &httpCache{policies: newPolicyCache(schema), micro: newMicroCache(micro, m)}
 }
 
 // cacheOutcome is what the operation tells the HTTP layer: set by

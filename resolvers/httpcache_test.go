@@ -35,13 +35,10 @@ func MustCacheEnv(tb testing.TB, micro resolvers.MicroCacheConfig) *cacheEnv {
 	tb.Helper()
 	spy := newSpy(MustOpenLoaded(tb, genComments()))
 	e := &cacheEnv{spy: spy}
-	if micro.TTL > 0 {
-		e.reg = prometheus.NewRegistry()
-		micro.Metrics = metrics.NewMicroCache(e.reg)
-	}
+	e.reg = prometheus.NewRegistry()
 	h := resolvers.NewHandler(resolvers.Config{
 		Store: store.New(spy), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		LoaderWait: testLoaderWait, MicroCache: micro,
+		LoaderWait: testLoaderWait, MicroCache: micro, Metrics: metrics.New(e.reg),
 	})
 	e.srv = httptest.NewServer(h)
 	tb.Cleanup(e.srv.Close)
@@ -193,8 +190,9 @@ func TestETagAndNotModified(t *testing.T) {
 	}
 }
 
-// metric returns the value of a micro-cache metric (a counter or gauge,
-// with the given result label, if any), read from the registry.
+// metric returns the value of a micro-cache metric (a counter or gauge of
+// cache="micro", with the given result label, if any), read from the
+// registry.
 func (e *cacheEnv) metric(t *testing.T, name, result string) float64 {
 	t.Helper()
 	mfs, err := e.reg.Gather()
@@ -206,7 +204,11 @@ func (e *cacheEnv) metric(t *testing.T, name, result string) float64 {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			if result != "" && (len(m.GetLabel()) != 1 || m.GetLabel()[0].GetValue() != result) {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["cache"] != "micro" || labels["result"] != result {
 				continue
 			}
 			return m.GetCounter().GetValue() + m.GetGauge().GetValue()
@@ -233,7 +235,7 @@ func TestMicroCacheServesHotPages(t *testing.T) {
 	if nm := e.MustGet(t, page, "If-None-Match", first.Header.Get("ETag")); nm.Status != http.StatusNotModified {
 		t.Errorf("a hit with If-None-Match: HTTP %d", nm.Status)
 	}
-	const lookups = "comments_http_micro_cache_lookups_total"
+	const lookups = "comments_cache_lookups_total"
 	if hits, misses := e.metric(t, lookups, "hit"), e.metric(t, lookups, "miss"); hits != 4 || misses != 1 {
 		t.Errorf("hits %v misses %v, want 4 and 1", hits, misses)
 	}
@@ -267,14 +269,14 @@ func TestMicroCacheStaysWithinItsBytes(t *testing.T) {
 	total := 0
 	for i := range 30 {
 		total += len(e.MustGet(t, query(i)).Body)
-		if b := e.metric(t, "comments_http_micro_cache_bytes", ""); b > maxBytes {
+		if b := e.metric(t, "comments_cache_bytes", ""); b > maxBytes {
 			t.Fatalf("after %d pages the cache holds %v bytes, over %d", i+1, b, maxBytes)
 		}
 	}
 	if total < 2*maxBytes {
 		t.Fatalf("the test's pages hold %d bytes: too few to need evictions", total)
 	}
-	if ev := e.metric(t, "comments_http_micro_cache_evictions_total", ""); ev == 0 {
+	if ev := e.metric(t, "comments_cache_evictions_total", ""); ev == 0 {
 		t.Errorf("no evictions after %d bytes of pages", total)
 	}
 	// Least recently used first: the last page is still there, the first is not.
@@ -321,7 +323,7 @@ func TestMicroCacheConcurrentMisses(t *testing.T) {
 			t.Errorf("replies differ:\n%s\n%s", first, r.Body)
 		}
 	}
-	const lookups = "comments_http_micro_cache_lookups_total"
+	const lookups = "comments_cache_lookups_total"
 	if hits, misses := e.metric(t, lookups, "hit"), e.metric(t, lookups, "miss"); hits+misses != n || misses < 1 {
 		t.Errorf("hits %v + misses %v, want %d requests with at least one miss", hits, misses, n)
 	}

@@ -1,10 +1,11 @@
 package resolvers
 
 import (
-	"container/list"
+	"context"
 	"sync"
 	"time"
 
+	"github.com/acme/comments-gateway/internal/bytecache"
 	"github.com/acme/comments-gateway/metrics"
 )
 
@@ -14,22 +15,21 @@ import (
 // keyed by the request's URL query (document or persisted-query hash,
 // variables, operation name) and Accept header; requests with credentials or
 // X-Explain bypass it. Entries beyond MaxBytes are evicted, least recently
-// used first. Identical requests that miss together are run once.
+// used first (package bytecache). Identical requests that miss together
+// are run once. Its metrics are the cache "micro" of Config.Metrics.
 type MicroCacheConfig struct {
 	// TTL is how long an entry is served (0: no micro-cache).
 	TTL time.Duration
 	// MaxBytes bounds the entries' bytes (DefaultMicroCacheBytes when 0).
 	MaxBytes int64
-	// Metrics, when set, counts hits, misses and evictions.
-	Metrics *metrics.MicroCache
 }
 
 // DefaultMicroCacheBytes bounds the micro-cache when MaxBytes is 0.
 const DefaultMicroCacheBytes = 64 << 20
 
 // microEntryOverhead is what an entry costs besides its key, body and
-// header values (list element, map slot, struct), counted in its size.
-const microEntryOverhead = 256
+// header values (the struct and the body's slice), counted in its size.
+const microEntryOverhead = 128
 
 // microEntry is one cached response.
 type microEntry struct {
@@ -41,23 +41,21 @@ type microEntry struct {
 	expires      time.Time
 }
 
+// size is the entry's weight in the cache besides its key.
 func (e *microEntry) size() int64 {
-	return int64(len(e.key) + len(e.body) + len(e.contentType) + len(e.cacheControl) + len(e.etag) + microEntryOverhead)
+	return textBytes(len(e.body)) + int64(len(e.contentType)+len(e.cacheControl)+len(e.etag)+microEntryOverhead)
 }
 
-// microCache is a byte-bounded LRU of responses with a TTL; safe for
-// concurrent use. (A hand-written list + map: the well-kept Go LRUs bound
-// entries by count, not bytes, or admit entries probabilistically.)
+// microCache is the micro-cache: a byte-bounded LRU of responses
+// (package bytecache) whose entries expire, and the flights of the misses
+// being run; safe for concurrent use.
 type microCache struct {
-	ttl      time.Duration
-	maxBytes int64
-	metrics  *metrics.MicroCache
-	now      func() time.Time
+	ttl     time.Duration
+	now     func() time.Time
+	lookups *metrics.Cache // hits and misses, counted here (see countJoined)
+	store   *bytecache.Cache[*microEntry]
 
 	mu       sync.Mutex
-	bytes    int64
-	order    *list.List // of *microEntry, most recently used first
-	byKey    map[string]*list.Element
 	inflight map[string]*flight // misses being run, by key
 }
 
@@ -69,32 +67,29 @@ type flight struct {
 	entry *microEntry // set before done is closed; nil: not cacheable
 }
 
-// newMicroCache returns the micro-cache cfg describes, or nil when it is off.
-func newMicroCache(cfg MicroCacheConfig) *microCache {
+// newMicroCache returns the micro-cache cfg describes, or nil when it is
+// off; its metrics are m's cache "micro".
+func newMicroCache(cfg MicroCacheConfig, m *metrics.Collectors) *microCache {
 	if cfg.TTL <= 0 {
 		return nil
 	}
-	cfg.MaxBytes = positiveOr(cfg.MaxBytes, DefaultMicroCacheBytes)
-	return &microCache{ttl: cfg.TTL, maxBytes: cfg.MaxBytes, metrics: cfg.Metrics, now: time.Now,
-		order: list.New(), byKey: map[string]*list.Element{}, inflight: map[string]*flight{}}
+	obs := m.Cache("micro")
+	c := &microCache{ttl: cfg.TTL, now: time.Now, lookups: obs, inflight: map[string]*flight{}}
+	c.store = bytecache.New(bytecache.Config[*microEntry]{
+		MaxBytes: positiveOr(cfg.MaxBytes, DefaultMicroCacheBytes),
+		Weigh:    func(_ string, e *microEntry) int64 { return e.size() },
+		Stale:    func(e *microEntry) bool { return !c.now().Before(e.expires) },
+		Observer: uncountedLookups{obs},
+	})
+	return c
 }
 
-// get returns the live entry of key, counting a hit or a miss.
-func (c *microCache) get(key string) (*microEntry, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.byKey[key]
-	if ok && !c.now().Before(el.Value.(*microEntry).expires) {
-		c.remove(el)
-		ok = false
-	}
-	c.metrics.Lookup(ok)
-	if !ok {
-		return nil, false
-	}
-	c.order.MoveToFront(el)
-	return el.Value.(*microEntry), true
-}
+// uncountedLookups passes on what a cache observes but its lookups: the
+// micro-cache counts those itself.
+type uncountedLookups struct{ *metrics.Cache }
+
+// Lookup counts nothing.
+func (uncountedLookups) Lookup(bool) {}
 
 // getOrJoin looks key up: a live entry is a hit (e); on a miss, when an
 // identical request is being run, the caller waits for its flight (wait)
@@ -103,27 +98,23 @@ func (c *microCache) get(key string) (*microEntry, bool) {
 func (c *microCache) getOrJoin(key string) (e *microEntry, wait, lead *flight) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.byKey[key]; ok {
-		if e := el.Value.(*microEntry); c.now().Before(e.expires) {
-			c.order.MoveToFront(el)
-			c.metrics.Lookup(true)
-			return e, nil, nil
-		}
-		c.remove(el)
+	if e, ok := c.store.Get(context.Background(), key); ok {
+		c.lookups.Lookup(true)
+		return e, nil, nil
 	}
 	if f, ok := c.inflight[key]; ok {
 		return nil, f, nil
 	}
 	f := &flight{done: make(chan struct{})}
 	c.inflight[key] = f
-	c.metrics.Lookup(false)
+	c.lookups.Lookup(false)
 	return nil, nil, f
 }
 
 // countJoined counts the lookup of a request that waited for a flight: a
 // hit when the flight's response was served to it, a miss when it had to
 // run itself.
-func (c *microCache) countJoined(served bool) { c.metrics.Lookup(served) }
+func (c *microCache) countJoined(served bool) { c.lookups.Lookup(served) }
 
 // land ends the flight f of key: e (nil when the response was not
 // cacheable) is stored for maxAge seconds at most and handed to the
@@ -143,31 +134,6 @@ func (c *microCache) land(key string, f *flight, e *microEntry, maxAge int) {
 // least recently used entries past the byte bound. An entry larger than an
 // eighth of the bound is not kept (it would flush the hot pages).
 func (c *microCache) put(e *microEntry, maxAge int) {
-	if e.size() > c.maxBytes/8 {
-		return
-	}
-	ttl := min(c.ttl, time.Duration(maxAge)*time.Second)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e.expires = c.now().Add(ttl)
-	if el, ok := c.byKey[e.key]; ok {
-		c.remove(el)
-	}
-	c.byKey[e.key] = c.order.PushFront(e)
-	c.bytes += e.size()
-	evicted := 0
-	for c.bytes > c.maxBytes {
-		c.remove(c.order.Back())
-		evicted++
-	}
-	c.metrics.Evicted(evicted)
-	c.metrics.SetBytes(c.bytes)
-}
-
-// remove drops el; c.mu is held.
-func (c *microCache) remove(el *list.Element) {
-	e := c.order.Remove(el).(*microEntry)
-	delete(c.byKey, e.key)
-	c.bytes -= e.size()
-	c.metrics.SetBytes(c.bytes)
+	e.expires = c.now().Add(min(c.ttl, time.Duration(maxAge)*time.Second))
+	c.store.Add(context.Background(), e.key, e)
 }

@@ -1,9 +1,12 @@
 package resolvers
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme/comments-gateway/internal/bytecache"
 )
 
 // fakeClock is a settable clock for the micro-cache's expiry (no sleeping).
@@ -13,7 +16,7 @@ func (c *fakeClock) now() time.Time { return c.t }
 
 func mustMicro(t *testing.T, ttl time.Duration, maxBytes int64) (*microCache, *fakeClock) {
 	t.Helper()
-	c := newMicroCache(MicroCacheConfig{TTL: ttl, MaxBytes: maxBytes})
+	c := newMicroCache(MicroCacheConfig{TTL: ttl, MaxBytes: maxBytes}, nil)
 	clk := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	c.now = clk.now
 	return c, clk
@@ -23,8 +26,18 @@ func entry(key string, bodyLen int) *microEntry {
 	return &microEntry{key: key, body: []byte(strings.Repeat("x", bodyLen))}
 }
 
+// get looks key up in c's store (no flight, no lookup counted).
+func (c *microCache) get(key string) (*microEntry, bool) {
+	return c.store.Get(context.Background(), key)
+}
+
+// weight is what e weighs in the micro-cache's store.
+func weight(e *microEntry) int64 {
+	return int64(len(e.key)) + bytecache.EntryOverhead + e.size()
+}
+
 func TestMicroCacheOffWithoutTTL(t *testing.T) {
-	if c := newMicroCache(MicroCacheConfig{MaxBytes: 1 << 20}); c != nil {
+	if c := newMicroCache(MicroCacheConfig{MaxBytes: 1 << 20}, nil); c != nil {
 		t.Errorf("a micro-cache without a TTL: %+v", c)
 	}
 }
@@ -44,8 +57,8 @@ func TestMicroCacheExpiresAfterTTLOrMaxAge(t *testing.T) {
 	if _, ok := c.get("a"); ok {
 		t.Errorf("a outlived its TTL")
 	}
-	if c.bytes != 0 || len(c.byKey) != 0 || c.order.Len() != 0 {
-		t.Errorf("expired entries still counted: %d bytes, %d keys", c.bytes, len(c.byKey))
+	if c.store.Bytes() != 0 || c.store.Len() != 0 {
+		t.Errorf("expired entries still counted: %d bytes, %d keys", c.store.Bytes(), c.store.Len())
 	}
 
 	c, clk = mustMicro(t, time.Hour, 1<<20)
@@ -57,13 +70,13 @@ func TestMicroCacheExpiresAfterTTLOrMaxAge(t *testing.T) {
 }
 
 func TestMicroCacheEvictsLeastRecentlyUsed(t *testing.T) {
-	one := entry("k0", 1000).size()
+	one := weight(entry("k0", 1000))
 	c, _ := mustMicro(t, time.Hour, 8*one) // eight entries fit exactly
 	for i := range 8 {
 		c.put(entry("k"+string(rune('0'+i)), 1000), 60)
 	}
-	if c.bytes != 8*one {
-		t.Fatalf("%d bytes, want %d", c.bytes, 8*one)
+	if c.store.Bytes() != 8*one {
+		t.Fatalf("%d bytes, want %d", c.store.Bytes(), 8*one)
 	}
 	c.get("k0") // k0 is now the most recently used; k1 the least
 	c.put(entry("k8", 1000), 60)
@@ -75,13 +88,13 @@ func TestMicroCacheEvictsLeastRecentlyUsed(t *testing.T) {
 			t.Errorf("%s was evicted", k)
 		}
 	}
-	if c.bytes > c.maxBytes {
-		t.Errorf("%d bytes over the bound %d", c.bytes, c.maxBytes)
+	if c.store.Bytes() > 8*one {
+		t.Errorf("%d bytes over the bound %d", c.store.Bytes(), 8*one)
 	}
 	// Replacing a key does not count it twice.
 	c.put(entry("k8", 1000), 60)
-	if c.bytes != 8*one || c.order.Len() != 8 {
-		t.Errorf("after replacing k8: %d bytes, %d entries", c.bytes, c.order.Len())
+	if c.store.Bytes() != 8*one || c.store.Len() != 8 {
+		t.Errorf("after replacing k8: %d bytes, %d entries", c.store.Bytes(), c.store.Len())
 	}
 	// An entry over an eighth of the bound is not kept.
 	c.put(entry("huge", int(one)), 60)
