@@ -193,7 +193,8 @@ func addOperationMiddleware(srv *handler.Server, cfg Config, rl *rateLimiter) {
 }
 
 // nameOperation records the operation ("query Name", "mutation anonymous")
-// in the request's info (the metrics' label) and on its log line.
+// in the request's info (the metrics' label) and on its log line, its name
+// cut to maxLoggedName bytes (a client may send a name of a megabyte).
 func nameOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	info := requestInfoFrom(ctx)
 	if info == nil {
@@ -207,6 +208,7 @@ func nameOperation(ctx context.Context, next graphql.OperationHandler) graphql.R
 	if name == "" {
 		name = "anonymous"
 	}
+	name = clip(name, maxLoggedName)
 	op := "query"
 	if oc.Operation != nil {
 		op = string(oc.Operation.Operation)
@@ -289,6 +291,9 @@ func withRequestContext(cfg Config, rl *rateLimiter, next http.Handler) http.Han
 		cfg.Metrics.ObserveRequest(op, time.Since(start))
 	})
 }
+
+// maxLoggedName bounds an operation's name on its log line.
+const maxLoggedName = 128
 
 // DefaultRequestTimeout bounds one request's work.
 const DefaultRequestTimeout = 10 * time.Second

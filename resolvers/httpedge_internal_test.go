@@ -227,3 +227,21 @@ func TestDecodeRequest(t *testing.T) {
 		}
 	}
 }
+
+func TestClipCutsOnACharacterBoundary(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"ééé", 3, "é…"}, // é is two bytes: the second one would be split
+		{"ééé", 4, "éé…"},
+		{"é", 1, "…"},
+	} {
+		if got := clip(c.s, c.n); got != c.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

@@ -471,3 +471,35 @@ func TestBodyTooLargeSentWhole(t *testing.T) {
 		conn.Close()
 	}
 }
+
+// TestLongNamesAreClippedInRepliesAndLogs: a name of 200 KB the client
+// wrote reaches neither the reply (an unknown field's error message) nor
+// the request's log line (the operation's name) whole.
+func TestLongNamesAreClippedInRepliesAndLogs(t *testing.T) {
+	var logs testutil.SyncBuffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	h := obs.Middleware(log, resolvers.NewHandler(resolvers.Config{Store: store.New(MustOpenLoaded(t, nil)), Logger: log}))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	long := "n" + strings.Repeat("a", 200_000)
+	body := func(q string) io.Reader {
+		b, _ := json.Marshal(map[string]string{"query": q})
+		return bytes.NewReader(b)
+	}
+	r := mustSend(t, srv, http.MethodPost, "", "application/json", body("{ "+long+" }"))
+	if r.code() != "GRAPHQL_VALIDATION_FAILED" || len(r.body) > 2<<10 || !strings.HasSuffix(r.errors[0].Message, "aa…") {
+		t.Errorf("unknown 200 KB field: HTTP %d, %d bytes: %.300s", r.status, len(r.body), r.body)
+	}
+	r = mustSend(t, srv, http.MethodPost, "", "application/json", body("query "+long+" { __typename }"))
+	if r.status != http.StatusOK || len(r.errors) != 0 {
+		t.Fatalf("a 200 KB operation name: HTTP %d: %.300s", r.status, r.body)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if len(line) > 2<<10 {
+			t.Errorf("a log line of %d bytes: %.300s", len(line), line)
+		}
+	}
+	if !strings.Contains(logs.String(), `"operation":"query naa`) {
+		t.Errorf("no clipped operation name in the logs:\n%.2000s", logs.String())
+	}
+}

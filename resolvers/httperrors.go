@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -107,17 +108,20 @@ var goKinds = map[string]string{
 	"float": "a number", "float64": "a number",
 }
 
-// edgePresenter makes what p presents fit to show: messages that name a Go
-// type say what was expected instead, and with hideSuggestions every "Did
-// you mean …?" is cut (with introspection off no error may name schema
-// members the client did not write; gqlgen's SetDisableSuggestion covers
-// only unknown fields).
+// edgePresenter makes what p presents fit to show: a message is cut to
+// maxMessageBytes (one that quotes a name the client wrote, such as an
+// unknown field, may otherwise echo most of a 1 MB document), messages
+// that name a Go type say what was expected instead, and with
+// hideSuggestions every "Did you mean …?" is cut (with introspection off no
+// error may name schema members the client did not write; gqlgen's
+// SetDisableSuggestion covers only unknown fields).
 func edgePresenter(p graphql.ErrorPresenterFunc, hideSuggestions bool) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		e := p(ctx, err)
 		if e == nil {
 			return nil
 		}
+		e.Message = clip(e.Message, maxMessageBytes)
 		if m := goTypeError.FindStringSubmatch(e.Message); m != nil {
 			e.Message = "expected " + goKinds[m[1]]
 		}
@@ -126,6 +130,22 @@ func edgePresenter(p graphql.ErrorPresenterFunc, hideSuggestions bool) graphql.E
 		}
 		return e
 	}
+}
+
+// maxMessageBytes bounds an error message's length in a reply.
+const maxMessageBytes = 1 << 10
+
+// clip cuts s to at most n bytes (on a character boundary) and marks the
+// cut with "…"; a shorter s is returned as is. The text a client wrote
+// (a name, a document) reaches replies and log lines only through it.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) { // s[n] continues the rune before it
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // logLevelOf is the level at which a failed request's error is logged: a
