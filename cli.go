@@ -4,9 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"runtime/debug"
+	"slices"
 	"strings"
+
+	"github.com/vektah/gqlparser/v2/validator/core"
 )
 
 // This file is the command line's help: the command list (gw -h, gw help),
@@ -126,6 +130,31 @@ func setUsage(fs *flag.FlagSet) {
 		}
 		fs.PrintDefaults()
 	}
+}
+
+// flagError is the error of a bad flag of fs (err, from fs.Parse): one
+// line, with the nearest defined flag when the name is unknown, and a hint
+// at the command's -h instead of the whole usage.
+func flagError(fs *flag.FlagSet, err error) error {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+		if s := core.SuggestionList(name, names); len(s) > 0 {
+			err = fmt.Errorf("%w; did you mean -%s?", err, s[0])
+		}
+	}
+	return fmt.Errorf("%w\nRun \"comments-gateway %s -h\" for its flags.", err, fs.Name())
+}
+
+// unknownCommand is the error of an unknown command word: the nearest
+// command, and a hint at -h instead of the whole usage.
+func unknownCommand(cmd string) error {
+	names := slices.Sorted(maps.Keys(commandHelp))
+	err := fmt.Errorf("unknown command %q", cmd)
+	if s := core.SuggestionList(cmd, names); len(s) > 0 {
+		err = fmt.Errorf("%w; did you mean %s?", err, s[0])
+	}
+	return fmt.Errorf("%w\nRun \"comments-gateway -h\" for the commands.", err)
 }
 
 // version describes the build, from the information the Go toolchain

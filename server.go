@@ -62,8 +62,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "backup":
 		return cmdBackup(ctx, args, getenv, stdout, stderr)
 	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("unknown command %q", cmd)
+		return unknownCommand(cmd)
 	}
 }
 
@@ -76,7 +75,9 @@ func newFlags(cmd string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parse applies defaults < environment < flags.
+// parse applies defaults < environment < flags. A bad flag is one error
+// line with the nearest flag's name, not the whole usage (flagError); -h
+// prints the usage.
 func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -91,7 +92,18 @@ func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	return fs.Parse(args)
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package prints the error and the whole usage
+	err = fs.Parse(args)
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
+	case err != nil:
+		return flagError(fs, err)
+	}
+	return nil
 }
 
 // cmdServe is the serve command: the configuration, the app built from

@@ -50,8 +50,9 @@ func TestVersionPrintsTheBuild(t *testing.T) {
 }
 
 // TestBadArgumentsExitWithTheirError: an unknown command, a malformed
-// -store or size flag, or a missing FILE makes the command exit non-zero
-// with an error line naming what to fix; help and serve -h exit 0.
+// -store or size flag, a mistyped flag or a missing FILE makes the command
+// exit non-zero with an error line naming what to fix (the nearest flag or
+// command for a mistyped one), not the usage; help and serve -h exit 0.
 func TestBadArgumentsExitWithTheirError(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -66,10 +67,15 @@ func TestBadArgumentsExitWithTheirError(t *testing.T) {
 		{[]string{"serve", "-micro-cache-bytes", "lots"}, "want a size such as 64MB"},
 		{[]string{"serve", "-micro-cache-bytes", "0"}, "-micro-cache-bytes"},
 		{[]string{"serve", "-micro-cache-ttl", "-1s"}, "-micro-cache-ttl"},
+		{[]string{"serve", "-cors-origin", "x"}, "did you mean -cors-origins?"},
+		{[]string{"improt"}, "did you mean import?"},
 	} {
 		_, stderr, err := runGW(t, nil, tc.args...)
 		if msg := errorLine(stderr); err == nil || !strings.Contains(msg, tc.want) {
 			t.Errorf("%v: exit %v, error %q, want it to mention %q\n%s", tc.args, err, msg, tc.want, tail(stderr, 2000))
+		}
+		if strings.Contains(stderr, "Usage") {
+			t.Errorf("%v buries its error under the usage:\n%s", tc.args, tail(stderr, 2000))
 		}
 	}
 	if out, _, err := runGW(t, nil, "help"); err != nil || !strings.Contains(out, "rebuild-stats") {
