@@ -54,17 +54,19 @@ one comment object a line, e.g.
   {"id":"01J9Z3Q8YV5T2K7M4N6P8R0S2T","productId":"espresso-machine","language":"de","rating":5,
    "author":"Jonas","title":"Top","body":"Macht hervorragenden Espresso.","createdAt":"2025-06-01T09:30:00Z"}
 
-Fields (all required but id):
+Fields (all required but id and authorId):
   id         1-64 of [A-Za-z0-9_-]; omitted: a ULID made from createdAt
   productId  1-64 of [A-Za-z0-9_-]
   language   a BCP 47 tag ("en", "pt-BR"), stored canonical ("EN-gb" -> "en-GB")
   rating     an integer from 1 to 5
   author     1-100 characters     title  1-200 characters     body  1-10,000 characters
   createdAt  an RFC 3339 time with a zone ("2025-06-01T09:30:00Z")
+  authorId   the comment's owner (a JWT subject), 1-1,024 characters; omitted: no owner
 
-The whole input is checked before anything is written: a bad line is
-reported with its number and reason, and nothing is loaded. Then the stats
-are written: counted during the load into a bolt file that held nothing
+The whole input is checked before anything is written: the first 10 bad
+lines are reported with their numbers and reasons, then how many there are,
+and nothing is loaded (a bolt file the import created is removed). Then the
+stats are written: counted during the load into a bolt file that held nothing
 (whose writes are synced once, at the end), else recounted. Flags:
 `,
 	"seed": `Usage: comments-gateway seed [flags]

@@ -1,6 +1,11 @@
 package e2e
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,7 +35,7 @@ func TestImportHelpDescribesTheInput(t *testing.T) {
 		if err != nil {
 			t.Errorf("%v: %v, want exit status 0", args, err)
 		}
-		for _, want := range []string{"FILE|-", "standard input", "one comment object a line", "productId", "language", "rating", "author", "title", "body", "createdAt", "-store"} {
+		for _, want := range []string{"FILE|-", "standard input", "one comment object a line", "productId", "language", "rating", "author", "title", "body", "createdAt", "authorId", "-store"} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("%v does not mention %q:\n%s", args, want, stderr)
 			}
@@ -83,5 +88,39 @@ func TestBadArgumentsExitWithTheirError(t *testing.T) {
 	}
 	if _, stderr, err := runGW(t, nil, "serve", "-h"); err != nil {
 		t.Errorf("serve -h: %v, want exit status 0\n%s", err, stderr)
+	}
+}
+
+// TestImportReportsTheFirstBadLines: an import of a file with 15 bad lines
+// into a new bolt file exits non-zero listing the first ten with their
+// line numbers and reasons and the count, and leaves no file behind.
+func TestImportReportsTheFirstBadLines(t *testing.T) {
+	dir := t.TempDir()
+	var in strings.Builder
+	for i := 1; i <= 30; i++ {
+		rating := 1 + i%5
+		if i%2 == 0 {
+			rating = 9 // lines 2, 4, … 30 are bad
+		}
+		fmt.Fprintf(&in, `{"productId":"p1","language":"en","rating":%d,"author":"A","title":"T","body":"Body %d.","createdAt":"2025-06-01T09:30:00Z"}`+"\n", rating, i)
+	}
+	file, db := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "new.db")
+	if err := os.WriteFile(file, []byte(in.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := runGW(t, nil, "import", "-store", "bolt:"+db, file)
+	if err == nil {
+		t.Fatal("the import of bad lines succeeded")
+	}
+	want := "error: import: line 2: rating must be an integer from 1 to 5, got 9\n"
+	for n := 4; n <= 20; n += 2 {
+		want += fmt.Sprintf("line %d: rating must be an integer from 1 to 5, got 9\n", n)
+	}
+	want += "15 bad lines, the first 10 above; nothing was loaded\n"
+	if !strings.HasSuffix(stderr, want) {
+		t.Errorf("stderr:\n%s\nwant it to end:\n%s", stderr, want)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the failed import left %s behind (stat: %v)", db, err)
 	}
 }
