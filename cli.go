@@ -76,8 +76,11 @@ Flags:
 `,
 	"create-table": `Usage: comments-gateway create-table -store dynamodb:TABLE
 
-Creates the DynamoDB table and its four GSIs and waits until it is ACTIVE;
-an existing table is left as it is. Flags:
+Creates the DynamoDB table, its four GSIs and (unless -stream=false) its
+stream, and waits until it is ACTIVE. Running it again is safe: an existing
+table is checked (keys and indexes) and kept, with its data; only its
+stream is turned on if it has none and -stream is true (-stream=false
+never removes one). Flags:
 `,
 	"rebuild-stats": `Usage: comments-gateway rebuild-stats [flags]
 
