@@ -217,7 +217,7 @@ func (rd *reader) check(r io.Reader, size int64) (int, error) {
 // goes to bad, a good comment to ids, the distinct values and (while they
 // fit) the comments kept. The error is one of the duplicate check's own.
 func (rd *reader) checkLine(pl parsedLine, ids *idSet, bad *badLines) error {
-	if le := (*LineError)(nil); errors.As(pl.err, &le) {
+	if le, ok := pl.err.(*LineError); ok { // fatal() is false
 		bad.add(le)
 		rd.dropKept() // nothing will be loaded
 		return nil

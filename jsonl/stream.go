@@ -1,7 +1,6 @@
 package jsonl
 
 import (
-	"errors"
 	"io"
 	"runtime"
 	"sync"
@@ -33,10 +32,11 @@ type parsedLine struct {
 }
 
 // fatal reports whether pl ends the input: an error reading it, as opposed
-// to a bad line, after which the input goes on.
+// to a bad line (a *LineError, never wrapped), after which the input goes
+// on.
 func (pl *parsedLine) fatal() bool {
-	var le *LineError
-	return pl.err != nil && !errors.As(pl.err, &le)
+	_, bad := pl.err.(*LineError)
+	return pl.err != nil && !bad
 }
 
 // block is a run of lines, parsed by one worker.
