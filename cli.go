@@ -4,9 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"runtime/debug"
+	"slices"
 	"strings"
+
+	"github.com/vektah/gqlparser/v2/validator/core"
 )
 
 // This file is the command line's help: the command list (gw -h, gw help),
@@ -50,17 +54,19 @@ one comment object a line, e.g.
   {"id":"01J9Z3Q8YV5T2K7M4N6P8R0S2T","productId":"espresso-machine","language":"de","rating":5,
    "author":"Jonas","title":"Top","body":"Macht hervorragenden Espresso.","createdAt":"2025-06-01T09:30:00Z"}
 
-Fields (all required but id):
+Fields (all required but id and authorId):
   id         1-64 of [A-Za-z0-9_-]; omitted: a ULID made from createdAt
   productId  1-64 of [A-Za-z0-9_-]
   language   a BCP 47 tag ("en", "pt-BR"), stored canonical ("EN-gb" -> "en-GB")
   rating     an integer from 1 to 5
   author     1-100 characters     title  1-200 characters     body  1-10,000 characters
   createdAt  an RFC 3339 time with a zone ("2025-06-01T09:30:00Z")
+  authorId   the comment's owner (a JWT subject), 1-1,024 characters; omitted: no owner
 
-The whole input is checked before anything is written: a bad line is
-reported with its number and reason, and nothing is loaded. Then the stats
-are written: counted during the load into a bolt file that held nothing
+The whole input is checked before anything is written: the first 10 bad
+lines are reported with their numbers and reasons, then how many there are,
+and nothing is loaded (a bolt file the import created is removed). Then the
+stats are written: counted during the load into a bolt file that held nothing
 (whose writes are synced once, at the end), else recounted. Flags:
 `,
 	"seed": `Usage: comments-gateway seed [flags]
@@ -70,8 +76,11 @@ Flags:
 `,
 	"create-table": `Usage: comments-gateway create-table -store dynamodb:TABLE
 
-Creates the DynamoDB table and its four GSIs and waits until it is ACTIVE;
-an existing table is left as it is. Flags:
+Creates the DynamoDB table, its four GSIs and (unless -stream=false) its
+stream, and waits until it is ACTIVE. Running it again is safe: an existing
+table is checked (keys and indexes) and kept, with its data; only its
+stream is turned on if it has none and -stream is true (-stream=false
+never removes one). Flags:
 `,
 	"rebuild-stats": `Usage: comments-gateway rebuild-stats [flags]
 
@@ -126,6 +135,31 @@ func setUsage(fs *flag.FlagSet) {
 		}
 		fs.PrintDefaults()
 	}
+}
+
+// flagError is the error of a bad flag of fs (err, from fs.Parse): one
+// line, with the nearest defined flag when the name is unknown, and a hint
+// at the command's -h instead of the whole usage.
+func flagError(fs *flag.FlagSet, err error) error {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+		if s := core.SuggestionList(name, names); len(s) > 0 {
+			err = fmt.Errorf("%w; did you mean -%s?", err, s[0])
+		}
+	}
+	return fmt.Errorf("%w\nRun \"comments-gateway %s -h\" for its flags.", err, fs.Name())
+}
+
+// unknownCommand is the error of an unknown command word: the nearest
+// command, and a hint at -h instead of the whole usage.
+func unknownCommand(cmd string) error {
+	names := slices.Sorted(maps.Keys(commandHelp))
+	err := fmt.Errorf("unknown command %q", cmd)
+	if s := core.SuggestionList(cmd, names); len(s) > 0 {
+		err = fmt.Errorf("%w; did you mean %s?", err, s[0])
+	}
+	return fmt.Errorf("%w\nRun \"comments-gateway -h\" for the commands.", err)
 }
 
 // version describes the build, from the information the Go toolchain

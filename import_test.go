@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,6 +72,7 @@ func TestImportBadLineLeavesStoreUnchanged(t *testing.T) {
 	if err := runImport(full, importFile(t, 1, 500, 0)); err != nil {
 		t.Fatal(err)
 	}
+	storeItems(t, empty) // creates it
 	before := storeItems(t, full)
 	for _, db := range []string{empty, full} {
 		err := runImport(db, bad)
@@ -81,5 +85,39 @@ func TestImportBadLineLeavesStoreUnchanged(t *testing.T) {
 	}
 	if got := storeItems(t, full); !slices.Equal(got, before) {
 		t.Errorf("store with comments: %d items after the failed import, %d before (or they differ)", len(got), len(before))
+	}
+}
+
+// TestFailedImportRemovesTheFileItCreated: an import that fails into a
+// bolt file it created (a bad line, a duplicate id) leaves no file behind;
+// a file that existed before, an empty one or an empty store, stays.
+func TestFailedImportRemovesTheFileItCreated(t *testing.T) {
+	bad := importFile(t, 3, 300, 120)
+	dir := t.TempDir()
+	created := filepath.Join(dir, "created.db")
+	if err := runImport(created, bad); err == nil {
+		t.Fatal("the bad import succeeded")
+	}
+	if _, err := os.Stat(created); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the file the failed import created is still there (stat: %v)", err)
+	}
+	zero, emptyStore := filepath.Join(dir, "zero.db"), filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(zero, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	storeItems(t, emptyStore) // creates it
+	for _, db := range []string{zero, emptyStore} {
+		if err := runImport(db, bad); err == nil {
+			t.Fatalf("%s: the bad import succeeded", filepath.Base(db))
+		}
+		if _, err := os.Stat(db); err != nil {
+			t.Errorf("%s existed before the failed import: %v", filepath.Base(db), err)
+		}
+	}
+	if err := runImport(created, importFile(t, 3, 300, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if got := storeItems(t, created); len(got) < 300 {
+		t.Errorf("a good import into a new file: %d items", len(got))
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/demo"
-	"github.com/acme/comments-gateway/jsonl"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/store"
 )
@@ -62,8 +61,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "backup":
 		return cmdBackup(ctx, args, getenv, stdout, stderr)
 	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("unknown command %q", cmd)
+		return unknownCommand(cmd)
 	}
 }
 
@@ -76,7 +74,9 @@ func newFlags(cmd string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parse applies defaults < environment < flags.
+// parse applies defaults < environment < flags. A bad flag is one error
+// line with the nearest flag's name, not the whole usage (flagError); -h
+// prints the usage.
 func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -91,7 +91,18 @@ func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	return fs.Parse(args)
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package prints the error and the whole usage
+	err = fs.Parse(args)
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
+	case err != nil:
+		return flagError(fs, err)
+	}
+	return nil
 }
 
 // cmdServe is the serve command: the configuration, the app built from
@@ -266,57 +277,5 @@ func cmdRebuildStats(ctx context.Context, args []string, getenv func(string) str
 	}
 	fmt.Fprintf(stdout, "recounted %d comments of %d products, wrote %d stats items in %s\n",
 		res.Comments, res.Products, res.StatsItems, time.Since(start).Round(time.Millisecond))
-	return nil
-}
-
-func cmdImport(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("import", stderr)
-	spec := fs.String("store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
-	if err := parse(fs, args, getenv); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("import: want one FILE (or - for standard input), got %d arguments", fs.NArg())
-	}
-	in := stdin
-	if name := fs.Arg(0); name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
-	}
-	tbl, err := openTable(ctx, *spec)
-	if err != nil {
-		return err
-	}
-	defer tbl.Close()
-	s := store.New(tbl)
-	if _, err := s.ReadDesign(ctx); err != nil { // a newer gateway's table is left alone
-		return err
-	}
-	defer tuneImportGC()()
-	bulk, err := s.StartBulkLoad(ctx)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	bar := jsonl.NewBar(stderr)
-	var sum jsonl.Summary
-	err = bulk.Load(ctx, func(put func([]*store.Comment) error) error {
-		var err error
-		sum, err = jsonl.Read(in, jsonl.Options{Progress: bar.Update}, put)
-		return err
-	})
-	bar.Clear()
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	res, err := bulk.Stats(ctx, 8)
-	if err != nil {
-		return fmt.Errorf("import: comments loaded, but recounting the stats failed (run rebuild-stats): %w", err)
-	}
-	fmt.Fprintln(stdout, sum)
-	fmt.Fprintf(stdout, "stats recounted: %d comments in the store, %d products\n", res.Comments, res.Products)
 	return nil
 }

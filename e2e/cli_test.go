@@ -1,6 +1,11 @@
 package e2e
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,7 +35,7 @@ func TestImportHelpDescribesTheInput(t *testing.T) {
 		if err != nil {
 			t.Errorf("%v: %v, want exit status 0", args, err)
 		}
-		for _, want := range []string{"FILE|-", "standard input", "one comment object a line", "productId", "language", "rating", "author", "title", "body", "createdAt", "-store"} {
+		for _, want := range []string{"FILE|-", "standard input", "one comment object a line", "productId", "language", "rating", "author", "title", "body", "createdAt", "authorId", "-store"} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("%v does not mention %q:\n%s", args, want, stderr)
 			}
@@ -50,8 +55,9 @@ func TestVersionPrintsTheBuild(t *testing.T) {
 }
 
 // TestBadArgumentsExitWithTheirError: an unknown command, a malformed
-// -store or size flag, or a missing FILE makes the command exit non-zero
-// with an error line naming what to fix; help and serve -h exit 0.
+// -store or size flag, a mistyped flag or a missing FILE makes the command
+// exit non-zero with an error line naming what to fix (the nearest flag or
+// command for a mistyped one), not the usage; help and serve -h exit 0.
 func TestBadArgumentsExitWithTheirError(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -66,10 +72,15 @@ func TestBadArgumentsExitWithTheirError(t *testing.T) {
 		{[]string{"serve", "-micro-cache-bytes", "lots"}, "want a size such as 64MB"},
 		{[]string{"serve", "-micro-cache-bytes", "0"}, "-micro-cache-bytes"},
 		{[]string{"serve", "-micro-cache-ttl", "-1s"}, "-micro-cache-ttl"},
+		{[]string{"serve", "-cors-origin", "x"}, "did you mean -cors-origins?"},
+		{[]string{"improt"}, "did you mean import?"},
 	} {
 		_, stderr, err := runGW(t, nil, tc.args...)
 		if msg := errorLine(stderr); err == nil || !strings.Contains(msg, tc.want) {
 			t.Errorf("%v: exit %v, error %q, want it to mention %q\n%s", tc.args, err, msg, tc.want, tail(stderr, 2000))
+		}
+		if strings.Contains(stderr, "Usage") {
+			t.Errorf("%v buries its error under the usage:\n%s", tc.args, tail(stderr, 2000))
 		}
 	}
 	if out, _, err := runGW(t, nil, "help"); err != nil || !strings.Contains(out, "rebuild-stats") {
@@ -77,5 +88,39 @@ func TestBadArgumentsExitWithTheirError(t *testing.T) {
 	}
 	if _, stderr, err := runGW(t, nil, "serve", "-h"); err != nil {
 		t.Errorf("serve -h: %v, want exit status 0\n%s", err, stderr)
+	}
+}
+
+// TestImportReportsTheFirstBadLines: an import of a file with 15 bad lines
+// into a new bolt file exits non-zero listing the first ten with their
+// line numbers and reasons and the count, and leaves no file behind.
+func TestImportReportsTheFirstBadLines(t *testing.T) {
+	dir := t.TempDir()
+	var in strings.Builder
+	for i := 1; i <= 30; i++ {
+		rating := 1 + i%5
+		if i%2 == 0 {
+			rating = 9 // lines 2, 4, … 30 are bad
+		}
+		fmt.Fprintf(&in, `{"productId":"p1","language":"en","rating":%d,"author":"A","title":"T","body":"Body %d.","createdAt":"2025-06-01T09:30:00Z"}`+"\n", rating, i)
+	}
+	file, db := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "new.db")
+	if err := os.WriteFile(file, []byte(in.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := runGW(t, nil, "import", "-store", "bolt:"+db, file)
+	if err == nil {
+		t.Fatal("the import of bad lines succeeded")
+	}
+	want := "error: import: line 2: rating must be an integer from 1 to 5, got 9\n"
+	for n := 4; n <= 20; n += 2 {
+		want += fmt.Sprintf("line %d: rating must be an integer from 1 to 5, got 9\n", n)
+	}
+	want += "15 bad lines, the first 10 above; nothing was loaded\n"
+	if !strings.HasSuffix(stderr, want) {
+		t.Errorf("stderr:\n%s\nwant it to end:\n%s", stderr, want)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the failed import left %s behind (stat: %v)", db, err)
 	}
 }

@@ -3,10 +3,11 @@
 //
 //	{"id","productId","language","rating","author","title","body","createdAt","authorId"}
 //
-// (authorId, the comment's owner, optional), decoded strictly, validated with store.Comment.Validate and delivered in
-// batches. Read checks the whole input before it delivers anything, so a
-// file with a bad line loads nothing; the error names the line and the
-// reason. Bar draws a one-line progress bar on a terminal, and
+// (authorId, the comment's owner, optional), decoded strictly, validated
+// with store.Comment.Validate and delivered in batches. Read checks the
+// whole input before it delivers anything, so a file with a bad line loads
+// nothing; the error names the first bad lines with their reasons and
+// counts them all. Bar draws a one-line progress bar on a terminal, and
 // Summary.String is the line printed at the end:
 //
 //	bar := jsonl.NewBar(os.Stderr)

@@ -24,8 +24,8 @@ type seenID struct {
 	generated bool
 }
 
-// idSet finds the first line whose id an earlier line already has, in
-// memory bounded by maxIDsInMemory ids whatever the input's size.
+// idSet finds the lines whose id an earlier line already has, in memory
+// bounded by maxIDsInMemory ids whatever the input's size.
 type idSet struct {
 	dir  string
 	mem  map[string]seenID
@@ -38,7 +38,8 @@ func newIDSet(dir string) *idSet { return &idSet{dir: dir, mem: make(map[string]
 func (s *idSet) len() int { return s.n }
 
 // add records id at line. A duplicate within the ids in memory is reported
-// at once (dup), with the earlier one; one across runs is found by first.
+// at once (dup), with the earlier one; one across runs is found by
+// duplicates.
 func (s *idSet) add(id string, at seenID) (prev seenID, dup bool, err error) {
 	if prev, dup = s.mem[id]; dup {
 		return prev, true, nil
@@ -92,19 +93,18 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// first returns the duplicate an in-order check would have reported first:
-// of the ids seen twice (across runs and memory), the one whose second
-// occurrence has the lowest line, with its first and second occurrences.
-// Without runs there is none left to find (add reported it).
-func (s *idSet) first() (id string, a, b seenID, found bool, err error) {
+// duplicates reports to bad every line whose id is on an earlier line of
+// another run (add reported those within one run's ids), naming the first
+// line with that id. Without runs there are none left to find.
+func (s *idSet) duplicates(bad func(*LineError)) error {
 	if len(s.runs) == 0 {
-		return "", a, b, false, nil
+		return nil
 	}
 	h := &runHeap{}
 	for _, f := range s.runs {
 		r := &runReader{r: bufio.NewReader(f)}
 		if err := r.next(); err != nil {
-			return "", a, b, false, err
+			return err
 		}
 		if !r.done {
 			h.rs = append(h.rs, r)
@@ -119,33 +119,33 @@ func (s *idSet) first() (id string, a, b seenID, found bool, err error) {
 		h.rs = append(h.rs, mem)
 	}
 	heap.Init(h)
-	var prev entry
-	var occurrences []seenID
+	var id string
+	var occurrences []seenID // of id, at most one a run
+	flush := func() {
+		slices.SortFunc(occurrences, func(x, y seenID) int { return x.line - y.line })
+		for _, at := range occurrences[min(1, len(occurrences)):] {
+			bad(duplicateError(id, occurrences[0], at))
+		}
+	}
 	for h.Len() > 0 {
 		r := h.rs[0]
 		e := r.cur
 		if err := r.next(); err != nil {
-			return "", a, b, false, err
+			return err
 		}
 		if r.done {
 			heap.Pop(h)
 		} else {
 			heap.Fix(h, 0)
 		}
-		if e.id != prev.id || len(occurrences) == 0 {
-			occurrences = occurrences[:0]
+		if e.id != id {
+			flush()
+			id, occurrences = e.id, occurrences[:0]
 		}
-		prev = e
 		occurrences = append(occurrences, e.at)
-		if len(occurrences) < 2 {
-			continue
-		}
-		slices.SortFunc(occurrences, func(x, y seenID) int { return x.line - y.line })
-		if !found || occurrences[1].line < b.line {
-			id, a, b, found = e.id, occurrences[0], occurrences[1], true
-		}
 	}
-	return id, a, b, found, nil
+	flush()
+	return nil
 }
 
 // close releases the runs.
@@ -212,22 +212,8 @@ func (h *runHeap) Pop() any {
 	return r
 }
 
-// earlier returns the error of a duplicate found across runs whose second
-// occurrence comes before line, and otherwise err: the error an in-order
-// check reports first.
-func (s *idSet) earlier(err error, line int) error {
-	id, a, b, found, ferr := s.first()
-	if ferr != nil {
-		return ferr
-	}
-	if found && b.line < line {
-		return duplicateError(id, a, b)
-	}
-	return err
-}
-
 // duplicateError is the error of line b, whose id line a already has.
-func duplicateError(id string, a, b seenID) error {
+func duplicateError(id string, a, b seenID) *LineError {
 	if a.generated && b.generated {
 		return &LineError{Line: b.line, Msg: fmt.Sprintf("same comment as line %d (neither has an id, so both would get id %s)", a.line, id)}
 	}

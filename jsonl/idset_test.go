@@ -8,8 +8,8 @@ import (
 
 // TestDuplicatesAcrossRuns checks that a duplicate check whose ids spill to
 // sorted runs (4 ids in memory) reports exactly what the check in memory
-// alone reports: the same first bad line, duplicate or not, and the same
-// count when the input is good.
+// alone reports: the same bad lines, duplicates or not, in input order, and
+// the same count when the input is good.
 func TestDuplicatesAcrossRuns(t *testing.T) {
 	input := func(n int, edit func(i int) map[string]any) string {
 		var b strings.Builder

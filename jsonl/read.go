@@ -17,6 +17,7 @@ const (
 	DefaultBatchSize    = 5000
 	DefaultMaxLineBytes = 1 << 20  // 1 MiB
 	DefaultBufferBytes  = 64 << 20 // 64 MiB
+	DefaultMaxBadLines  = 10
 )
 
 // progressEvery is how many lines Read checks between Progress calls.
@@ -42,6 +43,9 @@ type Options struct {
 	// larger than BufferBytes is spooled while it is checked; os.TempDir()
 	// when empty.
 	TempDir string
+	// MaxBadLines is the most bad lines the error of Read lists (it counts
+	// them all); DefaultMaxBadLines when zero.
+	MaxBadLines int
 }
 
 // Summary describes one Read.
@@ -75,11 +79,14 @@ type Summary struct {
 // Bad-line policy: all or nothing. Read first checks the whole input —
 // syntax, fields, and that no id occurs twice — and calls fn only when every
 // line is good. A bad line therefore loads nothing at all, from a file or
-// from a stream (stdin): the operator fixes the line and runs the same
+// from a stream (stdin): the operator fixes the lines and runs the same
 // import again, with no half-imported data to find and remove first and
-// nothing counted twice in the stats. The error is a *LineError naming the
-// line ("line 17: rating must be an integer from 1 to 5, got 7"); a
-// duplicate id names both lines.
+// nothing counted twice in the stats. The check goes on past a bad line,
+// so that one run finds them all: the error is a *BadLinesError listing
+// the first Options.MaxBadLines, each a *LineError naming its line ("line
+// 17: rating must be an integer from 1 to 5, got 7"), and their count; a
+// duplicate id names an earlier line with that id. Only an error reading
+// the input stops the check.
 //
 // Memory: the comments of an input of at most Options.BufferBytes are kept
 // from the check and delivered from memory. A larger input is read a second
@@ -109,6 +116,9 @@ func Read(r io.Reader, opts Options, fn func(batch []*store.Comment) error) (Sum
 	if opts.BufferBytes == 0 {
 		opts.BufferBytes = DefaultBufferBytes
 	}
+	if opts.MaxBadLines <= 0 {
+		opts.MaxBadLines = DefaultMaxBadLines
+	}
 	rd := &reader{opts: opts}
 	sum, err := rd.read(r, fn)
 	sum.Elapsed = time.Since(start)
@@ -125,6 +135,8 @@ type reader struct {
 	kept      []*store.Comment
 	keptLines []int32
 	keep      bool
+	// products and langs are the distinct values of the first pass.
+	products, langs map[string]struct{}
 }
 
 func (rd *reader) read(r io.Reader, fn func([]*store.Comment) error) (Summary, error) {
@@ -157,12 +169,12 @@ func (rd *reader) read(r io.Reader, fn func([]*store.Comment) error) (Summary, e
 }
 
 // check is the first pass: it parses and validates every line and checks ids
-// for duplicates, and returns the number of comments.
+// for duplicates, and returns the number of comments. It reads the whole
+// input, past bad lines, unless reading fails.
 func (rd *reader) check(r io.Reader, size int64) (int, error) {
 	ids := newIDSet(rd.opts.TempDir)
 	defer ids.close()
-	products := make(map[string]struct{})
-	langs := make(map[string]struct{})
+	bad := &badLines{max: rd.opts.MaxBadLines}
 	st := newStream(r, rd.opts.MaxLineBytes)
 	defer st.close()
 	report := func() {
@@ -171,51 +183,77 @@ func (rd *reader) check(r io.Reader, size int64) (int, error) {
 		}
 	}
 	report()
+	rd.products, rd.langs = make(map[string]struct{}), make(map[string]struct{})
+	var readErr error
 	for {
 		pl, err := st.next()
 		if err == io.EOF {
 			break
 		}
 		rd.sum.Lines, rd.sum.Bytes = pl.line, pl.bytes
-		if pl.err != nil {
-			return 0, ids.earlier(pl.err, pl.line)
+		if pl.fatal() {
+			readErr = pl.err
+			break
 		}
 		if pl.line%progressEvery == 0 {
 			report()
 		}
-		if pl.blank {
-			continue
-		}
-		c, generated := pl.c, pl.generated
-		at := seenID{line: pl.line, generated: generated}
-		prev, dup, err := ids.add(c.ID, at)
-		if err != nil {
+		if err := rd.checkLine(pl, ids, bad); err != nil {
 			return 0, err
 		}
-		if dup {
-			return 0, ids.earlier(duplicateError(c.ID, prev, at), pl.line)
-		}
-		if rd.keep {
-			if pl.bytes <= rd.opts.BufferBytes {
-				rd.kept = append(rd.kept, c)
-				rd.keptLines = append(rd.keptLines, int32(pl.line))
-			} else {
-				rd.keep, rd.kept, rd.keptLines = false, nil, nil // too big: read it again
-			}
-		}
-		if generated {
-			rd.sum.GeneratedIDs++
-		}
-		products[c.ProductID] = struct{}{}
-		langs[c.Language] = struct{}{}
 	}
-	rd.sum.Products, rd.sum.Languages = len(products), len(langs)
+	rd.sum.Products, rd.sum.Languages = len(rd.products), len(rd.langs)
 	report()
-	if err := ids.earlier(nil, rd.sum.Lines+1); err != nil {
+	if err := ids.duplicates(bad.add); err != nil {
+		return 0, err
+	}
+	if err := errors.Join(bad.err(), readErr); err != nil {
 		return 0, err
 	}
 	return ids.len(), nil
 }
+
+// checkLine takes one line of the first pass: a bad line or a duplicate id
+// goes to bad, a good comment to ids, the distinct values and (while they
+// fit) the comments kept. The error is one of the duplicate check's own.
+func (rd *reader) checkLine(pl parsedLine, ids *idSet, bad *badLines) error {
+	if le, ok := pl.err.(*LineError); ok { // fatal() is false
+		bad.add(le)
+		rd.dropKept() // nothing will be loaded
+		return nil
+	}
+	if pl.blank {
+		return nil
+	}
+	c, generated := pl.c, pl.generated
+	at := seenID{line: pl.line, generated: generated}
+	prev, dup, err := ids.add(c.ID, at)
+	if err != nil {
+		return err
+	}
+	if dup {
+		bad.add(duplicateError(c.ID, prev, at))
+		rd.dropKept()
+		return nil
+	}
+	if rd.keep {
+		if pl.bytes <= rd.opts.BufferBytes {
+			rd.kept = append(rd.kept, c)
+			rd.keptLines = append(rd.keptLines, int32(pl.line))
+		} else {
+			rd.dropKept() // too big: read it again
+		}
+	}
+	if generated {
+		rd.sum.GeneratedIDs++
+	}
+	rd.products[c.ProductID] = struct{}{}
+	rd.langs[c.Language] = struct{}{}
+	return nil
+}
+
+// dropKept stops keeping the comments of the first pass.
+func (rd *reader) dropKept() { rd.keep, rd.kept, rd.keptLines = false, nil, nil }
 
 // fromMemory returns the comments kept by the first pass one by one, with
 // their line numbers, and io.EOF at the end.
@@ -342,7 +380,7 @@ func (s *scanner) next() ([]byte, error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, bufio.ErrBufferFull):
-		return nil, &LineError{Line: s.line + 1, Msg: fmt.Sprintf("line is longer than %d bytes", s.max)}
+		return nil, s.skipLong(len(b))
 	case errors.Is(err, io.EOF):
 		s.eof = true
 		if len(b) == 0 {
@@ -366,6 +404,28 @@ func (s *scanner) next() ([]byte, error) {
 		return nil, &LineError{Line: s.line, Msg: fmt.Sprintf("line is longer than %d bytes", s.max)}
 	}
 	return b, nil
+}
+
+// skipLong consumes the rest of a line longer than the buffer, whose first
+// n bytes next read, and returns its LineError (or the error that stopped
+// the reading), so that the lines after it are read.
+func (s *scanner) skipLong(n int) error {
+	s.line++
+	s.bytes += int64(n)
+	for {
+		b, err := s.br.ReadSlice('\n')
+		s.bytes += int64(len(b))
+		switch {
+		case err == nil:
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			s.eof = true
+		default:
+			return fmt.Errorf("reading line %d: %w", s.line, err)
+		}
+		return &LineError{Line: s.line, Msg: fmt.Sprintf("line is longer than %d bytes", s.max)}
+	}
 }
 
 // isBlank reports whether line is empty or only spaces and tabs.

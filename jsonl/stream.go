@@ -11,7 +11,7 @@ import (
 // A parse stream reads lines in one goroutine and parses them in blocks in
 // as many goroutines as there are CPUs, and hands them back in input order,
 // so that Read's passes use every core and see exactly what a parse line
-// by line would: the same comments, and the first bad line first.
+// by line would: the same comments, and the bad lines in input order.
 
 // Sizes of a stream's blocks: at most blockLines lines, and a block
 // that has reached blockBytes takes no more lines.
@@ -28,7 +28,15 @@ type parsedLine struct {
 	blank     bool  // nothing to parse
 	c         *store.Comment
 	generated bool  // the id of c was generated
-	err       error // a bad line or a read error: the stream ends here
+	err       error // a bad line (*LineError), or a read error: the stream ends there
+}
+
+// fatal reports whether pl ends the input: an error reading it, as opposed
+// to a bad line (a *LineError, never wrapped), after which the input goes
+// on.
+func (pl *parsedLine) fatal() bool {
+	_, bad := pl.err.(*LineError)
+	return pl.err != nil && !bad
 }
 
 // block is a run of lines, parsed by one worker.
@@ -89,7 +97,7 @@ func (s *stream) split(sc *scanner, jobs chan<- *block) {
 			b.lines = append(b.lines, pl)
 			b.buf = append(b.buf, line...)
 			b.ends = append(b.ends, len(b.buf))
-			if err != nil {
+			if pl.fatal() {
 				end = true
 				break
 			}
@@ -110,7 +118,7 @@ func (s *stream) split(sc *scanner, jobs chan<- *block) {
 	}
 }
 
-// parse parses the lines of the block, up to the first bad one.
+// parse parses the lines of the block.
 func (b *block) parse(p *parser) {
 	defer close(b.done)
 	from := 0
@@ -122,10 +130,6 @@ func (b *block) parse(p *parser) {
 			continue
 		}
 		pl.c, pl.generated, pl.err = p.parse(pl.line, line)
-		if pl.err != nil {
-			b.lines = b.lines[:i+1]
-			break
-		}
 	}
 	putBuf(b.buf) // the parsed lines do not refer to it
 	b.buf = nil
@@ -144,7 +148,7 @@ func putBuf(b []byte) {
 }
 
 // next returns the next line of the input, io.EOF at its end. A line with
-// an error is the last.
+// a read error is the last.
 func (s *stream) next() (parsedLine, error) {
 	if s.ended {
 		return parsedLine{}, io.EOF
@@ -160,7 +164,7 @@ func (s *stream) next() (parsedLine, error) {
 	pl := s.cur.lines[s.i]
 	s.cur.lines[s.i].c = nil // the caller owns it now
 	s.i++
-	s.ended = pl.err != nil
+	s.ended = pl.fatal()
 	return pl, nil
 }
 

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/acme/comments-gateway/jsonl"
+	"github.com/acme/comments-gateway/store"
+)
+
+// The import command: JSON lines (jsonl.Read) bulk-loaded into a store
+// (store.BulkLoad). A bad line loads nothing (the whole input is checked
+// first), and a bolt file that the import created is removed when the
+// import fails, never one that existed before.
+
+func cmdImport(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("import", stderr)
+	spec := fs.String("store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
+	if err := parse(fs, args, getenv); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("import: want one FILE (or - for standard input), got %d arguments", fs.NArg())
+	}
+	ss, err := parseStoreSpec(*spec)
+	if err != nil {
+		return err
+	}
+	in := stdin
+	if name := fs.Arg(0); name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	created := false
+	if ss.kind == "bolt" {
+		created = createNew(ss.arg)
+	}
+	loaded, err := importInto(ctx, ss, in, stdout, stderr)
+	if err != nil && created && !loaded {
+		if rerr := os.Remove(ss.arg); rerr != nil {
+			return fmt.Errorf("%w\n(%s, which this import created, could not be removed: %v)", err, ss.arg, rerr)
+		}
+	}
+	return err
+}
+
+// importInto loads the comments of in into the store ss and recounts the
+// stats, and closes the store before it returns. loaded reports whether
+// the comments are in the store (also when the stats then failed).
+func importInto(ctx context.Context, ss storeSpec, in io.Reader, stdout, stderr io.Writer) (loaded bool, err error) {
+	tbl, err := ss.open(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer tbl.Close()
+	s := store.New(tbl)
+	if _, err := s.ReadDesign(ctx); err != nil { // a newer gateway's table is left alone
+		return false, err
+	}
+	defer tuneImportGC()()
+	bulk, err := s.StartBulkLoad(ctx)
+	if err != nil {
+		return false, fmt.Errorf("import: %w", err)
+	}
+	bar := jsonl.NewBar(stderr)
+	var sum jsonl.Summary
+	err = bulk.Load(ctx, func(put func([]*store.Comment) error) error {
+		var err error
+		sum, err = jsonl.Read(in, jsonl.Options{Progress: bar.Update}, put)
+		return err
+	})
+	bar.Clear()
+	if err != nil {
+		return false, fmt.Errorf("import: %w", err)
+	}
+	res, err := bulk.Stats(ctx, 8)
+	if err != nil {
+		return true, fmt.Errorf("import: comments loaded, but recounting the stats failed (run rebuild-stats): %w", err)
+	}
+	fmt.Fprintln(stdout, sum)
+	fmt.Fprintf(stdout, "stats recounted: %d comments in the store, %d products\n", res.Comments, res.Products)
+	return true, nil
+}
+
+// createNew creates an empty file at path unless one exists, and reports
+// whether it did: a bolt file that the import created is its own to remove
+// when the import fails, and only such a file. An error (the file exists,
+// its directory does not) is left to the store's open, which reports it in
+// the store's terms.
+func createNew(path string) (created bool) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
