@@ -148,7 +148,7 @@ func flagError(fs *flag.FlagSet, err error) error {
 			err = fmt.Errorf("%w; did you mean -%s?", err, s[0])
 		}
 	}
-	return fmt.Errorf("%w\nRun \"comments-gateway %s -h\" for its flags.", err, fs.Name())
+	return hinted{err, fmt.Sprintf("Run \"comments-gateway %s -h\" for its flags.", fs.Name())}
 }
 
 // unknownCommand is the error of an unknown command word: the nearest
@@ -159,8 +159,17 @@ func unknownCommand(cmd string) error {
 	if s := core.SuggestionList(cmd, names); len(s) > 0 {
 		err = fmt.Errorf("%w; did you mean %s?", err, s[0])
 	}
-	return fmt.Errorf("%w\nRun \"comments-gateway -h\" for the commands.", err)
+	return hinted{err, `Run "comments-gateway -h" for the commands.`}
 }
+
+// hinted is an error followed, on a line of its own, by what to run next.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h hinted) Error() string { return h.err.Error() + "\n" + h.hint }
+func (h hinted) Unwrap() error { return h.err }
 
 // version describes the build, from the information the Go toolchain
 // stamps into the binary: the module version, the VCS revision and time

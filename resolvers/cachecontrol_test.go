@@ -68,7 +68,7 @@ func TestPolicyOfFollowsApollosRules(t *testing.T) {
 		{"__typename alone", `{ __typename }`, resolvers.CachePolicy{}},
 	}
 	for _, c := range cases {
-		doc, errs := gqlparser.LoadQuery(schema, c.query)
+		doc, errs := gqlparser.LoadQueryWithRules(schema, c.query, nil)
 		if errs != nil {
 			t.Fatalf("%s: %v", c.name, errs)
 		}

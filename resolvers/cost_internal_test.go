@@ -32,7 +32,7 @@ func testSchema() graphql.ExecutableSchema {
 // cost, and the oracle here.
 func gqlgenComplexity(tb testing.TB, es graphql.ExecutableSchema, query string, rawVars map[string]any) int {
 	tb.Helper()
-	doc, errs := gqlparser.LoadQuery(es.Schema(), query)
+	doc, errs := gqlparser.LoadQueryWithRules(es.Schema(), query, nil)
 	if errs != nil {
 		tb.Fatalf("%s: %v", query, errs)
 	}
@@ -291,7 +291,7 @@ func TestCostCheckedAfterValidationWhenVariablesDidNotCoerce(t *testing.T) {
 	es := testSchema()
 	c := newCostLimit(Limits{MaxComplexity: 500}.withDefaults(), es, QueryCaches{}.withDefaults(), nil)
 	q := `query($n: Int) { a: product(id: "a") { comments(first: $n) { nodes { id title } } } b: product(id: "b") { comments(first: $n) { nodes { id title } } } }`
-	doc, errs := gqlparser.LoadQuery(es.Schema(), q)
+	doc, errs := gqlparser.LoadQueryWithRules(es.Schema(), q, nil)
 	if errs != nil {
 		t.Fatal(errs)
 	}

@@ -125,12 +125,11 @@ func TestCostBoundsItemsRead(t *testing.T) {
 
 // opGen generates valid operations over the gateway's schema from r.
 type opGen struct {
-	r       *rand.Rand
-	n       int // fields aliased so far (every field with arguments is)
-	frags   []string
-	defs    []string
-	vars    map[string]any
-	entries int
+	r     *rand.Rand
+	n     int // fields aliased so far (every field with arguments is)
+	frags []string
+	defs  []string
+	vars  map[string]any
 }
 
 func (g *opGen) pick(xs ...string) string { return xs[g.r.IntN(len(xs))] }

@@ -28,7 +28,7 @@ const testOperation = `query($i: Int, $f: Float, $s: String, $b: Boolean, $id: I
 // TestCheckVariables: the specification's input coercion of variable
 // values, against an independent table of what it accepts and refuses.
 func TestCheckVariables(t *testing.T) {
-	doc, errs := gqlparser.LoadQuery(variablesSchema, testOperation)
+	doc, errs := gqlparser.LoadQueryWithRules(variablesSchema, testOperation, nil)
 	if errs != nil {
 		t.Fatal(errs)
 	}
@@ -90,7 +90,7 @@ func TestCheckVariables(t *testing.T) {
 		})
 	}
 	// A required variable without a default.
-	doc, _ = gqlparser.LoadQuery(variablesSchema, `query($n: Int!) { q(i: $n) }`)
+	doc, _ = gqlparser.LoadQueryWithRules(variablesSchema, `query($n: Int!) { q(i: $n) }`, nil)
 	if errs := checkVariables(variablesSchema, doc.Operations[0], nil); len(errs) != 1 || errs[0].Message != `Variable "$n" of required type "Int!" was not provided.` {
 		t.Errorf("missing required variable: %v", errs)
 	}
@@ -108,7 +108,7 @@ func TestEdgePresenterHidesSuggestions(t *testing.T) {
 		`{ ...F } fragment F on Quer { q }`, // type
 		`{ qq }`,                            // field (gqlgen's SetDisableSuggestion covers this one only)
 	} {
-		_, errs := gqlparser.LoadQuery(variablesSchema, query)
+		_, errs := gqlparser.LoadQueryWithRules(variablesSchema, query, nil)
 		if len(errs) == 0 {
 			t.Fatalf("%s: no validation error", query)
 		}

@@ -34,7 +34,7 @@ func TestPlanLoads(t *testing.T) {
 		{"products of comments", `{ product(id: "p") { comments { edges { node { product { stats { total } } } } } } }`, false, true, false},
 		{"plain fields of a list", `{ product(id: "p") { comments { edges { node { product { id } } } nodes { id } } } }`, true, true, true},
 	} {
-		doc, errs := gqlparser.LoadQuery(schema, c.query)
+		doc, errs := gqlparser.LoadQueryWithRules(schema, c.query, nil)
 		if errs != nil {
 			t.Fatalf("%s: %v", c.name, errs)
 		}

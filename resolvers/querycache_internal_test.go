@@ -110,7 +110,7 @@ func TestDocumentBytesCoverParsedDocuments(t *testing.T) {
 		got := costDoc
 		if s.valid {
 			validated := retainedPerDocument(n, func(i int) any {
-				doc, errs := gqlparser.LoadQuery(es.Schema(), s.doc(i+1))
+				doc, errs := gqlparser.LoadQueryWithRules(es.Schema(), s.doc(i+1), nil)
 				if errs != nil {
 					t.Fatalf("%s: %v", s.name, errs)
 				}

@@ -2,7 +2,7 @@
 # The project's test command: ./scripts/test.sh [go test package patterns...]
 #
 #  1. downloads Go modules and DynamoDB Local (scripts/fetch-dynamodb-local.sh),
-#  2. checks: go vet, gofmt, `go generate ./...` leaves no diff (when a
+#  2. checks: go vet, staticcheck, gofmt, `go generate ./...` leaves no diff (when a
 #     go:generate directive exists),
 #  3. builds the race-enabled test binaries while the network is there,
 #  4. starts DynamoDB Local (Java) on 127.0.0.1, waits until it answers, and
@@ -195,6 +195,10 @@ fi
 
 step "go vet ./..."
 go vet ./... || checks_failed+=("go vet")
+
+step "staticcheck (pinned in go.mod as a tool; graph/ is gqlgen's output and is not checked)"
+# shellcheck disable=SC2046 # one argument per package
+go tool staticcheck $(go list ./... | grep -v '/graph$') || checks_failed+=("staticcheck")
 
 step "gofmt"
 unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path './node_modules/*' -not -path './.dynamodb/*' -print0 | xargs -0 -r gofmt -l)

@@ -44,7 +44,7 @@ func TestDynamoDBCallSpan(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, a := range s.Attributes() {
-		attrs[string(a.Key)] = a.Value.Emit()
+		attrs[string(a.Key)] = a.Value.String()
 	}
 	if attrs["rpc.method"] != "GetItem" || attrs["rpc.service"] != "DynamoDB" || attrs["aws.request_id"] != "REQ1" {
 		t.Errorf("attributes %v", attrs)

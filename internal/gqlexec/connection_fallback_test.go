@@ -34,8 +34,8 @@ func TestImplementorsMatchSchema(t *testing.T) {
 // and any operation not marked PlainFields, goes to the generated code.
 func TestCommentConnectionFallsBack(t *testing.T) {
 	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
-	doc := gqlparser.MustLoadQuery(schema, `{ product(id: "p") { comments {
-  pageInfo { endCursor } edges { cursor node { id createdAt } } nodes { title } } } }`)
+	doc := gqlparser.MustLoadQueryWithRules(schema, `{ product(id: "p") { comments {
+  pageInfo { endCursor } edges { cursor node { id createdAt } } nodes { title } } } }`, nil)
 	sel := doc.Operations[0].SelectionSet[0].(*ast.Field).SelectionSet[0].(*ast.Field).SelectionSet
 	oc := &graphql.OperationContext{Doc: doc, Operation: doc.Operations[0], Variables: map[string]any{}}
 	plain := gqlexec.PlainFields(graphql.WithOperationContext(context.Background(), oc))

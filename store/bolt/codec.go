@@ -62,16 +62,6 @@ var dictCode = func() map[string]byte {
 	return m
 }()
 
-// uvarintLen is the length of the uvarint encoding of x.
-func uvarintLen(x uint64) int {
-	n := 1
-	for x >= 0x80 {
-		x >>= 7
-		n++
-	}
-	return n
-}
-
 func appendName(b []byte, name string) []byte {
 	if c, ok := dictCode[name]; ok {
 		return append(b, 0, c)

@@ -359,14 +359,6 @@ func (sp *span) walk(c *bbolt.Cursor, lo, hi []byte, match func([]byte) bool, q 
 	return page, false
 }
 
-// keep is the projection of the span's items (nil: all attributes).
-func (sp *span) keep() *projection {
-	if sp.ix == nil {
-		return nil
-	}
-	return sp.ix.keep
-}
-
 // pageReader reads the items of one page of a span, in its transaction.
 type pageReader struct {
 	sp    *span

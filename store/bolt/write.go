@@ -327,7 +327,6 @@ type chunk struct {
 	n     int          // items
 	base  []kv         // the items, in key order
 	index [][]entryRef // per index, the entries, in order (their keys are known only in the write transaction)
-	err   error
 }
 
 // encodeChunk encodes items (distinct keys, validated) for one transaction:

@@ -89,14 +89,3 @@ func keyAV(k store.Key) (map[string]types.AttributeValue, error) {
 		store.AttrSK: &types.AttributeValueMemberS{Value: k.SK},
 	}, nil
 }
-
-// keyOf returns the primary key of an item as DynamoDB returned it.
-func keyOf(m map[string]types.AttributeValue) store.Key {
-	s := func(name string) string {
-		if v, ok := m[name].(*types.AttributeValueMemberS); ok {
-			return v.Value
-		}
-		return ""
-	}
-	return store.Key{PK: s(store.AttrPK), SK: s(store.AttrSK)}
-}

@@ -467,18 +467,6 @@ func (c *countingClient) n(op string) int {
 	return c.calls[op]
 }
 
-func (c *countingClient) total() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for op, k := range c.calls {
-		if op != "CreateTable" && op != "DescribeTable" {
-			n += k
-		}
-	}
-	return n
-}
-
 func (c *countingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	c.count("GetItem")
 	return c.Client.GetItem(ctx, in, o...)
