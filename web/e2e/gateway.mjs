@@ -58,14 +58,16 @@ function stopGateway(child) {
   });
 }
 
-// postGraphQL posts one operation with plain fetch (no client, no cache),
-// bounded by timeoutMs, and resolves to its data; an HTTP error status or
-// any GraphQL error fails the assertion.
+// postGraphQL posts one operation — a query text, or { documentId } of a
+// trusted document — with plain fetch (no client, no cache), bounded by
+// timeoutMs, and resolves to its data; an HTTP error status or any GraphQL
+// error fails the assertion.
 export async function postGraphQL(url, query, variables, timeoutMs = 30_000) {
+  const doc = typeof query === 'string' ? { query } : query;
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
+    body: JSON.stringify({ ...doc, variables }),
     signal: AbortSignal.timeout(timeoutMs),
   });
   const body = await res.json();

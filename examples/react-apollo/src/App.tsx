@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useQuery, useSubscription } from '@apollo/client/react';
+import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { CombinedGraphQLErrors } from '@apollo/client/errors';
 import type { GraphQLFormattedError } from 'graphql';
 import { graphql } from './gql';
@@ -7,6 +7,18 @@ import type { CommentAddedSubscription } from './gql/graphql';
 import { errorCode } from './errorCodes';
 
 const PAGE_SIZE = 10;
+
+// What the page shows of a comment, in the list and in the live list.
+graphql(`
+  fragment CommentFields on Comment {
+    id
+    rating
+    language
+    author
+    title
+    createdAt
+  }
+`);
 
 const ProductCommentsQuery = graphql(`
   query ProductComments($id: ID!, $language: String, $ratings: [Int!], $first: Int!, $after: String) {
@@ -29,12 +41,7 @@ const ProductCommentsQuery = graphql(`
         edges {
           cursor
           node {
-            id
-            rating
-            language
-            author
-            title
-            createdAt
+            ...CommentFields
           }
         }
       }
@@ -45,12 +52,17 @@ const ProductCommentsQuery = graphql(`
 const CommentAddedSubscriptionDocument = graphql(`
   subscription CommentAdded($productId: ID!) {
     commentAdded(productId: $productId) {
-      id
-      rating
-      language
-      author
-      title
-      createdAt
+      ...CommentFields
+    }
+  }
+`);
+
+const CreateCommentMutation = graphql(`
+  mutation CreateComment($input: CreateCommentInput!) {
+    createComment(input: $input) {
+      comment {
+        ...CommentFields
+      }
     }
   }
 `);
@@ -140,6 +152,8 @@ export function App({ productId, initialLanguage, liveStatus }: { productId: str
         </>
       )}
 
+      <NewComment productId={productId} />
+
       <h2>
         Live (<span data-testid="live-status">{liveStatus}</span>)
       </h2>
@@ -152,6 +166,39 @@ export function App({ productId, initialLanguage, liveStatus }: { productId: str
         ))}
       </ul>
     </main>
+  );
+}
+
+/** A form that posts a comment (it arrives in the live list). */
+function NewComment({ productId }: { productId: string }) {
+  const [title, setTitle] = useState('');
+  const [rating, setRating] = useState(5);
+  const [create, { error, loading }] = useMutation(CreateCommentMutation);
+  const post = async () => {
+    const input = { productId, language: 'en', rating, author: 'example app', title, body: title };
+    const { data } = await create({ variables: { input } });
+    if (data?.createComment) setTitle('');
+  };
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void post();
+      }}
+    >
+      <input data-testid="new-title" placeholder="Title" value={title} onChange={(e) => setTitle(e.target.value)} required />{' '}
+      <select data-testid="new-rating" value={rating} onChange={(e) => setRating(Number(e.target.value))}>
+        {[5, 4, 3, 2, 1].map((r) => (
+          <option key={r} value={r}>
+            {r}★
+          </option>
+        ))}
+      </select>{' '}
+      <button data-testid="post" disabled={loading}>
+        Post
+      </button>
+      <Errors label="post" errors={errorsOf(error)} />
+    </form>
   );
 }
 

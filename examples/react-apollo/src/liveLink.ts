@@ -57,5 +57,8 @@ function asError(err: unknown): Error {
     const { code, reason } = err as { code: number; reason?: string };
     return new Error(`connection closed (${code}${reason ? `: ${reason}` : ''})`);
   }
+  if (typeof err === 'object' && err !== null && 'type' in err) {
+    return new Error(`connection failed (${(err as { type: string }).type})`); // a websocket's error event
+  }
   return new Error(String(err));
 }
