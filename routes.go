@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/rs/cors"
 
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -17,12 +16,12 @@ import (
 )
 
 // routes mounts the API listener's endpoints: /graphql (a server span
-// around CORS around the GraphQL handler), GraphiQL at / when on, /healthz,
+// around the GraphQL handler, which answers CORS), GraphiQL at / when on, /healthz,
 // /readyz, and /metrics in dev mode when it has no listener of its own
 // (-metrics-addr, started by serve).
 func routes(a *app) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", tracing.HTTP(withCORS(a.cfg.corsOrigins, a.graphql), a.tracer))
+	mux.Handle("/graphql", tracing.HTTP(a.graphql, a.tracer)) // CORS and the origin rule inside (package origin)
 	mux.Handle("/graphql/", resolvers.NotFoundHandler("/graphql"))
 	if a.cfg.graphiql {
 		web.Register(mux, "/graphql") // GraphiQL at /, its assets, and /demo
@@ -52,21 +51,4 @@ func readyz(s *store.Store, log *slog.Logger) http.Handler {
 // metricsHandler serves the server's registry in Prometheus' format.
 func (a *app) metricsHandler() http.Handler {
 	return promhttp.InstrumentMetricHandler(a.reg, promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{}))
-}
-
-// withCORS answers CORS for the allowed origins (github.com/rs/cors); no
-// origins, no CORS headers at all.
-func withCORS(origins []string, h http.Handler) http.Handler {
-	if len(origins) == 0 {
-		return h
-	}
-	return cors.New(cors.Options{
-		AllowedOrigins: origins,
-		AllowedMethods: []string{http.MethodGet, http.MethodPost},
-		AllowedHeaders: []string{"Content-Type", "Accept", "Authorization", "X-API-Key", "X-Request-Id", "X-Explain",
-			// What Apollo Client and urql send (CSRF prevention, operation name, client awareness).
-			"Apollo-Require-Preflight", "X-Apollo-Operation-Name", "Apollographql-Client-Name", "Apollographql-Client-Version"},
-		ExposedHeaders: []string{"X-Request-Id"},
-		MaxAge:         600,
-	}).Handler(h)
 }
