@@ -44,7 +44,8 @@ let page; // for the failure screenshot
 
 async function main() {
   // 1. The example, built twice (plain, and with trusted documents), and the gateway.
-  const npx = (...args) => execFileSync('npx', args, { cwd: example, stdio: 'inherit' });
+  // (synchronous, so bounded here: the deadline below cannot interrupt it)
+  const npx = (...args) => execFileSync('npx', args, { cwd: example, stdio: 'inherit', timeout: 180_000, killSignal: 'SIGKILL' });
   log('codegen, tsc --noEmit, vite build (plain and trusted)');
   npx('graphql-codegen', '--config', 'codegen.ts', '--silent');
   npx('tsc', '--noEmit');
