@@ -16,12 +16,12 @@ import (
 )
 
 // routes mounts the API listener's endpoints: /graphql (a server span
-// around the GraphQL handler, which answers CORS), GraphiQL at / when on, /healthz,
+// around compression around the GraphQL handler, which answers CORS), GraphiQL at / when on, /healthz,
 // /readyz, and /metrics in dev mode when it has no listener of its own
 // (-metrics-addr, started by serve).
 func routes(a *app) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", tracing.HTTP(a.graphql, a.tracer)) // CORS and the origin rule inside (package origin)
+	mux.Handle("/graphql", tracing.HTTP(a.compress(a.graphql), a.tracer)) // CORS and the origin rule inside (package origin)
 	mux.Handle("/graphql/", resolvers.NotFoundHandler("/graphql"))
 	if a.cfg.graphiql {
 		web.Register(mux, "/graphql") // GraphiQL at /, its assets, and /demo
