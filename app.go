@@ -15,6 +15,7 @@ import (
 
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/demo"
+	"github.com/acme/comments-gateway/httpcompress"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/origin"
@@ -37,7 +38,10 @@ type app struct {
 	store   *store.Store // the domain over the counted table
 	live    *liveRun     // subscriptions (an empty liveRun when they are off)
 	graphql http.Handler // resolvers.NewHandler's
-	closers []func()     // what close releases, last first
+	// compress compresses replies (gzip, zstd) as Accept-Encoding asks
+	// (package httpcompress).
+	compress func(http.Handler) http.Handler
+	closers  []func() // what close releases, last first
 }
 
 // newApp builds the server cfg describes: it checks the credentials, loads
@@ -82,6 +86,9 @@ func newApp(ctx context.Context, cfg *serveConfig, stderr io.Writer) (_ *app, er
 		}
 	}
 	a.graphql = resolvers.NewHandler(a.handlerConfig(authn, docs))
+	if a.compress, err = httpcompress.New(httpcompress.Config{}); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

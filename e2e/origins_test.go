@@ -2,11 +2,14 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -276,5 +279,35 @@ func mustAllJSON(t *testing.T, log string) {
 	}
 	if n < 5 {
 		t.Errorf("only %d log lines:\n%s", n, log)
+	}
+}
+
+// TestSchemaAndGraphiQLForTools: with introspection on (dev mode) the SDL
+// is served at /graphql/schema.graphql, equal to the checked-in
+// schema/schema.graphql, and a browser opening /graphql gets GraphiQL; in
+// production (introspection and GraphiQL off) neither: 404, and the coded
+// refusal of a GET without a query.
+func TestSchemaAndGraphiQLForTools(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "schema", "schema.graphql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	dev := MustServe(t, nil)
+	if r := dev.MustRequest(t, "GET", "/graphql/schema.graphql", ""); r.Status != 200 || !bytes.Equal(r.Body, want) || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain") {
+		t.Errorf("dev: /graphql/schema.graphql: %d %v, %d bytes (checked in: %d)", r.Status, r.Header, len(r.Body), len(want))
+	}
+	if r := dev.MustRequest(t, "GET", "/graphql", "", "Accept", browser); r.Status != 200 || !strings.Contains(string(r.Body), "/graphiql/graphiql.js") {
+		t.Errorf("dev: a browser opening /graphql: %d %.300s", r.Status, r.Body)
+	}
+	if r := dev.MustRequest(t, "GET", "/graphql?query=%7B__typename%7D", "", "Accept", browser); r.Status != 200 || !strings.Contains(string(r.Body), `"__typename":"Query"`) {
+		t.Errorf("dev: a browser GET with a query: %d %.300s", r.Status, r.Body)
+	}
+	prod := MustServe(t, nil, "serve", "-open-mutations")
+	if r := prod.MustRequest(t, "GET", "/graphql/schema.graphql", ""); r.Status != 404 {
+		t.Errorf("production: /graphql/schema.graphql: %d", r.Status)
+	}
+	if r := prod.MustRequest(t, "GET", "/graphql", "", "Accept", browser); r.Status < 400 || r.Code() == "" || strings.Contains(string(r.Body), "graphiql") {
+		t.Errorf("production: a browser opening /graphql: %d %.300s", r.Status, r.Body)
 	}
 }

@@ -38,7 +38,7 @@ func TestOneRule(t *testing.T) {
 		{"https://shop.example.com", "api.example.com", true},
 		{"https://eu.shop.example", "api.example.com", true},
 		{"http://localhost:5173", "api.example.com", true},
-		{"", "api.example.com", true},                       // curl, a native app
+		{"", "api.example.com", true},                        // curl, a native app
 		{"https://api.example.com", "api.example.com", true}, // GraphiQL on the gateway itself
 		{"https://evil.example.net", "api.example.com", false},
 		{"https://shop.example.com.evil.net", "api.example.com", false},
