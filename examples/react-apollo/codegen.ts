@@ -2,10 +2,12 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
 import { addTypenameSelectionDocumentTransform } from '@graphql-codegen/client-preset';
 
 // GraphQL Codegen's client preset: typed documents in src/gql/ from the
-// gateway's SDL as checked in (queries and mutations in schema.graphqls,
-// subscriptions in live.graphqls) and every graphql(`…`) call in src/.
+// gateway's whole SDL as checked in (schema/schema.graphql: queries,
+// mutations and subscriptions; the same text the gateway serves at
+// /graphql/schema.graphql while introspection is on) and every
+// graphql(`…`) call in src/.
 const config: CodegenConfig = {
-  schema: ['../../schema.graphqls', '../../live.graphqls', './federation.graphql'],
+  schema: '../../schema/schema.graphql',
   documents: ['src/**/*.{ts,tsx}', '!src/gql/**'],
   ignoreNoDocuments: false,
   generates: {

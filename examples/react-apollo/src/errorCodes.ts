@@ -1,9 +1,10 @@
 import type { GraphQLFormattedError } from 'graphql';
 
 /**
- * Every `extensions.code` the gateway may answer with: the keys of
- * errorCodes in resolvers/codes.go, kept equal to this list by the Go test
- * TestExampleErrorCodesListEveryCode (resolvers/codes_example_test.go).
+ * Every `extensions.code` the gateway may answer with, as
+ * schema/error-codes.json publishes them (from errorCodes in
+ * resolvers/codes.go): the Go test TestExampleErrorCodesListEveryCode
+ * (resolvers/codes_example_test.go) keeps this list equal to them.
  */
 export const errorCodes = [
   'ALIAS_LIMIT_EXCEEDED',
