@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"time"
@@ -14,8 +15,10 @@ import (
 
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/demo"
+	"github.com/acme/comments-gateway/httpcompress"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
+	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
@@ -35,7 +38,10 @@ type app struct {
 	store   *store.Store // the domain over the counted table
 	live    *liveRun     // subscriptions (an empty liveRun when they are off)
 	graphql http.Handler // resolvers.NewHandler's
-	closers []func()     // what close releases, last first
+	// compress compresses replies (gzip, zstd) as Accept-Encoding asks
+	// (package httpcompress).
+	compress func(http.Handler) http.Handler
+	closers  []func() // what close releases, last first
 }
 
 // newApp builds the server cfg describes: it checks the credentials, loads
@@ -46,6 +52,7 @@ func newApp(ctx context.Context, cfg *serveConfig, stderr io.Writer) (_ *app, er
 	logs := obs.NewLineBuffer(stderr, logBufferSize, logBufferDelay)
 	a := &app{cfg: cfg, log: newLogger(logs, cfg.logFormat)}
 	a.closers = append(a.closers, func() { _ = logs.Close() }) // closed last
+	a.closers = append(a.closers, captureStdLog(a.log))
 	defer func() {
 		if err != nil {
 			a.close()
@@ -79,6 +86,9 @@ func newApp(ctx context.Context, cfg *serveConfig, stderr io.Writer) (_ *app, er
 		}
 	}
 	a.graphql = resolvers.NewHandler(a.handlerConfig(authn, docs))
+	if a.compress, err = httpcompress.New(httpcompress.Config{}); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -107,6 +117,30 @@ var logHandlers = map[string]func(io.Writer) slog.Handler{
 // a request's context carry its requestId.
 func newLogger(w io.Writer, format string) *slog.Logger {
 	return slog.New(obs.NewHandler(logHandlers[format](w)))
+}
+
+// captureStdLog sends what libraries print through the standard log
+// package (gqlgen's transports, OpenTelemetry's error handler, an
+// http.Server without ErrorLog) to l, at WARN, so that every line of the
+// server's log has its format (JSON in production); it returns what
+// restores the log package as it was.
+func captureStdLog(l *slog.Logger) func() {
+	w, flags, prev := log.Writer(), log.Flags(), slog.Default()
+	level := slog.SetLogLoggerLevel(slog.LevelWarn)
+	slog.SetDefault(l)
+	return func() {
+		slog.SetDefault(prev)
+		slog.SetLogLoggerLevel(level)
+		log.SetOutput(w)
+		log.SetFlags(flags)
+	}
+}
+
+// httpErrorLog is an http.Server's ErrorLog: its messages (a handler's
+// panic, a malformed request line, a superfluous WriteHeader) as WARN
+// records of l.
+func httpErrorLog(l *slog.Logger) *log.Logger {
+	return slog.NewLogLogger(l.Handler(), slog.LevelWarn)
 }
 
 // startTracing sets up the OpenTelemetry exporter when configured; close
@@ -229,6 +263,6 @@ func (a *app) handlerConfig(authn *auth.Authenticator, docs *trusted.Manifest) r
 		Store: a.store, Logger: a.log, Metrics: a.metrics, LoaderWait: c.loaderWait, Limits: c.limits,
 		RequestTimeout: c.requestTimeout, RateLimit: c.rateLimit, Auth: authn,
 		DisableIntrospection: !c.introspection, APQCacheSize: apq, TracerProvider: a.tracer,
-		Trusted: docs, Live: a.live.conns, MicroCache: c.micro, Caches: c.caches,
+		Trusted: docs, Live: a.live.conns, MicroCache: c.micro, Caches: c.caches, Origins: origin.New(c.corsOrigins),
 	}
 }

@@ -274,7 +274,7 @@ func serveAdmin(ctx context.Context, addr string, tbl store.Table, s *store.Stor
 		return nil, fmt.Errorf("-admin-addr: %w", err)
 	}
 	srv := &http.Server{
-		Handler: mux, ReadHeaderTimeout: 5 * time.Second,
+		Handler: mux, ErrorLog: httpErrorLog(log), ReadHeaderTimeout: 5 * time.Second,
 		// The requests' store calls count as the server's: ctx's accountant,
 		// not its cancellation.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 )
@@ -55,6 +56,7 @@ type serveConfig struct {
 	// -dev, or into the fields above).
 	typed struct {
 		store, mergeSizing, corsOrigins string
+		corsOriginsSet                  bool // by a flag or the environment
 		introspection, graphiql         modeBool
 	}
 }
@@ -74,6 +76,7 @@ func parseServeConfig(args []string, devDefault bool, getenv func(string) string
 	// The AWS SDK's own variable for the Streams endpoint (DynamoDB Local
 	// serves both APIs on one port, so unset means the DynamoDB endpoint).
 	c.live.streamsEndpoint = getenv("AWS_ENDPOINT_URL_DYNAMODB_STREAMS")
+	fs.Visit(func(f *flag.Flag) { c.typed.corsOriginsSet = c.typed.corsOriginsSet || f.Name == "cors-origins" })
 	if err := c.resolve(); err != nil {
 		return nil, err
 	}
@@ -83,21 +86,22 @@ func parseServeConfig(args []string, devDefault bool, getenv func(string) string
 // register adds every serve flag to fs, group by group.
 func (c *serveConfig) register(fs *flag.FlagSet, devDefault bool) {
 	c.access.register(fs, devDefault)
-	c.registerServer(fs)
+	c.registerServer(fs, devDefault)
 	c.registerLimits(fs)
 	c.registerCaching(fs)
 	c.registerObservability(fs)
 	c.live.register(fs)
 }
 
-// registerServer adds the flags of the listener, the store and the modes.
-func (c *serveConfig) registerServer(fs *flag.FlagSet) {
+// registerServer adds the flags of the listener, the store and the modes
+// (devDefault: true without a command word, where the demo data loads).
+func (c *serveConfig) registerServer(fs *flag.FlagSet, devDefault bool) {
 	fs.Var(&c.typed.introspection, "introspection", "allow introspection (default: on in dev mode); off also hides field suggestions")
 	fs.Var(&c.typed.graphiql, "graphiql", "serve GraphiQL at / (default: on in dev mode)")
-	fs.StringVar(&c.typed.corsOrigins, "cors-origins", "", "comma-separated origins allowed by CORS on /graphql (e.g. https://shop.example.com, https://*.example.com); empty: no CORS headers")
+	fs.StringVar(&c.typed.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed on /graphql by CORS, websockets and SSE (e.g. https://shop.example.com, https://*.example.com); others get 403 FORBIDDEN_ORIGIN for a preflight, websocket or SSE request (default in dev mode: http://localhost:*,http://127.0.0.1:*; else none, same-origin only)")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&c.typed.store, "store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
-	fs.BoolVar(&c.demo, "demo", true, "load the demo data set when the store is empty")
+	fs.BoolVar(&c.demo, "demo", devDefault, "load the demo data set when the store is empty (default true without a command word, false for the serve command: a production table never gets fake reviews unless asked)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may finish on SIGINT/SIGTERM")
 	fs.DurationVar(&c.loaderWait, "loader-wait", resolvers.DefaultLoaderWait, "how long a dataloader collects keys before its one batched read")
 	fs.StringVar(&c.typed.mergeSizing, "merge-sizing", "auto", "how a merge of several ratings sizes its queries: lean (fewest items read, most refill rounds), balanced, few-rounds, or one-round (at most two rounds, most pages one); auto is one-round on DynamoDB and balanced on bolt")
@@ -156,6 +160,9 @@ func (c *serveConfig) resolve() error {
 	dev := c.access.dev
 	c.introspection, c.graphiql = c.typed.introspection.or(dev), c.typed.graphiql.or(dev)
 	c.corsOrigins = splitList(c.typed.corsOrigins)
+	if dev && !c.typed.corsOriginsSet {
+		c.corsOrigins = origin.DevPatterns
+	}
 	if c.logFormat == "" {
 		c.logFormat = "json"
 		if dev {

@@ -128,3 +128,34 @@ func TestServeConfigRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoAndOriginDefaultsFollowTheMode: without a command word (dev mode)
+// the demo data loads and local origins are allowed; `serve` loads demo
+// data only when -demo (or COMMENTS_DEMO) says so, and allows no
+// cross-origin request unless -cors-origins lists it; -dev alone changes
+// neither demo nor a given -cors-origins.
+func TestDemoAndOriginDefaultsFollowTheMode(t *testing.T) {
+	for _, tc := range []struct {
+		devDefault bool
+		args       []string
+		env        map[string]string
+		demo       bool
+		origins    string
+	}{
+		{true, nil, nil, true, "http://localhost:*,http://127.0.0.1:*"},
+		{false, []string{"-open-mutations"}, nil, false, ""},
+		{false, []string{"-dev"}, nil, false, "http://localhost:*,http://127.0.0.1:*"},
+		{false, []string{"-open-mutations", "-demo"}, nil, true, ""},
+		{false, []string{"-open-mutations"}, map[string]string{"COMMENTS_DEMO": "true"}, true, ""},
+		{true, []string{"-demo=false", "-cors-origins", "https://shop.example"}, nil, false, "https://shop.example"},
+		{true, []string{"-cors-origins="}, nil, true, ""},
+	} {
+		c, err := parseServeConfig(tc.args, tc.devDefault, func(k string) string { return tc.env[k] }, io.Discard)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if got := strings.Join(c.corsOrigins, ","); c.demo != tc.demo || got != tc.origins {
+			t.Errorf("dev default %v, %v %v: demo %v origins %q; want %v %q", tc.devDefault, tc.args, tc.env, c.demo, got, tc.demo, tc.origins)
+		}
+	}
+}

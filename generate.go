@@ -6,3 +6,7 @@ package main
 // (package internal/gqlexec).
 //go:generate go tool gqlgen generate
 //go:generate go run ./internal/gqlexec/rewrite graph/generated.go graph/federation.go
+
+// Then publish the schema and the error codes for client tools
+// (schema/schema.graphql, schema/error-codes.json).
+//go:generate go run ./cmd/schemagen schema

@@ -5,10 +5,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/rs/cors"
 
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -17,15 +17,22 @@ import (
 )
 
 // routes mounts the API listener's endpoints: /graphql (a server span
-// around CORS around the GraphQL handler), GraphiQL at / when on, /healthz,
+// around compression around the GraphQL handler, which answers CORS; a
+// browser opening it gets GraphiQL when that is on), the SDL at
+// /graphql/schema.graphql when introspection is on, GraphiQL at / when on, /healthz,
 // /readyz, and /metrics in dev mode when it has no listener of its own
 // (-metrics-addr, started by serve).
 func routes(a *app) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", tracing.HTTP(withCORS(a.cfg.corsOrigins, a.graphql), a.tracer))
-	mux.Handle("/graphql/", resolvers.NotFoundHandler("/graphql"))
+	var api http.Handler = a.graphql // CORS and the origin rule inside (package origin)
 	if a.cfg.graphiql {
 		web.Register(mux, "/graphql") // GraphiQL at /, its assets, and /demo
+		api = browserGetsGraphiQL(mux, api)
+	}
+	mux.Handle("/graphql", tracing.HTTP(a.compress(api), a.tracer))
+	mux.Handle("/graphql/", resolvers.NotFoundHandler("/graphql"))
+	if a.cfg.introspection {
+		mux.Handle("GET /graphql/schema.graphql", a.compress(resolvers.SDLHandler()))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.Handle("GET /readyz", readyz(a.store, a.log))
@@ -54,19 +61,19 @@ func (a *app) metricsHandler() http.Handler {
 	return promhttp.InstrumentMetricHandler(a.reg, promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{}))
 }
 
-// withCORS answers CORS for the allowed origins (github.com/rs/cors); no
-// origins, no CORS headers at all.
-func withCORS(origins []string, h http.Handler) http.Handler {
-	if len(origins) == 0 {
-		return h
-	}
-	return cors.New(cors.Options{
-		AllowedOrigins: origins,
-		AllowedMethods: []string{http.MethodGet, http.MethodPost},
-		AllowedHeaders: []string{"Content-Type", "Accept", "Authorization", "X-API-Key", "X-Request-Id", "X-Explain",
-			// What Apollo Client and urql send (CSRF prevention, operation name, client awareness).
-			"Apollo-Require-Preflight", "X-Apollo-Operation-Name", "Apollographql-Client-Name", "Apollographql-Client-Version"},
-		ExposedHeaders: []string{"X-Request-Id"},
-		MaxAge:         600,
-	}).Handler(h)
+// browserGetsGraphiQL serves GraphiQL (mux's page at /) to a browser
+// opening the endpoint, a GET that accepts text/html and has no query
+// string, rather than the GraphQL-over-HTTP 400 for a request without a
+// query; every other request goes to api.
+func browserGetsGraphiQL(mux, api http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.RawQuery == "" && r.Header.Get("Upgrade") == "" &&
+			strings.Contains(r.Header.Get("Accept"), "text/html") {
+			page := r.Clone(r.Context())
+			page.URL.Path = "/"
+			mux.ServeHTTP(w, page)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
 }

@@ -69,7 +69,7 @@ func serveMetrics(addr string, withPprof bool, metrics http.Handler, log *slog.L
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
 	// No WriteTimeout: a CPU profile or trace streams for its ?seconds=.
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	srv := &http.Server{Handler: mux, ErrorLog: httpErrorLog(log), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 	log.Info("metrics listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/metrics", "pprof", withPprof)
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

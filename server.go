@@ -135,7 +135,8 @@ func (a *app) serve(ctx context.Context, mux http.Handler, stdout io.Writer) err
 		return err
 	}
 	srv := &http.Server{
-		Handler: obs.Middleware(a.log, mux),
+		Handler:  obs.Middleware(a.log, mux),
+		ErrorLog: httpErrorLog(a.log),
 		// Requests count their store calls in the metrics (ctx's accountant),
 		// without ctx's cancellation.
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(a.accounted(ctx)) },
@@ -157,7 +158,9 @@ func (a *app) serve(ctx context.Context, mux http.Handler, stdout io.Writer) err
 
 // announce says where the server listens: the first line on stdout is the
 // GraphQL endpoint, for people, scripts and tests (GraphiQL's page follows
-// when it is on); the log gets the whole configuration's gist.
+// when it is on); in dev mode the demo page and the allowed browser
+// origins follow on lines of their own. The log gets the whole
+// configuration's gist.
 func (a *app) announce(addr net.Addr, stdout io.Writer) {
 	c := a.cfg
 	endpoint := baseURL(addr) + "/graphql"
@@ -166,8 +169,23 @@ func (a *app) announce(addr net.Addr, stdout io.Writer) {
 		line += "; GraphiQL at " + baseURL(addr) + "/"
 	}
 	fmt.Fprintln(stdout, line)
+	if c.access.dev {
+		if c.graphiql {
+			fmt.Fprintf(stdout, "demo product page at %s/demo\n", baseURL(addr))
+		}
+		fmt.Fprintf(stdout, "browser origins allowed (CORS, websockets, SSE): %s; set -cors-origins to change\n", originList(c.corsOrigins))
+	}
 	a.log.Info("serving", "endpoint", endpoint, "addr", addr.String(), "store", c.store.String(), "dev", c.access.dev,
-		"introspection", c.introspection, "graphiql", c.graphiql, "cors", c.typed.corsOrigins)
+		"introspection", c.introspection, "graphiql", c.graphiql, "corsOrigins", c.corsOrigins)
+}
+
+// originList is -cors-origins' list as announced: "same-origin only" when
+// it is empty.
+func originList(patterns []string) string {
+	if len(patterns) == 0 {
+		return "same-origin only"
+	}
+	return strings.Join(patterns, ", ")
 }
 
 // shutdown stops srv gracefully within -shutdown-timeout: in-flight

@@ -267,8 +267,9 @@ type Server struct {
 	URL      string // http://127.0.0.1:PORT
 	cmd      *exec.Cmd
 	stderr   *testutil.SyncBuffer
-	exited   chan struct{} // closed when the process has exited
-	waitErr  error         // valid once exited is closed
+	stdout   *firstLineWriter // what it printed on its standard output
+	exited   chan struct{}    // closed when the process has exited
+	waitErr  error            // valid once exited is closed
 	stopOnce sync.Once
 	API      *gqltest.Client // its /graphql
 	root     *gqltest.Client // its other paths, with API's connections
@@ -302,7 +303,7 @@ func startServer(tb testing.TB, bin string, argv, env []string, stop func(*Serve
 	cmd.Env = append(gwEnv(), env...)
 	cmd.Dir = tb.TempDir()
 	stdout := &firstLineWriter{line: make(chan string, 1)}
-	s := &Server{cmd: cmd, stderr: &testutil.SyncBuffer{}, exited: make(chan struct{})}
+	s := &Server{cmd: cmd, stderr: &testutil.SyncBuffer{}, stdout: stdout, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = stdout, s.stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("starting gw %s: %v", strings.Join(argv, " "), err)

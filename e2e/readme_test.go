@@ -125,7 +125,7 @@ func TestREADMEShellExamplesRun(t *testing.T) {
 		if hp, ok := servers[keyed]; ok {
 			return hp
 		}
-		argv := []string{"serve", "-addr", "127.0.0.1:0", "-store", "bolt:" + filepath.Join(t.TempDir(), "comments.db")}
+		argv := []string{"serve", "-demo", "-addr", "127.0.0.1:0", "-store", "bolt:" + filepath.Join(t.TempDir(), "comments.db")}
 		if keyed {
 			sum := sha256.Sum256([]byte(key))
 			argv = append(argv, "-api-keys", hex.EncodeToString(sum[:]))

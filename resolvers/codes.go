@@ -3,6 +3,7 @@ package resolvers
 import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 
+	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/trusted"
 )
@@ -98,6 +99,7 @@ var errorCodes = map[string]string{
 	CodeUnauthenticated:      "guardMutations (access.go)",
 	CodeForbidden:            "a store EFORBIDDEN error: another author's comment (store.Owner, changeOwner in access.go)",
 	CodeThrottled:            "the rate limit (ratelimit.go)",
+	origin.Code:              "the origin rule: a preflight, websocket or SSE request from an origin outside -cors-origins (package origin)",
 	trusted.CodeNotFound:     "APQ or the trusted documents (package trusted)",
 	trusted.CodeRequired:     "-only-trusted-documents (package trusted)",
 	trusted.CodeMismatch:     "a trusted document id sent with another query (package trusted)",

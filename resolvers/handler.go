@@ -22,6 +22,7 @@ import (
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
+	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/tracing"
 	"github.com/acme/comments-gateway/trusted"
@@ -70,6 +71,9 @@ type Config struct {
 	// MicroCache caches hot GET responses in process (off when its TTL is 0;
 	// see httpcache.go).
 	MicroCache MicroCacheConfig
+	// Origins are the browser origins allowed cross-origin: CORS, websocket
+	// upgrades and SSE streams (package origin); nil: same-origin only.
+	Origins *origin.Policy
 }
 
 // DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
@@ -252,7 +256,9 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 // trusted documents' GET ids (package trusted), the request's context
 // (withRequestContext), the HTTP edge (edge.go), the rate limit's charge
 // for refusals (ratelimit_refused.go), live connections (liveconn.go), the
-// HTTP cache, and credentials when configured (package auth).
+// HTTP cache, credentials when configured (package auth), and outermost
+// the origin rule (package origin: CORS, and no websocket or SSE from an
+// origin outside the list).
 func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache) http.Handler {
 	h := withRequestContext(cfg, rl, cfg.Trusted.Middleware(srv))
 	h = httpEdge(cfg.Limits.MaxBodyBytes, h)
@@ -262,7 +268,7 @@ func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(h)
 	}
-	return h
+	return cfg.Origins.Handler(h)
 }
 
 // withRequestContext gives each request its context: the request timeout,

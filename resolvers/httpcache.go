@@ -28,7 +28,12 @@ const varyHeaders = "Accept, Authorization, X-API-Key, X-Explain"
 //   - a GET query answered with HTTP 200 and no errors gets Cache-Control
 //     from its operation's CachePolicy (private when the request carries
 //     Authorization or X-API-Key), a strong ETag (a hash of the body) and
-//     Vary; If-None-Match with that ETag gets 304 without the body;
+//     Vary; If-None-Match with that ETag gets 304 without the body. Its
+//     body has no extensions.cost (unless X-Explain asked for the plan):
+//     what a read cost differs between a cold and a warm read of the same
+//     data, and the same data must get the same ETag (and a cached copy
+//     must not claim a cost it did not incur). The cost is on the
+//     request's log line, and in every POST reply;
 //   - any other GET /graphql response (errors, a refused or invalid request)
 //     and every POST response get Cache-Control: no-store;
 //   - GET requests that upgrade (websocket) or ask for text/event-stream are
@@ -65,6 +70,9 @@ func (c *httpCache) recordOutcome(ctx context.Context, next graphql.ResponseHand
 		return resp
 	}
 	out.cacheable, out.policy = true, c.policies.of(ctx, oc)
+	if ctx.Value(explainKey{}) == nil {
+		delete(resp.Extensions, "cost") // see the ETag rule in httpCache's comment
+	}
 	return resp
 }
 

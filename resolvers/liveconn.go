@@ -169,7 +169,7 @@ type liveWebsocket struct {
 }
 
 func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	conn, err := transport.CoderWebsocketImplementation{}.Accept(batchingHijacker{w}, r, opts)
+	conn, err := wsAccepter.Accept(batchingHijacker{w}, r, opts)
 	if err != nil {
 		return nil, err
 	}

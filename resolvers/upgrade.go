@@ -38,8 +38,10 @@ func hasToken(list, token string) bool {
 }
 
 // codedRefusal passes a response through, except that a 4xx or 5xx status
-// becomes a coded JSON error (whatever body follows it is dropped). It
-// hijacks for a WebSocket library as the writer it wraps does.
+// becomes a coded JSON error (whatever status and body follow it are
+// dropped: gqlgen writes its own after the library's). It hijacks for a
+// WebSocket library as the writer it wraps does. (An origin outside the
+// list never gets here: package origin refuses it first.)
 type codedRefusal struct {
 	http.ResponseWriter
 	refused bool
@@ -47,7 +49,10 @@ type codedRefusal struct {
 
 // WriteHeader implements http.ResponseWriter.
 func (w *codedRefusal) WriteHeader(status int) {
-	if status < http.StatusBadRequest || w.refused {
+	if w.refused {
+		return
+	}
+	if status < http.StatusBadRequest {
 		w.ResponseWriter.WriteHeader(status)
 		return
 	}

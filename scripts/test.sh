@@ -262,9 +262,9 @@ timeout 120 scripts/audit.sh >"$run/audit.log" 2>&1 || audit_status=$?
 grep -v '^ok ' "$run/audit.log" | sed 's/^/    /' || true # passes are in artifacts/audit.log
 ((audit_status == 0)) || checks_failed+=("graphql-http audit")
 
-step "Browser and client tests: GraphiQL and /demo in headless Chromium, Apollo Client, Relay (web/test.sh)"
-if DEBIAN_FRONTEND=noninteractive timeout 900 web/test.sh >"$run/browser.log" 2>&1; then
-	grep -E '^(browser|client|relay): (PASS|FAIL)' "$run/browser.log" | sed 's/^/    /' || true
+step "Browser and client tests: GraphiQL and /demo in headless Chromium, Apollo Client, Relay, examples/react-apollo (web/test.sh)"
+if DEBIAN_FRONTEND=noninteractive timeout 1200 web/test.sh >"$run/browser.log" 2>&1; then
+	grep -E '^(browser|client|react-apollo|relay): (PASS|FAIL)' "$run/browser.log" | sed 's/^/    /' || true
 	note "screenshots in artifacts/"
 else
 	tail -40 "$run/browser.log"

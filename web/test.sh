@@ -7,7 +7,11 @@
 # builds and starts its own gateway the same way; then the Relay walk,
 # web/relay/walk.mjs (relay-compiler over the served schema, relay-runtime
 # paging and refetching through Query.node against a recount of the data it
-# imports), with its own pinned packages in web/relay/. Fails if any fails.
+# imports), with its own pinned packages in web/relay/; then the client
+# example's test, web/e2e/react-apollo.mjs (examples/react-apollo built and
+# served on another origin, in Chromium: pages, filters, live comments over
+# websocket and SSE, a refused origin, the trusted-documents build). Fails
+# if any fails.
 # Screenshots: artifacts/graphiql.png, artifacts/demo*.png.
 #   UPDATE_DOCS=1 web/test.sh   also refreshes docs/demo.png
 #   CHROMIUM=/path/to/chrome    another browser binary
@@ -41,6 +45,10 @@ for k in graphiql full; do
 done
 node e2e/browser.mjs || status=$?
 node e2e/client.mjs || status=1
+# The client example, examples/react-apollo, built (codegen, tsc, vite) with
+# its own pinned packages, served from another origin than the gateway's.
+(cd ../examples/react-apollo && npm ci --no-audit --no-fund --loglevel=error) || status=1
+node e2e/react-apollo.mjs || status=1
 (cd relay && npm ci --no-audit --no-fund --loglevel=error) || status=1
 node relay/walk.mjs || status=1
 exit "$status"

@@ -1,6 +1,6 @@
 // The gateway under test for browser.mjs, client.mjs and ../relay/walk.mjs: built from the
 // repository (or GATEWAY_BIN), served on 127.0.0.1 with a fresh bolt store
-// (the demo data loads), stopped by pid.
+// (the demo data loads: -demo unless flags say -demo=false), stopped by pid.
 import { spawn, execFileSync } from 'node:child_process';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 // its stop in cleanups (run first to last), and resolves to its base URL.
 export async function launchGateway({ tmp, flags, log, cleanups }) {
   const bin = buildGateway(tmp, log);
-  const args = ['serve', '-addr', '127.0.0.1:0', '-store', `bolt:${join(tmp, 'comments.db')}`, ...flags];
+  const args = ['serve', '-addr', '127.0.0.1:0', '-store', `bolt:${join(tmp, 'comments.db')}`, '-demo', ...flags];
   const gw = runGateway(bin, args);
   cleanups.unshift(gw.stop);
   return gw.url;
@@ -58,14 +58,16 @@ function stopGateway(child) {
   });
 }
 
-// postGraphQL posts one operation with plain fetch (no client, no cache),
-// bounded by timeoutMs, and resolves to its data; an HTTP error status or
-// any GraphQL error fails the assertion.
+// postGraphQL posts one operation — a query text, or { documentId } of a
+// trusted document — with plain fetch (no client, no cache), bounded by
+// timeoutMs, and resolves to its data; an HTTP error status or any GraphQL
+// error fails the assertion.
 export async function postGraphQL(url, query, variables, timeoutMs = 30_000) {
+  const doc = typeof query === 'string' ? { query } : query;
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
+    body: JSON.stringify({ ...doc, variables }),
     signal: AbortSignal.timeout(timeoutMs),
   });
   const body = await res.json();
