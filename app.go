@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/demo"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
@@ -31,15 +32,16 @@ type app struct {
 	tracer  trace.TracerProvider // nil: no tracing
 	reg     *prometheus.Registry // this server's metrics
 	metrics *metrics.Collectors
-	raw     store.Table  // the backend itself, for the admin listener's /backup
-	store   *store.Store // the domain over the counted table
-	live    *liveRun     // subscriptions (an empty liveRun when they are off)
-	graphql http.Handler // resolvers.NewHandler's
-	closers []func()     // what close releases, last first
+	raw     store.Table      // the backend itself, for the admin listener's /backup
+	store   *store.Store     // the domain over the counted table
+	live    *liveRun         // subscriptions (an empty liveRun when they are off)
+	clients *clientaddr.Rule // how anonymous clients are named, for their limits
+	graphql http.Handler     // resolvers.NewHandler's
+	closers []func()         // what close releases, last first
 }
 
 // newApp builds the server cfg describes: it checks the credentials, loads
-// the trusted documents, starts tracing, opens the store (with the demo
+// the trusted documents, builds the client address rule, starts tracing, opens the store (with the demo
 // data when empty) and the admin listener, and builds the GraphQL handler.
 // On error what it had started is released; else the caller calls close.
 func newApp(ctx context.Context, cfg *serveConfig, stderr io.Writer) (_ *app, err error) {
@@ -57,6 +59,9 @@ func newApp(ctx context.Context, cfg *serveConfig, stderr io.Writer) (_ *app, er
 	}
 	docs, err := openTrusted(cfg.trustedPath, cfg.onlyTrusted, a.log)
 	if err != nil {
+		return nil, err
+	}
+	if a.clients, err = cfg.clientAddr.rule(a.log); err != nil {
 		return nil, err
 	}
 	if err := a.startTracing(ctx); err != nil {
@@ -156,7 +161,7 @@ func (a *app) openStore(ctx context.Context) error {
 	}
 	a.closers = append(a.closers, func() { tbl.Close() })
 	a.raw = tbl
-	a.live = a.cfg.live.newLive(a.cfg.store.kind, a.cfg.rateLimit.TrustForwardedFor, a.log)
+	a.live = a.cfg.live.newLive(a.cfg.store.kind, a.log)
 	a.store = store.New(tbl, append(a.live.stores, store.WithSizing(a.cfg.sizing))...)
 	a.closers = append(a.closers, func() { // a no-op after serve's graceful shutdown
 		sctx, cancel := context.WithTimeout(context.Background(), a.cfg.shutdownTimeout)
@@ -231,7 +236,7 @@ func (a *app) handlerConfig(authn *auth.Authenticator, docs *trusted.Manifest) r
 	}
 	return resolvers.Config{
 		Store: a.store, Logger: a.log, Metrics: a.metrics, LoaderWait: c.loaderWait, Limits: c.limits,
-		RequestTimeout: c.requestTimeout, RateLimit: c.rateLimit, Auth: authn,
+		RequestTimeout: c.requestTimeout, RateLimit: c.rateLimit, ClientAddr: a.clients, Auth: authn,
 		DisableIntrospection: !c.introspection, APQCacheSize: apq, TracerProvider: a.tracer,
 		Trusted: docs, Live: a.live.conns, MicroCache: micro,
 	}

@@ -38,7 +38,8 @@ type serveConfig struct {
 	sizing          store.Sizing
 	limits          resolvers.Limits
 	rateLimit       resolvers.RateLimit
-	apqCacheSize    int // 0: APQ off
+	clientAddr      clientAddrFlags // -trusted-proxy-hops, -trusted-proxies, …
+	apqCacheSize    int             // 0: APQ off
 	trustedPath     string
 	onlyTrusted     bool
 	micro           resolvers.MicroCacheConfig
@@ -106,7 +107,8 @@ func (c *serveConfig) registerServer(fs *flag.FlagSet) {
 }
 
 // registerLimits adds the flags that bound what a request or a client may
-// ask for: the size of an operation, the rate limit, trusted documents.
+// ask for: the size of an operation, the rate limit and how it names
+// clients, trusted documents.
 func (c *serveConfig) registerLimits(fs *flag.FlagSet) {
 	lim, rl := &c.limits, &c.rateLimit
 	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", resolvers.DefaultMaxBodyBytes, "largest request body; larger ones get 413")
@@ -119,7 +121,7 @@ func (c *serveConfig) registerLimits(fs *flag.FlagSet) {
 	fs.Float64Var(&rl.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rl.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
 	fs.IntVar(&rl.RefusedCost, "rate-refused-cost", resolvers.DefaultRefusedCost, "points a request that runs no operation (a parse, validation or limit failure) costs; a client with fewer left gets 429")
-	fs.BoolVar(&rl.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
+	c.clientAddr.register(fs)
 	fs.StringVar(&c.trustedPath, "trusted-documents", "", "JSON manifest of trusted documents, id → document (GraphQL Codegen's persisted-documents.json, Relay's persisted_queries.json); clients send documentId or extensions.persistedQuery.sha256Hash")
 	fs.BoolVar(&c.onlyTrusted, "only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
 }

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
@@ -52,6 +53,9 @@ type Config struct {
 	// RateLimit limits each client by the cost of its operations (off when
 	// its Rate is 0).
 	RateLimit RateLimit
+	// ClientAddr names an anonymous client by its address, for the rate
+	// limit and the live connection caps; nil: the peer's address.
+	ClientAddr *clientaddr.Rule
 	// APQCacheSize is how many automatic persisted queries are kept
 	// (DefaultAPQCacheSize when 0; negative turns APQ off).
 	APQCacheSize int
@@ -245,7 +249,8 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 // trusted documents' GET ids (package trusted), the request's context
 // (withRequestContext), the HTTP edge (edge.go), the rate limit's charge
 // for refusals (ratelimit_refused.go), live connections (liveconn.go), the
-// HTTP cache, and credentials when configured (package auth).
+// HTTP cache, credentials when configured (package auth), and the
+// client's address (package clientaddr).
 func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache) http.Handler {
 	h := withRequestContext(cfg, rl, cfg.Trusted.Middleware(srv))
 	h = httpEdge(cfg.Limits.MaxBodyBytes, h)
@@ -255,7 +260,7 @@ func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(h)
 	}
-	return h
+	return cfg.ClientAddr.Middleware(h)
 }
 
 // withRequestContext gives each request its context: the request timeout,
