@@ -95,7 +95,7 @@ var errorCodes = map[string]string{
 	CodeConflict:             "a store ECONFLICT error",
 	CodeUnavailable:          "a store EUNAVAILABLE error",
 	CodeInternal:             "anything without a code (ErrorPresenter), a panic",
-	CodeUnauthenticated:      "guardMutations (access.go)",
+	CodeUnauthenticated:      "guardMutations, an oversize credential (access.go)",
 	CodeForbidden:            "a store EFORBIDDEN error: another author's comment (store.Owner, changeOwner in access.go)",
 	CodeThrottled:            "the rate limit (ratelimit.go)",
 	trusted.CodeNotFound:     "APQ or the trusted documents (package trusted)",

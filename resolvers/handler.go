@@ -249,7 +249,8 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 // trusted documents' GET ids (package trusted), the request's context
 // (withRequestContext), the HTTP edge (edge.go), the rate limit's charge
 // for refusals (ratelimit_refused.go), live connections (liveconn.go), the
-// HTTP cache, credentials when configured (package auth), and the
+// HTTP cache, credentials when configured (package auth; an oversize one
+// refused, access.go), and the
 // client's address (package clientaddr).
 func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache) http.Handler {
 	h := withRequestContext(cfg, rl, cfg.Trusted.Middleware(srv))
@@ -258,7 +259,7 @@ func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache)
 	h = cfg.Live.middleware(h)
 	h = hc.wrap(h)
 	if cfg.Auth.Enabled() {
-		h = cfg.Auth.Middleware(h)
+		h = cfg.Auth.Middleware(refuseOversizeCredential(h))
 	}
 	return cfg.ClientAddr.Middleware(h)
 }
