@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme/comments-gateway/auth"
-	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/demo"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
@@ -32,16 +31,15 @@ type app struct {
 	tracer  trace.TracerProvider // nil: no tracing
 	reg     *prometheus.Registry // this server's metrics
 	metrics *metrics.Collectors
-	raw     store.Table      // the backend itself, for the admin listener's /backup
-	store   *store.Store     // the domain over the counted table
-	live    *liveRun         // subscriptions (an empty liveRun when they are off)
-	clients *clientaddr.Rule // how anonymous clients are named, for their limits
-	graphql http.Handler     // resolvers.NewHandler's
-	closers []func()         // what close releases, last first
+	raw     store.Table  // the backend itself, for the admin listener's /backup
+	store   *store.Store // the domain over the counted table
+	live    *liveRun     // subscriptions (an empty liveRun when they are off)
+	graphql http.Handler // resolvers.NewHandler's
+	closers []func()     // what close releases, last first
 }
 
 // newApp builds the server cfg describes: it checks the credentials, loads
-// the trusted documents, builds the client address rule, starts tracing, opens the store (with the demo
+// the trusted documents, starts tracing, opens the store (with the demo
 // data when empty) and the admin listener, and builds the GraphQL handler.
 // On error what it had started is released; else the caller calls close.
 func newApp(ctx context.Context, cfg *serveConfig, stderr io.Writer) (_ *app, err error) {
@@ -61,9 +59,7 @@ func newApp(ctx context.Context, cfg *serveConfig, stderr io.Writer) (_ *app, er
 	if err != nil {
 		return nil, err
 	}
-	if a.clients, err = cfg.clientAddr.rule(a.log); err != nil {
-		return nil, err
-	}
+	cfg.clientAddr.announce(a.log)
 	if err := a.startTracing(ctx); err != nil {
 		return nil, err
 	}
@@ -236,7 +232,7 @@ func (a *app) handlerConfig(authn *auth.Authenticator, docs *trusted.Manifest) r
 	}
 	return resolvers.Config{
 		Store: a.store, Logger: a.log, Metrics: a.metrics, LoaderWait: c.loaderWait, Limits: c.limits,
-		RequestTimeout: c.requestTimeout, RateLimit: c.rateLimit, ClientAddr: a.clients, Auth: authn,
+		RequestTimeout: c.requestTimeout, RateLimit: c.rateLimit, ClientAddr: c.clientAddr.rule, Auth: authn,
 		DisableIntrospection: !c.introspection, APQCacheSize: apq, TracerProvider: a.tracer,
 		Trusted: docs, Live: a.live.conns, MicroCache: micro,
 	}

@@ -45,6 +45,7 @@ type serveConfig struct {
 	micro           resolvers.MicroCacheConfig
 	metricsAddr     string
 	pprof           bool
+	pprofPublic     bool // -pprof on a public -metrics-addr, asked for explicitly
 	adminAddr       string
 	otlpEndpoint    string
 	live            liveFlags
@@ -139,7 +140,8 @@ func (c *serveConfig) registerCaching(fs *flag.FlagSet) {
 func (c *serveConfig) registerObservability(fs *flag.FlagSet) {
 	fs.StringVar(&c.logFormat, "log-format", "", "log format: text or json (default: text in dev mode, json otherwise)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics (and pprof with -pprof) on this separate listener, e.g. 127.0.0.1:9090; without it /metrics is served on -addr in dev mode only")
-	fs.BoolVar(&c.pprof, "pprof", false, "serve Go's profiles at /debug/pprof/ on the -metrics-addr listener")
+	fs.BoolVar(&c.pprof, "pprof", false, "serve Go's profiles at /debug/pprof/ on the -metrics-addr listener (a loopback or private address unless -pprof-public)")
+	fs.BoolVar(&c.pprofPublic, "pprof-public", false, "allow -pprof on a -metrics-addr that is neither loopback nor private (the profiles and the command line are unauthenticated)")
 	fs.StringVar(&c.otlpEndpoint, "otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 }
 
@@ -171,8 +173,17 @@ func (c *serveConfig) resolve() error {
 	if c.apqCacheSize < 0 {
 		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", c.apqCacheSize)
 	}
+	if err := c.clientAddr.resolve(); err != nil {
+		return err
+	}
 	if c.pprof && c.metricsAddr == "" {
 		return errors.New("-pprof needs -metrics-addr: profiles are served on the metrics listener only, never on the API's")
+	}
+	if c.pprof && !c.pprofPublic {
+		if err := checkPrivateAddr("-metrics-addr", c.metricsAddr, "with -pprof it serves Go's profiles and the command line unauthenticated",
+			"e.g. 127.0.0.1:9090, or add -pprof-public to serve them there anyway"); err != nil {
+			return err
+		}
 	}
 	sizing, ok := store.Sizings[c.mergeSizingName()]
 	if !ok {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 
 	"github.com/acme/comments-gateway/clientaddr"
@@ -16,6 +17,7 @@ type clientAddrFlags struct {
 	// trustForwardedFor is the deprecated -trust-forwarded-for: it now
 	// means -trusted-proxy-hops 1.
 	trustForwardedFor bool
+	rule              *clientaddr.Rule // built by resolve
 }
 
 // register adds the client address flags to fs.
@@ -27,22 +29,30 @@ func (f *clientAddrFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.trustForwardedFor, "trust-forwarded-for", false, "deprecated: means -trusted-proxy-hops 1 (the address the nearest proxy appended, never the client-written first one)")
 }
 
-// rule builds the client address rule, saying at start-up how clients are
-// named and that -trust-forwarded-for is deprecated.
-func (f *clientAddrFlags) rule(log *slog.Logger) (*clientaddr.Rule, error) {
+// resolve builds the client address rule from the flags (-trust-forwarded-for
+// is -trusted-proxy-hops 1).
+func (f *clientAddrFlags) resolve() error {
 	cfg := f.cfg
 	cfg.Proxies = splitList(f.trustedProxies)
 	if f.trustForwardedFor {
 		if cfg.Hops > 0 || len(cfg.Proxies) > 0 {
-			return nil, errors.New("-trust-forwarded-for is deprecated and contradicts -trusted-proxy-hops/-trusted-proxies: drop it")
+			return errors.New("-trust-forwarded-for is deprecated and contradicts -trusted-proxy-hops/-trusted-proxies: drop it")
 		}
 		cfg.Hops = 1
-		log.Warn("DEPRECATED: -trust-forwarded-for now means -trusted-proxy-hops 1: a client is the address the nearest proxy appended to X-Forwarded-For, not the first one (which the client writes); set -trusted-proxy-hops or -trusted-proxies to match your proxies")
 	}
 	r, err := clientaddr.New(cfg)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("-trusted-proxy-hops, -trusted-proxies, -forwarded-header, -client-ipv6-prefix: %w", err)
 	}
-	log.Info("clients named by address", "rule", r.String())
-	return r, nil
+	f.rule = r
+	return nil
+}
+
+// announce says at start-up how clients are named, and that
+// -trust-forwarded-for is deprecated.
+func (f *clientAddrFlags) announce(log *slog.Logger) {
+	if f.trustForwardedFor {
+		log.Warn("DEPRECATED: -trust-forwarded-for now means -trusted-proxy-hops 1: a client is the address the nearest proxy appended to X-Forwarded-For, not the first one (which the client writes); set -trusted-proxy-hops or -trusted-proxies to match your proxies")
+	}
+	log.Info("clients named by address", "rule", f.rule.String())
 }
