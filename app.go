@@ -233,7 +233,7 @@ func (a *app) handlerConfig(authn *auth.Authenticator, docs *trusted.Manifest) r
 	return resolvers.Config{
 		Store: a.store, Logger: a.log, Metrics: a.metrics, LoaderWait: c.loaderWait, Limits: c.limits,
 		RequestTimeout: c.requestTimeout, RateLimit: c.rateLimit, ClientAddr: c.clientAddr.rule, Auth: authn,
-		DisableIntrospection: !c.introspection, APQCacheSize: apq, TracerProvider: a.tracer,
+		DisableIntrospection: !c.introspection, OpenExplain: c.openExplain, APQCacheSize: apq, TracerProvider: a.tracer,
 		Trusted: docs, Live: a.live.conns, MicroCache: micro,
 	}
 }

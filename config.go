@@ -26,6 +26,7 @@ type serveConfig struct {
 	access          accessConfig // -dev, -open-mutations, credentials
 	introspection   bool         // -introspection, default: on in dev mode
 	graphiql        bool         // -graphiql, default: on in dev mode
+	openExplain     bool         // -open-explain, default: on in dev mode
 	addr            string
 	store           storeSpec
 	demo            bool
@@ -57,6 +58,7 @@ type serveConfig struct {
 	typed struct {
 		store, mergeSizing, corsOrigins string
 		introspection, graphiql         modeBool
+		openExplain                     modeBool
 	}
 }
 
@@ -95,6 +97,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, devDefault bool) {
 func (c *serveConfig) registerServer(fs *flag.FlagSet) {
 	fs.Var(&c.typed.introspection, "introspection", "allow introspection (default: on in dev mode); off also hides field suggestions")
 	fs.Var(&c.typed.graphiql, "graphiql", "serve GraphiQL at / (default: on in dev mode)")
+	fs.Var(&c.typed.openExplain, "open-explain", "anyone may ask for the read plan (X-Explain: 1), which names table keys and indexes; off: API keys and moderators only (default: on in dev mode)")
 	fs.StringVar(&c.typed.corsOrigins, "cors-origins", "", "comma-separated origins allowed by CORS on /graphql (e.g. https://shop.example.com, https://*.example.com); empty: no CORS headers")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&c.typed.store, "store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
@@ -150,6 +153,7 @@ func (c *serveConfig) registerObservability(fs *flag.FlagSet) {
 func (c *serveConfig) resolve() error {
 	dev := c.access.dev
 	c.introspection, c.graphiql = c.typed.introspection.or(dev), c.typed.graphiql.or(dev)
+	c.openExplain = c.typed.openExplain.or(dev)
 	c.corsOrigins = splitList(c.typed.corsOrigins)
 	if c.logFormat == "" {
 		c.logFormat = "json"

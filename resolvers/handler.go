@@ -53,6 +53,9 @@ type Config struct {
 	// RateLimit limits each client by the cost of its operations (off when
 	// its Rate is 0).
 	RateLimit RateLimit
+	// OpenExplain lets anyone have extensions.plan (X-Explain: 1); else
+	// only API keys and moderators may (guardExplain).
+	OpenExplain bool
 	// ClientAddr names an anonymous client by its address, for the rate
 	// limit and the live connection caps; nil: the peer's address.
 	ClientAddr *clientaddr.Rule
@@ -247,7 +250,8 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 
 // httpLayers wraps gqlgen's server in the HTTP layers, innermost first:
 // trusted documents' GET ids (package trusted), the request's context
-// (withRequestContext), the HTTP edge (edge.go), the rate limit's charge
+// (withRequestContext), the HTTP edge (edge.go), who may EXPLAIN
+// (explain.go), the rate limit's charge
 // for refusals (ratelimit_refused.go), live connections (liveconn.go), the
 // HTTP cache, credentials when configured (package auth; an oversize one
 // refused, access.go), and the
@@ -255,6 +259,7 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache) http.Handler {
 	h := withRequestContext(cfg, rl, cfg.Trusted.Middleware(srv))
 	h = httpEdge(cfg.Limits.MaxBodyBytes, h)
+	h = guardExplain(cfg.OpenExplain, h)
 	h = rl.gate(h) // refusals cost too
 	h = cfg.Live.middleware(h)
 	h = hc.wrap(h)
@@ -279,7 +284,7 @@ func withRequestContext(cfg Config, rl *rateLimiter, next http.Handler) http.Han
 		if rl != nil {
 			ctx = context.WithValue(ctx, clientKey{}, rl.clientOf(req))
 		}
-		if req.Header.Get("X-Explain") == "1" {
+		if wantsExplain(req) {
 			ctx, _ = withExplain(ctx)
 		}
 		next.ServeHTTP(w, req.WithContext(ctx))

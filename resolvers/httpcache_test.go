@@ -41,7 +41,7 @@ func MustCacheEnv(tb testing.TB, micro resolvers.MicroCacheConfig) *cacheEnv {
 	}
 	h := resolvers.NewHandler(resolvers.Config{
 		Store: store.New(spy), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		LoaderWait: testLoaderWait, MicroCache: micro,
+		LoaderWait: testLoaderWait, MicroCache: micro, OpenExplain: true,
 	})
 	e.srv = httptest.NewServer(h)
 	tb.Cleanup(e.srv.Close)
