@@ -115,6 +115,7 @@ type operations struct{ schema *ast.Schema }
 func (o operations) serve(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, params *graphql.RawParams, queriesOnly bool) {
 	ctx := r.Context()
 	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
+	integralNumbers(params.Variables) // 5.0 and 1e2 are Ints, as in graphql-js
 	ct := responseMediaType(r)
 	oc, errs := o.createOperation(ctx, exec, params)
 	if errs != nil {
