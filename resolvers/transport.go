@@ -208,8 +208,9 @@ func responseMediaType(r *http.Request) string {
 // "operationName" (strings), "variables" and "extensions" (objects, their
 // numbers kept as json.Number so that checkVariables sees what was sent),
 // each optional or null; other members are ignored and, as gqlgen's own
-// transports do, member names match regardless of case. One pass over the
-// body. A message says what is wrong without echoing the body.
+// transports do, member names match regardless of case (the edge has
+// refused two names that differ only in case: package jsonmember). One
+// pass over the body. A message says what is wrong without echoing the body.
 func decodeRequest(body []byte) (*graphql.RawParams, string) {
 	if string(bytes.TrimSpace(body)) == "null" {
 		return nil, `the request body must be a JSON object such as {"query": "{ __typename }"}, not null`
