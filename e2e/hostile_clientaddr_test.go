@@ -42,7 +42,7 @@ func TestBudgetForwardedAddressesDoNotRotate(t *testing.T) {
 			header: xff("198.51.100.7"), other: xff("198.51.100.8")(0)},
 		{name: "X-Forwarded-For, trusted proxies", args: []string{"-trusted-proxies", "127.0.0.1/32,10.0.0.0/8"},
 			header: func(i int) map[string]string { return xff("198.51.100.7, 10.0.0.3")(i) }, other: xff("198.51.100.8")(0)},
-		{name: "IPv6 clients by /64", args: []string{"-trusted-proxy-hops", "1"},
+		{name: "IPv6 clients grouped by prefix 64", args: []string{"-trusted-proxy-hops", "1"},
 			header: func(i int) map[string]string { return xff(fmt.Sprintf("2001:db8:1:2::%x", i+1))(i) }, other: xff("2001:db8:1:3::1")(0)},
 		{name: "Forwarded, one hop", args: []string{"-trusted-proxy-hops", "1", "-forwarded-header", "Forwarded"},
 			header: func(i int) map[string]string {
