@@ -66,6 +66,7 @@ func newApp(ctx context.Context, cfg *serveConfig, stderr io.Writer) (_ *app, er
 	if err != nil {
 		return nil, err
 	}
+	cfg.clientAddr.announce(a.log)
 	if err := a.startTracing(ctx); err != nil {
 		return nil, err
 	}
@@ -190,7 +191,7 @@ func (a *app) openStore(ctx context.Context) error {
 	}
 	a.closers = append(a.closers, func() { tbl.Close() })
 	a.raw = tbl
-	a.live = a.cfg.live.newLive(a.cfg.store.kind, a.cfg.rateLimit.TrustForwardedFor, a.log)
+	a.live = a.cfg.live.newLive(a.cfg.store.kind, a.log)
 	a.store = store.New(tbl, append(a.live.stores, store.WithSizing(a.cfg.sizing))...)
 	a.closers = append(a.closers, func() { // a no-op after serve's graceful shutdown
 		sctx, cancel := context.WithTimeout(context.Background(), a.cfg.shutdownTimeout)
@@ -261,8 +262,8 @@ func (a *app) handlerConfig(authn *auth.Authenticator, docs *trusted.Manifest) r
 	}
 	return resolvers.Config{
 		Store: a.store, Logger: a.log, Metrics: a.metrics, LoaderWait: c.loaderWait, Limits: c.limits,
-		RequestTimeout: c.requestTimeout, RateLimit: c.rateLimit, Auth: authn,
-		DisableIntrospection: !c.introspection, APQCacheSize: apq, TracerProvider: a.tracer,
+		RequestTimeout: c.requestTimeout, RateLimit: c.rateLimit, ClientAddr: c.clientAddr.rule, Auth: authn,
+		DisableIntrospection: !c.introspection, OpenExplain: c.openExplain, APQCacheSize: apq, TracerProvider: a.tracer,
 		Trusted: docs, Live: a.live.conns, MicroCache: c.micro, Caches: c.caches, Origins: origin.New(c.corsOrigins),
 	}
 }

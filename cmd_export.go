@@ -288,13 +288,19 @@ func serveAdmin(ctx context.Context, addr string, tbl store.Table, s *store.Stor
 }
 
 // checkAdminAddr refuses an admin address that could be reached from the
-// internet: /backup and /export are unauthenticated, so the host must be a
-// loopback or private address (or localhost), never empty (every interface)
-// or public.
+// internet: /backup and /export are unauthenticated.
 func checkAdminAddr(addr string) error {
+	return checkPrivateAddr("-admin-addr", addr, "its /backup and /export are unauthenticated", "e.g. 127.0.0.1:9091")
+}
+
+// checkPrivateAddr refuses a listen address (of the flag named flag) that
+// could be reached from the internet, saying why and what to do instead:
+// the host must be a loopback or private address (or localhost), never
+// empty (every interface) or public.
+func checkPrivateAddr(flag, addr, why, instead string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("-admin-addr %q: %v", addr, err)
+		return fmt.Errorf("%s %q: %v", flag, addr, err)
 	}
 	if host == "localhost" {
 		return nil
@@ -302,5 +308,5 @@ func checkAdminAddr(addr string) error {
 	if ip := net.ParseIP(host); ip != nil && (ip.IsLoopback() || ip.IsPrivate()) {
 		return nil
 	}
-	return fmt.Errorf("-admin-addr %q: its /backup and /export are unauthenticated, so it must listen on a loopback or private address (e.g. 127.0.0.1:9091), not %q", addr, host)
+	return fmt.Errorf("%s %q: %s, so it must listen on a loopback or private address (%s), not %q", flag, addr, why, instead, host)
 }

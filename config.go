@@ -27,6 +27,7 @@ type serveConfig struct {
 	access          accessConfig // -dev, -open-mutations, credentials
 	introspection   bool         // -introspection, default: on in dev mode
 	graphiql        bool         // -graphiql, default: on in dev mode
+	openExplain     bool         // -open-explain, default: on in dev mode
 	addr            string
 	store           storeSpec
 	demo            bool
@@ -39,13 +40,15 @@ type serveConfig struct {
 	sizing          store.Sizing
 	limits          resolvers.Limits
 	rateLimit       resolvers.RateLimit
-	apqCacheSize    int // 0: APQ off
+	clientAddr      clientAddrFlags // -trusted-proxy-hops, -trusted-proxies, …
+	apqCacheSize    int             // 0: APQ off
 	caches          resolvers.QueryCaches
 	trustedPath     string
 	onlyTrusted     bool
 	micro           resolvers.MicroCacheConfig
 	metricsAddr     string
 	pprof           bool
+	pprofPublic     bool // -pprof on a public -metrics-addr, asked for explicitly
 	adminAddr       string
 	otlpEndpoint    string
 	live            liveFlags
@@ -58,6 +61,7 @@ type serveConfig struct {
 		store, mergeSizing, corsOrigins string
 		corsOriginsSet                  bool // by a flag or the environment
 		introspection, graphiql         modeBool
+		openExplain                     modeBool
 	}
 }
 
@@ -98,6 +102,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, devDefault bool) {
 func (c *serveConfig) registerServer(fs *flag.FlagSet, devDefault bool) {
 	fs.Var(&c.typed.introspection, "introspection", "allow introspection (default: on in dev mode); off also hides field suggestions")
 	fs.Var(&c.typed.graphiql, "graphiql", "serve GraphiQL at / (default: on in dev mode)")
+	fs.Var(&c.typed.openExplain, "open-explain", "anyone may ask for the read plan (X-Explain: 1), which names table keys and indexes; off: API keys and moderators only (default: on in dev mode)")
 	fs.StringVar(&c.typed.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed on /graphql by CORS, websockets and SSE (e.g. https://shop.example.com, https://*.example.com); others get 403 FORBIDDEN_ORIGIN for a preflight, websocket or SSE request (default in dev mode: http://localhost:*,http://127.0.0.1:*; else none, same-origin only)")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&c.typed.store, "store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
@@ -111,7 +116,8 @@ func (c *serveConfig) registerServer(fs *flag.FlagSet, devDefault bool) {
 }
 
 // registerLimits adds the flags that bound what a request or a client may
-// ask for: the size of an operation, the rate limit, trusted documents.
+// ask for: the size of an operation, the rate limit and how it names
+// clients, trusted documents.
 func (c *serveConfig) registerLimits(fs *flag.FlagSet) {
 	lim, rl := &c.limits, &c.rateLimit
 	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", resolvers.DefaultMaxBodyBytes, "largest request body; larger ones get 413")
@@ -124,7 +130,7 @@ func (c *serveConfig) registerLimits(fs *flag.FlagSet) {
 	fs.Float64Var(&rl.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rl.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
 	fs.IntVar(&rl.RefusedCost, "rate-refused-cost", resolvers.DefaultRefusedCost, "points a request that runs no operation (a parse, validation or limit failure) costs; a client with fewer left gets 429")
-	fs.BoolVar(&rl.TrustForwardedFor, "trust-forwarded-for", false, "identify anonymous clients by the first X-Forwarded-For address (behind a CDN or load balancer)")
+	c.clientAddr.register(fs)
 	fs.StringVar(&c.trustedPath, "trusted-documents", "", "JSON manifest of trusted documents, id → document (GraphQL Codegen's persisted-documents.json, Relay's persisted_queries.json); clients send documentId or extensions.persistedQuery.sha256Hash")
 	fs.BoolVar(&c.onlyTrusted, "only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
 }
@@ -150,7 +156,8 @@ func (c *serveConfig) registerCaching(fs *flag.FlagSet) {
 func (c *serveConfig) registerObservability(fs *flag.FlagSet) {
 	fs.StringVar(&c.logFormat, "log-format", "", "log format: text or json (default: text in dev mode, json otherwise)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics (and pprof with -pprof) on this separate listener, e.g. 127.0.0.1:9090; without it /metrics is served on -addr in dev mode only")
-	fs.BoolVar(&c.pprof, "pprof", false, "serve Go's profiles at /debug/pprof/ on the -metrics-addr listener")
+	fs.BoolVar(&c.pprof, "pprof", false, "serve Go's profiles at /debug/pprof/ on the -metrics-addr listener (a loopback or private address unless -pprof-public)")
+	fs.BoolVar(&c.pprofPublic, "pprof-public", false, "allow -pprof on a -metrics-addr that is neither loopback nor private (the profiles and the command line are unauthenticated)")
 	fs.StringVar(&c.otlpEndpoint, "otlp-endpoint", "", "export OpenTelemetry traces over OTLP/HTTP to this URL (e.g. http://localhost:4318); empty: off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 }
 
@@ -159,6 +166,7 @@ func (c *serveConfig) registerObservability(fs *flag.FlagSet) {
 func (c *serveConfig) resolve() error {
 	dev := c.access.dev
 	c.introspection, c.graphiql = c.typed.introspection.or(dev), c.typed.graphiql.or(dev)
+	c.openExplain = c.typed.openExplain.or(dev)
 	c.corsOrigins = splitList(c.typed.corsOrigins)
 	if dev && !c.typed.corsOriginsSet {
 		c.corsOrigins = origin.DevPatterns
@@ -189,8 +197,17 @@ func (c *serveConfig) resolve() error {
 	if c.apqCacheSize < 0 {
 		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", c.apqCacheSize)
 	}
+	if err := c.clientAddr.resolve(); err != nil {
+		return err
+	}
 	if c.pprof && c.metricsAddr == "" {
 		return errors.New("-pprof needs -metrics-addr: profiles are served on the metrics listener only, never on the API's")
+	}
+	if c.pprof && !c.pprofPublic {
+		if err := checkPrivateAddr("-metrics-addr", c.metricsAddr, "with -pprof it serves Go's profiles and the command line unauthenticated",
+			"e.g. 127.0.0.1:9090, or add -pprof-public to serve them there anyway"); err != nil {
+			return err
+		}
 	}
 	sizing, ok := store.Sizings[c.mergeSizingName()]
 	if !ok {

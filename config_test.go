@@ -104,6 +104,22 @@ func TestServeConfigPrecedence(t *testing.T) {
 	}
 }
 
+// TestServeConfigPprofAddr: -pprof is served on a loopback or private
+// -metrics-addr, as -admin-addr is, or anywhere with -pprof-public.
+func TestServeConfigPprofAddr(t *testing.T) {
+	for _, args := range [][]string{
+		{"-pprof", "-metrics-addr", "127.0.0.1:9090"},
+		{"-pprof", "-metrics-addr", "localhost:9090"},
+		{"-pprof", "-metrics-addr", "10.1.2.3:9090"},
+		{"-pprof", "-pprof-public", "-metrics-addr", "0.0.0.0:9090"},
+		{"-metrics-addr", "0.0.0.0:9090"},
+	} {
+		if _, err := parseServeConfig(args, true, func(string) string { return "" }, io.Discard); err != nil {
+			t.Errorf("serve %s: %v", strings.Join(args, " "), err)
+		}
+	}
+}
+
 // TestServeConfigRefuses: values the server cannot run with are refused
 // before anything starts, with a message that names the flag.
 func TestServeConfigRefuses(t *testing.T) {
@@ -119,6 +135,14 @@ func TestServeConfigRefuses(t *testing.T) {
 		{[]string{"-apq-cache-size", "-1"}, "-apq-cache-size -1: want 0 (off) or more"},
 		{[]string{"-document-cache-bytes", "0"}, "-document-cache-bytes 0, -cost-cache-bytes 33554432, -apq-cache-bytes 8388608, -max-cached-query-bytes 65536: want positive sizes"},
 		{[]string{"-pprof"}, "-pprof needs -metrics-addr"},
+		{[]string{"-pprof", "-metrics-addr", "0.0.0.0:9090"}, `-metrics-addr "0.0.0.0:9090": with -pprof it serves Go's profiles and the command line unauthenticated`},
+		{[]string{"-pprof", "-metrics-addr", ":9090"}, "-pprof-public"},
+		{[]string{"-pprof", "-metrics-addr", "203.0.113.9:9090"}, "-pprof-public"},
+		{[]string{"-trusted-proxy-hops", "1", "-trusted-proxies", "10.0.0.0/8"}, "give one"},
+		{[]string{"-trust-forwarded-for", "-trusted-proxy-hops", "2"}, "-trust-forwarded-for is deprecated"},
+		{[]string{"-trusted-proxies", "10.0.0.0/33"}, "-trusted-proxies"},
+		{[]string{"-trusted-proxy-hops", "1", "-forwarded-header", "X-Real-IP"}, "-forwarded-header"},
+		{[]string{"-client-ipv6-prefix", "129"}, "-client-ipv6-prefix"},
 		{[]string{"-merge-sizing", "fast"}, `-merge-sizing "fast": want auto, lean, balanced, few-rounds or one-round`},
 		{[]string{"extra"}, `serve: unexpected argument "extra"`},
 	} {

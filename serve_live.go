@@ -64,18 +64,17 @@ type liveRun struct {
 	done   sync.WaitGroup // the follower and the stream reader
 }
 
-// newLive prepares subscriptions for a store of kind "bolt" or "dynamodb"
-// (trustXFF: name clients by X-Forwarded-For, as the rate limit does):
+// newLive prepares subscriptions for a store of kind "bolt" or "dynamodb":
 // the store options that make its writes reach the hub. Call start once
 // the store exists.
-func (f *liveFlags) newLive(kind string, trustXFF bool, log *slog.Logger) *liveRun {
+func (f *liveFlags) newLive(kind string, log *slog.Logger) *liveRun {
 	if f.disabled {
 		return &liveRun{}
 	}
 	lr := &liveRun{}
 	lr.hub = live.NewHub(live.Config{Buffer: f.buffer, Logger: log,
 		Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) { return lr.s.GetStats(ctx, ids) }})
-	f.cfg.Hub, f.cfg.TrustForwardedFor = lr.hub, trustXFF
+	f.cfg.Hub = lr.hub
 	lr.conns = resolvers.NewLive(f.cfg)
 	if kind == "dynamodb" {
 		lr.stores = []store.Option{store.WithChangeLog(f.shards)}

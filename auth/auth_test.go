@@ -87,6 +87,39 @@ func TestAuthenticate(t *testing.T) {
 	}
 }
 
+// TestAuthenticateRefusesOversizeCredentials: a credential header over
+// MaxCredentialBytes is ErrCredentialTooLarge (an ErrInvalidCredential)
+// before it is matched or parsed, whatever it holds; one at the bound is
+// looked at as usual.
+func TestAuthenticateRefusesOversizeCredentials(t *testing.T) {
+	ks, _ := auth.ParseKeyHashes(auth.HashKey("k"))
+	a := &auth.Authenticator{Keys: ks, JWT: panicVerifier{}}
+	big := strings.Repeat("a", auth.MaxCredentialBytes)
+	for _, tc := range []struct{ hdr, val string }{
+		{"X-API-Key", big + "a"},
+		{"Authorization", "Bearer " + big},
+		{"Authorization", "Bearer " + big[:len(big)/2] + "." + big[:len(big)/2] + ".x"},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/graphql", nil)
+		r.Header.Set(tc.hdr, tc.val)
+		if p, err := a.Authenticate(r); p != nil || !errors.Is(err, auth.ErrCredentialTooLarge) || !errors.Is(err, auth.ErrInvalidCredential) {
+			t.Errorf("%s of %d bytes: principal %+v err %v, want ErrCredentialTooLarge", tc.hdr, len(tc.val), p, err)
+		}
+	}
+	r := httptest.NewRequest(http.MethodPost, "/graphql", nil)
+	r.Header.Set("X-API-Key", big)
+	if _, err := a.Authenticate(r); errors.Is(err, auth.ErrCredentialTooLarge) || !errors.Is(err, auth.ErrInvalidCredential) {
+		t.Errorf("X-API-Key of exactly MaxCredentialBytes: %v, want a plain ErrInvalidCredential", err)
+	}
+}
+
+// panicVerifier is a TokenVerifier that must not be called.
+type panicVerifier struct{}
+
+func (panicVerifier) Verify(context.Context, string) (*auth.Principal, error) {
+	panic("an oversize token reached the JWT verifier")
+}
+
 // jwksServer serves the public halves of an RSA and an EC key.
 type jwksServer struct {
 	*httptest.Server

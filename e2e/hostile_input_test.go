@@ -78,6 +78,8 @@ func TestBudgetInputRefusalsAreCheap(t *testing.T) {
 			{hostileCase: hostileCase{name: "GET outside the manifest", method: http.MethodGet, path: "/graphql?query=%7B__typename%7D", status: http.StatusBadRequest, code: "TRUSTED_DOCUMENT_REQUIRED"}},
 			{hostileCase: hostileCase{name: "an unknown documentId", body: []byte(`{"documentId":"sha256:00"}`), status: http.StatusBadRequest, code: "PERSISTED_QUERY_NOT_FOUND"}},
 			{hostileCase: hostileCase{name: "an APQ registration", body: []byte(`{"query":"{ __typename }","extensions":{"persistedQuery":{"version":1,"sha256Hash":"ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38"}}}`), status: http.StatusBadRequest, code: "PERSISTED_QUERY_NOT_FOUND"}},
+			{hostileCase: hostileCase{name: "a trusted documentId beside another Query", body: []byte(`{"documentId":"` + statsID + `","Query":"{ __typename }","variables":{"id":"p1"}}`), status: http.StatusBadRequest, code: "TRUSTED_DOCUMENT_MISMATCH"}},
+			{hostileCase: hostileCase{name: "a query and another Query", body: []byte(`{"query":"{ __typename }","Query":"{ product(id: \"p1\") { id } }"}`), status: http.StatusBadRequest, code: "BAD_REQUEST"}},
 		})
 		// And the manifest's documents run (the comparison for the rows above).
 		ctx, cancel := context.WithTimeout(context.Background(), e2eRequestTimeout)

@@ -93,6 +93,8 @@ func TestServeRefusesContradictoryOrIncompleteConfig(t *testing.T) {
 		{[]string{"serve", "-store", db, "-jwks-url", "http://127.0.0.1:1/jwks", "-jwt-audience", "gw"}, nil, "-jwt-issuer and -jwt-audience"},
 		{[]string{"-store", db, "-jwks-url", "http://127.0.0.1:1/jwks"}, nil, "-jwt-issuer and -jwt-audience"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-pprof"}, nil, "-pprof needs -metrics-addr"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-pprof", "-metrics-addr", "0.0.0.0:9090"}, nil, "-pprof-public"},
+		{[]string{"serve", "-store", db, "-open-mutations", "-trust-forwarded-for", "-trusted-proxies", "10.0.0.0/8"}, nil, "-trust-forwarded-for is deprecated"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-only-trusted-documents"}, nil, "-only-trusted-documents needs -trusted-documents"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-trusted-documents", "/nonexistent.json"}, nil, "-trusted-documents"},
 		{[]string{"serve", "-store", db, "-open-mutations", "-trusted-documents", notManifest}, nil, "JSON object of id"},

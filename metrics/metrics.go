@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,7 +16,7 @@ type Collectors struct {
 	gqlDuration *prometheus.HistogramVec
 	live        prometheus.Histogram // live.go
 	caches      caches               // caches.go
-	ops         opNames
+	ops         opLabels             // the operation label's values (oplabels.go)
 }
 
 // New registers the collectors on reg (prometheus.DefaultRegisterer in
@@ -38,6 +37,10 @@ func New(reg prometheus.Registerer) *Collectors {
 		live:   newLiveDelivery(),
 		caches: newCaches(),
 	}
+	c.ops.evicted = func(op string) {
+		c.gqlRequests.DeleteLabelValues(op)
+		c.gqlDuration.DeleteLabelValues(op)
+	}
 	reg.MustRegister(c.itemsRead, c.requests, c.gqlRequests, c.gqlDuration, c.live)
 	reg.MustRegister(c.caches.collectors()...)
 	return c
@@ -54,37 +57,10 @@ func (c *Collectors) ObserveRequest(operation string, d time.Duration) {
 	if c == nil {
 		return
 	}
-	op := c.ops.label(operation)
-	c.gqlRequests.WithLabelValues(op).Inc()
-	c.gqlDuration.WithLabelValues(op).Observe(d.Seconds())
-}
-
-// maxOperations bounds the operation label's values: operation names are
-// chosen by clients, so past this many distinct ones the rest are "other".
-const maxOperations = 200
-
-type opNames struct {
-	mu   sync.Mutex
-	seen map[string]bool
-}
-
-func (o *opNames) label(op string) string {
-	if op == "" {
-		op = "unknown"
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.seen == nil {
-		o.seen = map[string]bool{}
-	}
-	if o.seen[op] {
-		return op
-	}
-	if len(o.seen) >= maxOperations || len(op) > 100 {
-		return "other"
-	}
-	o.seen[op] = true
-	return op
+	c.ops.observe(operation, func(op string) {
+		c.gqlRequests.WithLabelValues(op).Inc()
+		c.gqlDuration.WithLabelValues(op).Observe(d.Seconds())
+	})
 }
 
 // Account counts one Table call in the collectors (items read and

@@ -2,6 +2,9 @@ package resolvers
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -38,6 +41,25 @@ func guardMutations(a *auth.Authenticator) graphql.FieldMiddleware {
 		}
 		return next(ctx)
 	}
+}
+
+// refuseOversizeCredential answers a request whose credential header is
+// larger than auth.MaxCredentialBytes (Authenticate found it so without
+// reading it) with 401 UNAUTHENTICATED and WWW-Authenticate: Bearer
+// error="invalid_token" (RFC 6750), before the rate limit, the caches or
+// the live connections look at the request: such a header is no
+// credential, and a client that sends one is told so, not served as
+// anonymous.
+func refuseOversizeCredential(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := auth.FromContext(r.Context()); errors.Is(err, auth.ErrCredentialTooLarge) {
+			writeRequestError(w, http.StatusUnauthorized, CodeUnauthenticated,
+				fmt.Sprintf("the credential is too large: an Authorization or X-API-Key header has at most %d bytes", auth.MaxCredentialBytes),
+				"WWW-Authenticate", `Bearer error="invalid_token"`)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // changeOwner is whose comments the request's updateComment and

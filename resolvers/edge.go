@@ -7,13 +7,16 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/acme/comments-gateway/internal/jsonmember"
 )
 
 // httpEdge refuses, with a coded JSON error, what is not a GraphQL-over-HTTP
 // request before gqlgen sees it: methods other than GET, POST and OPTIONS
 // (405), a POST whose Content-Type is not application/json (415), and a
-// POST body that is too large (413), stalls (408), breaks off (400) or is
-// not UTF-8 (400). A POST reaches next with its body read into memory.
+// POST body that is too large (413), stalls (408), breaks off (400), is
+// not UTF-8 (400) or has two member names that differ only in case (400,
+// package jsonmember). A POST reaches next with its body read into memory.
 func httpEdge(maxBody int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w = forUpgrade(w, r)
@@ -26,6 +29,12 @@ func httpEdge(maxBody int64, next http.Handler) http.Handler {
 			}
 			body, ok := readBody(w, r, maxBody)
 			if !ok {
+				return
+			}
+			if first, second, dup := jsonmember.Duplicate(body); dup {
+				writeRequestError(w, http.StatusBadRequest, CodeBadRequest, fmt.Sprintf(
+					"the request body has the members %q and %q: member names match regardless of case, so send each member once",
+					truncate(first, 40), truncate(second, 40)))
 				return
 			}
 			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))

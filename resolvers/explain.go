@@ -2,10 +2,43 @@ package resolvers
 
 import (
 	"context"
+	"net/http"
 	"sync"
 
+	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/store"
 )
+
+// wantsExplain reports whether a request asks for EXPLAIN (X-Explain: 1).
+func wantsExplain(r *http.Request) bool {
+	return r.Header.Get("X-Explain") == "1"
+}
+
+// guardExplain refuses a request for EXPLAIN unless open (Config.OpenExplain)
+// or made with an API key or a moderator's token: a plan names the table's
+// keys and indexes. Without a valid credential it is 401 UNAUTHENTICATED,
+// with another user's token 403 FORBIDDEN; the rate limit charges it as a
+// refusal.
+func guardExplain(open bool, next http.Handler) http.Handler {
+	if open {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !wantsExplain(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		const how = "X-Explain: 1 needs an API key or a moderator's token (or the server's -open-explain); send the request without it"
+		switch p, err := auth.FromContext(r.Context()); {
+		case p.MayChangeAny():
+			next.ServeHTTP(w, r)
+		case p == nil || err != nil:
+			writeRequestError(w, http.StatusUnauthorized, CodeUnauthenticated, how)
+		default:
+			writeRequestError(w, http.StatusForbidden, CodeForbidden, how)
+		}
+	})
+}
 
 // PlanEntry is the EXPLAIN of one comments field: how it was read.
 type PlanEntry struct {

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
@@ -52,6 +53,12 @@ type Config struct {
 	// RateLimit limits each client by the cost of its operations (off when
 	// its Rate is 0).
 	RateLimit RateLimit
+	// OpenExplain lets anyone have extensions.plan (X-Explain: 1); else
+	// only API keys and moderators may (guardExplain).
+	OpenExplain bool
+	// ClientAddr names an anonymous client by its address, for the rate
+	// limit and the live connection caps; nil: the peer's address.
+	ClientAddr *clientaddr.Rule
 	// APQCacheSize is how many automatic persisted queries are kept
 	// (DefaultAPQCacheSize when 0; negative turns APQ off); Caches.APQBytes
 	// bounds their bytes.
@@ -254,21 +261,24 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 
 // httpLayers wraps gqlgen's server in the HTTP layers, innermost first:
 // trusted documents' GET ids (package trusted), the request's context
-// (withRequestContext), the HTTP edge (edge.go), the rate limit's charge
+// (withRequestContext), the HTTP edge (edge.go), who may EXPLAIN
+// (explain.go), the rate limit's charge
 // for refusals (ratelimit_refused.go), live connections (liveconn.go), the
-// HTTP cache, credentials when configured (package auth), and outermost
-// the origin rule (package origin: CORS, and no websocket or SSE from an
-// origin outside the list).
+// HTTP cache, credentials when configured (package auth; an oversize one
+// refused, access.go), the client's address (package clientaddr), and
+// outermost the origin rule (package origin: CORS, and no websocket or SSE
+// from an origin outside the list).
 func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache) http.Handler {
 	h := withRequestContext(cfg, rl, cfg.Trusted.Middleware(srv))
 	h = httpEdge(cfg.Limits.MaxBodyBytes, h)
+	h = guardExplain(cfg.OpenExplain, h)
 	h = rl.gate(h) // refusals cost too
 	h = cfg.Live.middleware(h)
 	h = hc.wrap(h)
 	if cfg.Auth.Enabled() {
-		h = cfg.Auth.Middleware(h)
+		h = cfg.Auth.Middleware(refuseOversizeCredential(h))
 	}
-	return cfg.Origins.Handler(h)
+	return cfg.Origins.Handler(cfg.ClientAddr.Middleware(h))
 }
 
 // withRequestContext gives each request its context: the request timeout,
@@ -286,7 +296,7 @@ func withRequestContext(cfg Config, rl *rateLimiter, next http.Handler) http.Han
 		if rl != nil {
 			ctx = context.WithValue(ctx, clientKey{}, rl.clientOf(req))
 		}
-		if req.Header.Get("X-Explain") == "1" {
+		if wantsExplain(req) {
 			ctx, _ = withExplain(ctx)
 		}
 		next.ServeHTTP(w, req.WithContext(ctx))

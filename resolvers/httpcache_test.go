@@ -38,7 +38,7 @@ func MustCacheEnv(tb testing.TB, micro resolvers.MicroCacheConfig) *cacheEnv {
 	e.reg = prometheus.NewRegistry()
 	h := resolvers.NewHandler(resolvers.Config{
 		Store: store.New(spy), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		LoaderWait: testLoaderWait, MicroCache: micro, Metrics: metrics.New(e.reg),
+		LoaderWait: testLoaderWait, MicroCache: micro, Metrics: metrics.New(e.reg), OpenExplain: true,
 	})
 	e.srv = httptest.NewServer(h)
 	tb.Cleanup(e.srv.Close)

@@ -345,6 +345,40 @@ func TestGraphQLJSMessages(t *testing.T) {
 	}
 }
 
+// TestIntegralNumbersAreInts: as in graphql-js, where JSON numbers are
+// numbers, 5.0 and 1e2 are the Ints 5 and 100, at the top of the
+// variables, in lists and in input objects; a non-integral or out of
+// range number gets graphql-js's message, never "cannot use value 0".
+func TestIntegralNumbersAreInts(t *testing.T) {
+	e := MustAccessEnv(t, resolvers.Config{})
+	const q = `query($f: Int, $r: [Int!]) { topProducts(first: $f) { rank } product(id: "p") { comments(ratings: $r) { totalCount } } }`
+	const create = `mutation($in: CreateCommentInput!) { createComment(input: $in) { comment { rating } } }`
+	in := func(rating string) map[string]any {
+		return map[string]any{"productId": "p", "language": "en", "rating": json.Number(rating), "author": "a", "title": "t", "body": "b"}
+	}
+	for _, n := range []string{"5.0", "1e2", "100E0", "-0.0", "2.50e1"} {
+		r := e.MustPost(t, map[string]any{"query": q,
+			"variables": map[string]any{"f": json.Number(n), "r": []any{json.Number("1.0"), json.Number("5e0")}}})
+		if r.Status != 200 || len(r.Errors) != 0 {
+			t.Errorf("Int %s: HTTP %d %+v, want it accepted", n, r.Status, r.Errors)
+		}
+	}
+	if r := e.MustPost(t, map[string]any{"query": create, "variables": map[string]any{"in": in("4.0")}}); r.Status != 200 || len(r.Errors) != 0 || !strings.Contains(string(r.Body), `"rating":4`) {
+		t.Errorf("rating 4.0 in an input object: HTTP %d %s", r.Status, r.Body)
+	}
+	for n, want := range map[string]string{
+		"5.5":   `Variable "$f" got invalid value 5.5; Int cannot represent non-integer value: 5.5`,
+		"1e-1":  `Variable "$f" got invalid value 1e-1; Int cannot represent non-integer value: 1e-1`,
+		"1e10":  `Variable "$f" got invalid value 10000000000; Int cannot represent non 32-bit signed integer value: 10000000000`,
+		"1e400": `Variable "$f" got invalid value 1e400; Int cannot represent non 32-bit signed integer value: 1e400`,
+	} {
+		r := e.MustPost(t, map[string]any{"query": `query($f: Int) { topProducts(first: $f) { rank } }`, "variables": map[string]any{"f": json.Number(n)}})
+		if r.Status != 422 || len(r.Errors) != 1 || r.Errors[0].Message != want {
+			t.Errorf("Int %s: HTTP %d %+v, want 422 %q", n, r.Status, r.Errors, want)
+		}
+	}
+}
+
 // TestClientGoneIsNotAnError: a client that goes away mid-request is logged
 // at INFO, never at ERROR.
 func TestClientGoneIsNotAnError(t *testing.T) {

@@ -44,7 +44,7 @@ type LiveConfig struct {
 	// websocket connection (DefaultMaxSubscriptionsPerConn when 0).
 	MaxSubscriptionsPerConn int
 	// MaxConnsPerClient bounds the open websocket and SSE connections of
-	// one client, named as the rate limit names them
+	// one client, named as the rate limit names them (clientID)
 	// (DefaultMaxConnsPerClient when 0); API keys are not limited.
 	MaxConnsPerClient int
 	// KeepAlive is the websocket ping and SSE keep-alive comment interval
@@ -53,8 +53,6 @@ type LiveConfig struct {
 	// WriteTimeout closes a connection whose client accepts no data for
 	// this long (DefaultLiveWriteTimeout when 0).
 	WriteTimeout time.Duration
-	// TrustForwardedFor names anonymous clients by X-Forwarded-For.
-	TrustForwardedFor bool
 }
 
 // Live owns the live connections of a handler: their limits, and their

@@ -45,7 +45,7 @@ func (l *Live) middleware(next http.Handler) http.Handler {
 		}
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
-		c := &liveConn{l: l, client: clientID(r, l.cfg.TrustForwardedFor), cancel: cancel}
+		c := &liveConn{l: l, client: clientID(r), cancel: cancel}
 		if (transport.SSE{}).Supports(r) {
 			rc := http.NewResponseController(w)
 			_ = rc.SetReadDeadline(time.Time{}) // the stream outlives the server's ReadTimeout

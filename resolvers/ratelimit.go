@@ -2,9 +2,7 @@ package resolvers
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,8 +10,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"golang.org/x/time/rate"
-
-	"github.com/acme/comments-gateway/auth"
 )
 
 // RateLimit limits each client by the cost of its operations: a token
@@ -21,14 +17,11 @@ import (
 // and refills at Rate points a second; an operation takes its complexity
 // (the number the complexity limit computes). Off when Rate is 0.
 //
-// A client is the JWT's subject when the request carries one, otherwise its
-// IP address (the first X-Forwarded-For entry when TrustForwardedFor, for a
-// gateway behind a CDN or load balancer that sets it). Requests with an API
-// key (trusted services) are not limited.
+// A client is named by clientID (client.go): the JWT's subject, or its
+// address; requests with an API key (trusted services) are not limited.
 type RateLimit struct {
-	Rate              float64
-	Burst             int
-	TrustForwardedFor bool
+	Rate  float64
+	Burst int
 	// RefusedCost is what a request that runs no operation costs
 	// (DefaultRefusedCost when 0; see rateLimiter.gate).
 	RefusedCost int
@@ -68,33 +61,7 @@ type clientKey struct{}
 // clientOf names the client of a request for the rate limit ("" for one
 // that is not limited).
 func (rl *rateLimiter) clientOf(r *http.Request) string {
-	return clientID(r, rl.cfg.TrustForwardedFor)
-}
-
-// clientID names the client of a request, for the rate limit and the live
-// connection limit: "sub:" and a JWT's subject, "" for an API key (a
-// trusted service, not limited), else "ip:" and the remote address (the
-// first X-Forwarded-For address when trustXFF).
-func clientID(r *http.Request, trustXFF bool) string {
-	if p, _ := auth.FromContext(r.Context()); p != nil {
-		if p.Kind == auth.KindAPIKey {
-			return ""
-		}
-		return "sub:" + p.Subject
-	}
-	if trustXFF {
-		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
-			first, _, _ := strings.Cut(xff, ",")
-			if ip := net.ParseIP(strings.TrimSpace(first)); ip != nil {
-				return "ip:" + ip.String()
-			}
-		}
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "ip:" + host
+	return clientID(r)
 }
 
 // throttleStatus is what extensions.cost.throttleStatus reports.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -23,10 +24,11 @@ import (
 func TestRateLimitChargesRefusals(t *testing.T) {
 	const burst, refused = 100, 10
 	h := resolvers.NewHandler(resolvers.Config{
-		Store:     store.New(MustOpenLoaded(t, genComments())),
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Limits:    resolvers.Limits{MaxBodyBytes: 1000, MaxDepth: 4},
-		RateLimit: resolvers.RateLimit{Rate: 0.001, Burst: burst, RefusedCost: refused, TrustForwardedFor: true},
+		Store:      store.New(MustOpenLoaded(t, genComments())),
+		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Limits:     resolvers.Limits{MaxBodyBytes: 1000, MaxDepth: 4},
+		RateLimit:  resolvers.RateLimit{Rate: 0.001, Burst: burst, RefusedCost: refused},
+		ClientAddr: mustClientAddr(t, clientaddr.Config{Hops: 1}),
 	})
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -21,9 +22,10 @@ func TestRateLimitByCost(t *testing.T) {
 	tbl := MustOpenLoaded(t, genComments())
 	spy := newSpy(tbl)
 	h := resolvers.NewHandler(resolvers.Config{
-		Store:     store.New(spy),
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		RateLimit: resolvers.RateLimit{Rate: 0.001, Burst: 500, TrustForwardedFor: true},
+		Store:      store.New(spy),
+		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		RateLimit:  resolvers.RateLimit{Rate: 0.001, Burst: 500},
+		ClientAddr: mustClientAddr(t, clientaddr.Config{Hops: 1}),
 	})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -44,7 +46,7 @@ func TestRateLimitByCost(t *testing.T) {
 	}
 	send := func(client string) answer {
 		t.Helper()
-		r := gqltest.New(srv.URL).MustSend(t, http.MethodPost, "", []byte(body), gqltest.Header("X-Forwarded-For", client+", 10.0.0.1"))
+		r := gqltest.New(srv.URL).MustSend(t, http.MethodPost, "", []byte(body), gqltest.Header("X-Forwarded-For", "10.0.0.1, "+client))
 		var a answer
 		if err := json.Unmarshal(r.Body, &a); err != nil {
 			t.Fatal(err)
@@ -77,4 +79,14 @@ func TestRateLimitByCost(t *testing.T) {
 	if a := send("192.0.2.2"); len(a.Errors) != 0 {
 		t.Errorf("another client was throttled: %+v", a.Errors)
 	}
+}
+
+// mustClientAddr returns the client address rule of cfg.
+func mustClientAddr(tb testing.TB, cfg clientaddr.Config) *clientaddr.Rule {
+	tb.Helper()
+	r, err := clientaddr.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
 }

@@ -1511,7 +1511,7 @@ type planEntry struct {
 }
 
 func TestExplain(t *testing.T) {
-	e := MustEnv(t)
+	e := MustEnvData(t, genComments(), resolvers.Config{LoaderWait: testLoaderWait, OpenExplain: true})
 	const q = `{ product(id: "big") {
 	  a: comments(ratings: [2, 5], first: 4) { nodes { id } }
 	  b: comments(language: "en", first: 3) { totalCount nodes { id } }

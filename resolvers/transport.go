@@ -115,6 +115,7 @@ type operations struct{ schema *ast.Schema }
 func (o operations) serve(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, params *graphql.RawParams, queriesOnly bool) {
 	ctx := r.Context()
 	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
+	integralNumbers(params.Variables) // 5.0 and 1e2 are Ints, as in graphql-js
 	ct := responseMediaType(r)
 	oc, errs := o.createOperation(ctx, exec, params)
 	if errs != nil {
@@ -207,8 +208,9 @@ func responseMediaType(r *http.Request) string {
 // "operationName" (strings), "variables" and "extensions" (objects, their
 // numbers kept as json.Number so that checkVariables sees what was sent),
 // each optional or null; other members are ignored and, as gqlgen's own
-// transports do, member names match regardless of case. One pass over the
-// body. A message says what is wrong without echoing the body.
+// transports do, member names match regardless of case (the edge has
+// refused two names that differ only in case: package jsonmember). One
+// pass over the body. A message says what is wrong without echoing the body.
 func decodeRequest(body []byte) (*graphql.RawParams, string) {
 	if string(bytes.TrimSpace(body)) == "null" {
 		return nil, `the request body must be a JSON object such as {"query": "{ __typename }"}, not null`

@@ -194,6 +194,32 @@ func checkScalar(name string, v any) string {
 	return ""
 }
 
+// integralNumbers rewrites, in place, every JSON number in v written with
+// a fraction or an exponent but integral in value (5.0, 1e2) as the integer
+// it is (5, 100), within ±2^53 where a float64 is exact, and returns v. In
+// JSON, as in graphql-js, these are the same number, and the Int
+// coercion takes any integral number; gqlgen's and gqlparser's Int
+// decoding would otherwise refuse "5.0" with "cannot use value 0 as Int".
+func integralNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if strings.ContainsAny(string(x), ".eE") {
+			if f, err := x.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+				return json.Number(strconv.FormatInt(int64(f), 10))
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = integralNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = integralNumbers(e)
+		}
+	}
+	return v
+}
+
 // number returns v as a float64 when it is a JSON number (json.Number, or
 // what gqlgen converted it to).
 func number(v any) (float64, bool) {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/acme/comments-gateway/internal/jsonmember"
 )
 
 // Middleware resolves the documentId or persisted-query hash of a POST
@@ -13,8 +15,9 @@ import (
 // and with Only refuses every other operation with HTTP 400 and a coded
 // error before GraphQL sees it. A WebSocket upgrade goes on: its operations
 // come later, in messages, and Extension decides each. Put it after the
-// body limit. With no manifest (nil, or empty without Only) it is next
-// itself.
+// body limit and the refusal of bodies with member names that differ only
+// in case (jsonmember.Duplicate). With no manifest (nil, or empty without
+// Only) it is next itself.
 func (m *Manifest) Middleware(next http.Handler) http.Handler {
 	if m.Len() == 0 && (m == nil || !m.Only) {
 		return next
@@ -49,21 +52,25 @@ func (m *Manifest) servePOST(w http.ResponseWriter, r *http.Request, next http.H
 		next.ServeHTTP(w, r)
 		return
 	}
+	// Member names match regardless of case, as the GraphQL transport
+	// matches them (package jsonmember; a body with two names that differ
+	// only in case was refused before).
+	idKey, queryKey, extKey := jsonmember.Key(req, "documentId"), jsonmember.Key(req, "query"), jsonmember.Key(req, "extensions")
 	var documentID, query string
-	_ = json.Unmarshal(req["documentId"], &documentID)
-	_ = json.Unmarshal(req["query"], &query)
+	_ = json.Unmarshal(req[idKey], &documentID)
+	_ = json.Unmarshal(req[queryKey], &query)
 	var ext map[string]json.RawMessage
-	_ = json.Unmarshal(req["extensions"], &ext)
+	_ = json.Unmarshal(req[extKey], &ext)
 	doc, ref := m.resolve(documentID, persistedHash(ext), query)
 	switch {
 	case ref != nil:
 		refuse(w, r, ref)
 		return
 	case doc != "":
-		req["query"], _ = json.Marshal(doc)
-		delete(req, "documentId")
-		delete(ext, "persistedQuery")
-		req["extensions"], _ = json.Marshal(ext)
+		req[queryKey], _ = json.Marshal(doc)
+		delete(req, idKey)
+		delete(ext, "persistedQuery") // nested names match exactly, as everywhere
+		req[extKey], _ = json.Marshal(ext)
 		b, _ := json.Marshal(req)
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
 	}

@@ -163,6 +163,8 @@ func TestTrustedDocuments(t *testing.T) {
 			wantStats("GET APQ hash", send(t, base, http.MethodGet, map[string]any{"extensions": apq, "variables": vars}))
 			wantStats("POST APQ hash with its query", send(t, base, http.MethodPost, map[string]any{"query": statsDoc, "extensions": apq, "variables": vars}))
 			wantStats("the manifest's text itself", send(t, base, http.MethodPost, map[string]any{"query": statsDoc, "variables": vars}))
+			wantStats("the manifest's text under Query", send(t, base, http.MethodPost, map[string]any{"Query": statsDoc, "variables": vars}))
+			wantStats("documentId as DocumentID", send(t, base, http.MethodPost, map[string]any{"DocumentID": ids["ProductStatsQuery"], "variables": vars}))
 			if r := send(t, base, http.MethodGet, map[string]any{"documentId": ids["TopProductsQuery"], "variables": map[string]any{"first": 3}}); r.status != 200 || r.code != "" {
 				t.Errorf("a document with a fragment: %+v", r)
 			}
@@ -182,6 +184,11 @@ func TestTrustedDocuments(t *testing.T) {
 				{"APQ registration", "POST", map[string]any{"query": "{ __typename }", "extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": sha256Hex("{ __typename }")}}}, 400, trusted.CodeNotFound},
 				{"documentId with another query", "POST", map[string]any{"documentId": ids["ProductStatsQuery"], "query": "{ __typename }"}, 400, trusted.CodeMismatch},
 				{"mutation over GET", "GET", map[string]any{"documentId": ids["CreateCommentMutation"], "variables": map[string]any{"input": input}}, 405, "METHOD_NOT_ALLOWED"},
+				// Member names match regardless of case (package jsonmember), for
+				// this check as for the GraphQL transport: one read of the body.
+				{"a trusted query and another under Query", "POST", map[string]any{"query": statsDoc, "Query": "{ __typename }", "variables": vars}, 400, "BAD_REQUEST"},
+				{"another query under QUERY", "POST", map[string]any{"QUERY": "{ __typename }"}, 400, trusted.CodeRequired},
+				{"documentId with another query under Query", "POST", map[string]any{"DocumentID": ids["ProductStatsQuery"], "Query": "{ __typename }"}, 400, trusted.CodeMismatch},
 			} {
 				r := send(t, base, tc.method, tc.body)
 				if r.status != tc.status || r.code != tc.code && tc.code != "" {

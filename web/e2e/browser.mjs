@@ -23,7 +23,7 @@ let failed = false;
 
 async function main() {
   // 1. The gateway.
-  const base = await launchGateway({ tmp, flags: ['-open-mutations', '-graphiql', '-introspection'], log, cleanups });
+  const base = await launchGateway({ tmp, flags: ['-open-mutations', '-graphiql', '-introspection', '-open-explain'], log, cleanups });
   log('gateway at', base);
 
   // 2. Chromium, fresh profile, nothing but loopback.

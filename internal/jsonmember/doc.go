@@ -1,0 +1,8 @@
+// Package jsonmember is the one rule by which a GraphQL-over-HTTP request
+// body's member names are matched: regardless of case, as encoding/json
+// matches a member to a struct field (gqlgen's transports and the
+// gateway's decode the body so), so that every reader of a body — the
+// trusted documents' check, the GraphQL transport — reads the same
+// member. A body with two names that fold together ("query" and "Query")
+// is ambiguous and is refused before anything reads it (Duplicate).
+package jsonmember
