@@ -79,6 +79,9 @@ func TestOriginsOneRule(t *testing.T) {
 	}
 	s.Stop(t)
 	log := s.stderr.String()
+	if strings.Contains(log, "superfluous") {
+		t.Errorf("a refusal wrote a second status:\n%s", tail(log, 4000))
+	}
 	if !strings.Contains(log, "unable to upgrade") { // gqlgen's log.Printf, through the one logger
 		t.Errorf("the malformed upgrade left no log record:\n%s", tail(log, 4000))
 	}
