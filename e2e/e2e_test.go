@@ -337,7 +337,8 @@ func startServer(tb testing.TB, bin string, argv, env []string, stop func(*Serve
 }
 
 // Stop sends SIGTERM to the server's pid, waits (bounded) for it to exit,
-// and reports an unclean exit or a data race. It is idempotent.
+// and reports an unclean exit, a data race, or a line of a JSON log (the
+// production default) that is not JSON. It is idempotent.
 func (s *Server) Stop(tb testing.TB) {
 	tb.Helper()
 	s.stopOnce.Do(func() {
@@ -371,6 +372,10 @@ func (s *Server) Stop(tb testing.TB) {
 			tb.Errorf("gw serve (pid %d) did not shut down cleanly on SIGTERM: %v\nstderr:\n%s", pid, s.waitErr, tail(s.stderr.String(), 8000))
 		} else if strings.Contains(s.stderr.String(), "DATA RACE") {
 			tb.Errorf("gw serve (pid %d): data race:\n%s", pid, tail(s.stderr.String(), 8000))
+		} else if log := s.stderr.String(); strings.HasPrefix(log, "{") {
+			if n, line := nonJSONLine(log); n > 0 { // a JSON log (production) is JSON throughout
+				tb.Errorf("gw serve (pid %d): log line %d is not JSON: %q", pid, n, line)
+			}
 		}
 	})
 }

@@ -33,7 +33,8 @@ const (
 // comment created over HTTP; any other origin gets 403 FORBIDDEN_ORIGIN
 // naming it and the flag, for a websocket upgrade, an SSE request and a
 // CORS preflight alike, and never upgrades. Every line the server logged
-// meanwhile is JSON (TestProductionLogIsJSON's check).
+// meanwhile is JSON, library and net/http lines included (Server.Stop
+// checks every JSON log of the suite so).
 func TestOriginsOneRule(t *testing.T) {
 	s := MustServe(t, nil, "serve", "-open-mutations", "-cors-origins", shopOrigin+",https://*.shop.example")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -78,6 +79,9 @@ func TestOriginsOneRule(t *testing.T) {
 	}
 	s.Stop(t)
 	log := s.stderr.String()
+	if strings.Contains(log, "superfluous") {
+		t.Errorf("a refusal wrote a second status:\n%s", tail(log, 4000))
+	}
 	if !strings.Contains(log, "unable to upgrade") { // gqlgen's log.Printf, through the one logger
 		t.Errorf("the malformed upgrade left no log record:\n%s", tail(log, 4000))
 	}
@@ -269,17 +273,26 @@ func mustForbiddenOrigin(t *testing.T, what, origin string, resp *http.Response)
 // one JSON object (a library printing on its own, net/http's error log).
 func mustAllJSON(t *testing.T, log string) {
 	t.Helper()
+	if n, line := nonJSONLine(log); n > 0 {
+		t.Errorf("log line %d is not JSON: %q", n, line)
+	}
+	if strings.Count(log, "\n") < 5 {
+		t.Errorf("too few log lines:\n%s", log)
+	}
+}
+
+// nonJSONLine returns the first line of log that is not one JSON object,
+// and its number (0: every line is).
+func nonJSONLine(log string) (int, string) {
 	n := 0
 	for line := range strings.Lines(log) {
 		n++
 		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Errorf("log line %d is not JSON: %q", n, line)
+		if json.Unmarshal([]byte(line), &rec) != nil {
+			return n, line
 		}
 	}
-	if n < 5 {
-		t.Errorf("only %d log lines:\n%s", n, log)
-	}
+	return 0, ""
 }
 
 // TestSchemaAndGraphiQLForTools: with introspection on (dev mode) the SDL
