@@ -54,6 +54,10 @@ type LiveConfig struct {
 	WriteTimeout time.Duration
 	// TrustForwardedFor names anonymous clients by X-Forwarded-For.
 	TrustForwardedFor bool
+	// SubscriptionBudget bounds the summed complexity of one client's
+	// active subscriptions (DefaultSubscriptionBudget when 0; negative: no
+	// bound; see livebudget.go).
+	SubscriptionBudget int
 }
 
 // Live owns the live connections of a handler: their limits, and their
@@ -77,6 +81,10 @@ func NewLive(cfg LiveConfig) *Live {
 	l := &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, clients: map[string]int{}, drained: make(chan struct{})}
 	if cfg.Hub != nil {
 		l.fanout = newFanout(cfg.Hub, nil)
+		l.fanout.budget.limit = positiveOr(cfg.SubscriptionBudget, DefaultSubscriptionBudget)
+		if cfg.SubscriptionBudget < 0 {
+			l.fanout.budget.limit = 0
+		}
 	}
 	return l
 }
@@ -94,6 +102,7 @@ func addLiveTransports(srv *handler.Server, cfg Config) {
 		if cfg.Metrics != nil {
 			l.fanout.observe = cfg.Metrics.ObserveLiveDelivery
 		}
+		l.fanout.eventTimeout = cfg.RequestTimeout
 		l.fanout.perEvent = func(ctx context.Context) context.Context {
 			op := graphql.GetOperationContext(ctx).Operation
 			return context.WithValue(ctx, loadersKey{}, newLoaders(cfg.Store, cfg.LoaderWait, planLoads(op)))
