@@ -27,9 +27,12 @@ import (
 // Clients are named as the rate limit names them; API keys (trusted
 // services) are not limited.
 
-// DefaultSubscriptionBudget is a client's subscription budget: one
-// largest query's worth (DefaultMaxComplexity) per event.
-const DefaultSubscriptionBudget = DefaultMaxComplexity
+// DefaultSubscriptionBudget is a client's subscription budget: room for
+// hundreds of ordinary subscriptions (a commentChanged or statsChanged
+// selection costs 10 to 30), or eight that each re-read a page of 100
+// comments, whose deliveries cost the server about 20 ms of CPU per event
+// (docs/live.md).
+const DefaultSubscriptionBudget = 5_000
 
 // CodeSubscriptionBudget is the code of a subscription refused because its
 // client's subscriptions would cost more than their budget.

@@ -1,7 +1,6 @@
 package resolvers_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -15,28 +14,15 @@ import (
 // returns its payload's data as sent (key order kept).
 func (w *wsConn) nextRaw(tb testing.TB, id string) string {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for {
-		_, b, err := w.c.Read(ctx)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var msg struct {
-			Type, ID string
-			Payload  struct{ Data json.RawMessage }
-		}
-		if err := json.Unmarshal(b, &msg); err != nil {
-			tb.Fatal(err)
-		}
-		if msg.Type == "ping" || msg.Type == "pong" {
-			continue
-		}
-		if msg.Type != "next" || msg.ID != id {
-			tb.Fatalf("got %s, want next for %s", b, id)
-		}
-		return string(msg.Payload.Data)
+	b, closed := w.readRaw(tb)
+	var msg struct {
+		Type, ID string
+		Payload  struct{ Data json.RawMessage }
 	}
+	if err := json.Unmarshal(b, &msg); err != nil || msg.Type != "next" || msg.ID != id {
+		tb.Fatalf("got %s (close %d), want next for %s", b, closed, id)
+	}
+	return string(msg.Payload.Data)
 }
 
 // waitSubscriptions waits until e has n active subscriptions (subscribing

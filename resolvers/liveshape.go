@@ -253,18 +253,20 @@ func reshape(resp *graphql.Response, from, to *shape) *graphql.Response {
 var errShapeMismatch = errors.New("data does not fit its shape")
 
 // writeShaped writes raw, a value answered in the shape from, in the
-// shape to.
-func writeShaped(b *bytes.Buffer, raw json.RawMessage, from, to *shape) error {
+// shape to: an object re-keyed field by field, a list item by item, and a
+// value whose layout is the same in both (a leaf, null, a subtree without
+// aliases of its own) copied as it is. raw is read in one pass per level
+// (jsonFields, jsonItems), without decoding.
+func writeShaped(b *bytes.Buffer, raw []byte, from, to *shape) error {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
+	switch {
+	case len(raw) == 0:
 		return errShapeMismatch
-	}
-	switch raw[0] {
-	case 'n':
+	case sameLayout(from, to) || raw[0] == 'n':
 		b.Write(raw)
-	case '[':
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
+	case raw[0] == '[':
+		items, err := jsonItems(raw)
+		if err != nil {
 			return err
 		}
 		b.WriteByte('[')
@@ -277,9 +279,9 @@ func writeShaped(b *bytes.Buffer, raw json.RawMessage, from, to *shape) error {
 			}
 		}
 		b.WriteByte(']')
-	case '{':
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil {
+	case raw[0] == '{':
+		obj, err := jsonFields(raw)
+		if err != nil {
 			return err
 		}
 		b.WriteByte('{')
@@ -307,6 +309,117 @@ func writeShaped(b *bytes.Buffer, raw json.RawMessage, from, to *shape) error {
 		return errShapeMismatch
 	}
 	return nil
+}
+
+// jsonFields returns the values of the JSON object raw by key (keys as
+// written: a GraphQL response key has no escapes), sharing raw's bytes.
+func jsonFields(raw []byte) (map[string][]byte, error) {
+	obj := map[string][]byte{}
+	err := jsonMembers(raw, '{', '}', func(elem []byte) error {
+		end, err := jsonValueEnd(elem, 0)
+		if err != nil || elem[0] != '"' {
+			return errShapeMismatch
+		}
+		rest := bytes.TrimSpace(elem[end:])
+		if len(rest) == 0 || rest[0] != ':' {
+			return errShapeMismatch
+		}
+		obj[string(elem[1:end-1])] = bytes.TrimSpace(rest[1:])
+		return nil
+	})
+	return obj, err
+}
+
+// jsonItems returns the items of the JSON array raw, sharing raw's bytes.
+func jsonItems(raw []byte) ([][]byte, error) {
+	var items [][]byte
+	err := jsonMembers(raw, '[', ']', func(elem []byte) error {
+		items = append(items, elem)
+		return nil
+	})
+	return items, err
+}
+
+// jsonMembers calls each with every comma-separated member of raw, a JSON
+// object or array opened by open and closed by close.
+func jsonMembers(raw []byte, open, close byte, each func([]byte) error) error {
+	if len(raw) < 2 || raw[0] != open || raw[len(raw)-1] != close {
+		return errShapeMismatch
+	}
+	body := bytes.TrimSpace(raw[1 : len(raw)-1])
+	for len(body) > 0 {
+		end, err := jsonMemberEnd(body)
+		if err != nil {
+			return err
+		}
+		if err := each(bytes.TrimSpace(body[:end])); err != nil {
+			return err
+		}
+		body = body[end:]
+		if len(body) > 0 { // the comma
+			body = bytes.TrimSpace(body[1:])
+		}
+	}
+	return nil
+}
+
+// jsonMemberEnd returns the index of the comma that ends the first member
+// of b (a key and value, or a value), or len(b).
+func jsonMemberEnd(b []byte) (int, error) {
+	for i := 0; i < len(b); {
+		switch b[i] {
+		case ',':
+			return i, nil
+		case ' ', '\t', '\n', '\r', ':':
+			i++
+		default:
+			end, err := jsonValueEnd(b, i)
+			if err != nil {
+				return 0, err
+			}
+			i = end
+		}
+	}
+	return len(b), nil
+}
+
+// jsonValueEnd returns the index just past the JSON value that starts at
+// b[i]: a string to its closing quote, an object or array to its closing
+// bracket, anything else to the next delimiter.
+func jsonValueEnd(b []byte, i int) (int, error) {
+	depth, inString := 0, false
+	for j := i; j < len(b); j++ {
+		c := b[j]
+		switch {
+		case inString && c == '\\':
+			j++
+		case inString:
+			if c == '"' {
+				inString = false
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+			if depth == 0 {
+				return j + 1, nil
+			}
+			if depth < 0 {
+				return j, nil
+			}
+		case depth == 0 && (c == ',' || c == ':' || c == ' '):
+			return j, nil
+		}
+	}
+	if depth != 0 || inString {
+		return 0, errShapeMismatch
+	}
+	return len(b), nil
 }
 
 // reshapeError returns a copy of e whose path is in the shape to, located

@@ -85,14 +85,17 @@ func TestReshapeUsesTheSubscribersKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp := &graphql.Response{
-		Data: json.RawMessage(`{"commentAdded":{"title":"T \"q\"","product":{"comments":{"nodes":[{"id":"1"},{"id":"2"}]}}}}`),
+		Data: json.RawMessage(`{"commentAdded":{"title":"T \"q\" {[,:]} \\","product":{"comments":{"nodes":[{"id":"1"},{"id":"2"}]}}}}`),
 		Errors: gqlerror.List{{Message: "boom", Path: ast.Path{ast.PathName("commentAdded"), ast.PathName("product"), ast.PathName("comments"), ast.PathName("nodes"), ast.PathIndex(1), ast.PathName("id")},
 			Extensions: map[string]any{"code": CodeInternal}}},
 		Extensions: map[string]any{"cost": json.RawMessage(`{"itemsRead":3}`)},
 	}
 	got := reshape(resp, from, to)
-	if want := `{"x":{"p":{"c":{"n":[{"i":"1"},{"i":"2"}]}},"t":"T \"q\""}}`; string(got.Data) != want {
+	if want := `{"x":{"p":{"c":{"n":[{"i":"1"},{"i":"2"}]}},"t":"T \"q\" {[,:]} \\"}}`; string(got.Data) != want {
 		t.Errorf("data %s, want %s", got.Data, want)
+	}
+	if back := reshape(got, to, from); string(back.Data) != string(resp.Data) {
+		t.Errorf("back in the first shape: %s, want %s", back.Data, resp.Data)
 	}
 	if len(got.Errors) != 1 || got.Errors[0].Path.String() != "x.p.c.n[1].i" || len(got.Errors[0].Locations) != 1 || got.Errors[0].Locations[0].Line != 3 {
 		t.Errorf("errors %+v, want the path x.p.c.n[1].i located on line 3", got.Errors)
