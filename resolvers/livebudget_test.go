@@ -139,3 +139,24 @@ func TestSubscriptionEventsCharged(t *testing.T) {
 	}
 	e.waitSubscriptions(t, 0)
 }
+
+// TestSubscriptionEventTimeout: an event's execution runs under the request
+// timeout: a store read slower than it fails that event with UNAVAILABLE,
+// and the subscription goes on.
+func TestSubscriptionEventTimeout(t *testing.T) {
+	var spy *spyTable
+	e := mustLiveEnvOn(t, resolvers.Config{RequestTimeout: 100 * time.Millisecond}, resolvers.LiveConfig{}, 0, func(t store.Table) store.Table { spy = newSpy(t); return spy })
+	w := e.mustAck(t)
+	w.subscribe(t, "1", `subscription { commentAdded(productId: "p1") { product { comments(first: 5) { nodes { title } } } } }`)
+	e.waitSubscriptions(t, 1)
+	spy.SetHooks(func(store.Query) error { time.Sleep(300 * time.Millisecond); return nil }, nil, nil)
+	e.mustCreate(t, "p1", "slow")
+	if msg, _ := w.read(t); msg["type"] != "next" || !strings.Contains(jsonString(msg), `"code":"`+resolvers.CodeUnavailable+`"`) {
+		t.Errorf("an event slower than the timeout: %v, want next with UNAVAILABLE", msg)
+	}
+	spy.SetHooks(nil, nil, nil)
+	e.mustCreate(t, "p1", "fast")
+	if got := w.nextRaw(t, "1"); !strings.Contains(got, `"title":"fast"`) {
+		t.Errorf("the next event: %s", got)
+	}
+}
