@@ -81,10 +81,7 @@ func NewLive(cfg LiveConfig) *Live {
 	l := &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, clients: map[string]int{}, drained: make(chan struct{})}
 	if cfg.Hub != nil {
 		l.fanout = newFanout(cfg.Hub, nil)
-		l.fanout.budget.limit = positiveOr(cfg.SubscriptionBudget, DefaultSubscriptionBudget)
-		if cfg.SubscriptionBudget < 0 {
-			l.fanout.budget.limit = 0
-		}
+		l.fanout.budget.limit = budgetLimit(cfg.SubscriptionBudget)
 	}
 	return l
 }

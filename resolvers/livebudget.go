@@ -45,6 +45,15 @@ type liveBudget struct {
 	used  map[string]int // by client
 }
 
+// budgetLimit is the limit of a configured SubscriptionBudget: the
+// default for 0, none (0) for a negative one.
+func budgetLimit(configured int) int {
+	if configured < 0 {
+		return 0
+	}
+	return positiveOr(configured, DefaultSubscriptionBudget)
+}
+
 // take adds cost to client's subscriptions, or refuses it when they would
 // cost more than the limit.
 func (b *liveBudget) take(client string, cost int) *gqlerror.Error {
