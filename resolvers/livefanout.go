@@ -346,20 +346,18 @@ func (g *fanGroup) execute(ev live.Event) (*graphql.Response, *shape) {
 // views re-keys resp, in the shape from, into each other shape of the
 // group's members (outside the lock: the members read it only once it is
 // queued).
-func (g *fanGroup) views(resp *graphql.Response, from *shape) map[string]*graphql.Response {
+func (g *fanGroup) views(resp *graphql.Response, from *shape) map[any]*graphql.Response {
 	g.f.mu.Lock()
 	var shapes []*shape
 	for _, m := range g.members {
-		if !sameLayout(m.shape, from) {
+		if viewKey(resp, from, m.shape) != nil {
 			shapes = append(shapes, m.shape)
 		}
 	}
 	g.f.mu.Unlock()
-	views := map[string]*graphql.Response{}
+	views := map[any]*graphql.Response{}
 	for _, s := range shapes {
-		if views[s.layout] == nil {
-			views[s.layout] = reshape(resp, from, s)
-		}
+		viewFor(views, resp, from, s)
 	}
 	return views
 }
@@ -377,21 +375,16 @@ func (g *fanGroup) executor() *fanMember {
 }
 
 // deliver queues d, in the shape from, for every member: as it is, or
-// re-keyed into the member's shape (views, by layout; a member that joined
-// since views were made gets its own now). A member whose queue is full is
+// re-keyed into the member's shape (views; a member that joined since
+// views were made gets its own now). A member whose queue is full is
 // ended as a slow consumer.
-func (g *fanGroup) deliver(d delivery, from *shape, views map[string]*graphql.Response) {
+func (g *fanGroup) deliver(d delivery, from *shape, views map[any]*graphql.Response) {
 	g.f.mu.Lock()
 	defer g.f.mu.Unlock()
 	for i := 0; i < len(g.members); {
 		m := g.members[i]
 		md := d
-		if !sameLayout(m.shape, from) {
-			if views[m.shape.layout] == nil {
-				views[m.shape.layout] = reshape(d.resp, from, m.shape)
-			}
-			md.resp = views[m.shape.layout]
-		}
+		md.resp = viewFor(views, d.resp, from, m.shape)
 		select {
 		case m.queue <- md:
 			i++

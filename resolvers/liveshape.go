@@ -230,13 +230,42 @@ func sameLayout(a, b *shape) bool {
 	return a == b || (a != nil && b != nil && a.layout == b.layout)
 }
 
+// viewKey names the answer a subscriber of shape s needs when its group's
+// answer is resp in the shape from: nil when resp itself will do (the same
+// layout, and no error to locate in s's own document); else s's layout,
+// or with errors s itself.
+func viewKey(resp *graphql.Response, from, s *shape) any {
+	switch {
+	case s == from, sameLayout(s, from) && len(resp.Errors) == 0:
+		return nil
+	case len(resp.Errors) > 0:
+		return s
+	}
+	return s.layout
+}
+
+// viewFor returns resp as a subscriber of shape s receives it, reshaped
+// once per viewKey and kept in views.
+func viewFor(views map[any]*graphql.Response, resp *graphql.Response, from, s *shape) *graphql.Response {
+	k := viewKey(resp, from, s)
+	if k == nil {
+		return resp
+	}
+	if views[k] == nil {
+		views[k] = reshape(resp, from, s)
+	}
+	return views[k]
+}
+
 // reshape returns resp, an answer in the shape from, in the shape to: its
-// data re-keyed, its errors' paths and locations those of to. Extensions
-// are shared. Data that does not fit from (which execution never gives)
-// is an INTERNAL error.
+// data re-keyed (shared when the layouts are the same), its errors' paths
+// and locations those of to. Extensions are shared. Data that does not fit
+// from (which execution never gives) is an INTERNAL error.
 func reshape(resp *graphql.Response, from, to *shape) *graphql.Response {
 	out := &graphql.Response{Extensions: resp.Extensions, Label: resp.Label, Path: resp.Path, HasNext: resp.HasNext}
-	if resp.Data != nil {
+	if sameLayout(from, to) {
+		out.Data = resp.Data
+	} else if resp.Data != nil {
 		var b bytes.Buffer
 		if err := writeShaped(&b, resp.Data, from, to); err != nil {
 			out.Errors = gqlerror.List{codedError(CodeInternal, "internal error")}

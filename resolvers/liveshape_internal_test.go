@@ -103,6 +103,19 @@ func TestReshapeUsesTheSubscribersKeys(t *testing.T) {
 	if resp.Errors[0].Path.String() != "commentAdded.product.comments.nodes[1].id" {
 		t.Errorf("reshape changed the shared response's error: %s", resp.Errors[0].Path)
 	}
+	// A subscriber of the same layout in another document shares the data,
+	// and gets errors located in its own document.
+	_, named, err := normalize(mustOperation(t, "subscription Named {\n\n  commentAdded(productId: \"p1\") { title product { comments(first: 2) { nodes { id } } } } }", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := viewKey(&graphql.Response{Data: resp.Data}, from, named); k != nil {
+		t.Errorf("same layout without errors: view %v, want the shared answer", k)
+	}
+	v := viewFor(map[any]*graphql.Response{}, resp, from, named)
+	if string(v.Data) != string(resp.Data) || v.Errors[0].Locations[0].Line != 3 {
+		t.Errorf("same layout with an error: %s %+v, want the same data and the error on line 3", v.Data, v.Errors[0].Locations)
+	}
 	if null := reshape(&graphql.Response{Data: json.RawMessage(`null`)}, from, to); string(null.Data) != "null" {
 		t.Errorf("null data became %s", null.Data)
 	}
