@@ -5,6 +5,7 @@ package e2e
 // clients down.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -259,11 +260,17 @@ func (ls *liveSocket) subscribe(tb testing.TB, i int) {
 // measure.
 func (ls *liveSocket) read(ctx context.Context) {
 	checked := map[string]bool{}
+	var buf bytes.Buffer // reused: the reader allocates little
 	for {
-		_, b, err := ls.c.Read(ctx)
+		_, r, err := ls.c.Reader(ctx)
 		if err != nil {
 			return
 		}
+		buf.Reset()
+		if _, err := buf.ReadFrom(r); err != nil {
+			return
+		}
+		b := buf.Bytes()
 		if id, ok := nextID(b); ok && checked[id] {
 			ls.events.Add(1)
 			continue
