@@ -118,13 +118,13 @@ func TestBudgetSubscriptionsDoNotMultiplyAWrite(t *testing.T) {
 	// The server's own measure (from a request's arrival in its handler to
 	// its answer) holds the budget whatever else the machine runs; the
 	// client's, which adds the machine's scheduling of both processes, is
-	// judged only when the same queries alone, before and after, were well
-	// within it.
+	// judged only on a quiet machine: when the same queries alone, before
+	// and after, had a p99 under a fifth of it.
 	if within, all := within1-within0, all1-all0; all < 100 || within < 0.99*all {
 		t.Errorf("the server answered %.0f of the other client's %.0f queries during the attack within %s; the budget is 99%%", within, all, liveQueryP99)
 	}
 	if p99 := percentile(during, 99); p99 > liveQueryP99 {
-		if alone := max(percentile(before, 99), percentile(after, 99)); alone > liveQueryP99/2 {
+		if alone := max(percentile(before, 99), percentile(after, 99)); alone > liveQueryP99/5 {
 			t.Logf("the machine is too loaded to judge latency: p99 %s alone", alone)
 		} else {
 			t.Errorf("another client's p99 was %s during the writes; the budget is %s", p99, liveQueryP99)
