@@ -29,7 +29,7 @@ import (
 
 // DefaultSubscriptionBudget is a client's subscription budget: room for
 // hundreds of ordinary subscriptions (a commentChanged or statsChanged
-// selection costs 10 to 30), or eight that each re-read a page of 100
+// selection costs 5 to 30), or eight that each re-read a page of 100
 // comments, whose deliveries cost the server 20 to 50 ms of CPU per event
 // (docs/live.md).
 const DefaultSubscriptionBudget = 5_000
