@@ -36,6 +36,7 @@ func (f *liveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.disabled, "no-subscriptions", false, "turn off subscriptions (websocket and SSE)")
 	fs.BoolVar(&f.cfg.RequireAuth, "live-auth", false, "subscriptions need a credential, as mutations do")
 	fs.IntVar(&f.cfg.MaxSubscriptionsPerConn, "live-max-subscriptions", resolvers.DefaultMaxSubscriptionsPerConn, "most active subscriptions on one websocket connection")
+	fs.IntVar(&f.cfg.SubscriptionBudget, "live-subscription-budget", resolvers.DefaultSubscriptionBudget, "most complexity points one client's active subscriptions may cost together (each event executes them again; negative: no bound)")
 	fs.IntVar(&f.cfg.MaxConnsPerClient, "live-max-connections", resolvers.DefaultMaxConnsPerClient, "most open websocket/SSE connections of one client (by JWT subject or address; API keys unlimited)")
 	fs.DurationVar(&f.cfg.KeepAlive, "live-keepalive", resolvers.DefaultKeepAlive, "websocket ping and SSE keep-alive comment interval")
 	fs.DurationVar(&f.cfg.WriteTimeout, "live-write-timeout", resolvers.DefaultLiveWriteTimeout, "close a live connection whose client accepts no data for this long")

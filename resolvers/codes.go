@@ -118,4 +118,5 @@ var errorCodes = map[string]string{
 	CodeTooManyErrors:        "the error-list cap (httperrors.go)",
 	CodeSlowConsumer:         "a subscription's event buffer overflowed (liveconn.go, package live)",
 	CodeLimitExceeded:        "too many subscriptions on one connection (livesub.go)",
+	CodeSubscriptionBudget:   "a client's subscriptions over their complexity budget (livebudget.go)",
 }

@@ -201,6 +201,7 @@ func addOperationMiddleware(srv *handler.Server, cfg Config, rl *rateLimiter) {
 	if rl != nil {
 		srv.AroundOperations(rl.around)
 	}
+	cfg.Live.chargeEvents(rl) // each subscription event costs its client too (livebudget.go)
 }
 
 // nameOperation records the operation ("query Name", "mutation anonymous")

@@ -53,6 +53,10 @@ type LiveConfig struct {
 	// WriteTimeout closes a connection whose client accepts no data for
 	// this long (DefaultLiveWriteTimeout when 0).
 	WriteTimeout time.Duration
+	// SubscriptionBudget bounds the summed complexity of one client's
+	// active subscriptions (DefaultSubscriptionBudget when 0; negative: no
+	// bound; see livebudget.go).
+	SubscriptionBudget int
 }
 
 // Live owns the live connections of a handler: their limits, and their
@@ -76,6 +80,7 @@ func NewLive(cfg LiveConfig) *Live {
 	l := &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, clients: map[string]int{}, drained: make(chan struct{})}
 	if cfg.Hub != nil {
 		l.fanout = newFanout(cfg.Hub, nil)
+		l.fanout.budget.limit = budgetLimit(cfg.SubscriptionBudget)
 	}
 	return l
 }
@@ -93,6 +98,7 @@ func addLiveTransports(srv *handler.Server, cfg Config) {
 		if cfg.Metrics != nil {
 			l.fanout.observe = cfg.Metrics.ObserveLiveDelivery
 		}
+		l.fanout.eventTimeout = cfg.RequestTimeout
 		l.fanout.perEvent = func(ctx context.Context) context.Context {
 			op := graphql.GetOperationContext(ctx).Operation
 			return context.WithValue(ctx, loadersKey{}, newLoaders(cfg.Store, cfg.LoaderWait, planLoads(op)))

@@ -194,6 +194,20 @@ func (w *wsConn) send(tb testing.TB, msg any) {
 // status when the connection closes.
 func (w *wsConn) read(tb testing.TB) (msg map[string]any, closed websocket.StatusCode) {
 	tb.Helper()
+	b, closed := w.readRaw(tb)
+	if closed != 0 {
+		return nil, closed
+	}
+	if err := json.Unmarshal(b, &msg); err != nil {
+		tb.Fatal(err)
+	}
+	return msg, 0
+}
+
+// readRaw returns the next message that is not a ping/pong as sent, or
+// the close status when the connection closes.
+func (w *wsConn) readRaw(tb testing.TB) ([]byte, websocket.StatusCode) {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for {
@@ -204,11 +218,12 @@ func (w *wsConn) read(tb testing.TB) (msg map[string]any, closed websocket.Statu
 			}
 			tb.Fatal(err)
 		}
+		var msg struct{ Type string }
 		if err := json.Unmarshal(b, &msg); err != nil {
 			tb.Fatal(err)
 		}
-		if msg["type"] != "ping" && msg["type"] != "pong" {
-			return msg, 0
+		if msg.Type != "ping" && msg.Type != "pong" {
+			return b, 0
 		}
 	}
 }

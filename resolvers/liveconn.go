@@ -110,14 +110,11 @@ func (c *liveConn) shutdown() {
 	c.cancel()
 }
 
-// slowConsumer ends one subscription of the connection with SLOW_CONSUMER:
-// on a websocket an `error` message for it, on SSE a last `next` event
-// carrying the error (the transport then sends `complete`).
-func (c *liveConn) slowConsumer(ctx context.Context) {
-	err := &gqlerror.Error{
-		Message:    "subscription ended: the client did not read its events fast enough; resubscribe and catch up with comments(before: <newest cursor>)",
-		Extensions: map[string]any{"code": CodeSlowConsumer},
-	}
+// endSubscription ends one subscription of the connection with err (a
+// slow consumer, a spent budget): on a websocket an `error` message for
+// it, on SSE a last `next` event carrying the error (the transport then
+// sends `complete`).
+func (c *liveConn) endSubscription(ctx context.Context, err *gqlerror.Error) {
 	switch {
 	case c == nil:
 	case c.ws.Load() != nil:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/store"
@@ -20,13 +21,16 @@ import (
 
 // Shared execution of subscriptions ("fan-out").
 //
-// Subscribers of the same operation (the same document, operation name and
-// variables, hence the same product, topic and filter) receive the same
-// payload for each event. A fanout groups them: the group holds one hub
-// subscription, runs the operation's selection set once per event (through
-// the gqlgen execution of one of its members, with every middleware of a
-// normal delivery) and hands the one *graphql.Response to each member's
-// bounded queue. Each member's transport then only writes it.
+// Subscribers of the same data (the same canonical selection, whatever
+// their operation names, aliases and variable names: liveshape.go; hence
+// the same product, topic and filter) receive the same payload for each
+// event, each in its own shape. A fanout groups them: the group holds one
+// hub subscription, runs the operation's selection set once per event
+// (through the gqlgen execution of one of its members, with every
+// middleware of a normal delivery, under the event timeout) and hands the
+// response, re-keyed once per distinct shape, to each member's bounded
+// queue. Each member's transport then only writes it. Before each
+// execution every member pays for the event (livebudget.go).
 //
 // A subscription operation goes through two steps:
 //   - fanout.around (an operation middleware) gives the resolver a
@@ -39,7 +43,8 @@ import (
 //     the group can execute events through it.
 //
 // A member whose queue is full (Hub.Buffer deliveries) is ended with
-// SLOW_CONSUMER exactly as a hub subscriber is; the others are not held up.
+// SLOW_CONSUMER exactly as a hub subscriber is, one whose client's rate
+// budget is spent with THROTTLED; the others are not held up.
 
 // fanout is the registry of subscription groups of one handler.
 type fanout struct {
@@ -49,13 +54,17 @@ type fanout struct {
 	// a subscription lives long, and its events must not be answered from
 	// the reads of earlier ones); may be nil.
 	perEvent func(context.Context) context.Context
-	mu       sync.Mutex
-	groups   map[string]*fanGroup
-	members  int
+	// eventTimeout bounds each event's execution (none when 0).
+	eventTimeout time.Duration
+	budget       liveBudget   // the complexity of each client's subscriptions (livebudget.go)
+	rate         *rateLimiter // charged for each event; nil: no rate limit
+	mu           sync.Mutex
+	groups       map[string]*fanGroup
+	members      int
 }
 
 func newFanout(hub *live.Hub, observe func(time.Duration)) *fanout {
-	return &fanout{hub: hub, observe: observe, groups: map[string]*fanGroup{}}
+	return &fanout{hub: hub, observe: observe, groups: map[string]*fanGroup{}, budget: liveBudget{used: map[string]int{}}}
 }
 
 // fanGroup is the subscribers of one operation key. Its fields are guarded
@@ -81,10 +90,14 @@ type fanMember struct {
 	ready bool
 	queue chan delivery
 	once  sync.Once
+	shape *shape // the member's response keys (nil: its group is by exact text)
+	// client and cost: whom each event is charged to, and how much.
+	client string
+	cost   int
 	// Guarded by fanout.mu:
 	gone     bool
-	slow     bool
-	stopDone func() bool // stops the context.AfterFunc that leaves the group
+	ended    *gqlerror.Error // why the server ended it (nil: it left)
+	stopDone func() bool     // stops the context.AfterFunc that leaves the group
 }
 
 // delivery is one response in a member's queue.
@@ -93,26 +106,47 @@ type delivery struct {
 	published time.Time
 }
 
-// fanSlot carries a subscription operation's key from fanout.around to the
-// resolver, and the member the resolver made back.
+// fanSlot carries a subscription operation's key, shape and cost from
+// fanout.around to the resolver, and back the member the resolver made or
+// the refusal of the budget.
 type fanSlot struct {
-	opKey  string
-	member *fanMember
+	opKey   string
+	shape   *shape
+	cost    int
+	member  *fanMember
+	refused *gqlerror.Error
 }
 
 type fanSlotKey struct{}
 
 // around is the operation middleware of subscriptions: it lets the resolver
-// join its group and returns the member's handler, or gqlgen's own handler
-// when the resolver failed (its error response).
+// join its group and returns the member's handler; when the budget refused
+// it, a handler that ends it with that error (websocket: the protocol's
+// `error` message); when the resolver failed otherwise, gqlgen's own
+// handler (its error response).
 func (f *fanout) around(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	oc := graphql.GetOperationContext(ctx)
 	if oc.Operation == nil || oc.Operation.Operation != ast.Subscription {
 		return next(ctx)
 	}
-	slot := &fanSlot{opKey: operationKey(oc)}
+	slot := &fanSlot{cost: 1}
+	if m := costOf(oc); m != nil {
+		slot.cost = max(m.Complexity, 1)
+	}
+	if key, s, err := normalize(oc); err == nil {
+		slot.opKey, slot.shape = "n:"+key, s
+	} else {
+		slot.opKey = "x:" + operationKey(oc)
+	}
 	h := next(context.WithValue(ctx, fanSlotKey{}, slot))
 	m := slot.member
+	if slot.refused != nil {
+		c := liveConnFrom(ctx)
+		return func(ctx context.Context) *graphql.Response {
+			c.endSubscription(ctx, slot.refused)
+			return nil
+		}
+	}
 	if m == nil {
 		return h
 	}
@@ -120,8 +154,9 @@ func (f *fanout) around(ctx context.Context, next graphql.OperationHandler) grap
 	return m.next
 }
 
-// operationKey identifies what a subscription's responses depend on: the
-// document, the operation name and the variables.
+// operationKey identifies what the responses of a subscription that does
+// not normalise depend on: the document, the operation name and the
+// variables.
 func operationKey(oc *graphql.OperationContext) string {
 	vars, _ := json.Marshal(oc.Variables) // map keys sorted: equal variables, equal bytes
 	sum := sha256.New()
@@ -132,25 +167,36 @@ func operationKey(oc *graphql.OperationContext) string {
 
 // join adds a member fed by feed to the group of the operation in ctx's
 // slot for (pid, topic, filter), subscribing to the hub when the group is
-// new; it returns false when ctx has no slot (not a subscription operation).
+// new; it returns false when ctx has no slot (not a subscription
+// operation). A subscription over its client's budget is refused with a
+// *gqlerror.Error, also left in the slot.
 func (f *fanout) join(ctx context.Context, c *liveConn, pid string, topic live.Topic, flt store.Filter, feed func(live.Event)) (bool, error) {
 	slot, _ := ctx.Value(fanSlotKey{}).(*fanSlot)
 	if slot == nil {
 		return false, nil
 	}
 	key := fmt.Sprintf("%s\x00%d\x00%s\x00%q\x00%v", slot.opKey, topic, pid, flt.Language, flt.Ratings)
+	client := ""
+	if c != nil {
+		client = c.client
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.budget.take(client, slot.cost); err != nil {
+		slot.refused = err
+		return false, err
+	}
 	g := f.groups[key]
 	if g == nil {
 		sub, err := f.hub.Subscribe(pid, topic, flt)
 		if err != nil {
+			f.budget.give(client, slot.cost)
 			return false, err
 		}
 		g = &fanGroup{f: f, key: key, sub: sub}
 		f.groups[key] = g
 	}
-	m := &fanMember{g: g, conn: c, feed: feed, queue: make(chan delivery, f.hub.Buffer())}
+	m := &fanMember{g: g, conn: c, feed: feed, queue: make(chan delivery, f.hub.Buffer()), shape: slot.shape, client: client, cost: slot.cost}
 	g.members = append(g.members, m)
 	f.members++
 	m.stopDone = context.AfterFunc(ctx, func() { f.leave(m) })
@@ -159,14 +205,14 @@ func (f *fanout) join(ctx context.Context, c *liveConn, pid string, topic live.T
 }
 
 // next is the member's ResponseHandler: its next delivery, or nil when the
-// subscription ends (a slow consumer is told why first).
+// subscription ends (a member the server ended is told why first).
 func (m *fanMember) next(ctx context.Context) *graphql.Response {
 	m.once.Do(func() { m.g.f.ready(m, ctx) })
 	select {
 	case d, ok := <-m.queue:
 		if !ok {
-			if m.g.f.endedSlow(m) {
-				m.conn.slowConsumer(ctx)
+			if err := m.g.f.endedWith(m); err != nil {
+				m.conn.endSubscription(ctx, err)
 			}
 			return nil
 		}
@@ -198,10 +244,10 @@ func (f *fanout) subscriptions() int {
 	return f.members
 }
 
-func (f *fanout) endedSlow(m *fanMember) bool {
+func (f *fanout) endedWith(m *fanMember) *gqlerror.Error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return m.slow
+	return m.ended
 }
 
 // leave removes m from its group (a no-op when it has left), and ends the
@@ -209,19 +255,20 @@ func (f *fanout) endedSlow(m *fanMember) bool {
 func (f *fanout) leave(m *fanMember) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.remove(m, false)
+	f.remove(m, nil)
 }
 
-// remove takes m out of its group, closing its queue (slow: it is ended
-// as a slow consumer); f.mu is held.
-func (f *fanout) remove(m *fanMember, slow bool) {
+// remove takes m out of its group, closing its queue (ended: the error it
+// is ended with; nil when it left); f.mu is held.
+func (f *fanout) remove(m *fanMember, ended *gqlerror.Error) {
 	if m.gone {
 		return
 	}
-	m.gone, m.slow = true, slow
+	m.gone, m.ended = true, ended
 	f.members--
 	m.stopDone()
 	close(m.queue)
+	f.budget.give(m.client, m.cost)
 	if m.conn != nil {
 		m.conn.subs.Add(-1)
 	}
@@ -240,46 +287,79 @@ func (f *fanout) remove(m *fanMember, slow bool) {
 	}
 }
 
-// run executes each event of the group's hub subscription once and
-// delivers the response to every member, until the subscription ends: the
-// last member left, or the hub ended it (then every member ends likewise).
+// run executes each event of the group's hub subscription once, when a
+// member paid for it, and delivers the response to every member, until the
+// subscription ends: the last member left, or the hub ended it (then every
+// member ends likewise).
 func (g *fanGroup) run() {
 	for ev := range g.sub.Events() {
-		if resp := g.execute(ev); resp != nil {
-			g.deliver(delivery{resp: resp, published: ev.Published})
+		if !g.f.charge(g) {
+			continue
+		}
+		if resp, from := g.execute(ev); resp != nil {
+			g.deliver(delivery{resp: resp, published: ev.Published}, from, g.views(resp, from))
 		}
 	}
-	slow := errors.Is(g.sub.Err(), live.ErrSlowConsumer)
+	var ended *gqlerror.Error
+	if errors.Is(g.sub.Err(), live.ErrSlowConsumer) {
+		ended = errSlowConsumer()
+	}
 	g.f.mu.Lock()
 	defer g.f.mu.Unlock()
 	for len(g.members) > 0 {
-		g.f.remove(g.members[0], slow)
+		g.f.remove(g.members[0], ended)
 	}
 }
 
 // execute runs the operation's selection set on ev through the first ready
-// member's gqlgen handler; when that member's operation ends meanwhile, the
-// next one runs it. It returns nil when no member is left.
-func (g *fanGroup) execute(ev live.Event) *graphql.Response {
+// member's gqlgen handler, under the event timeout; when that member's
+// operation ends meanwhile, the next one runs it. It returns the response
+// and the shape it is in, or nil when no member is left.
+func (g *fanGroup) execute(ev live.Event) (*graphql.Response, *shape) {
 	for {
 		m := g.executor()
 		if m == nil {
-			return nil
+			return nil, nil
 		}
 		m.feed(ev)
 		ctx := m.ctx
 		if g.f.perEvent != nil {
 			ctx = g.f.perEvent(ctx)
 		}
-		if resp := m.exec(ctx); resp != nil {
+		cancel := func() {}
+		if g.f.eventTimeout > 0 {
+			ctx, cancel = context.WithTimeout(ctx, g.f.eventTimeout)
+		}
+		resp := m.exec(ctx)
+		cancel()
+		if resp != nil {
 			// gqlgen reuses one buffer for a subscription's data: the
 			// members read this one while the next event is executed.
 			resp.Data = bytes.Clone(resp.Data)
 			encodeExtensions(resp)
-			return resp
+			return resp, m.shape
 		}
 		g.f.leave(m)
 	}
+}
+
+// views re-keys resp, in the shape from, into each other shape of the
+// group's members (outside the lock: the members read it only once it is
+// queued).
+func (g *fanGroup) views(resp *graphql.Response, from *shape) map[any]*graphql.Response {
+	g.f.mu.Lock()
+	var shapes []*shape
+	for _, m := range g.members {
+		if viewKey(resp, from, m.shape) != nil {
+			shapes = append(shapes, m.shape)
+		}
+	}
+	g.f.mu.Unlock()
+	views := map[any]*graphql.Response{}
+	for _, s := range shapes {
+		viewFor(views, resp, from, s)
+	}
+	return views
 }
 
 // executor returns the first ready member, or nil when none is left.
@@ -294,20 +374,29 @@ func (g *fanGroup) executor() *fanMember {
 	return nil
 }
 
-// deliver queues d for every member; a member whose queue is full is ended
-// as a slow consumer.
-func (g *fanGroup) deliver(d delivery) {
+// deliver queues d, in the shape from, for every member: as it is, or
+// re-keyed into the member's shape (views; a member that joined since
+// views were made gets its own now). A member whose queue is full is
+// ended as a slow consumer.
+func (g *fanGroup) deliver(d delivery, from *shape, views map[any]*graphql.Response) {
 	g.f.mu.Lock()
 	defer g.f.mu.Unlock()
 	for i := 0; i < len(g.members); {
 		m := g.members[i]
+		md := d
+		md.resp = viewFor(views, d.resp, from, m.shape)
 		select {
-		case m.queue <- d:
+		case m.queue <- md:
 			i++
 		default:
-			g.f.remove(m, true) // removes members[i]
+			g.f.remove(m, errSlowConsumer()) // removes members[i]
 		}
 	}
+}
+
+// errSlowConsumer is the error a member whose queue overflowed is ended with.
+func errSlowConsumer() *gqlerror.Error {
+	return codedError(CodeSlowConsumer, "subscription ended: the client did not read its events fast enough; resubscribe and catch up with comments(before: <newest cursor>)")
 }
 
 // encodeExtensions replaces each value of resp.Extensions by its JSON, so

@@ -2,6 +2,9 @@ package resolvers
 
 import (
 	"context"
+	"errors"
+
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/live"
@@ -50,7 +53,11 @@ func subscribe[T any](ctx context.Context, r *Resolver, pid string, topic live.T
 		if c != nil {
 			c.subs.Add(-1)
 		}
-		if err == nil {
+		var refused *gqlerror.Error
+		switch {
+		case errors.As(err, &refused): // the budget's (livebudget.go)
+			return nil, refused
+		case err == nil:
 			return nil, store.Errorf(store.EINTERNAL, "a subscription outside a subscription operation")
 		}
 		return nil, store.Wrap(store.EUNAVAILABLE, err, "the server is shutting down; reconnect")
