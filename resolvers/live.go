@@ -84,7 +84,7 @@ func NewLive(cfg LiveConfig) *Live {
 // addLiveTransports registers the websocket (graphql-transport-ws, and the
 // legacy graphql-ws) and SSE (graphql-sse) transports of cfg.Live; they must
 // come before POST, which would take an SSE request for a plain one.
-func addLiveTransports(srv *handler.Server, cfg Config) {
+func addLiveTransports(srv *handler.Server, cfg Config, rl *rateLimiter) {
 	l := cfg.Live
 	if l == nil {
 		return
@@ -101,9 +101,8 @@ func addLiveTransports(srv *handler.Server, cfg Config) {
 		srv.AroundOperations(l.fanout.around)
 	}
 	srv.AddTransport(transport.Websocket{
-		Implementation:        liveWebsocket{l: l},
+		Implementation:        liveWebsocket{l: l, rl: rl}, // the init timeout is wsGuard's
 		InitFunc:              l.initFunc(cfg.Auth),
-		InitTimeout:           10 * time.Second,
 		KeepAlivePingInterval: l.cfg.KeepAlive, // legacy graphql-ws "ka"
 		PingPongInterval:      l.cfg.KeepAlive, // graphql-transport-ws ping/pong
 	})

@@ -9,19 +9,23 @@ import (
 )
 
 // Middleware resolves the documentId or persisted-query hash of a POST
-// (application/json) or GET GraphQL request to its document, and with Only
-// refuses every other operation with HTTP 400 and a coded error before
-// GraphQL sees it. Put it after the body limit. With no manifest (nil, or
-// empty without Only) it is next itself.
+// (application/json, SSE included) or GET GraphQL request to its document,
+// and with Only refuses every other operation with HTTP 400 and a coded
+// error before GraphQL sees it. A WebSocket upgrade goes on: its operations
+// come later, in messages, and Extension decides each. Put it after the
+// body limit. With no manifest (nil, or empty without Only) it is next
+// itself.
 func (m *Manifest) Middleware(next http.Handler) http.Handler {
 	if m.Len() == 0 && (m == nil || !m.Only) {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.Method {
-		case http.MethodGet:
+		switch {
+		case r.Header.Get("Upgrade") != "":
+			next.ServeHTTP(w, r)
+		case r.Method == http.MethodGet:
 			m.serveGET(w, r, next)
-		case http.MethodPost:
+		case r.Method == http.MethodPost:
 			m.servePOST(w, r, next)
 		default:
 			next.ServeHTTP(w, r)

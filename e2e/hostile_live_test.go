@@ -1,0 +1,165 @@
+package e2e
+
+// The live transports of the hostile suite: attacks over a websocket or an
+// SSE request against the plain binary, within the budgets of runBudget.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// dialLive opens a graphql-transport-ws socket to s and waits for its
+// connection_ack.
+func dialLive(ctx context.Context, tb testing.TB, s *Server) *websocket.Conn {
+	tb.Helper()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(s.URL, "http")+"/graphql",
+		&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.CloseNow() })
+	if err := c.Write(ctx, websocket.MessageText, []byte(`{"type":"connection_init"}`)); err != nil {
+		tb.Fatal(err)
+	}
+	if _, b, err := c.Read(ctx); err != nil || !strings.Contains(string(b), "connection_ack") {
+		tb.Fatalf("connection_init: %s %v, want connection_ack", b, err)
+	}
+	return c
+}
+
+// TestBudgetWebsocketRefusalsAreThrottled: 400 invalid ~900 KB operations
+// on one socket with -rate-limit 10 (burst 100, refused cost 10) are
+// throttled from about the 11th, as over HTTP: each later one gets an
+// `error` with THROTTLED for its id without being decoded, and all of them
+// together cost the server at most 0.5 CPU-s.
+func TestBudgetWebsocketRefusalsAreThrottled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts the binary")
+	}
+	s := MustStartBudgetServer(t, "-store", "bolt:budget-live.db", "-rate-limit", "10")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := dialLive(ctx, t, s)
+	const n = 400
+	// An operation that fails validation after ~900 KB of comment.
+	query := "{ nope #" + strings.Repeat("padding ", 900_000/8) + "\n}"
+	pid := s.cmd.Process.Pid
+	cpu0, _ := mustProcUsage(t, pid)
+	start := time.Now()
+	codes := make(chan map[string]int, 1)
+	go func() {
+		got := map[string]int{}
+		defer func() { codes <- got }()
+		for i := 0; i < n; i++ {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				got["read error: "+err.Error()]++
+				return
+			}
+			var m struct {
+				Type    string
+				ID      string
+				Payload []struct {
+					Extensions struct{ Code string }
+				}
+			}
+			if json.Unmarshal(b, &m) != nil || m.Type != "error" || len(m.Payload) == 0 {
+				got[fmt.Sprintf("not an error: %.100s", b)]++
+				continue
+			}
+			got[m.Payload[0].Extensions.Code]++
+		}
+	}()
+	for i := 0; i < n; i++ {
+		b, _ := json.Marshal(map[string]any{"id": fmt.Sprint(i), "type": "subscribe", "payload": map[string]any{"query": query}})
+		if err := c.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatalf("operation %d: %v", i, err)
+		}
+	}
+	got := <-codes
+	elapsed := time.Since(start)
+	cpu1, _ := mustProcUsage(t, pid)
+	t.Logf("%d operations in %s: %v; the server spent %s of CPU", n, elapsed.Round(time.Millisecond), got, cpu1-cpu0)
+	// The budget (100) allows 10 refusals, and refills 10 points, one more,
+	// a second.
+	allowed := 10 + 1 + int(elapsed.Seconds()) + 1
+	if got["GRAPHQL_VALIDATION_FAILED"] > allowed || got["THROTTLED"] < n-allowed || got["GRAPHQL_VALIDATION_FAILED"]+got["THROTTLED"] != n {
+		t.Errorf("got %v; want at most %d GRAPHQL_VALIDATION_FAILED, the rest THROTTLED", got, allowed)
+	}
+	if cpu := cpu1 - cpu0; cpu > 500*time.Millisecond {
+		t.Errorf("the server spent %s of CPU; the budget is 500ms", cpu)
+	}
+}
+
+// TestBudgetLiveRefusalsAreCoded: the live connection cap answers a coded
+// 429, and a stalled SSE body gets 408 at the read timeout as a POST's does,
+// while an SSE stream whose body arrived outlives it.
+func TestBudgetLiveRefusalsAreCoded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts the binary")
+	}
+	s := MustStartBudgetServer(t, "-store", "bolt:budget-live.db", "-read-timeout", "1s", "-live-max-connections", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	stream := openSSE(ctx, t, s, `subscription { commentAdded(productId: "live-p") { title } }`)
+	time.Sleep(1500 * time.Millisecond) // past the read timeout
+	upgrade := hostileCase{name: "a websocket over the connection cap", method: http.MethodGet,
+		header: map[string]string{"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol": "graphql-transport-ws"},
+		status: http.StatusTooManyRequests, code: "LIMIT_EXCEEDED"}
+	sse := hostileCase{name: "an SSE request over the connection cap", body: gql(`subscription { commentAdded(productId: "live-p") { id } }`, nil),
+		header: map[string]string{"Content-Type": "application/json", "Accept": "text/event-stream"},
+		status: http.StatusTooManyRequests, code: "LIMIT_EXCEEDED"}
+	runBudget(t, s, []budgetCase{{hostileCase: upgrade}, {hostileCase: sse}})
+	MustQuery(t, s, `mutation { createComment(input: {productId: "live-p", language: "en", rating: 4, author: "A", title: "after the timeout", body: "B"}) { comment { id } } }`, nil, nil)
+	if ev := stream.next(t); !strings.Contains(ev, "after the timeout") {
+		t.Errorf("the SSE stream: %q, want the comment created after the read timeout", ev)
+	}
+	stream.close()
+	runBudget(t, s, []budgetCase{{hostileCase: hostileCase{name: "an SSE body that stalls after its headers", status: http.StatusRequestTimeout, code: "REQUEST_TIMEOUT"},
+		send: sendStalledWith("Accept: text/event-stream\r\n")}})
+}
+
+// sseClient is an open SSE stream.
+type sseClient struct {
+	res *http.Response
+	sc  *bufio.Scanner
+}
+
+func openSSE(ctx context.Context, tb testing.TB, s *Server, query string) *sseClient {
+	tb.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/graphql", strings.NewReader(string(gql(query, nil))))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	res, err := (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { res.Body.Close() })
+	if res.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(res.Body)
+		tb.Fatalf("SSE: HTTP %d %s", res.StatusCode, b)
+	}
+	return &sseClient{res: res, sc: bufio.NewScanner(res.Body)}
+}
+
+// next returns the data of the next event ("" at the end of the stream).
+func (c *sseClient) next(tb testing.TB) string {
+	tb.Helper()
+	for c.sc.Scan() {
+		if d, ok := strings.CutPrefix(c.sc.Text(), "data: "); ok {
+			return d
+		}
+	}
+	return ""
+}
+
+func (c *sseClient) close() { c.res.Body.Close() }
