@@ -23,6 +23,7 @@ type liveConn struct {
 	client string
 	cancel context.CancelFunc
 	subs   atomic.Int32
+	ops    int                                // queries and mutations in flight, guarded by l.mu
 	ws     atomic.Pointer[timedWebsocketConn] // websocket: set by liveWebsocket.Accept
 	guard  atomic.Pointer[wsGuard]            // websocket: its protocol guard (liveproto.go)
 	sse    *sseWriter                         // SSE: set before the connection is registered
@@ -82,6 +83,37 @@ func (l *Live) add(c *liveConn) error {
 		l.clients[c.client]++
 	}
 	return nil
+}
+
+// startOperation takes a slot for a query or mutation on c, or says why
+// there is none; release gives it back (once).
+func (c *liveConn) startOperation() (release func(), err *gqlerror.Error) {
+	l := c.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case c.ops >= l.cfg.MaxInFlightPerConn:
+		return nil, coded(CodeInFlight, fmt.Sprintf("too many operations in flight on this connection: at most %d; wait for a result before sending more", l.cfg.MaxInFlightPerConn))
+	case c.client != "" && l.running[c.client] >= l.cfg.MaxInFlightPerClient:
+		return nil, coded(CodeInFlight, fmt.Sprintf("too many operations in flight for this client: at most %d over its live connections; wait for a result before sending more", l.cfg.MaxInFlightPerClient))
+	}
+	c.ops++
+	if c.client != "" {
+		l.running[c.client]++
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			c.ops--
+			if c.client != "" {
+				if l.running[c.client]--; l.running[c.client] <= 0 {
+					delete(l.running, c.client)
+				}
+			}
+		})
+	}, nil
 }
 
 func (l *Live) remove(c *liveConn) {

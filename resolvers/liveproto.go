@@ -17,6 +17,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"golang.org/x/time/rate"
+
+	"github.com/acme/comments-gateway/internal/jsonscan"
 )
 
 // The websocket protocol guard. gqlgen's transport speaks
@@ -155,7 +157,7 @@ func (g *wsGuard) NextReader() (int, io.Reader, error) {
 		if err != nil {
 			return typ, r, err
 		}
-		b, err := io.ReadAll(r)
+		b, err := readMessage(r)
 		if err != nil {
 			return typ, nil, err
 		}
@@ -167,6 +169,17 @@ func (g *wsGuard) NextReader() (int, io.Reader, error) {
 			return typ, bytes.NewReader(out), nil
 		}
 	}
+}
+
+// readMessage reads a whole message; from a bytes.Reader (what the
+// coder/websocket adapter returns) into one slice of its size.
+func readMessage(r io.Reader) ([]byte, error) {
+	if br, ok := r.(*bytes.Reader); ok {
+		b := make([]byte, br.Len())
+		_, err := io.ReadFull(br, b)
+		return b, err
+	}
+	return io.ReadAll(r)
 }
 
 // settle charges the refused cost of the previous subscribe if gqlgen
@@ -321,35 +334,39 @@ func (g *wsGuard) refuseThrottled(b []byte) (bool, error) {
 	return true, g.WebsocketConn.WriteJSON(rawMessage{Type: msgError, ID: id, Payload: payload})
 }
 
-// peekTypeAndID reads a message's type and id, stopping as soon as it has
-// both ("" for what is absent or not a string).
+// peekTypeAndID reads a message's top-level type and id ("" for what is
+// absent or not a string) without decoding the rest: other members are
+// skipped (package jsonscan), so a large payload costs a memchr, not a
+// JSON decode. It validates nothing beyond what it reads.
 func peekTypeAndID(b []byte) (typ, id string) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	i := jsonscan.SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
 		return "", ""
 	}
-	for (typ == "" || id == "") && dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return "", ""
+	for i++; typ == "" || id == ""; i++ {
+		i = jsonscan.SkipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return typ, id
 		}
-		switch k {
-		case "type", "id":
-			t, err := dec.Token()
-			if err != nil {
-				return "", ""
-			}
-			s, _ := t.(string)
-			if k == "type" {
-				typ = s
-			} else {
-				id = s
-			}
-			continue
+		end := jsonscan.SkipString(b, i)
+		key := string(b[i+1 : max(end-1, i+1)])
+		if i = jsonscan.SkipSpace(b, end); i >= len(b) || b[i] != ':' {
+			return typ, id
 		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return "", ""
+		i = jsonscan.SkipSpace(b, i+1)
+		end = jsonscan.SkipValue(b, i)
+		if key == "type" || key == "id" {
+			var v string
+			if json.Unmarshal(b[i:end], &v) == nil {
+				if key == "type" {
+					typ = v
+				} else {
+					id = v
+				}
+			}
+		}
+		if i = jsonscan.SkipSpace(b, end); i >= len(b) || b[i] != ',' {
+			return typ, id
 		}
 	}
 	return typ, id

@@ -206,3 +206,80 @@ func TestTrustedDocumentsOverLive(t *testing.T) {
 	}
 	s.res.Body.Close()
 }
+
+// blockingTable holds every Get and BatchGet until release is closed (the
+// fault: a slow store, so that operations stay in flight).
+type blockingTable struct {
+	store.Table
+	release chan struct{}
+}
+
+func (b blockingTable) wait(ctx context.Context) error {
+	select {
+	case <-b.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b blockingTable) Get(ctx context.Context, k store.Key) (store.Item, error) {
+	if err := b.wait(ctx); err != nil {
+		return nil, err
+	}
+	return b.Table.Get(ctx, k)
+}
+
+func (b blockingTable) BatchGet(ctx context.Context, ks []store.Key) ([]store.Item, error) {
+	if err := b.wait(ctx); err != nil {
+		return nil, err
+	}
+	return b.Table.BatchGet(ctx, ks)
+}
+
+// TestOperationsInFlightAreCapped: with at most 2 queries in flight per
+// connection and 3 per client, the third query on one socket and the
+// fourth of the client are refused with IN_FLIGHT_LIMIT_EXCEEDED; once
+// the store answers, the client may send more.
+func TestOperationsInFlightAreCapped(t *testing.T) {
+	release := make(chan struct{})
+	e := mustLiveEnvOn(t, resolvers.Config{}, resolvers.LiveConfig{MaxInFlightPerConn: 2, MaxInFlightPerClient: 3}, 0,
+		func(tbl store.Table) store.Table { return blockingTable{Table: tbl, release: release} })
+	const slow = `{ comment(id: "01J00000000000000000000000") { id } }`
+	a, b := e.mustAck(t), e.mustAck(t)
+	a.subscribe(t, "1", slow)
+	a.subscribe(t, "2", slow)
+	a.subscribe(t, "3", slow)
+	if msg, _ := a.read(t); msg["id"] != "3" || !strings.Contains(jsonString(msg), resolvers.CodeInFlight) {
+		t.Errorf("third on one connection: %v, want %s", msg, resolvers.CodeInFlight)
+	}
+	if msg, _ := a.read(t); msg["id"] != "3" || msg["type"] != "complete" {
+		t.Errorf("then %v, want complete", msg)
+	}
+	b.subscribe(t, "1", slow)
+	b.subscribe(t, "2", slow)
+	if msg, _ := b.read(t); msg["id"] != "2" || !strings.Contains(jsonString(msg), "for this client") {
+		t.Errorf("fourth of the client: %v, want %s for the client", msg, resolvers.CodeInFlight)
+	}
+	close(release)
+	seen := map[string]bool{}
+	for len(seen) < 3 {
+		msg, _ := a.read(t)
+		if msg["type"] == "complete" {
+			seen["a"+msg["id"].(string)] = true
+		}
+		if len(seen) == 2 {
+			break
+		}
+	}
+	b.subscribe(t, "3", `{ __typename }`)
+	for {
+		msg, _ := b.read(t)
+		if msg["id"] == "3" {
+			if strings.Contains(jsonString(msg), resolvers.CodeInFlight) {
+				t.Errorf("after the store answered: %v", msg)
+			}
+			break
+		}
+	}
+}
