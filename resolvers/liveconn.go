@@ -133,10 +133,11 @@ func (l *Live) remove(c *liveConn) {
 // shutdown ends the connection so that its client reconnects. A websocket
 // gets only the close frame: cancelling its subscriptions first would send
 // each a `complete`, and a client would not resubscribe after reconnecting.
-// The transport ends when the client answers the close (or after 5 s).
+// The transport ends when the client answers the close (or after
+// closeGrace).
 func (c *liveConn) shutdown() {
-	if ws := c.ws.Load(); ws != nil {
-		_ = ws.WriteClose(CloseServiceRestart, "server restart")
+	if g := c.guard.Load(); g != nil {
+		_ = g.WriteClose(CloseServiceRestart, "server restart")
 		return
 	}
 	if c.sse != nil {

@@ -66,6 +66,21 @@ const (
 // liveInitTimeout is how long a websocket may go without connection_init.
 const liveInitTimeout = 10 * time.Second
 
+// closeGrace is how long the guard waits for the client's close frame
+// after sending its own; then the connection is dropped. (coder/websocket
+// reads, one byte at a time, whatever the client sends until then: a
+// client streaming large frames must not make a close cost seconds.)
+const closeGrace = 250 * time.Millisecond
+
+// CloseTryAgainLater (1013, RFC 6455) closes a socket that keeps
+// subscribing while its client's rate budget is spent (maxThrottled
+// refusals in a row): a reconnect meets the HTTP rate limit's 429.
+const CloseTryAgainLater = 1013
+
+// maxThrottled is how many subscribes in a row the guard answers with
+// THROTTLED before it closes the socket.
+const maxThrottled = 10
+
 // Message types of graphql-transport-ws and of the legacy graphql-ws.
 const (
 	msgInit      = "connection_init"
@@ -92,13 +107,14 @@ type wsGuard struct {
 	timer   *time.Timer   // the connection_init deadline
 	pending atomic.Pointer[wsAdmission]
 
-	mu       sync.Mutex
-	inited   bool
-	acked    bool
-	closed   bool
-	next     uint64
-	byClient map[string]string   // client id → internal id, while active
-	byOp     map[string]*wsOpIDs // internal id → its client id
+	mu        sync.Mutex
+	throttled int // THROTTLED answers in a row (read loop only)
+	inited    bool
+	acked     bool
+	closed    bool
+	next      uint64
+	byClient  map[string]string   // client id → internal id, while active
+	byOp      map[string]*wsOpIDs // internal id → its client id
 }
 
 // wsOpIDs is one operation's ids.
@@ -143,9 +159,60 @@ func markAdmitted(ctx context.Context) {
 
 // clientMessage is a message from the client.
 type clientMessage struct {
-	Type    string          `json:"type"`
-	ID      *string         `json:"id"`
-	Payload json.RawMessage `json:"payload"`
+	Type    string
+	ID      *string         // nil when absent or not a string
+	Payload json.RawMessage // nil when absent
+}
+
+// scanMessage reads a message's members: one scan to check that it is
+// JSON (json.Valid), one to find them (package jsonscan), no decoding but
+// of the type and id strings. ok is false for anything but a JSON object.
+func scanMessage(b []byte) (m clientMessage, ok bool) {
+	if !json.Valid(b) {
+		return m, false
+	}
+	return m, eachMember(b, func(key string, v []byte) {
+		switch key {
+		case "type":
+			m.Type = stringValue(v)
+		case "id":
+			if v[0] == '"' {
+				id := stringValue(v)
+				m.ID = &id
+			}
+		case "payload":
+			m.Payload = v
+		}
+	})
+}
+
+// eachMember calls fn with each member of the JSON object b (valid JSON),
+// in order; it reports false when b is not an object.
+func eachMember(b []byte, fn func(key string, value []byte)) bool {
+	i := jsonscan.SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	for i = jsonscan.SkipSpace(b, i+1); i < len(b) && b[i] == '"'; i = jsonscan.SkipSpace(b, i+1) {
+		end := jsonscan.SkipString(b, i)
+		key := stringValue(b[i:end])
+		i = jsonscan.SkipSpace(b, jsonscan.SkipSpace(b, end)+1) // past the colon
+		end = jsonscan.SkipValue(b, i)
+		fn(key, b[i:end])
+		if i = jsonscan.SkipSpace(b, end); i >= len(b) || b[i] != ',' {
+			break
+		}
+	}
+	return true
+}
+
+// stringValue decodes a JSON string ("" for any other value).
+func stringValue(v []byte) string {
+	var s string
+	if len(v) > 0 && v[0] == '"' {
+		_ = json.Unmarshal(v, &s)
+	}
+	return s
 }
 
 // NextReader returns the next message gqlgen is to handle, after the
@@ -197,9 +264,11 @@ func (g *wsGuard) admit(b []byte) ([]byte, error) {
 		if done, err := g.refuseThrottled(b); done {
 			return nil, err
 		}
+	} else {
+		g.throttled = 0
 	}
-	var m clientMessage
-	if err := json.Unmarshal(b, &m); err != nil {
+	m, ok := scanMessage(b)
+	if !ok {
 		if !g.strict {
 			return b, nil // gqlgen answers the legacy protocol's mistakes
 		}
@@ -242,15 +311,6 @@ func (g *wsGuard) admitInit(b []byte, m clientMessage) ([]byte, error) {
 	return b, nil
 }
 
-// subscribePayload is a subscribe message's payload, checked for its
-// shape only (gqlgen decodes it).
-type subscribePayload struct {
-	Query         json.RawMessage `json:"query"`
-	OperationName json.RawMessage `json:"operationName"`
-	Variables     json.RawMessage `json:"variables"`
-	Extensions    json.RawMessage `json:"extensions"`
-}
-
 func (g *wsGuard) admitSubscribe(m clientMessage) ([]byte, error) {
 	if msg := checkSubscribe(m); msg != "" {
 		return nil, g.closeWith(CloseBadMessage, "Invalid message received: "+msg)
@@ -277,18 +337,32 @@ func (g *wsGuard) admitSubscribe(m clientMessage) ([]byte, error) {
 }
 
 // checkSubscribe says what is wrong with a subscribe message's shape, or "".
+// (Its shape only: gqlgen decodes it.)
 func checkSubscribe(m clientMessage) string {
-	var p subscribePayload
-	switch {
-	case m.ID == nil || *m.ID == "":
+	if m.ID == nil || *m.ID == "" {
 		return "subscribe needs a non-empty string id"
-	case len(m.Payload) == 0 || m.Payload[0] != '{' || json.Unmarshal(m.Payload, &p) != nil:
+	}
+	var query, opName, vars, ext json.RawMessage
+	if !eachMember(m.Payload, func(key string, v []byte) {
+		switch key {
+		case "query":
+			query = v
+		case "operationName":
+			opName = v
+		case "variables":
+			vars = v
+		case "extensions":
+			ext = v
+		}
+	}) {
 		return "the subscribe payload must be an object"
-	case len(p.Query) == 0 || p.Query[0] != '"':
+	}
+	switch {
+	case len(query) == 0 || query[0] != '"':
 		return "the subscribe payload's query must be a string"
-	case len(p.OperationName) > 0 && p.OperationName[0] != '"' && string(p.OperationName) != "null":
+	case len(opName) > 0 && opName[0] != '"' && string(opName) != "null":
 		return "the subscribe payload's operationName must be a string or null"
-	case !isObjectOrNull(p.Variables) || !isObjectOrNull(p.Extensions):
+	case !isObjectOrNull(vars) || !isObjectOrNull(ext):
 		return "the subscribe payload's variables and extensions must be objects or null"
 	}
 	return ""
@@ -326,6 +400,9 @@ func (g *wsGuard) refuseThrottled(b []byte) (bool, error) {
 	if !ok {
 		return false, nil // the usual checks close the socket
 	}
+	if g.throttled++; g.throttled > maxThrottled {
+		return true, g.closeWith(CloseTryAgainLater, "Try again later: your rate budget is spent")
+	}
 	need := g.rl.refusedCost()
 	avail := g.limiter.TokensAt(time.Now())
 	err := coded(CodeThrottled, "throttled: your rate budget is spent (refused operations cost "+strconv.Itoa(need)+" points too); retry later (see extensions.cost.throttleStatus)")
@@ -335,40 +412,17 @@ func (g *wsGuard) refuseThrottled(b []byte) (bool, error) {
 }
 
 // peekTypeAndID reads a message's top-level type and id ("" for what is
-// absent or not a string) without decoding the rest: other members are
-// skipped (package jsonscan), so a large payload costs a memchr, not a
-// JSON decode. It validates nothing beyond what it reads.
+// absent or not a string) without checking or decoding the rest: a large
+// payload costs a memchr (package jsonscan), not a JSON scan.
 func peekTypeAndID(b []byte) (typ, id string) {
-	i := jsonscan.SkipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return "", ""
-	}
-	for i++; typ == "" || id == ""; i++ {
-		i = jsonscan.SkipSpace(b, i)
-		if i >= len(b) || b[i] != '"' {
-			return typ, id
+	eachMember(b, func(key string, v []byte) {
+		switch key {
+		case "type":
+			typ = stringValue(v)
+		case "id":
+			id = stringValue(v)
 		}
-		end := jsonscan.SkipString(b, i)
-		key := string(b[i+1 : max(end-1, i+1)])
-		if i = jsonscan.SkipSpace(b, end); i >= len(b) || b[i] != ':' {
-			return typ, id
-		}
-		i = jsonscan.SkipSpace(b, i+1)
-		end = jsonscan.SkipValue(b, i)
-		if key == "type" || key == "id" {
-			var v string
-			if json.Unmarshal(b[i:end], &v) == nil {
-				if key == "type" {
-					typ = v
-				} else {
-					id = v
-				}
-			}
-		}
-		if i = jsonscan.SkipSpace(b, end); i >= len(b) || b[i] != ',' {
-			return typ, id
-		}
-	}
+	})
 	return typ, id
 }
 
@@ -379,10 +433,20 @@ type rawMessage struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
-// encodeMessage is a client message for gqlgen (payload: valid JSON or nil).
+// encodeMessage is a client message for gqlgen: typ and id need no
+// escaping (the guard's own), payload is valid JSON or nil.
 func encodeMessage(typ, id string, payload json.RawMessage) []byte {
-	b, _ := json.Marshal(rawMessage{Type: typ, ID: id, Payload: payload})
-	return b
+	b := make([]byte, 0, len(payload)+64)
+	b = append(b, `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","id":"`...)
+	b = append(b, id...)
+	b = append(b, '"')
+	if payload != nil {
+		b = append(b, `,"payload":`...)
+		b = append(b, payload...)
+	}
+	return append(b, '}')
 }
 
 // isObjectOrNull reports whether raw is absent, null or a JSON object.
@@ -450,8 +514,21 @@ func (g *wsGuard) closeWith(code int, reason string) error {
 	if first {
 		g.timer.Stop()
 		_ = g.WebsocketConn.WriteClose(code, reason)
+		_ = g.wrappedWebsocket.SetReadDeadline(time.Now().Add(closeGrace))
 	}
 	return errGuardClosed
+}
+
+// SetReadDeadline passes through to the wrapped connection until the
+// guard closes it (then closeGrace holds).
+func (g *wsGuard) SetReadDeadline(t time.Time) error {
+	g.mu.Lock()
+	closed := g.closed
+	g.mu.Unlock()
+	if closed {
+		return nil
+	}
+	return g.wrappedWebsocket.SetReadDeadline(t)
 }
 
 // WriteClose closes the socket (the first close wins).
