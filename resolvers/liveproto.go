@@ -29,8 +29,9 @@ import (
 // every client message before gqlgen does, and enforces the protocol
 // (enisdenjo/graphql-ws PROTOCOL.md) and the rate limit there:
 //
-//   - a message that is not JSON, of an unknown or server-only type, or
-//     without the fields its type needs closes the socket with 4400;
+//   - a message that is not JSON, of an unknown or server-only type,
+//     without the fields its type needs, or over 64 KiB and not a
+//     subscribe closes the socket with 4400;
 //   - `subscribe` before `connection_ack` closes with 4401, a second
 //     `connection_init` with 4429, no `connection_init` within
 //     liveInitTimeout with 4408 (an invalid credential in it: 4403,
@@ -76,6 +77,11 @@ const closeGrace = 250 * time.Millisecond
 // subscribing while its client's rate budget is spent (maxThrottled
 // refusals in a row): a reconnect meets the HTTP rate limit's 429.
 const CloseTryAgainLater = 1013
+
+// maxControlMessage bounds a message other than subscribe (connection_init,
+// ping, pong, complete): nothing in them needs more, and they are not
+// charged to the rate limit (gqlgen echoes a ping's payload).
+const maxControlMessage = 64 << 10
 
 // maxThrottled is how many subscribes in a row the guard answers with
 // THROTTLED before it closes the socket.
@@ -282,6 +288,9 @@ func (g *wsGuard) admit(b []byte) ([]byte, error) {
 			g.pending.Store(&wsAdmission{})
 		}
 		return b, nil
+	}
+	if m.Type != msgSubscribe && len(b) > maxControlMessage {
+		return nil, g.closeWith(CloseBadMessage, fmt.Sprintf("Invalid message received: a %.20s message over %d bytes", m.Type, maxControlMessage))
 	}
 	switch m.Type {
 	case msgInit:

@@ -65,6 +65,7 @@ func TestWebsocketCloseCodes(t *testing.T) {
 		{name: "subscribe without payload", send: []any{map[string]any{"type": "subscribe", "id": "1"}}, want: resolvers.CloseBadMessage},
 		{name: "subscribe with a query that is not a string", send: []any{map[string]any{"type": "subscribe", "id": "1", "payload": map[string]any{"query": 5}}}, want: resolvers.CloseBadMessage},
 		{name: "complete without id", send: []any{map[string]any{"type": "complete"}}, want: resolvers.CloseBadMessage},
+		{name: "a 100 KB ping", send: []any{map[string]any{"type": "ping", "payload": map[string]any{"x": strings.Repeat("p", 100<<10)}}}, want: resolvers.CloseBadMessage},
 		{name: "invalid first message", send: []any{"x"}, noInit: true, want: resolvers.CloseBadMessage},
 		{name: "subscribe before connection_ack", noInit: true, send: []any{map[string]any{"type": "subscribe", "id": "1", "payload": map[string]any{"query": "{ __typename }"}}}, want: resolvers.CloseUnauthorized},
 		{name: "a second connection_init", send: []any{map[string]any{"type": "connection_init"}}, want: resolvers.CloseTooManyInits},
