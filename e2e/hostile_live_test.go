@@ -201,3 +201,55 @@ func (c *sseClient) next(tb testing.TB) string {
 }
 
 func (c *sseClient) close() { c.res.Body.Close() }
+
+// TestBudgetWebsocketProtocolViolationsClose: protocol violations close
+// the socket with graphql-transport-ws's code, cheaply, even while the
+// client keeps streaming: 100 subscribes with one id (4409 after the
+// second), invalid JSON (4400), a 1 MB ping (4400).
+func TestBudgetWebsocketProtocolViolationsClose(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts the binary")
+	}
+	s := MustStartBudgetServer(t, "-store", "bolt:budget-live.db")
+	sub := func(id, pid string) []byte {
+		b, _ := json.Marshal(map[string]any{"id": id, "type": "subscribe", "payload": map[string]any{
+			"query": fmt.Sprintf(`subscription { commentAdded(productId: %q) { id } }`, pid)}})
+		return b
+	}
+	dup := make([][]byte, 100)
+	for i := range dup {
+		dup[i] = sub("same", fmt.Sprint("p", i))
+	}
+	ping, _ := json.Marshal(map[string]any{"type": "ping", "payload": map[string]any{"x": strings.Repeat("p", 1<<20-100)}})
+	for _, c := range []struct {
+		name string
+		msgs [][]byte
+		want websocket.StatusCode
+	}{
+		{"100 subscribes with one id", dup, 4409},
+		{"invalid JSON", [][]byte{[]byte(`{"type":`)}, 4400},
+		{"a 1 MB ping", [][]byte{ping, ping, ping}, 4400},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			conn := dialLive(ctx, t, s)
+			cpu0, _ := mustProcUsage(t, s.cmd.Process.Pid)
+			for _, m := range c.msgs {
+				if conn.Write(ctx, websocket.MessageText, m) != nil {
+					break // closed by the server
+				}
+			}
+			var err error
+			for err == nil {
+				_, _, err = conn.Read(ctx)
+			}
+			cpu1, _ := mustProcUsage(t, s.cmd.Process.Pid)
+			if got := websocket.CloseStatus(err); got != c.want {
+				t.Errorf("closed with %d (%v), want %d", got, err, c.want)
+			}
+			checkBudget(t, budgetCase{}, cpu1-cpu0, 0, 0)
+			t.Logf("%v; %s CPU", err, cpu1-cpu0)
+		})
+	}
+}
