@@ -42,8 +42,11 @@ import (
 //     after the server's `error` no `complete` follows;
 //   - with a rate limit, a `subscribe` from a client with less than the
 //     refused cost left is answered with an `error` message (THROTTLED) for
-//     its id, without being decoded; one that gqlgen refuses (parse,
-//     validation or limit failure) costs the refused cost, as over HTTP.
+//     its id, without being decoded, and after maxThrottled of those in a
+//     row the socket is closed with 1013; one that gqlgen refuses (parse,
+//     validation or limit failure) costs the refused cost, as over HTTP;
+//   - a socket the guard closes is dropped closeGrace after its close
+//     frame.
 //
 // gqlgen keys its operations by id; the guard hands it a fresh internal id
 // for each subscribe and maps it back on the way out, so that a reused id
