@@ -107,7 +107,7 @@ func NewHandler(cfg Config) http.Handler {
 	// HTTP caching (httpcache.go): Cache-Control, ETag and 304, micro-cache.
 	hc := newHTTPCache(es.Schema(), cfg.MicroCache, cfg.Metrics)
 	srv := handler.New(es)
-	addTransports(srv, cfg, es.Schema())
+	addTransports(srv, cfg, es.Schema(), rl)
 	addOperationChecks(srv, cfg, es)
 	handleErrors(srv, cfg)
 	addOperationMiddleware(srv, cfg, rl)
@@ -134,8 +134,8 @@ func (cfg Config) withDefaults() Config {
 // which must come before POST (SSE is a POST that accepts
 // text/event-stream), then the strict GraphQL-over-HTTP ones
 // (transport.go).
-func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema) {
-	addLiveTransports(srv, cfg)
+func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rateLimiter) {
+	addLiveTransports(srv, cfg, rl)
 	ops := operations{schema: schema}
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(getTransport{ops: ops})
@@ -147,7 +147,8 @@ func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema) {
 // (introspection.go), trusted documents then APQ (one key space, the
 // manifest first), the mutation guard (access.go), and after every
 // parameter mutator the token limit and the cost limit (cost.go), which
-// measure the final text. gqlgen's documents, the APQ texts and the cost
+// measure the final text; last, the mark of an admitted websocket
+// operation (liveproto.go). gqlgen's documents, the APQ texts and the cost
 // analysis are cached within cfg.Caches' bytes (querycache.go).
 func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSchema) {
 	srv.Use(strictVariables{schema: es.Schema()})
@@ -171,6 +172,7 @@ func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSc
 	srv.Use(mutationGuard{guardMutations(cfg.Auth)})
 	srv.SetParserTokenLimit(cfg.Limits.MaxTokens)
 	srv.Use(newCostLimit(cfg.Limits, es, cfg.Caches, cfg.Metrics))
+	srv.Use(admittedOperations{}) // last: what reaches it passed every check
 }
 
 // handleErrors sets the one error presenter (ErrorPresenter behind the
