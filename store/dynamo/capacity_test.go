@@ -17,7 +17,7 @@ import (
 // read unit (a Query billed by size), all languages' in two (its shard 0
 // by key and shards 1 to 7 by Query), so that a first page with
 // totalCount takes at most 3 read units and a product page at most 6
-// (issue 26; before, 9 and 21.5: a BatchGet of 8 keys bills 8 units).
+// (issue 26; before, 9 and 12: a BatchGet of 8 keys bills 8 units).
 // The product's comments were written one by one, so every shard exists.
 func TestRequestReadUnits(t *testing.T) {
 	real := MustClient(t)
