@@ -60,6 +60,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdExport(ctx, args, getenv, stdout, stderr)
 	case "backup":
 		return cmdBackup(ctx, args, getenv, stdout, stderr)
+	case "compact":
+		return cmdCompact(args, getenv, stderr)
 	default:
 		return unknownCommand(cmd)
 	}
