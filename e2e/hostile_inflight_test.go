@@ -32,9 +32,9 @@ const (
 	slowReaders     = 150
 	slowReadersCap  = 32      // -max-inflight-client's default
 	slowReadersRSS  = 1 << 30 // the server's peak RSS growth
-	slowReaderBuf   = 4096      // each reader's socket receive buffer
-	slowReplyAlias  = 6         // pages of 100 comments in one reply
-	slowCommentBody = 10000     // bytes: a reply is about 6 MB
+	slowReaderBuf   = 4096    // each reader's socket receive buffer
+	slowReplyAlias  = 6       // pages of 100 comments in one reply
+	slowCommentBody = 10000   // bytes: a reply is about 6 MB
 )
 
 // slowQuery reads the hot product's 100 comments slowReplyAlias times
