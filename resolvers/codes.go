@@ -75,7 +75,8 @@ const (
 	CodeSlowConsumer  = "SLOW_CONSUMER"
 	CodeLimitExceeded = "LIMIT_EXCEEDED"
 	// CodeInFlight: a query or mutation over a websocket while its
-	// connection or client has the most allowed in flight.
+	// connection or client has the most allowed in flight; over HTTP, a
+	// request while its client has the most allowed in flight (HTTP 429).
 	CodeInFlight = "IN_FLIGHT_LIMIT_EXCEEDED"
 )
 
@@ -121,6 +122,6 @@ var errorCodes = map[string]string{
 	CodeTooManyErrors:        "the error-list cap (httperrors.go)",
 	CodeSlowConsumer:         "a subscription's event buffer overflowed (liveconn.go, package live)",
 	CodeLimitExceeded:        "too many subscriptions on one connection (livesub.go), too many live connections of one client (liveconn.go)",
-	CodeInFlight:             "too many operations in flight on one connection or of one client (liveconn.go)",
+	CodeInFlight:             "too many operations in flight on one websocket or of one client over websockets (liveconn.go), too many HTTP requests in flight of one client (inflight.go)",
 	CodeSubscriptionBudget:   "a client's subscriptions over their complexity budget (livebudget.go)",
 }

@@ -81,6 +81,10 @@ type Config struct {
 	// Origins are the browser origins allowed cross-origin: CORS, websocket
 	// upgrades and SSE streams (package origin); nil: same-origin only.
 	Origins *origin.Policy
+	// MaxRequestsInFlight bounds the GraphQL-over-HTTP requests of one
+	// client served at once, each until its reply is written (inflight.go;
+	// DefaultMaxRequestsInFlight when 0, negative: no bound).
+	MaxRequestsInFlight int
 }
 
 // DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
@@ -127,6 +131,9 @@ func (cfg Config) withDefaults() Config {
 	cfg.RequestTimeout = positiveOr(cfg.RequestTimeout, DefaultRequestTimeout)
 	cfg.Limits = cfg.Limits.withDefaults()
 	cfg.Caches = cfg.Caches.withDefaults()
+	if cfg.MaxRequestsInFlight == 0 {
+		cfg.MaxRequestsInFlight = DefaultMaxRequestsInFlight
+	}
 	return cfg
 }
 
@@ -267,8 +274,10 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 // (withRequestContext), the HTTP edge (edge.go), who may EXPLAIN
 // (explain.go), the rate limit's charge
 // for refusals (ratelimit_refused.go), live connections (liveconn.go), the
-// HTTP cache, credentials when configured (package auth; an oversize one
-// refused, access.go), the client's address (package clientaddr), and
+// HTTP cache, the cap on each client's requests in flight (inflight.go:
+// refused before any body is read, a micro-cached reply counted too),
+// credentials when configured (package auth; an oversize one refused,
+// access.go), the client's address (package clientaddr), and
 // outermost the origin rule (package origin: CORS, and no websocket or SSE
 // from an origin outside the list).
 func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache) http.Handler {
@@ -278,6 +287,7 @@ func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache)
 	h = rl.gate(h) // refusals cost too
 	h = cfg.Live.middleware(h)
 	h = hc.wrap(h)
+	h = limitInFlight(cfg.MaxRequestsInFlight, h)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(refuseOversizeCredential(h))
 	}

@@ -76,8 +76,8 @@ type Live struct {
 	cfg     LiveConfig
 	mu      sync.Mutex
 	conns   map[*liveConn]struct{}
-	clients map[string]int
-	running map[string]int // operations in flight by client (liveOperations)
+	clients *clientSlots // live connections by client
+	running *clientSlots // queries and mutations in flight by client (liveOperations)
 	closing bool
 	drained chan struct{} // closed when closing and no connection is left
 	fanout  *fanout       // subscribers grouped by operation (livefanout.go)
@@ -91,7 +91,8 @@ func NewLive(cfg LiveConfig) *Live {
 	cfg.MaxInFlightPerClient = positiveOr(cfg.MaxInFlightPerClient, DefaultMaxInFlightPerClient)
 	cfg.KeepAlive = positiveOr(cfg.KeepAlive, DefaultKeepAlive)
 	cfg.WriteTimeout = positiveOr(cfg.WriteTimeout, DefaultLiveWriteTimeout)
-	l := &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, clients: map[string]int{}, running: map[string]int{}, drained: make(chan struct{})}
+	l := &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, drained: make(chan struct{}),
+		clients: newClientSlots(cfg.MaxConnsPerClient), running: newClientSlots(cfg.MaxInFlightPerClient)}
 	if cfg.Hub != nil {
 		l.fanout = newFanout(cfg.Hub, nil)
 		l.fanout.budget.limit = budgetLimit(cfg.SubscriptionBudget)

@@ -22,6 +22,7 @@ type liveConn struct {
 	l      *Live
 	client string
 	cancel context.CancelFunc
+	leave  func() // gives back the connection's slot among its client's (add)
 	subs   atomic.Int32
 	ops    int                                // queries and mutations in flight, guarded by l.mu
 	ws     atomic.Pointer[timedWebsocketConn] // websocket: set by liveWebsocket.Accept
@@ -75,13 +76,12 @@ func (l *Live) add(c *liveConn) error {
 	if l.closing {
 		return errLiveClosing
 	}
-	if c.client != "" && l.clients[c.client] >= l.cfg.MaxConnsPerClient {
+	leave, ok := l.clients.take(c.client)
+	if !ok {
 		return fmt.Errorf("too many live connections: at most %d per client", l.cfg.MaxConnsPerClient)
 	}
+	c.leave = leave
 	l.conns[c] = struct{}{}
-	if c.client != "" {
-		l.clients[c.client]++
-	}
 	return nil
 }
 
@@ -91,27 +91,21 @@ func (c *liveConn) startOperation() (release func(), err *gqlerror.Error) {
 	l := c.l
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch {
-	case c.ops >= l.cfg.MaxInFlightPerConn:
+	if c.ops >= l.cfg.MaxInFlightPerConn {
 		return nil, coded(CodeInFlight, fmt.Sprintf("too many operations in flight on this connection: at most %d; wait for a result before sending more", l.cfg.MaxInFlightPerConn))
-	case c.client != "" && l.running[c.client] >= l.cfg.MaxInFlightPerClient:
+	}
+	leave, ok := l.running.take(c.client)
+	if !ok {
 		return nil, coded(CodeInFlight, fmt.Sprintf("too many operations in flight for this client: at most %d over its live connections; wait for a result before sending more", l.cfg.MaxInFlightPerClient))
 	}
 	c.ops++
-	if c.client != "" {
-		l.running[c.client]++
-	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			l.mu.Lock()
-			defer l.mu.Unlock()
 			c.ops--
-			if c.client != "" {
-				if l.running[c.client]--; l.running[c.client] <= 0 {
-					delete(l.running, c.client)
-				}
-			}
+			l.mu.Unlock()
+			leave()
 		})
 	}, nil
 }
@@ -120,11 +114,7 @@ func (l *Live) remove(c *liveConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.conns, c)
-	if c.client != "" {
-		if l.clients[c.client]--; l.clients[c.client] <= 0 {
-			delete(l.clients, c.client)
-		}
-	}
+	c.leave()
 	if l.closing && len(l.conns) == 0 {
 		close(l.drained)
 	}
