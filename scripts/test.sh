@@ -267,6 +267,15 @@ else
 	checks_failed+=("browser test")
 fi
 
+step "Deployment: the image run from its root file system, helm template, cdk synth (deploy/test.sh)"
+if timeout 900 deploy/test.sh >"$run/deploy.log" 2>&1; then
+	grep -E '^(--- |ok )' "$run/deploy.log" | sed 's/^/    /' || true
+	note "image: artifacts/comments-gateway.oci.tar"
+else
+	tail -60 "$run/deploy.log"
+	checks_failed+=("deploy")
+fi
+
 step "Building race-enabled test binaries"
 if go test -race -count=1 -run '^$' "${pkgs[@]}" >"$run/go-test-build.log" 2>&1; then
 	note "ok"
