@@ -28,6 +28,20 @@ rev=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 (cd deploy && SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || echo 0) \
 	go run ./cmd/build-image -binary "$bin" -revision "$rev" -o "$artifacts/comments-gateway.oci.tar" -tag "comments-gateway:${rev:0:12}")
 
+helm_version=${HELM_VERSION:-v3.22.0}
+if [[ -z ${HELM_BIN:-} ]]; then
+	HELM_BIN=$(go env GOCACHE)/comments-tools/helm-$helm_version/helm
+	if [[ ! -x $HELM_BIN ]]; then
+		echo "--- building helm $helm_version once into $HELM_BIN"
+		GOBIN=$(dirname "$HELM_BIN") GOFLAGS= go install "helm.sh/helm/v3/cmd/helm@$helm_version"
+	fi
+fi
+export HELM_BIN
+"$HELM_BIN" lint deploy/helm/comments-gateway
+
+echo "--- cdk synth: deploy/cdk (npm ci, tsc, node dist/bin/app.js -> cdk.out)"
+(cd deploy/cdk && npm ci --no-audit --no-fund --loglevel=error && rm -rf cdk.out && npm run -s synth)
+
 echo "--- go vet, go test (deploy module)"
 cd deploy
 go vet ./...
