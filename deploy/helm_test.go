@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -95,11 +97,21 @@ func mustRender(t *testing.T, args ...string) rendered {
 	return r
 }
 
-// decodeStrict decodes a YAML object into a new *T at dst, failing on any
-// field T lacks (sigs.k8s.io/yaml: YAML to JSON, then DisallowUnknownFields).
+// decodeStrict decodes a YAML object into a new *T at dst as the API
+// server's strict field validation does: a duplicate key, or a field T
+// lacks — also one that differs only in case, which encoding/json would
+// accept — is an error.
 func decodeStrict[T any](dst **T, doc []byte) error {
+	j, err := yaml.YAMLToJSONStrict(doc)
+	if err != nil {
+		return err
+	}
 	*dst = new(T)
-	return yaml.UnmarshalStrict(doc, *dst)
+	strict, err := k8sjson.UnmarshalStrict(j, *dst)
+	if err != nil {
+		return err
+	}
+	return errors.Join(strict...)
 }
 
 // TestHelmChartRendersValidObjects renders the chart as an EKS user would
