@@ -137,6 +137,7 @@ func mustDriveEveryDynamoCall(t *testing.T) {
 	MustRun(t, "seed", "-store", spec, "-comments", "40", "-products", "3")
 	MustRun(t, "rebuild-stats", "-store", spec)
 	MustRun(t, "export", "-store", spec, filepath.Join(t.TempDir(), "export.jsonl"))
+	MustRun(t, "export", "-store", spec, "-product", data[0].Product, filepath.Join(t.TempDir(), "product.jsonl"))
 
 	s := MustStartServer(t, "-store", spec, "-live-stream-poll", "100ms", "-live-poll", "100ms")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
