@@ -39,8 +39,9 @@ fi
 export HELM_BIN
 "$HELM_BIN" lint deploy/helm/comments-gateway
 
-echo "--- cdk synth: deploy/cdk (npm ci, tsc, node dist/bin/app.js -> cdk.out)"
-(cd deploy/cdk && npm ci --no-audit --no-fund --loglevel=error && rm -rf cdk.out && npm run -s synth)
+echo "--- cdk synth: deploy/cdk (npm ci, tsc, cdk synth -> cdk.out; no lookups, no AWS calls)"
+(cd deploy/cdk && npm ci --no-audit --no-fund --loglevel=error && rm -rf cdk.out &&
+	CDK_DISABLE_VERSION_CHECK=1 CDK_DISABLE_CLI_TELEMETRY=true npm run -s synth)
 
 echo "--- go vet, go test (deploy module)"
 cd deploy

@@ -53,6 +53,11 @@ func dynamoProxyURL(endpoint string) string {
 		}
 		proxy := httputil.NewSingleHostReverseProxy(target)
 		proxy.ErrorLog = log.New(io.Discard, "", 0) // a cancelled long poll at shutdown
+		// Keep a connection per concurrent call (the default transport keeps
+		// two idle per host: a parallel suite would dial for most calls).
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 512, 512
+		proxy.Transport = tr
 		dynamoCalls.seen = map[string]map[string]int{}
 		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			recordDynamoCall(r)

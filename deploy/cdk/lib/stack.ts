@@ -38,6 +38,7 @@ export class CommentsGatewayStack extends cdk.Stack {
     super(scope, id, props);
     const table = this.table(props.tableName);
 
+    // Environment-agnostic (CI): two zones from Fn::GetAZs, no lookup.
     const vpc = new ec2.Vpc(this, 'Vpc', { maxAzs: 2, natGateways: 1 });
     const cluster = new ecs.Cluster(this, 'Cluster', { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
 
