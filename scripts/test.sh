@@ -200,7 +200,7 @@ step "go vet ./..."
 go vet ./... || checks_failed+=("go vet")
 
 step "gofmt"
-unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path './node_modules/*' -not -path './.dynamodb/*' -print0 | xargs -0 -r gofmt -l)
+unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/*' -not -path './.dynamodb/*' -print0 | xargs -0 -r gofmt -l)
 if [[ -n $unformatted ]]; then
 	note "not gofmt-ed:"
 	printf '%s\n' "$unformatted" | sed 's/^/        /'
