@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/aws/smithy-go/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.opentelemetry.io/otel/trace"
@@ -185,7 +186,7 @@ func (a *app) newMetrics() {
 // makes the store over it, wired to the subscriptions' hub, and upgrades
 // or refuses a table of an older design (upgradeStore).
 func (a *app) openStore(ctx context.Context) error {
-	tbl, err := a.cfg.store.open(ctx)
+	tbl, err := a.cfg.store.open(ctx, a.metrics.DynamoDBCalls)
 	if err != nil {
 		return err
 	}
@@ -201,15 +202,16 @@ func (a *app) openStore(ctx context.Context) error {
 	if err := a.upgradeStore(ctx); err != nil {
 		return err
 	}
-	return a.live.start(ctx, a.store, tbl, &a.cfg.live, a.log)
+	return a.live.start(ctx, a.store, tbl, &a.cfg.live, a.metrics, a.log)
 }
 
-// open opens the Table the spec names.
-func (s storeSpec) open(ctx context.Context) (store.Table, error) {
+// open opens the Table the spec names; apiOptions go to a DynamoDB
+// client's middleware stack (openDynamo).
+func (s storeSpec) open(ctx context.Context, apiOptions ...func(*middleware.Stack) error) (store.Table, error) {
 	if s.kind == "bolt" {
 		return bolt.Open(s.arg)
 	}
-	return openDynamo(ctx, s.arg)
+	return openDynamo(ctx, s.arg, apiOptions...)
 }
 
 // openTable opens the Table a -store spec names: bolt:PATH or dynamodb:TABLE.

@@ -12,6 +12,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/acme/comments-gateway/live"
+	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/dynamo"
@@ -90,7 +91,7 @@ func (f *liveFlags) newLive(kind string, log *slog.Logger) *liveRun {
 // start begins, for a store s on DynamoDB table raw, following the change
 // log and taking part in the election of the table's stream reader. A table
 // without a stream is an error that names the command enabling it.
-func (lr *liveRun) start(ctx context.Context, s *store.Store, raw store.Table, f *liveFlags, log *slog.Logger) error {
+func (lr *liveRun) start(ctx context.Context, s *store.Store, raw store.Table, f *liveFlags, m *metrics.Collectors, log *slog.Logger) error {
 	lr.s = s
 	tbl, ok := raw.(*dynamo.Table)
 	if lr.hub == nil || s.ChangeShards() == 0 || !ok {
@@ -108,9 +109,11 @@ func (lr *liveRun) start(ctx context.Context, s *store.Store, raw store.Table, f
 	}
 	ctx, lr.stop = context.WithCancel(ctx)
 	fl := &live.Follower{Log: s, Hub: lr.hub, Interval: f.poll, Overlap: f.overlap, Logger: log}
+	lease := &live.Lease{Table: raw, Owner: instanceID(), Duration: f.lease}
+	m.StreamLease(lease.Held)
 	rd := &live.Reader{
 		Stream: dynamo.NewStream(dynamo.StreamClientFor(client, f.streamsEndpoint), arn),
-		Lease:  &live.Lease{Table: raw, Owner: instanceID(), Duration: f.lease},
+		Lease:  lease,
 		Sink:   s.AppendChanges, Poll: f.streamPoll, Renew: f.lease / 3, Logger: log,
 	}
 	lr.done.Go(func() { fl.Run(ctx) })

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,9 +15,12 @@ type Collectors struct {
 	requests    *prometheus.CounterVec
 	gqlRequests *prometheus.CounterVec
 	gqlDuration *prometheus.HistogramVec
-	live        prometheus.Histogram // live.go
-	caches      caches               // caches.go
-	ops         opLabels             // the operation label's values (oplabels.go)
+	gqlErrors   *prometheus.CounterVec      // errors.go
+	live        prometheus.Histogram        // live.go
+	leaseHeld   atomic.Pointer[func() bool] // the stream lease's Held (live.go)
+	dynamo      dynamoCollectors            // dynamodb.go
+	caches      caches                      // caches.go
+	ops         opLabels                    // the operation label's values (oplabels.go)
 }
 
 // New registers the collectors on reg (prometheus.DefaultRegisterer in
@@ -34,15 +38,18 @@ func New(reg prometheus.Registerer) *Collectors {
 			Help:    "Latency of GraphQL requests, by operation (type and name).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"operation"}),
-		live:   newLiveDelivery(),
-		caches: newCaches(),
+		gqlErrors: newGraphQLErrors(),
+		live:      newLiveDelivery(),
+		caches:    newCaches(),
+		dynamo:    newDynamoCollectors(),
 	}
 	c.ops.evicted = func(op string) {
 		c.gqlRequests.DeleteLabelValues(op)
 		c.gqlDuration.DeleteLabelValues(op)
 	}
-	reg.MustRegister(c.itemsRead, c.requests, c.gqlRequests, c.gqlDuration, c.live)
+	reg.MustRegister(c.itemsRead, c.requests, c.gqlRequests, c.gqlDuration, c.gqlErrors, c.live, newStreamLease(c.streamLeaseHeld))
 	reg.MustRegister(c.caches.collectors()...)
+	reg.MustRegister(c.dynamo.collectors()...)
 	return c
 }
 

@@ -1,7 +1,15 @@
 package resolvers
 
 import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/acme/comments-gateway/metrics"
 
 	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/store"
@@ -124,4 +132,26 @@ var errorCodes = map[string]string{
 	CodeLimitExceeded:        "too many subscriptions on one connection (livesub.go), too many live connections of one client (liveconn.go)",
 	CodeInFlight:             "too many operations in flight on one websocket or of one client over websockets (liveconn.go), too many HTTP requests in flight of one client (inflight.go)",
 	CodeSubscriptionBudget:   "a client's subscriptions over their complexity budget (livebudget.go)",
+}
+
+// countedErrors counts each error p presents in m by its extensions.code
+// (comments_graphql_errors_total): every code of errorCodes has its series
+// from the start, and a code outside errorCodes, which codes_test.go rules
+// out, would count as INTERNAL, so the label stays the fixed set.
+func countedErrors(p graphql.ErrorPresenterFunc, m *metrics.Collectors) graphql.ErrorPresenterFunc {
+	if m == nil {
+		return p
+	}
+	m.InitGraphQLErrorCodes(slices.Sorted(maps.Keys(errorCodes)))
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		e := p(ctx, err)
+		if e != nil {
+			code, _ := e.Extensions["code"].(string)
+			if _, ok := errorCodes[code]; !ok {
+				code = CodeInternal
+			}
+			m.ObserveGraphQLError(code)
+		}
+		return e
+	}
 }

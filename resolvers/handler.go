@@ -183,10 +183,11 @@ func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSc
 }
 
 // handleErrors sets the one error presenter (ErrorPresenter behind the
-// edge's, httperrors.go) and turns a resolver's panic into a logged
-// INTERNAL error.
+// edge's, httperrors.go, each error it presents counted by code in the
+// metrics, codes.go) and turns a resolver's panic into a logged INTERNAL
+// error.
 func handleErrors(srv *handler.Server, cfg Config) {
-	srv.SetErrorPresenter(edgePresenter(ErrorPresenter(cfg.Logger), cfg.DisableIntrospection))
+	srv.SetErrorPresenter(countedErrors(edgePresenter(ErrorPresenter(cfg.Logger), cfg.DisableIntrospection), cfg.Metrics))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return store.Errorf(store.EINTERNAL, "internal error")

@@ -167,7 +167,8 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 func (t *Table) batchWriteChunk(ctx context.Context, reqs []types.WriteRequest) error {
 	for attempt := 0; ; attempt++ {
 		out, err := t.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-			RequestItems: map[string][]types.WriteRequest{t.name: reqs},
+			RequestItems:           map[string][]types.WriteRequest{t.name: reqs},
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal, // for the metrics (metrics.DynamoDBCalls)
 		})
 		if err != nil {
 			return translate(ctx, "BatchWriteItem", err)

@@ -53,7 +53,7 @@ func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 		}
 		items[i] = w
 	}
-	if _, err := t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+	if _, err := t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}); err != nil {
 		return writeError(ctx, "TransactWriteItems", ops, err)
 	}
 	return nil
@@ -98,15 +98,15 @@ func (t *Table) itemWrite(ctx context.Context, kind store.OpKind, p parts) (stri
 	switch kind {
 	case store.OpPut:
 		_, err := t.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: table, Item: p.item, ConditionExpression: p.cond,
-			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values, ReturnValuesOnConditionCheckFailure: p.onFailure})
+			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values, ReturnValuesOnConditionCheckFailure: p.onFailure, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 		return "PutItem", err
 	case store.OpDelete:
 		_, err := t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: table, Key: p.key, ConditionExpression: p.cond,
-			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values, ReturnValuesOnConditionCheckFailure: p.onFailure})
+			ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values, ReturnValuesOnConditionCheckFailure: p.onFailure, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 		return "DeleteItem", err
 	}
 	_, err := t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: table, Key: p.key, UpdateExpression: p.update,
 		ConditionExpression: p.cond, ExpressionAttributeNames: p.names, ExpressionAttributeValues: p.values,
-		ReturnValuesOnConditionCheckFailure: p.onFailure})
+		ReturnValuesOnConditionCheckFailure: p.onFailure, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	return "UpdateItem", err
 }
