@@ -174,7 +174,7 @@ func mustExportedSamples(t *testing.T, s *Server, metricsURL string) map[string]
 			names[line[:i]] = true
 		}
 	}
-	if !names["comments_http_micro_cache_lookups_total"] || !names["comments_live_delivery_seconds_count"] {
+	if !names["comments_cache_lookups_total"] || !names["comments_live_delivery_seconds_count"] {
 		t.Fatalf("the traffic left no micro-cache lookup or live delivery in /metrics:\n%s", fmt.Sprint(names))
 	}
 	return names
