@@ -70,11 +70,14 @@ const changeLogTTL = time.Hour
 
 // Change log attributes and key prefix.
 const (
-	attrChanges   = "changes"   // the Changes of one log item, a JSON array, in order
-	attrChange    = "change"    // one Change, JSON (the items of earlier versions)
-	attrExpiresAt = "expiresAt" // Unix seconds; the table's TTL attribute
+	attrChanges   = "changes" // the Changes of one log item, a JSON array, in order
+	attrChange    = "change"  // one Change, JSON (the items of earlier versions)
 	changesPrefix = "CHANGES#"
 )
+
+// AttrExpiresAt is the change log items' expiry, in Unix seconds: the
+// table's time-to-live attribute (create-table turns TTL on for it).
+const AttrExpiresAt = "expiresAt"
 
 // changeLogPK is the partition key of change log shard n.
 func changeLogPK(n int) string { return changesPrefix + strconv.Itoa(n) }
@@ -160,7 +163,7 @@ func (s *Store) AppendChanges(ctx context.Context, changes []Change) error {
 					k++
 				}
 				now := s.now()
-				it := Item{AttrPK: changeLogPK(n), AttrSK: s.logKey(now), attrExpiresAt: now.Add(changeLogTTL).Unix(),
+				it := Item{AttrPK: changeLogPK(n), AttrSK: s.logKey(now), AttrExpiresAt: now.Add(changeLogTTL).Unix(),
 					attrChanges: "[" + string(bytes.Join(recs[:k], []byte(","))) + "]"}
 				if err := s.table.Write(gctx, []Op{{Kind: OpPut, Key: it.Key(), Item: it}}); err != nil {
 					return tableError(err)

@@ -128,6 +128,40 @@ func TestCreateTable(t *testing.T) {
 	}
 }
 
+// TestCreateTableTurnsOnTTL: create-table's table has time to live on the
+// change log's expiresAt (CreateTable again leaves it on: idempotent);
+// point-in-time recovery, which DynamoDB Local does not implement, is only
+// a logged warning there. A table whose TTL is on another attribute is
+// refused (EINVALID), not changed.
+func TestCreateTableTurnsOnTTL(t *testing.T) {
+	c := MustClient(t)
+	tbl := MustTable(t, c, c)
+	ctx := ctxT(t)
+	if err := tbl.CreateTable(ctx, false); err != nil {
+		t.Fatalf("second CreateTable: %v, want nil (idempotent)", err)
+	}
+	out, err := c.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(tbl.Name())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := out.TimeToLiveDescription; d == nil || d.TimeToLiveStatus != types.TimeToLiveStatusEnabled || aws.ToString(d.AttributeName) != store.AttrExpiresAt {
+		t.Errorf("time to live %+v, want ENABLED on %s", d, store.AttrExpiresAt)
+	}
+	other := "test-ttl-" + tbl.Name()
+	in := CreateTableInput(other, false)
+	if _, err := c.CreateTable(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	defer c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(other)})
+	if _, err := c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(other),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := New(c, other).CreateTable(ctx, false); store.ErrorCode(err) != store.EINVALID {
+		t.Errorf("CreateTable over a table with TTL on another attribute: %v, want EINVALID", err)
+	}
+}
+
 func TestGetBatchGetWrite(t *testing.T) {
 	tbl := newTable(t).(*Table)
 	ctx := ctxT(t)

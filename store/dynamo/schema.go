@@ -76,11 +76,14 @@ func CreateTableInput(table string, stream bool) *dynamodb.CreateTableInput {
 
 // CreateTable creates the table (see CreateTableInput) and waits until the
 // table and all its indexes are ACTIVE, bounded by ctx (and by 15 minutes
-// when ctx has no deadline). It is idempotent: when the table exists it
-// waits for it to be ACTIVE, with stream enables its stream when it has
-// none (EnableStream; without, leaves the stream as it is), and returns
-// nil, or an EINVALID error if the existing table lacks the key schema or
-// one of the indexes.
+// when ctx has no deadline); then it turns on time to live on the change
+// log's store.AttrExpiresAt (EnableTTL) and point-in-time recovery
+// (EnablePITR), as deploy/cdk's table has them. It is idempotent: when the
+// table exists it waits for it to be ACTIVE, turns TTL and PITR on when
+// they are off, with stream enables its stream when it has none
+// (EnableStream; without, leaves the stream as it is), and returns nil, or
+// an EINVALID error if the existing table lacks the key schema or one of
+// the indexes, or has TTL on another attribute.
 func (t *Table) CreateTable(ctx context.Context, stream bool) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -92,8 +95,17 @@ func (t *Table) CreateTable(ctx context.Context, stream bool) error {
 	if err != nil && !errors.As(err, &inUse) {
 		return translate(ctx, "CreateTable", err)
 	}
-	if err := t.waitActive(ctx); err != nil || !stream {
+	if err := t.waitActive(ctx); err != nil {
 		return err
+	}
+	if err := t.EnableTTL(ctx); err != nil {
+		return err
+	}
+	if err := t.EnablePITR(ctx); err != nil {
+		return err
+	}
+	if !stream {
+		return nil
 	}
 	return t.EnableStream(ctx)
 }
