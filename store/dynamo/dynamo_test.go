@@ -85,6 +85,12 @@ func comment(id, pid, lang string, rating int, at time.Time) store.Item {
 	return c.Item()
 }
 
+// TestCreateTable: CreateTable makes the table, its indexes and their
+// projections, on-demand billing and time to live on the change log's
+// expiresAt, and is idempotent (point-in-time recovery, which DynamoDB
+// Local does not implement, is only a logged warning there). An existing
+// table without the indexes, or with TTL on another attribute, is
+// refused (EINVALID), not changed.
 func TestCreateTable(t *testing.T) {
 	c := MustClient(t)
 	tbl := MustTable(t, c, c)
@@ -112,6 +118,26 @@ func TestCreateTable(t *testing.T) {
 			t.Errorf("index %s projection %s %v", def.Name, g.Projection.ProjectionType, g.Projection.NonKeyAttributes)
 		}
 	}
+	ttl, err := c.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(tbl.Name())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ttl.TimeToLiveDescription; d == nil || d.TimeToLiveStatus != types.TimeToLiveStatusEnabled || aws.ToString(d.AttributeName) != store.AttrExpiresAt {
+		t.Errorf("time to live %+v, want ENABLED on %s", d, store.AttrExpiresAt)
+	}
+	// An existing table with TTL on another attribute is refused.
+	withTTL := "test-ttl-" + tbl.Name()
+	if _, err := c.CreateTable(ctx, CreateTableInput(withTTL, false)); err != nil {
+		t.Fatal(err)
+	}
+	defer c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(withTTL)})
+	if _, err := c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(withTTL),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := New(c, withTTL).CreateTable(ctx, false); store.ErrorCode(err) != store.EINVALID {
+		t.Errorf("CreateTable over a table with TTL on another attribute: %v, want EINVALID", err)
+	}
 	// An existing table without our indexes is reported, not accepted.
 	other := "test-other-" + tbl.Name()
 	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
@@ -125,40 +151,6 @@ func TestCreateTable(t *testing.T) {
 	defer c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(other)})
 	if err := New(c, other).CreateTable(ctx, false); store.ErrorCode(err) != store.EINVALID {
 		t.Errorf("CreateTable over a table without indexes: %v, want EINVALID", err)
-	}
-}
-
-// TestCreateTableTurnsOnTTL: create-table's table has time to live on the
-// change log's expiresAt (CreateTable again leaves it on: idempotent);
-// point-in-time recovery, which DynamoDB Local does not implement, is only
-// a logged warning there. A table whose TTL is on another attribute is
-// refused (EINVALID), not changed.
-func TestCreateTableTurnsOnTTL(t *testing.T) {
-	c := MustClient(t)
-	tbl := MustTable(t, c, c)
-	ctx := ctxT(t)
-	if err := tbl.CreateTable(ctx, false); err != nil {
-		t.Fatalf("second CreateTable: %v, want nil (idempotent)", err)
-	}
-	out, err := c.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(tbl.Name())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := out.TimeToLiveDescription; d == nil || d.TimeToLiveStatus != types.TimeToLiveStatusEnabled || aws.ToString(d.AttributeName) != store.AttrExpiresAt {
-		t.Errorf("time to live %+v, want ENABLED on %s", d, store.AttrExpiresAt)
-	}
-	other := "test-ttl-" + tbl.Name()
-	in := CreateTableInput(other, false)
-	if _, err := c.CreateTable(ctx, in); err != nil {
-		t.Fatal(err)
-	}
-	defer c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(other)})
-	if _, err := c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(other),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := New(c, other).CreateTable(ctx, false); store.ErrorCode(err) != store.EINVALID {
-		t.Errorf("CreateTable over a table with TTL on another attribute: %v, want EINVALID", err)
 	}
 }
 
