@@ -88,29 +88,8 @@ func Build(o Options) (v1.Image, error) {
 	if arch == "" {
 		arch = runtime.GOARCH
 	}
-	bin, err := os.ReadFile(o.BinaryPath)
+	img, err := rootImage(o)
 	if err != nil {
-		return nil, err
-	}
-	certs, err := os.ReadFile(o.CACerts)
-	if err != nil {
-		return nil, fmt.Errorf("CA certificates: %w", err)
-	}
-	layerTar, err := rootLayer(bin, certs, o.Created)
-	if err != nil {
-		return nil, err
-	}
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(layerTar)), nil
-	}, tarball.WithMediaType(types.OCILayer))
-	if err != nil {
-		return nil, err
-	}
-	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
-	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
-	if img, err = mutate.Append(img, mutate.Addendum{Layer: layer, History: v1.History{
-		Created: v1.Time{Time: o.Created}, CreatedBy: "deploy/cmd/build-image", Comment: "comments-gateway, CA certificates, nonroot user, /data",
-	}}); err != nil {
 		return nil, err
 	}
 	cf, err := img.ConfigFile()
@@ -131,6 +110,34 @@ func Build(o Options) (v1.Image, error) {
 		Labels:       Labels(info, o),
 	}
 	return mutate.ConfigFile(img, cf)
+}
+
+// rootImage is the image's one layer over an empty OCI image: the binary,
+// the CA certificates, the nonroot user and /data (rootLayer).
+func rootImage(o Options) (v1.Image, error) {
+	bin, err := os.ReadFile(o.BinaryPath)
+	if err != nil {
+		return nil, err
+	}
+	certs, err := os.ReadFile(o.CACerts)
+	if err != nil {
+		return nil, fmt.Errorf("CA certificates: %w", err)
+	}
+	layerTar, err := rootLayer(bin, certs, o.Created)
+	if err != nil {
+		return nil, err
+	}
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(layerTar)), nil
+	}, tarball.WithMediaType(types.OCILayer))
+	if err != nil {
+		return nil, err
+	}
+	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
+	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	return mutate.Append(img, mutate.Addendum{Layer: layer, History: v1.History{
+		Created: v1.Time{Time: o.Created}, CreatedBy: "deploy/cmd/build-image", Comment: "comments-gateway, CA certificates, nonroot user, /data",
+	}})
 }
 
 // Labels are the OCI annotations of the image
