@@ -1,21 +1,22 @@
-package main
+package command
 
 import (
 	"flag"
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"github.com/vektah/gqlparser/v2/validator/core"
+
+	"github.com/acme/comments-gateway/internal/flagenv"
+	"github.com/acme/comments-gateway/internal/serve"
 )
 
 // This file is the command line's help: the command list (gw -h, gw help),
 // each command's description above its flags (gw COMMAND -h), the build's
-// version (gw -version) and the URLs the server announces at start-up.
+// version (gw -version).
 
 const usage = `comments-gateway: the product comments GraphQL gateway.
 
@@ -40,12 +41,7 @@ command line wins over the variable.
 
 // commandHelp is what COMMAND -h prints above the command's flags.
 var commandHelp = map[string]string{
-	"serve": `Usage: comments-gateway serve [flags]
-
-Serves GraphQL at /graphql (GraphiQL at / in dev mode or with -graphiql).
-Without the command word the server runs in dev mode (-dev=true); "serve"
-named explicitly is production mode. Flags:
-`,
+	"serve": serve.Help,
 	"import": `Usage: comments-gateway import [flags] FILE|-
 
 Bulk-loads comments from FILE, or from standard input with "-": JSON lines,
@@ -124,31 +120,11 @@ func helpCommand(args []string, stdout, stderr io.Writer, runCmd func([]string) 
 	return false, nil
 }
 
-// setUsage makes fs's -h print the command's description above its flags.
-func setUsage(fs *flag.FlagSet) {
-	fs.Usage = func() {
-		out := fs.Output()
-		if h, ok := commandHelp[fs.Name()]; ok {
-			fmt.Fprint(out, h)
-		} else {
-			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
-		}
-		fs.PrintDefaults()
-	}
-}
-
-// flagError is the error of a bad flag of fs (err, from fs.Parse): one
-// line, with the nearest defined flag when the name is unknown, and a hint
-// at the command's -h instead of the whole usage.
-func flagError(fs *flag.FlagSet, err error) error {
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
-		if s := core.SuggestionList(name, names); len(s) > 0 {
-			err = fmt.Errorf("%w; did you mean -%s?", err, s[0])
-		}
-	}
-	return hinted{err, fmt.Sprintf("Run \"comments-gateway %s -h\" for its flags.", fs.Name())}
+// newFlags returns the flag set of the command name: its -h prints the
+// command's description (commandHelp) above its flags, and flagenv.Parse
+// gives each flag its COMMENTS_<FLAG> environment variable.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	return flagenv.New(name, commandHelp[name], stderr)
 }
 
 // unknownCommand is the error of an unknown command word: the nearest
@@ -159,17 +135,8 @@ func unknownCommand(cmd string) error {
 	if s := core.SuggestionList(cmd, names); len(s) > 0 {
 		err = fmt.Errorf("%w; did you mean %s?", err, s[0])
 	}
-	return hinted{err, `Run "comments-gateway -h" for the commands.`}
+	return flagenv.WithHint(err, `Run "comments-gateway -h" for the commands.`)
 }
-
-// hinted is an error followed, on a line of its own, by what to run next.
-type hinted struct {
-	err  error
-	hint string
-}
-
-func (h hinted) Error() string { return h.err.Error() + "\n" + h.hint }
-func (h hinted) Unwrap() error { return h.err }
 
 // version describes the build, from the information the Go toolchain
 // stamps into the binary: the module version, the VCS revision and time
@@ -205,20 +172,4 @@ func version() string {
 		out += modified
 	}
 	return out + ")"
-}
-
-// baseURL is the URL a client on this machine reaches the listener at:
-// an unspecified address (":8080", "0.0.0.0:8080") is shown as localhost.
-func baseURL(addr net.Addr) string {
-	host, port, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return "http://" + addr.String()
-	}
-	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
-		host = "localhost"
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	return "http://" + host + ":" + port
 }

@@ -1,37 +1,16 @@
-package main
+package command
 
 import (
 	"context"
 	"errors"
 	"flag"
 	"io"
-	"net"
 	"strings"
 	"testing"
 )
 
 // TestBaseURLNamesAReachableHost: the address serve prints for people and
 // scripts names localhost for a wildcard listener and keeps a specific one.
-func TestBaseURLNamesAReachableHost(t *testing.T) {
-	for addr, want := range map[string]string{
-		"127.0.0.1:8080": "http://127.0.0.1:8080",
-		"0.0.0.0:8080":   "http://localhost:8080",
-		"[::]:8080":      "http://localhost:8080",
-		"[::1]:8080":     "http://[::1]:8080",
-	} {
-		a, err := net.ResolveTCPAddr("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := baseURL(a); got != want {
-			t.Errorf("baseURL(%s) = %s, want %s", addr, got, want)
-		}
-	}
-}
-
-// TestBadFlagNamesTheNearestFlag: a mistyped flag or command, for any
-// command, is one error line naming the nearest flag or command and a hint
-// at -h, with nothing else on stderr; -h still prints the whole usage.
 func TestBadFlagNamesTheNearestFlag(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -45,7 +24,7 @@ func TestBadFlagNamesTheNearestFlag(t *testing.T) {
 		{[]string{"improt", "x.jsonl"}, "unknown command \"improt\"; did you mean import?\nRun \"comments-gateway -h\" for the commands."},
 	} {
 		var stdout, stderr strings.Builder
-		err := run(context.Background(), tc.args, func(string) string { return "" }, nil, &stdout, &stderr)
+		err := Run(context.Background(), tc.args, func(string) string { return "" }, nil, &stdout, &stderr)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%v: got %v, want %q", tc.args, err, tc.want)
 		}
@@ -54,7 +33,7 @@ func TestBadFlagNamesTheNearestFlag(t *testing.T) {
 		}
 	}
 	var stderr strings.Builder
-	err := run(context.Background(), []string{"import", "-h"}, func(string) string { return "" }, nil, io.Discard, &stderr)
+	err := Run(context.Background(), []string{"import", "-h"}, func(string) string { return "" }, nil, io.Discard, &stderr)
 	if !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr.String(), "Usage: comments-gateway import") || !strings.Contains(stderr.String(), "-store") {
 		t.Errorf("import -h: %v\n%s", err, stderr.String())
 	}

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"context"
@@ -6,25 +6,26 @@ import (
 	"io"
 	"os"
 
+	"github.com/acme/comments-gateway/internal/flagenv"
+	"github.com/acme/comments-gateway/internal/storespec"
 	"github.com/acme/comments-gateway/jsonl"
 	"github.com/acme/comments-gateway/store"
 )
 
-// The import command: JSON lines (jsonl.Read) bulk-loaded into a store
-// (store.BulkLoad). A bad line loads nothing (the whole input is checked
-// first), and a bolt file that the import created is removed when the
-// import fails, never one that existed before.
-
+// cmdImport is the import command: JSON lines (jsonl.Read) bulk-loaded
+// into a store (store.BulkLoad). A bad line loads nothing (the whole input
+// is checked first), and a bolt file that the import created is removed
+// when the import fails, never one that existed before.
 func cmdImport(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("import", stderr)
-	spec := fs.String("store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
-	if err := parse(fs, args, getenv); err != nil {
+	spec := fs.String("store", storespec.Default, "store: bolt:PATH or dynamodb:TABLE")
+	if err := flagenv.Parse(fs, args, getenv); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("import: want one FILE (or - for standard input), got %d arguments", fs.NArg())
 	}
-	ss, err := parseStoreSpec(*spec)
+	ss, err := storespec.Parse(*spec)
 	if err != nil {
 		return err
 	}
@@ -38,13 +39,13 @@ func cmdImport(ctx context.Context, args []string, getenv func(string) string, s
 		in = f
 	}
 	created := false
-	if ss.kind == "bolt" {
-		created = createNew(ss.arg)
+	if ss.Kind == storespec.Bolt {
+		created = createNew(ss.Arg)
 	}
 	loaded, err := importInto(ctx, ss, in, stdout, stderr)
 	if err != nil && created && !loaded {
-		if rerr := os.Remove(ss.arg); rerr != nil {
-			return fmt.Errorf("%w\n(%s, which this import created, could not be removed: %v)", err, ss.arg, rerr)
+		if rerr := os.Remove(ss.Arg); rerr != nil {
+			return fmt.Errorf("%w\n(%s, which this import created, could not be removed: %v)", err, ss.Arg, rerr)
 		}
 	}
 	return err
@@ -53,8 +54,8 @@ func cmdImport(ctx context.Context, args []string, getenv func(string) string, s
 // importInto loads the comments of in into the store ss and recounts the
 // stats, and closes the store before it returns. loaded reports whether
 // the comments are in the store (also when the stats then failed).
-func importInto(ctx context.Context, ss storeSpec, in io.Reader, stdout, stderr io.Writer) (loaded bool, err error) {
-	tbl, err := ss.open(ctx)
+func importInto(ctx context.Context, ss storespec.Spec, in io.Reader, stdout, stderr io.Writer) (loaded bool, err error) {
+	tbl, err := ss.Open(ctx)
 	if err != nil {
 		return false, err
 	}

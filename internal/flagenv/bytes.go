@@ -1,4 +1,4 @@
-package main
+package flagenv
 
 import (
 	"fmt"
@@ -6,20 +6,20 @@ import (
 	"github.com/dustin/go-humanize"
 )
 
-// byteSize is a flag holding a number of bytes, written as a plain number
+// Bytes is a flag holding a number of bytes, written as a plain number
 // or with a unit: 64MB (SI, 64,000,000) or 64MiB (binary, 64×2²⁰), as
 // go-humanize parses them.
-type byteSize int64
+type Bytes int64
 
 // String prints the size in bytes.
-func (b *byteSize) String() string { return fmt.Sprint(int64(*b)) }
+func (b *Bytes) String() string { return fmt.Sprint(int64(*b)) }
 
 // Set parses a size such as 64MB, 512KiB or 1000000.
-func (b *byteSize) Set(s string) error {
+func (b *Bytes) Set(s string) error {
 	n, err := humanize.ParseBytes(s)
 	if err != nil || n > 1<<62 {
 		return fmt.Errorf("want a size such as 64MB or 512KiB, got %q", s)
 	}
-	*b = byteSize(n)
+	*b = Bytes(n)
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package flagenv
 
 import "testing"
 
@@ -6,7 +6,7 @@ import "testing"
 // size flags read 64MB as SI, 64MiB as binary, a plain number as bytes, and
 // refuse a word.
 func TestByteSizeFlagParsesSIAndBinaryUnits(t *testing.T) {
-	var b byteSize
+	var b Bytes
 	for in, want := range map[string]int64{"64MB": 64_000_000, "64MiB": 64 << 20, "512KiB": 512 << 10, "1000": 1000} {
 		if err := b.Set(in); err != nil || int64(b) != want {
 			t.Errorf("%s: %d, %v; want %d", in, b, err, want)

@@ -1,4 +1,4 @@
-package main
+package flagenv
 
 import (
 	"bytes"
@@ -18,19 +18,19 @@ func TestParsePrecedence(t *testing.T) {
 		{[]string{"-addr", "127.0.0.1:1"}, "127.0.0.1:1", false},
 		{[]string{"-demo=true"}, "127.0.0.1:9999", true},
 	} {
-		fs := newFlags("serve", &bytes.Buffer{})
+		fs := New("serve", "", &bytes.Buffer{})
 		addr := fs.String("addr", "127.0.0.1:8080", "")
 		demo := fs.Bool("demo", true, "")
-		if err := parse(fs, tc.args, func(k string) string { return env[k] }); err != nil {
+		if err := Parse(fs, tc.args, func(k string) string { return env[k] }); err != nil {
 			t.Fatal(err)
 		}
 		if *addr != tc.addr || *demo != tc.demo {
 			t.Errorf("%v: addr %s demo %v, want %s %v", tc.args, *addr, *demo, tc.addr, tc.demo)
 		}
 	}
-	fs := newFlags("serve", &bytes.Buffer{})
+	fs := New("serve", "", &bytes.Buffer{})
 	fs.Bool("demo", true, "")
-	if err := parse(fs, nil, func(string) string { return "maybe" }); err == nil || !strings.Contains(err.Error(), "COMMENTS_DEMO") {
+	if err := Parse(fs, nil, func(string) string { return "maybe" }); err == nil || !strings.Contains(err.Error(), "COMMENTS_DEMO") {
 		t.Errorf("a bad environment value: err = %v", err)
 	}
 }

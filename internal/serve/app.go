@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"context"
@@ -21,15 +21,14 @@ import (
 	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
-	"github.com/acme/comments-gateway/store/bolt"
 	"github.com/acme/comments-gateway/tracing"
 	"github.com/acme/comments-gateway/trusted"
 )
 
-// app is one server's parts, built by newApp from a serveConfig: what
+// app is one server's parts, built by newApp from a Config: what
 // routes mounts and serve runs.
 type app struct {
-	cfg     *serveConfig
+	cfg     *Config
 	log     *slog.Logger
 	tracer  trace.TracerProvider // nil: no tracing
 	reg     *prometheus.Registry // this server's metrics
@@ -48,7 +47,7 @@ type app struct {
 // the trusted documents, starts tracing, opens the store (with the demo
 // data when empty) and the admin listener, and builds the GraphQL handler.
 // On error what it had started is released; else the caller calls close.
-func newApp(ctx context.Context, cfg *serveConfig, stderr io.Writer) (_ *app, err error) {
+func newApp(ctx context.Context, cfg *Config, stderr io.Writer) (_ *app, err error) {
 	logs := obs.NewLineBuffer(stderr, logBufferSize, logBufferDelay)
 	a := &app{cfg: cfg, log: newLogger(logs, cfg.logFormat)}
 	a.closers = append(a.closers, func() { _ = logs.Close() }) // closed last
@@ -114,7 +113,7 @@ var logHandlers = map[string]func(io.Writer) slog.Handler{
 }
 
 // newLogger returns a logger writing records of format (a key of
-// logHandlers, checked by serveConfig.resolve) to w; records logged with
+// logHandlers, checked by Config.resolve) to w; records logged with
 // a request's context carry its requestId.
 func newLogger(w io.Writer, format string) *slog.Logger {
 	return slog.New(obs.NewHandler(logHandlers[format](w)))
@@ -185,13 +184,13 @@ func (a *app) newMetrics() {
 // makes the store over it, wired to the subscriptions' hub, and upgrades
 // or refuses a table of an older design (upgradeStore).
 func (a *app) openStore(ctx context.Context) error {
-	tbl, err := a.cfg.store.open(ctx)
+	tbl, err := a.cfg.store.Open(ctx)
 	if err != nil {
 		return err
 	}
 	a.closers = append(a.closers, func() { tbl.Close() })
 	a.raw = tbl
-	a.live = a.cfg.live.newLive(a.cfg.store.kind, a.log)
+	a.live = a.cfg.live.newLive(a.cfg.store.Kind, a.log)
 	a.store = store.New(tbl, append(a.live.stores, store.WithSizing(a.cfg.sizing))...)
 	a.closers = append(a.closers, func() { // a no-op after serve's graceful shutdown
 		sctx, cancel := context.WithTimeout(context.Background(), a.cfg.shutdownTimeout)
@@ -202,23 +201,6 @@ func (a *app) openStore(ctx context.Context) error {
 		return err
 	}
 	return a.live.start(ctx, a.store, tbl, &a.cfg.live, a.log)
-}
-
-// open opens the Table the spec names.
-func (s storeSpec) open(ctx context.Context) (store.Table, error) {
-	if s.kind == "bolt" {
-		return bolt.Open(s.arg)
-	}
-	return openDynamo(ctx, s.arg)
-}
-
-// openTable opens the Table a -store spec names: bolt:PATH or dynamodb:TABLE.
-func openTable(ctx context.Context, spec string) (store.Table, error) {
-	s, err := parseStoreSpec(spec)
-	if err != nil {
-		return nil, err
-	}
-	return s.open(ctx)
 }
 
 // startAdmin starts the admin listener (/backup, /export) with -admin-addr.

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acme/comments-gateway/internal/flagenv"
+	"github.com/acme/comments-gateway/internal/storespec"
 	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -16,20 +18,20 @@ import (
 
 // This file is the serve command's configuration: every flag with its
 // default and COMMENTS_* environment variable (defaults < environment <
-// flags, see parse), parsed once into a serveConfig and validated. The
+// flags, see package flagenv), parsed once into a Config and validated. The
 // flags of subscriptions are in serve_live.go, those of access control in
 // serve_access.go; README.md's "Every serve flag" table is tested against
 // this flag set (readme_test.go).
 
-// serveConfig is the serve command's configuration, parsed and validated
-// by parseServeConfig; newApp builds the server from it.
-type serveConfig struct {
+// Config is the serve command's configuration, parsed and validated
+// by ParseConfig; Run builds the server from it (newApp).
+type Config struct {
 	access          accessConfig // -dev, -open-mutations, credentials
 	introspection   bool         // -introspection, default: on in dev mode
 	graphiql        bool         // -graphiql, default: on in dev mode
 	openExplain     bool         // -open-explain, default: on in dev mode
 	addr            string
-	store           storeSpec
+	store           storespec.Spec
 	demo            bool
 	logFormat       string // text or json
 	corsOrigins     []string
@@ -65,13 +67,22 @@ type serveConfig struct {
 	}
 }
 
-// parseServeConfig parses the serve command's flags and their environment
-// variables (devDefault: -dev's default) and validates them.
-func parseServeConfig(args []string, devDefault bool, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
-	fs := newFlags("serve", stderr)
-	c := &serveConfig{getenv: getenv}
+// Help is what serve -h prints above the flags.
+const Help = `Usage: comments-gateway serve [flags]
+
+Serves GraphQL at /graphql (GraphiQL at / in dev mode or with -graphiql).
+Without the command word the server runs in dev mode (-dev=true); "serve"
+named explicitly is production mode. Flags:
+`
+
+// ParseConfig parses the serve command's flags and their environment
+// variables (devDefault: -dev's default) and validates them; -h prints
+// Help and the flags on stderr.
+func ParseConfig(args []string, devDefault bool, getenv func(string) string, stderr io.Writer) (*Config, error) {
+	fs := flagenv.New("serve", Help, stderr)
+	c := &Config{getenv: getenv}
 	c.register(fs, devDefault)
-	if err := parse(fs, args, getenv); err != nil {
+	if err := flagenv.Parse(fs, args, getenv); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
@@ -88,7 +99,7 @@ func parseServeConfig(args []string, devDefault bool, getenv func(string) string
 }
 
 // register adds every serve flag to fs, group by group.
-func (c *serveConfig) register(fs *flag.FlagSet, devDefault bool) {
+func (c *Config) register(fs *flag.FlagSet, devDefault bool) {
 	c.access.register(fs, devDefault)
 	c.registerServer(fs, devDefault)
 	c.registerLimits(fs)
@@ -99,13 +110,13 @@ func (c *serveConfig) register(fs *flag.FlagSet, devDefault bool) {
 
 // registerServer adds the flags of the listener, the store and the modes
 // (devDefault: true without a command word, where the demo data loads).
-func (c *serveConfig) registerServer(fs *flag.FlagSet, devDefault bool) {
+func (c *Config) registerServer(fs *flag.FlagSet, devDefault bool) {
 	fs.Var(&c.typed.introspection, "introspection", "allow introspection (default: on in dev mode); off also hides field suggestions")
 	fs.Var(&c.typed.graphiql, "graphiql", "serve GraphiQL at / (default: on in dev mode)")
 	fs.Var(&c.typed.openExplain, "open-explain", "anyone may ask for the read plan (X-Explain: 1), which names table keys and indexes; off: API keys and moderators only (default: on in dev mode)")
 	fs.StringVar(&c.typed.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed on /graphql by CORS, websockets and SSE (e.g. https://shop.example.com, https://*.example.com); others get 403 FORBIDDEN_ORIGIN for a preflight, websocket or SSE request (default in dev mode: http://localhost:*,http://127.0.0.1:*; else none, same-origin only)")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
-	fs.StringVar(&c.typed.store, "store", defaultStore, "store: bolt:PATH or dynamodb:TABLE")
+	fs.StringVar(&c.typed.store, "store", storespec.Default, "store: bolt:PATH or dynamodb:TABLE")
 	fs.BoolVar(&c.demo, "demo", devDefault, "load the demo data set when the store is empty (default true without a command word, false for the serve command: a production table never gets fake reviews unless asked)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may finish on SIGINT/SIGTERM")
 	fs.DurationVar(&c.loaderWait, "loader-wait", resolvers.DefaultLoaderWait, "how long a dataloader collects keys before its one batched read")
@@ -118,7 +129,7 @@ func (c *serveConfig) registerServer(fs *flag.FlagSet, devDefault bool) {
 // registerLimits adds the flags that bound what a request or a client may
 // ask for: the size of an operation, the rate limit and how it names
 // clients, trusted documents.
-func (c *serveConfig) registerLimits(fs *flag.FlagSet) {
+func (c *Config) registerLimits(fs *flag.FlagSet) {
 	lim, rl := &c.limits, &c.rateLimit
 	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", resolvers.DefaultMaxBodyBytes, "largest request body; larger ones get 413")
 	fs.IntVar(&lim.MaxComplexity, "max-complexity", resolvers.DefaultMaxComplexity, "largest query complexity (page sizes multiply their selections)")
@@ -138,22 +149,22 @@ func (c *serveConfig) registerLimits(fs *flag.FlagSet) {
 // registerCaching adds the flags of the caches: the byte budgets of the
 // query caches (parsed documents, cost analysis, persisted queries) and
 // the micro-cache of GET responses.
-func (c *serveConfig) registerCaching(fs *flag.FlagSet) {
+func (c *Config) registerCaching(fs *flag.FlagSet) {
 	q := &c.caches
 	q.DocumentBytes, q.CostBytes, q.APQBytes, q.MaxQueryBytes = resolvers.DefaultDocumentCacheBytes, resolvers.DefaultCostCacheBytes,
 		resolvers.DefaultAPQCacheBytes, resolvers.DefaultMaxCachedQuery
-	fs.Var((*byteSize)(&q.DocumentBytes), "document-cache-bytes", "bound on the memory of the parsed, validated documents kept (e.g. 32MiB)")
-	fs.Var((*byteSize)(&q.CostBytes), "cost-cache-bytes", "bound on the memory of the cost analysis's parsed documents and measures kept (e.g. 32MiB)")
-	fs.Var((*byteSize)(&q.APQBytes), "apq-cache-bytes", "bound on the memory of the automatic persisted queries kept (e.g. 8MiB)")
-	fs.Var((*byteSize)(&q.MaxQueryBytes), "max-cached-query-bytes", "longest query text whose document, cost or persisted text is cached; longer ones are analysed on every request and freed after it")
+	fs.Var((*flagenv.Bytes)(&q.DocumentBytes), "document-cache-bytes", "bound on the memory of the parsed, validated documents kept (e.g. 32MiB)")
+	fs.Var((*flagenv.Bytes)(&q.CostBytes), "cost-cache-bytes", "bound on the memory of the cost analysis's parsed documents and measures kept (e.g. 32MiB)")
+	fs.Var((*flagenv.Bytes)(&q.APQBytes), "apq-cache-bytes", "bound on the memory of the automatic persisted queries kept (e.g. 8MiB)")
+	fs.Var((*flagenv.Bytes)(&q.MaxQueryBytes), "max-cached-query-bytes", "longest query text whose document, cost or persisted text is cached; longer ones are analysed on every request and freed after it")
 	fs.IntVar(&c.apqCacheSize, "apq-cache-size", resolvers.DefaultAPQCacheSize, "automatic persisted queries kept in the LRU cache; 0 turns APQ off")
 	c.micro.MaxBytes = resolvers.DefaultMicroCacheBytes
 	fs.DurationVar(&c.micro.TTL, "micro-cache-ttl", 0, "serve public GET query responses from an in-process cache for this long, e.g. 500ms (0: off)")
-	fs.Var((*byteSize)(&c.micro.MaxBytes), "micro-cache-bytes", "bound on the micro-cache's memory, e.g. 64MB or 64MiB (least recently used entries are evicted)")
+	fs.Var((*flagenv.Bytes)(&c.micro.MaxBytes), "micro-cache-bytes", "bound on the micro-cache's memory, e.g. 64MB or 64MiB (least recently used entries are evicted)")
 }
 
 // registerObservability adds the flags of logs, metrics, profiles and traces.
-func (c *serveConfig) registerObservability(fs *flag.FlagSet) {
+func (c *Config) registerObservability(fs *flag.FlagSet) {
 	fs.StringVar(&c.logFormat, "log-format", "", "log format: text or json (default: text in dev mode, json otherwise)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics (and pprof with -pprof) on this separate listener, e.g. 127.0.0.1:9090; without it /metrics is served on -addr in dev mode only")
 	fs.BoolVar(&c.pprof, "pprof", false, "serve Go's profiles at /debug/pprof/ on the -metrics-addr listener (a loopback or private address unless -pprof-public)")
@@ -163,7 +174,7 @@ func (c *serveConfig) registerObservability(fs *flag.FlagSet) {
 
 // resolve fills the defaults that depend on -dev, turns the typed flags
 // into their values and refuses values the server cannot run with.
-func (c *serveConfig) resolve() error {
+func (c *Config) resolve() error {
 	dev := c.access.dev
 	c.introspection, c.graphiql = c.typed.introspection.or(dev), c.typed.graphiql.or(dev)
 	c.openExplain = c.typed.openExplain.or(dev)
@@ -181,7 +192,7 @@ func (c *serveConfig) resolve() error {
 		return fmt.Errorf("-log-format %q: want text or json", c.logFormat)
 	}
 	var err error
-	if c.store, err = parseStoreSpec(c.typed.store); err != nil {
+	if c.store, err = storespec.Parse(c.typed.store); err != nil {
 		return err
 	}
 	if c.readTimeout <= 0 {
@@ -221,37 +232,14 @@ func (c *serveConfig) resolve() error {
 // DynamoDB, where a refill is a network round trip, and balanced on the
 // embedded store, where it costs microseconds and the items read are the
 // cost.
-func (c *serveConfig) mergeSizingName() string {
+func (c *Config) mergeSizingName() string {
 	switch {
 	case c.typed.mergeSizing != "auto":
 		return c.typed.mergeSizing
-	case c.store.kind == "dynamodb":
+	case c.store.Kind == storespec.DynamoDB:
 		return "one-round"
 	}
 	return "balanced"
-}
-
-const defaultStore = "bolt:comments.db"
-
-// storeSpec is a parsed -store value: bolt:PATH or dynamodb:TABLE.
-type storeSpec struct {
-	kind string // "bolt" or "dynamodb"
-	arg  string // the file's path or the table's name
-}
-
-// String is the spec as written: bolt:PATH or dynamodb:TABLE.
-func (s storeSpec) String() string { return s.kind + ":" + s.arg }
-
-// parseStoreSpec parses a -store spec: bolt:PATH or dynamodb:TABLE.
-func parseStoreSpec(spec string) (storeSpec, error) {
-	kind, arg, ok := strings.Cut(spec, ":")
-	if !ok || arg == "" {
-		return storeSpec{}, fmt.Errorf("-store %q: want bolt:PATH or dynamodb:TABLE", spec)
-	}
-	if kind != "bolt" && kind != "dynamodb" {
-		return storeSpec{}, fmt.Errorf("-store %q: unknown store %q (want bolt or dynamodb)", spec, kind)
-	}
-	return storeSpec{kind: kind, arg: arg}, nil
 }
 
 // modeBool is a boolean flag whose default depends on -dev: it remembers

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"flag"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/comments-gateway/internal/storespec"
 	"github.com/acme/comments-gateway/resolvers"
 )
 
@@ -17,7 +18,7 @@ import (
 // default in the flag set itself. Defaults that depend on the mode (-dev,
 // -log-format, -introspection, …) are written as prose and not compared.
 func TestServeFlagDefaultsMatchREADME(t *testing.T) {
-	b, err := os.ReadFile("README.md")
+	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestServeFlagDefaultsMatchREADME(t *testing.T) {
 		}
 		name, want := m[1], v[1] // "" for none
 		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		(&serveConfig{}).register(fs, false)
+		(&Config{}).register(fs, false)
 		f := fs.Lookup(name)
 		if f == nil {
 			t.Errorf("README: -%s is not a serve flag", name)
@@ -75,7 +76,7 @@ func TestServeConfigPrecedence(t *testing.T) {
 	env := map[string]string{"COMMENTS_ADDR": "127.0.0.1:9999", "COMMENTS_STORE": "dynamodb:from-env", "COMMENTS_DEV": "true",
 		"COMMENTS_COST_CACHE_BYTES": "1MiB", "COMMENTS_APQ_CACHE_BYTES": "2MiB"}
 	getenv := func(k string) string { return env[k] }
-	c, err := parseServeConfig([]string{"-store", "bolt:/tmp/x.db", "-introspection=false", "-apq-cache-bytes", "3MB"}, false, getenv, io.Discard)
+	c, err := ParseConfig([]string{"-store", "bolt:/tmp/x.db", "-introspection=false", "-apq-cache-bytes", "3MB"}, false, getenv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,18 +86,18 @@ func TestServeConfigPrecedence(t *testing.T) {
 	if q := c.caches; q.CostBytes != 1<<20 || q.APQBytes != 3_000_000 || q.DocumentBytes != resolvers.DefaultDocumentCacheBytes {
 		t.Errorf("query caches %+v: want cost from the environment, APQ from the command line, documents by default", q)
 	}
-	if c.store != (storeSpec{kind: "bolt", arg: "/tmp/x.db"}) || c.store.String() != "bolt:/tmp/x.db" {
+	if c.store != (storespec.Spec{Kind: "bolt", Arg: "/tmp/x.db"}) || c.store.String() != "bolt:/tmp/x.db" {
 		t.Errorf("store %+v: want the command line's bolt:/tmp/x.db", c.store)
 	}
 	if !c.access.dev || c.introspection || !c.graphiql || c.logFormat != "text" {
 		t.Errorf("dev %v introspection %v graphiql %v log %q: want dev from the environment, introspection off as set, GraphiQL and text logs as dev mode's",
 			c.access.dev, c.introspection, c.graphiql, c.logFormat)
 	}
-	c, err = parseServeConfig([]string{"-cors-origins", " https://a.example, ,https://b.example", "-micro-cache-bytes", "1KiB", "-shutdown-timeout", "3s"}, false, func(string) string { return "" }, io.Discard)
+	c, err = ParseConfig([]string{"-cors-origins", " https://a.example, ,https://b.example", "-micro-cache-bytes", "1KiB", "-shutdown-timeout", "3s"}, false, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.access.dev || c.introspection || c.graphiql || c.logFormat != "json" || c.store.String() != defaultStore {
+	if c.access.dev || c.introspection || c.graphiql || c.logFormat != "json" || c.store.String() != storespec.Default {
 		t.Errorf("production defaults: dev %v introspection %v graphiql %v log %q store %s", c.access.dev, c.introspection, c.graphiql, c.logFormat, c.store)
 	}
 	if strings.Join(c.corsOrigins, " ") != "https://a.example https://b.example" || c.micro.MaxBytes != 1024 || c.shutdownTimeout != 3*time.Second {
@@ -114,7 +115,7 @@ func TestServeConfigPprofAddr(t *testing.T) {
 		{"-pprof", "-pprof-public", "-metrics-addr", "0.0.0.0:9090"},
 		{"-metrics-addr", "0.0.0.0:9090"},
 	} {
-		if _, err := parseServeConfig(args, true, func(string) string { return "" }, io.Discard); err != nil {
+		if _, err := ParseConfig(args, true, func(string) string { return "" }, io.Discard); err != nil {
 			t.Errorf("serve %s: %v", strings.Join(args, " "), err)
 		}
 	}
@@ -146,7 +147,7 @@ func TestServeConfigRefuses(t *testing.T) {
 		{[]string{"-merge-sizing", "fast"}, `-merge-sizing "fast": want auto, lean, balanced, few-rounds or one-round`},
 		{[]string{"extra"}, `serve: unexpected argument "extra"`},
 	} {
-		_, err := parseServeConfig(tc.args, true, func(string) string { return "" }, io.Discard)
+		_, err := ParseConfig(tc.args, true, func(string) string { return "" }, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("serve %s: got %v, want an error containing %q", strings.Join(tc.args, " "), err, tc.want)
 		}
@@ -174,7 +175,7 @@ func TestDemoAndOriginDefaultsFollowTheMode(t *testing.T) {
 		{true, []string{"-demo=false", "-cors-origins", "https://shop.example"}, nil, false, "https://shop.example"},
 		{true, []string{"-cors-origins="}, nil, true, ""},
 	} {
-		c, err := parseServeConfig(tc.args, tc.devDefault, func(k string) string { return tc.env[k] }, io.Discard)
+		c, err := ParseConfig(tc.args, tc.devDefault, func(k string) string { return tc.env[k] }, io.Discard)
 		if err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"os"
@@ -24,9 +24,9 @@ const (
 	serveHeapFloor = 64 << 20
 )
 
-// tuneServeGC applies serveGCPercent and serveHeapFloor unless GOGC is set,
+// TuneGC applies serveGCPercent and serveHeapFloor unless GOGC is set,
 // and returns the function that stops the floor.
-func tuneServeGC() (stop func()) {
+func TuneGC() (stop func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
 	}

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/acme/comments-gateway/internal/storespec"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -29,15 +30,16 @@ func (a *app) upgradeStore(ctx context.Context) error {
 	if !d.Legacy {
 		return nil
 	}
-	if a.cfg.store.kind != "bolt" {
-		return errors.New(legacyMessage(a.cfg.store))
+	if a.cfg.store.Kind != storespec.Bolt {
+		return errors.New(LegacyMessage(a.cfg.store))
 	}
 	return migrateLegacy(ctx, a.store, a.cfg.store, a.log)
 }
 
-// legacyMessage says why a table of logical design 1 is not served and
-// the command that upgrades it.
-func legacyMessage(spec storeSpec) string {
+// LegacyMessage says why a table of logical design 1 is not served and
+// the command that upgrades it (serve refuses such a DynamoDB table with
+// it; create-table notes it).
+func LegacyMessage(spec storespec.Spec) string {
 	return fmt.Sprintf("%s holds a leaderboard written by an older comments-gateway (logical design 1), "+
 		"which this one does not read (topProducts would leave those products out): stop the older gateways, "+
 		"run `comments-gateway rebuild-stats -store %s` once, then start this one", spec, spec)
@@ -45,7 +47,7 @@ func legacyMessage(spec storeSpec) string {
 
 // migrateLegacy upgrades the table of s to store.DesignVersion with the
 // stats rebuild (a parallel scan), logging its progress.
-func migrateLegacy(ctx context.Context, s *store.Store, spec storeSpec, log *slog.Logger) error {
+func migrateLegacy(ctx context.Context, s *store.Store, spec storespec.Spec, log *slog.Logger) error {
 	start := time.Now()
 	log.Info("upgrading the store to logical design "+fmt.Sprint(store.DesignVersion)+": recounting the stats and moving the leaderboard",
 		"store", spec.String())

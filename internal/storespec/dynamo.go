@@ -1,4 +1,4 @@
-package main
+package storespec
 
 import (
 	"context"
@@ -7,10 +7,10 @@ import (
 	"github.com/acme/comments-gateway/tracing"
 )
 
-// openDynamo opens the DynamoDB table name the way every command does: the
+// OpenDynamo opens the DynamoDB table name the way every command does: the
 // SDK's default configuration and the store's retryer (dynamo.Open), and a
 // client span per DynamoDB call (tracing.AWSCallSpans; a no-op unless
 // serve's tracing is on).
-func openDynamo(ctx context.Context, name string) (*dynamo.Table, error) {
+func OpenDynamo(ctx context.Context, name string) (*dynamo.Table, error) {
 	return dynamo.Open(ctx, name, tracing.AWSCallSpans)
 }

@@ -1,4 +1,4 @@
-package main
+package storespec
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func TestOpenDynamoTracesEveryCall(t *testing.T) {
 	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)))
 	t.Cleanup(func() { otel.SetTracerProvider(prev) })
 
-	tbl, err := openDynamo(context.Background(), "comments")
+	tbl, err := OpenDynamo(context.Background(), "comments")
 	if err != nil {
 		t.Fatal(err)
 	}
