@@ -19,9 +19,9 @@ import (
 // This file is the serve command's configuration: every flag with its
 // default and COMMENTS_* environment variable (defaults < environment <
 // flags, see package flagenv), parsed once into a Config and validated. The
-// flags of subscriptions are in serve_live.go, those of access control in
-// serve_access.go; README.md's "Every serve flag" table is tested against
-// this flag set (readme_test.go).
+// flags of subscriptions are in live.go, those of access control in
+// access.go; README.md's "Every serve flag" table is tested against this
+// flag set (config_test.go, e2e/readme_test.go).
 
 // Config is the serve command's configuration, parsed and validated
 // by ParseConfig; Run builds the server from it (newApp).
