@@ -121,6 +121,7 @@ type progressWriter struct {
 	total int64
 }
 
+// Write writes b to the output and updates the bar.
 func (p *progressWriter) Write(b []byte) (int, error) {
 	n, err := p.w.Write(b)
 	p.n += int64(n)

@@ -83,5 +83,8 @@ type hinted struct {
 	hint string
 }
 
+// Error is the error, then the hint on its own line.
 func (h hinted) Error() string { return h.err.Error() + "\n" + h.hint }
+
+// Unwrap returns the error without its hint.
 func (h hinted) Unwrap() error { return h.err }

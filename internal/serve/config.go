@@ -248,13 +248,18 @@ type modeBool struct {
 	v, set bool
 }
 
+// String prints the value (false when unset).
 func (b *modeBool) String() string {
 	if b == nil {
 		return "false"
 	}
 	return strconv.FormatBool(b.v)
 }
+
+// IsBoolFlag lets the flag be written without a value (-graphiql).
 func (b *modeBool) IsBoolFlag() bool { return true }
+
+// Set parses the value and remembers that it was set.
 func (b *modeBool) Set(s string) error {
 	v, err := strconv.ParseBool(s)
 	if err != nil {
