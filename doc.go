@@ -4,10 +4,11 @@
 // This package is main only (server.go): it calls command.Main under
 // signal.NotifyContext and exits with its code. The command line is package
 // internal/command, one file a command — serve (the default), import,
-// seed, create-table, rebuild-stats, export, backup; each parses its flags
-// with internal/flagenv (defaults < COMMENTS_* environment variables < the
-// command line) and opens the table -store names with internal/storespec
-// (bolt:PATH or dynamodb:TABLE: the one place where a backend is chosen).
+// seed, create-table, rebuild-stats, export, backup, compact; each parses
+// its flags with internal/flagenv (defaults < COMMENTS_* environment
+// variables < the command line) and opens the table -store names with
+// internal/storespec (bolt:PATH or dynamodb:TABLE: the one place where a
+// backend is chosen).
 // serve's wiring — its configuration, the app built from it, its routes,
 // graceful shutdown on SIGINT or SIGTERM — is internal/serve, whose
 // package comment walks through it. Without a command word the gateway

@@ -369,7 +369,7 @@ func TestKill9DuringImportLeavesAConsistentStore(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "import.db")
 
 	cmd := exec.Command(bin, "import", "-store", "bolt:"+db, file)
-	cmd.Env = gwEnv()
+	cmd.Env = gwEnv("import")
 	cmd.Dir = t.TempDir()
 	var stderr testutil.SyncBuffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr

@@ -152,23 +152,29 @@ func buildBinary(race bool) builtBinary {
 	return builtBinary{path: bin}
 }
 
-// gwEnv is the environment of every gateway process: the test's, without
-// COMMENTS_* variables (the flags say everything), and with the AWS
-// settings DynamoDB Local needs when DYNAMODB_ENDPOINT is set.
-func gwEnv() []string {
+// gwEnv is the environment of every gateway process running command
+// (args[0]): the test's, without COMMENTS_* variables (the flags say
+// everything), and with the AWS settings DynamoDB Local needs when
+// DYNAMODB_ENDPOINT is set, its calls going through the recorder of the
+// IAM test (dynamoEnv).
+func gwEnv(args ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "COMMENTS_") {
+		if !strings.HasPrefix(kv, "COMMENTS_") && !strings.HasPrefix(kv, "AWS_ENDPOINT_URL_DYNAMODB=") && !strings.HasPrefix(kv, "AWS_SDK_UA_APP_ID=") {
 			env = append(env, kv)
 		}
 	}
-	if ep := os.Getenv("DYNAMODB_ENDPOINT"); ep != "" {
+	if os.Getenv("DYNAMODB_ENDPOINT") != "" {
 		def := func(k, v string) {
 			if os.Getenv(k) == "" {
 				env = append(env, k+"="+v)
 			}
 		}
-		def("AWS_ENDPOINT_URL_DYNAMODB", ep)
+		command := "unknown"
+		if len(args) > 0 {
+			command = args[0]
+		}
+		env = append(env, dynamoEnv(command)...)
 		def("AWS_REGION", "us-east-1")
 		def("AWS_ACCESS_KEY_ID", "local")
 		def("AWS_SECRET_ACCESS_KEY", "local")
@@ -185,7 +191,7 @@ func MustRun(tb testing.TB, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), e2eCommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = gwEnv()
+	cmd.Env = gwEnv(args...)
 	cmd.Dir = tb.TempDir()
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
@@ -210,7 +216,7 @@ func runGW(tb testing.TB, env []string, args ...string) (stdout, stderr string, 
 	ctx, cancel := context.WithTimeout(context.Background(), e2eCommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, MustBinary(tb), args...)
-	cmd.Env = append(gwEnv(), env...)
+	cmd.Env = append(gwEnv(args...), env...)
 	cmd.Dir = tb.TempDir()
 	cmd.WaitDelay = 5 * time.Second
 	var o, e bytes.Buffer
@@ -300,7 +306,7 @@ func MustStartServer(tb testing.TB, args ...string) *Server {
 func startServer(tb testing.TB, bin string, argv, env []string, stop func(*Server)) *Server {
 	tb.Helper()
 	cmd := exec.Command(bin, argv...)
-	cmd.Env = append(gwEnv(), env...)
+	cmd.Env = append(gwEnv(argv...), env...)
 	cmd.Dir = tb.TempDir()
 	stdout := &firstLineWriter{line: make(chan string, 1)}
 	s := &Server{cmd: cmd, stderr: &testutil.SyncBuffer{}, stdout: stdout, exited: make(chan struct{})}

@@ -48,7 +48,7 @@ func mustImportLanguages(tb testing.TB) string {
 	ctx, cancel := context.WithTimeout(context.Background(), e2eCommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, MustPlainBinary(tb), "import", "-store", "bolt:"+db, file)
-	cmd.Env = gwEnv()
+	cmd.Env = gwEnv("import")
 	cmd.WaitDelay = 5 * time.Second
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("gw import: %v\n%s", err, tail(string(out), 4000))

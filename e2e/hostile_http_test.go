@@ -203,13 +203,24 @@ func dialServer(ctx context.Context, base string) (net.Conn, string, error) {
 // sendStalled sends a POST's headers and the first bytes of its body, then
 // nothing: the server's read timeout must end it with a 408 that names no
 // socket address.
-func sendStalled(ctx context.Context, _ *http.Client, base string) (int, []byte, error) {
+func sendStalled(ctx context.Context, client *http.Client, base string) (int, []byte, error) {
+	return sendStalledWith("")(ctx, client, base)
+}
+
+// sendStalledWith is sendStalled with extra header lines ("Name: value\r\n").
+func sendStalledWith(header string) sendFunc {
+	return func(ctx context.Context, _ *http.Client, base string) (int, []byte, error) {
+		return stalled(ctx, base, header)
+	}
+}
+
+func stalled(ctx context.Context, base, header string) (int, []byte, error) {
 	conn, host, err := dialServer(ctx, base)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST /graphql HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"query\":", host)
+	fmt.Fprintf(conn, "POST /graphql HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n%sContent-Length: 100\r\n\r\n{\"query\":", host, header)
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		return 0, nil, err

@@ -3,6 +3,8 @@ package jsonl
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/acme/comments-gateway/internal/jsonscan"
 )
 
 // decodeFast decodes line, valid UTF-8, as decode does, without reflection
@@ -16,11 +18,11 @@ import (
 // fields (FuzzDecodeFast).
 func decodeFast(line []byte) (rec record, set uint, ok bool) {
 	s := string(line) // the record's strings are parts of this copy
-	i := skipSpace(line, 0)
+	i := jsonscan.SkipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return rec, 0, false
 	}
-	i = skipSpace(line, i+1)
+	i = jsonscan.SkipSpace(line, i+1)
 	if i < len(line) && line[i] == '}' {
 		return rec, 0, false // no field: required ones are missing
 	}
@@ -39,11 +41,11 @@ func decodeFast(line []byte) (rec record, set uint, ok bool) {
 			return rec, 0, false
 		}
 		seen |= 1 << k
-		i = skipSpace(line, i+2+end)
+		i = jsonscan.SkipSpace(line, i+2+end)
 		if i >= len(line) || line[i] != ':' {
 			return rec, 0, false
 		}
-		i = skipSpace(line, i+1)
+		i = jsonscan.SkipSpace(line, i+1)
 		var isSet bool
 		if i, isSet, ok = rec.setField(k, line, s, i); !ok {
 			return rec, 0, false
@@ -51,7 +53,7 @@ func decodeFast(line []byte) (rec record, set uint, ok bool) {
 		if isSet {
 			set |= 1 << k
 		}
-		i = skipSpace(line, i)
+		i = jsonscan.SkipSpace(line, i)
 		if i >= len(line) {
 			return rec, 0, false
 		}
@@ -61,9 +63,9 @@ func decodeFast(line []byte) (rec record, set uint, ok bool) {
 		if line[i] != ',' {
 			return rec, 0, false
 		}
-		i = skipSpace(line, i+1)
+		i = jsonscan.SkipSpace(line, i+1)
 	}
-	if skipSpace(line, i+1) != len(line) {
+	if jsonscan.SkipSpace(line, i+1) != len(line) {
 		return rec, 0, false
 	}
 	const required = fieldProductID | fieldLanguage | fieldRating | fieldAuthor | fieldTitle | fieldBody | fieldCreatedAt

@@ -17,6 +17,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/acme/comments-gateway/internal/jsonscan"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -120,7 +121,7 @@ func (p *parser) decodeJSON(line []byte) (rec record, set uint, _ *LineError) {
 	if _, err := dec.Token(); err != io.EOF {
 		return rec, 0, lineError("unexpected data after the JSON object")
 	}
-	if i := skipSpace(line, 0); line[i] != '{' { // valid JSON, so i < len(line)
+	if i := jsonscan.SkipSpace(line, 0); line[i] != '{' { // valid JSON, so i < len(line)
 		return rec, 0, lineError("expected a JSON object, got %s", jsonKind(line[i]))
 	}
 	set, msg := checkKeys(line)
@@ -278,13 +279,13 @@ func decodeMessage(err error) string {
 // case-insensitively) or has a key twice (encoding/json keeps the last).
 func checkKeys(line []byte) (set uint, msg string) {
 	var seen uint
-	i := skipSpace(line, 0)
+	i := jsonscan.SkipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return 0, "expected a JSON object"
 	}
 	i++
 	for {
-		i = skipSpace(line, i)
+		i = jsonscan.SkipSpace(line, i)
 		if i >= len(line) {
 			return 0, "invalid JSON"
 		}
@@ -292,12 +293,12 @@ func checkKeys(line []byte) (set uint, msg string) {
 		case '}':
 			return set, ""
 		case ',':
-			i = skipSpace(line, i+1)
+			i = jsonscan.SkipSpace(line, i+1)
 		}
 		if i >= len(line) || line[i] != '"' {
 			return 0, "invalid JSON"
 		}
-		j := skipString(line, i)
+		j := jsonscan.SkipString(line, i)
 		raw := line[i:j]
 		k := fieldIndex(raw[1 : len(raw)-1])
 		if k < 0 && bytes.IndexByte(raw, '\\') >= 0 {
@@ -317,15 +318,15 @@ func checkKeys(line []byte) (set uint, msg string) {
 			return 0, fmt.Sprintf("field %q appears twice", fieldNames[k])
 		}
 		seen |= 1 << k
-		i = skipSpace(line, j)
+		i = jsonscan.SkipSpace(line, j)
 		if i >= len(line) || line[i] != ':' {
 			return 0, "invalid JSON"
 		}
-		i = skipSpace(line, i+1)
+		i = jsonscan.SkipSpace(line, i+1)
 		if i < len(line) && line[i] != 'n' { // not null
 			set |= 1 << k
 		}
-		i = skipValue(line, i)
+		i = jsonscan.SkipValue(line, i)
 	}
 }
 
@@ -337,59 +338,6 @@ func fieldIndex(key []byte) int {
 		}
 	}
 	return -1
-}
-
-// skipSpace returns the index of the first non-whitespace byte at or after i.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just after the JSON string starting at b[i]
-// (a '"'), or len(b) if it is unterminated.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the index just after the JSON value starting at b[i].
-func skipValue(b []byte, i int) int {
-	depth := 0
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			i = skipString(b, i)
-			if depth == 0 {
-				return i
-			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i // the end of the enclosing object
-			}
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		case ',', ' ', '\t', '\r', '\n':
-			if depth == 0 {
-				return i
-			}
-		}
-		i++
-	}
-	return i
 }
 
 // jsonKind names the kind of JSON value that starts with byte c.

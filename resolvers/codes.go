@@ -74,6 +74,10 @@ const CodeThrottled = "THROTTLED"
 const (
 	CodeSlowConsumer  = "SLOW_CONSUMER"
 	CodeLimitExceeded = "LIMIT_EXCEEDED"
+	// CodeInFlight: a query or mutation over a websocket while its
+	// connection or client has the most allowed in flight; over HTTP, a
+	// request while its client has the most allowed in flight (HTTP 429).
+	CodeInFlight = "IN_FLIGHT_LIMIT_EXCEEDED"
 )
 
 // storeCodes maps the domain's error codes (package store) to
@@ -117,6 +121,7 @@ var errorCodes = map[string]string{
 	CodeRequestTimeout:       "the body read deadline (body.go)",
 	CodeTooManyErrors:        "the error-list cap (httperrors.go)",
 	CodeSlowConsumer:         "a subscription's event buffer overflowed (liveconn.go, package live)",
-	CodeLimitExceeded:        "too many subscriptions on one connection (livesub.go)",
+	CodeLimitExceeded:        "too many subscriptions on one connection (livesub.go), too many live connections of one client (liveconn.go)",
+	CodeInFlight:             "too many operations in flight on one websocket or of one client over websockets (liveconn.go), too many HTTP requests in flight of one client (inflight.go)",
 	CodeSubscriptionBudget:   "a client's subscriptions over their complexity budget (livebudget.go)",
 }

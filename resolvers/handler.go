@@ -81,6 +81,10 @@ type Config struct {
 	// Origins are the browser origins allowed cross-origin: CORS, websocket
 	// upgrades and SSE streams (package origin); nil: same-origin only.
 	Origins *origin.Policy
+	// MaxRequestsInFlight bounds the GraphQL-over-HTTP requests of one
+	// client served at once, each until its reply is written (inflight.go;
+	// DefaultMaxRequestsInFlight when 0, negative: no bound).
+	MaxRequestsInFlight int
 }
 
 // DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
@@ -107,7 +111,7 @@ func NewHandler(cfg Config) http.Handler {
 	// HTTP caching (httpcache.go): Cache-Control, ETag and 304, micro-cache.
 	hc := newHTTPCache(es.Schema(), cfg.MicroCache, cfg.Metrics)
 	srv := handler.New(es)
-	addTransports(srv, cfg, es.Schema())
+	addTransports(srv, cfg, es.Schema(), rl)
 	addOperationChecks(srv, cfg, es)
 	handleErrors(srv, cfg)
 	addOperationMiddleware(srv, cfg, rl)
@@ -127,6 +131,9 @@ func (cfg Config) withDefaults() Config {
 	cfg.RequestTimeout = positiveOr(cfg.RequestTimeout, DefaultRequestTimeout)
 	cfg.Limits = cfg.Limits.withDefaults()
 	cfg.Caches = cfg.Caches.withDefaults()
+	if cfg.MaxRequestsInFlight == 0 {
+		cfg.MaxRequestsInFlight = DefaultMaxRequestsInFlight
+	}
 	return cfg
 }
 
@@ -134,8 +141,8 @@ func (cfg Config) withDefaults() Config {
 // which must come before POST (SSE is a POST that accepts
 // text/event-stream), then the strict GraphQL-over-HTTP ones
 // (transport.go).
-func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema) {
-	addLiveTransports(srv, cfg)
+func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rateLimiter) {
+	addLiveTransports(srv, cfg, rl)
 	ops := operations{schema: schema}
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(getTransport{ops: ops})
@@ -147,7 +154,8 @@ func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema) {
 // (introspection.go), trusted documents then APQ (one key space, the
 // manifest first), the mutation guard (access.go), and after every
 // parameter mutator the token limit and the cost limit (cost.go), which
-// measure the final text. gqlgen's documents, the APQ texts and the cost
+// measure the final text; last, the mark of an admitted websocket
+// operation (liveproto.go). gqlgen's documents, the APQ texts and the cost
 // analysis are cached within cfg.Caches' bytes (querycache.go).
 func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSchema) {
 	srv.Use(strictVariables{schema: es.Schema()})
@@ -171,6 +179,7 @@ func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSc
 	srv.Use(mutationGuard{guardMutations(cfg.Auth)})
 	srv.SetParserTokenLimit(cfg.Limits.MaxTokens)
 	srv.Use(newCostLimit(cfg.Limits, es, cfg.Caches, cfg.Metrics))
+	srv.Use(admittedOperations{}) // last: what reaches it passed every check
 }
 
 // handleErrors sets the one error presenter (ErrorPresenter behind the
@@ -265,8 +274,10 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 // (withRequestContext), the HTTP edge (edge.go), who may EXPLAIN
 // (explain.go), the rate limit's charge
 // for refusals (ratelimit_refused.go), live connections (liveconn.go), the
-// HTTP cache, credentials when configured (package auth; an oversize one
-// refused, access.go), the client's address (package clientaddr), and
+// HTTP cache, the cap on each client's requests in flight (inflight.go:
+// refused before any body is read, a micro-cached reply counted too),
+// credentials when configured (package auth; an oversize one refused,
+// access.go), the client's address (package clientaddr), and
 // outermost the origin rule (package origin: CORS, and no websocket or SSE
 // from an origin outside the list).
 func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache) http.Handler {
@@ -276,6 +287,7 @@ func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache)
 	h = rl.gate(h) // refusals cost too
 	h = cfg.Live.middleware(h)
 	h = hc.wrap(h)
+	h = limitInFlight(cfg.MaxRequestsInFlight, h)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(refuseOversizeCredential(h))
 	}

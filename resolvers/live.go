@@ -12,6 +12,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/coder/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/store"
@@ -23,6 +24,8 @@ const (
 	DefaultMaxConnsPerClient       = 20
 	DefaultKeepAlive               = 15 * time.Second
 	DefaultLiveWriteTimeout        = 10 * time.Second
+	DefaultMaxInFlightPerConn      = 16
+	DefaultMaxInFlightPerClient    = 32
 )
 
 // Websocket close codes the gateway sends besides the protocol's own.
@@ -47,6 +50,14 @@ type LiveConfig struct {
 	// one client, named as the rate limit names them (clientID)
 	// (DefaultMaxConnsPerClient when 0); API keys are not limited.
 	MaxConnsPerClient int
+	// MaxInFlightPerConn bounds the queries and mutations executing at once
+	// on one websocket connection (DefaultMaxInFlightPerConn when 0);
+	// subscriptions have their own limit.
+	MaxInFlightPerConn int
+	// MaxInFlightPerClient bounds them over all the websocket connections
+	// of one client, named as MaxConnsPerClient names it
+	// (DefaultMaxInFlightPerClient when 0).
+	MaxInFlightPerClient int
 	// KeepAlive is the websocket ping and SSE keep-alive comment interval
 	// (DefaultKeepAlive when 0).
 	KeepAlive time.Duration
@@ -65,7 +76,8 @@ type Live struct {
 	cfg     LiveConfig
 	mu      sync.Mutex
 	conns   map[*liveConn]struct{}
-	clients map[string]int
+	clients *clientSlots // live connections by client
+	running *clientSlots // queries and mutations in flight by client (liveOperations)
 	closing bool
 	drained chan struct{} // closed when closing and no connection is left
 	fanout  *fanout       // subscribers grouped by operation (livefanout.go)
@@ -75,9 +87,12 @@ type Live struct {
 func NewLive(cfg LiveConfig) *Live {
 	cfg.MaxSubscriptionsPerConn = positiveOr(cfg.MaxSubscriptionsPerConn, DefaultMaxSubscriptionsPerConn)
 	cfg.MaxConnsPerClient = positiveOr(cfg.MaxConnsPerClient, DefaultMaxConnsPerClient)
+	cfg.MaxInFlightPerConn = positiveOr(cfg.MaxInFlightPerConn, DefaultMaxInFlightPerConn)
+	cfg.MaxInFlightPerClient = positiveOr(cfg.MaxInFlightPerClient, DefaultMaxInFlightPerClient)
 	cfg.KeepAlive = positiveOr(cfg.KeepAlive, DefaultKeepAlive)
 	cfg.WriteTimeout = positiveOr(cfg.WriteTimeout, DefaultLiveWriteTimeout)
-	l := &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, clients: map[string]int{}, drained: make(chan struct{})}
+	l := &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, drained: make(chan struct{}),
+		clients: newClientSlots(cfg.MaxConnsPerClient), running: newClientSlots(cfg.MaxInFlightPerClient)}
 	if cfg.Hub != nil {
 		l.fanout = newFanout(cfg.Hub, nil)
 		l.fanout.budget.limit = budgetLimit(cfg.SubscriptionBudget)
@@ -88,7 +103,7 @@ func NewLive(cfg LiveConfig) *Live {
 // addLiveTransports registers the websocket (graphql-transport-ws, and the
 // legacy graphql-ws) and SSE (graphql-sse) transports of cfg.Live; they must
 // come before POST, which would take an SSE request for a plain one.
-func addLiveTransports(srv *handler.Server, cfg Config) {
+func addLiveTransports(srv *handler.Server, cfg Config, rl *rateLimiter) {
 	l := cfg.Live
 	if l == nil {
 		return
@@ -106,9 +121,8 @@ func addLiveTransports(srv *handler.Server, cfg Config) {
 		srv.AroundOperations(l.fanout.around)
 	}
 	srv.AddTransport(transport.Websocket{
-		Implementation:        liveWebsocket{l: l},
+		Implementation:        liveWebsocket{l: l, rl: rl}, // the init timeout is wsGuard's
 		InitFunc:              l.initFunc(cfg.Auth),
-		InitTimeout:           10 * time.Second,
 		KeepAlivePingInterval: l.cfg.KeepAlive, // legacy graphql-ws "ka"
 		PingPongInterval:      l.cfg.KeepAlive, // graphql-transport-ws ping/pong
 	})
@@ -117,17 +131,25 @@ func addLiveTransports(srv *handler.Server, cfg Config) {
 
 // liveOperations gives each operation on a live connection what the HTTP
 // handler gives each request: its own cost accounting and, for a query or
-// mutation, the request timeout. (Its own dataloaders come from
-// withLoaders, as every operation's do: a websocket lives long, and one
-// cache for all its operations would serve stale reads.)
+// mutation, the request timeout and a slot among the operations in flight
+// of its connection and its client (refused with IN_FLIGHT_LIMIT_EXCEEDED
+// when there is none). The slot is held until the result is written.
+// (Its own dataloaders come from withLoaders, as every operation's do: a
+// websocket lives long, and one cache for all its operations would serve
+// stale reads.)
 func liveOperations(cfg Config) graphql.OperationMiddleware {
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		if liveConnFrom(ctx) == nil {
+		c := liveConnFrom(ctx)
+		if c == nil {
 			return next(ctx)
 		}
 		ctx, _ = store.WithUsage(ctx)
 		if op := graphql.GetOperationContext(ctx).Operation; op == nil || op.Operation == ast.Subscription {
 			return next(ctx)
+		}
+		release, err := c.startOperation()
+		if err != nil {
+			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{err}})
 		}
 		ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
 		responses := next(ctx)
@@ -135,6 +157,7 @@ func liveOperations(cfg Config) graphql.OperationMiddleware {
 			resp := responses(ctx)
 			if resp == nil {
 				cancel()
+				release()
 			}
 			return resp
 		}

@@ -170,14 +170,7 @@ type wsConn struct {
 
 func (e *liveEnv) mustWS(tb testing.TB, initPayload any) *wsConn {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.srv.URL, "http"), &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { c.CloseNow() })
-	w := &wsConn{c: c}
+	w := e.dialWS(tb)
 	w.send(tb, map[string]any{"type": "connection_init", "payload": initPayload})
 	return w
 }

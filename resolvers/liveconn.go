@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -21,8 +22,11 @@ type liveConn struct {
 	l      *Live
 	client string
 	cancel context.CancelFunc
+	leave  func() // gives back the connection's slot among its client's (add)
 	subs   atomic.Int32
+	ops    int                                // queries and mutations in flight, guarded by l.mu
 	ws     atomic.Pointer[timedWebsocketConn] // websocket: set by liveWebsocket.Accept
+	guard  atomic.Pointer[wsGuard]            // websocket: its protocol guard (liveproto.go)
 	sse    *sseWriter                         // SSE: set before the connection is registered
 }
 
@@ -35,8 +39,8 @@ func liveConnFrom(ctx context.Context) *liveConn {
 }
 
 // middleware registers each websocket or SSE request as a live connection,
-// refusing it (429) when its client has MaxConnsPerClient open, or (503)
-// during shutdown. ctx is the request's context, cancelled by the handler.
+// refusing it with a coded JSON error: 429 LIMIT_EXCEEDED when its client
+// has MaxConnsPerClient open, 503 UNAVAILABLE during shutdown. ctx is the request's context, cancelled by the handler.
 func (l *Live) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if l == nil || !isLiveRequest(r) {
@@ -48,16 +52,17 @@ func (l *Live) middleware(next http.Handler) http.Handler {
 		c := &liveConn{l: l, client: clientID(r), cancel: cancel}
 		if (transport.SSE{}).Supports(r) {
 			rc := http.NewResponseController(w)
-			_ = rc.SetReadDeadline(time.Time{}) // the stream outlives the server's ReadTimeout
+			// The stream outlives the server's ReadTimeout, its body not.
+			r.Body = &bodyThenStream{ReadCloser: r.Body, rc: rc}
 			c.sse = &sseWriter{ResponseWriter: w, rc: rc, timeout: l.cfg.WriteTimeout}
 			w = c.sse
 		}
 		if err := l.add(c); err != nil {
-			status := http.StatusTooManyRequests
 			if errors.Is(err, errLiveClosing) {
-				status = http.StatusServiceUnavailable
+				writeRequestError(w, http.StatusServiceUnavailable, CodeUnavailable, err.Error(), "Retry-After", "1")
+			} else {
+				writeRequestError(w, http.StatusTooManyRequests, CodeLimitExceeded, err.Error())
 			}
-			http.Error(w, err.Error(), status)
 			return
 		}
 		defer l.remove(c)
@@ -71,25 +76,45 @@ func (l *Live) add(c *liveConn) error {
 	if l.closing {
 		return errLiveClosing
 	}
-	if c.client != "" && l.clients[c.client] >= l.cfg.MaxConnsPerClient {
+	leave, ok := l.clients.take(c.client)
+	if !ok {
 		return fmt.Errorf("too many live connections: at most %d per client", l.cfg.MaxConnsPerClient)
 	}
+	c.leave = leave
 	l.conns[c] = struct{}{}
-	if c.client != "" {
-		l.clients[c.client]++
-	}
 	return nil
+}
+
+// startOperation takes a slot for a query or mutation on c, or says why
+// there is none; release gives it back (once).
+func (c *liveConn) startOperation() (release func(), err *gqlerror.Error) {
+	l := c.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.ops >= l.cfg.MaxInFlightPerConn {
+		return nil, coded(CodeInFlight, fmt.Sprintf("too many operations in flight on this connection: at most %d; wait for a result before sending more", l.cfg.MaxInFlightPerConn))
+	}
+	leave, ok := l.running.take(c.client)
+	if !ok {
+		return nil, coded(CodeInFlight, fmt.Sprintf("too many operations in flight for this client: at most %d over its live connections; wait for a result before sending more", l.cfg.MaxInFlightPerClient))
+	}
+	c.ops++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			c.ops--
+			l.mu.Unlock()
+			leave()
+		})
+	}, nil
 }
 
 func (l *Live) remove(c *liveConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.conns, c)
-	if c.client != "" {
-		if l.clients[c.client]--; l.clients[c.client] <= 0 {
-			delete(l.clients, c.client)
-		}
-	}
+	c.leave()
 	if l.closing && len(l.conns) == 0 {
 		close(l.drained)
 	}
@@ -98,10 +123,11 @@ func (l *Live) remove(c *liveConn) {
 // shutdown ends the connection so that its client reconnects. A websocket
 // gets only the close frame: cancelling its subscriptions first would send
 // each a `complete`, and a client would not resubscribe after reconnecting.
-// The transport ends when the client answers the close (or after 5 s).
+// The transport ends when the client answers the close (or after
+// closeGrace).
 func (c *liveConn) shutdown() {
-	if ws := c.ws.Load(); ws != nil {
-		_ = ws.WriteClose(CloseServiceRestart, "server restart")
+	if g := c.guard.Load(); g != nil {
+		_ = g.WriteClose(CloseServiceRestart, "server restart")
 		return
 	}
 	if c.sse != nil {
@@ -159,10 +185,12 @@ func (l *Live) initFunc(a *auth.Authenticator) transport.WebsocketInitFunc {
 }
 
 // liveWebsocket accepts websockets with gqlgen's coder/websocket adapter,
-// wrapped so that each write is bounded by WriteTimeout and the connection
-// is known to its liveConn.
+// wrapped so that each write is bounded by WriteTimeout, the protocol and
+// the rate limit are enforced on each message (wsGuard), and the
+// connection is known to its liveConn.
 type liveWebsocket struct {
-	l *Live
+	l  *Live
+	rl *rateLimiter // nil: no rate limit
 }
 
 func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
@@ -170,18 +198,20 @@ func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts tran
 	if err != nil {
 		return nil, err
 	}
-	tc := &timedWebsocketConn{WebsocketConn: conn, timeout: lw.l.cfg.WriteTimeout}
+	tc := &timedWebsocketConn{wrappedWebsocket: wrappedWebsocket{conn}, timeout: lw.l.cfg.WriteTimeout}
+	g := newWSGuard(r.Context(), tc, lw.rl)
 	if c := liveConnFrom(r.Context()); c != nil {
 		c.ws.Store(tc)
+		c.guard.Store(g)
 	}
-	return tc, nil
+	return g, nil
 }
 
 // timedWebsocketConn closes the connection when one write takes longer
 // than timeout (the client stopped reading), so a stalled client never
 // holds a goroutine or a growing queue.
 type timedWebsocketConn struct {
-	transport.WebsocketConn
+	wrappedWebsocket
 	timeout time.Duration
 }
 
@@ -191,15 +221,21 @@ func (c *timedWebsocketConn) WriteJSON(v any) error {
 	return c.WebsocketConn.WriteJSON(v)
 }
 
-// SetReadLimit and SetReadDeadline pass through to the wrapped connection.
-func (c *timedWebsocketConn) SetReadLimit(n int64) {
+// wrappedWebsocket is a wrapper of a connection that passes the optional
+// read limit and read deadline through to it.
+type wrappedWebsocket struct {
+	transport.WebsocketConn
+}
+
+// SetReadLimit passes through to the wrapped connection.
+func (c wrappedWebsocket) SetReadLimit(n int64) {
 	if rl, ok := c.WebsocketConn.(transport.WebsocketReadLimiter); ok {
 		rl.SetReadLimit(n)
 	}
 }
 
 // SetReadDeadline passes through to the wrapped connection.
-func (c *timedWebsocketConn) SetReadDeadline(t time.Time) error {
+func (c wrappedWebsocket) SetReadDeadline(t time.Time) error {
 	if d, ok := c.WebsocketConn.(transport.WebsocketReadDeadliner); ok {
 		return d.SetReadDeadline(t)
 	}
@@ -251,4 +287,21 @@ func (w *sseWriter) stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.stopped = true
+}
+
+// bodyThenStream is an SSE request's body: read under the server's
+// ReadTimeout like any POST's (a stalled body gets 408 from readBody), and
+// once read to its end, the connection's read deadline is cleared, so that
+// the stream that follows is not cut by it.
+type bodyThenStream struct {
+	io.ReadCloser
+	rc *http.ResponseController
+}
+
+func (b *bodyThenStream) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }

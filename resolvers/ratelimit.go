@@ -97,6 +97,10 @@ func (rl *rateLimiter) around(ctx context.Context, next graphql.OperationHandler
 		}
 		return next(ctx)
 	}
+	if liveConnFrom(ctx) != nil {
+		// Over HTTP the gate charges the refusal; a live operation has none.
+		l.ReserveN(now, rl.refusedCost())
+	}
 	msg := "throttled: this operation costs more than your remaining budget; retry when enough has been restored (see extensions.cost.throttleStatus)"
 	if cost > rl.cfg.Burst {
 		msg = "this operation costs more than the largest budget a client can have; ask for less"

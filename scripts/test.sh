@@ -3,7 +3,10 @@
 #
 #  1. downloads Go modules and DynamoDB Local (scripts/fetch-dynamodb-local.sh),
 #  2. checks: go vet, staticcheck, gofmt, `go generate ./...` leaves no diff (when a
-#     go:generate directive exists),
+#     go:generate directive exists), and deploy/test.sh: the container
+#     image run from its own root file system, `helm template` decoded
+#     strictly, the CDK app synthesized into deploy/cdk/cdk.out (which the
+#     e2e table test reads),
 #  3. builds the race-enabled test binaries while the network is there,
 #  4. starts DynamoDB Local (Java) on 127.0.0.1, waits until it answers, and
 #     runs `go test -race -count=1` with DYNAMODB_ENDPOINT (and
@@ -201,7 +204,7 @@ step "staticcheck (pinned in go.mod as a tool; graph/ is gqlgen's output and is 
 go tool staticcheck $(go list ./... | grep -v '/graph$') || checks_failed+=("staticcheck")
 
 step "gofmt"
-unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path './node_modules/*' -not -path './.dynamodb/*' -print0 | xargs -0 -r gofmt -l)
+unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/*' -not -path './.dynamodb/*' -print0 | xargs -0 -r gofmt -l)
 if [[ -n $unformatted ]]; then
 	note "not gofmt-ed:"
 	printf '%s\n' "$unformatted" | sed 's/^/        /'
@@ -269,6 +272,17 @@ if DEBIAN_FRONTEND=noninteractive timeout 1200 web/test.sh >"$run/browser.log" 2
 else
 	tail -40 "$run/browser.log"
 	checks_failed+=("browser test")
+fi
+
+step "Deployment: the image run from its root file system, helm template, cdk synth (deploy/test.sh)"
+# The first run compiles helm into the Go build cache (minutes on 2 cores);
+# later runs take about a minute (the image ~20 s, cdk synth the rest).
+if timeout 1800 deploy/test.sh >"$run/deploy.log" 2>&1; then
+	grep -E '^(--- |ok )' "$run/deploy.log" | sed 's/^/    /' || true
+	note "image: artifacts/comments-gateway.oci.tar"
+else
+	tail -60 "$run/deploy.log"
+	checks_failed+=("deploy")
 fi
 
 step "Building race-enabled test binaries"

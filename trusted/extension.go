@@ -5,8 +5,16 @@ import (
 	"maps"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
+
+// A refusal of a document is about the request, as a parse or validation
+// error is: a websocket transport answers it with an `error` message.
+func init() {
+	errcode.RegisterErrorType(CodeRequired, errcode.KindProtocol)
+	errcode.RegisterErrorType(CodeMismatch, errcode.KindProtocol)
+}
 
 // Extension is the same rule inside gqlgen, for every transport (a
 // subscription over a websocket does not pass Middleware): it resolves

@@ -51,6 +51,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdExport(ctx, args, getenv, stdout, stderr)
 	case "backup":
 		return cmdBackup(ctx, args, getenv, stdout, stderr)
+	case "compact":
+		return cmdCompact(args, getenv, stderr)
 	default:
 		return unknownCommand(cmd)
 	}

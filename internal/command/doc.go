@@ -1,8 +1,9 @@
 // Package command is the comments-gateway binary's command line: main
 // calls Main, which picks the command and runs it. One file a command,
 // named after it: serve.go (package serve does the work), import.go,
-// seed.go, create_table.go, rebuild_stats.go, export.go and backup.go;
-// help.go holds the command list, each command's -h text and -version.
+// seed.go, create_table.go, rebuild_stats.go, export.go, backup.go and
+// compact.go; help.go holds the command list, each command's -h text and
+// -version.
 //
 // A command is a function of its arguments, the environment (getenv),
 // stdin, stdout and stderr, and returns an error; Main prints the error

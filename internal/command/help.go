@@ -30,6 +30,7 @@ Usage:
   comments-gateway rebuild-stats [flags]    recount every product's stats
   comments-gateway export [flags] FILE|-    write the comments as JSON lines
   comments-gateway backup [flags] FILE      copy the bolt file, also while served
+  comments-gateway compact [flags]          rewrite the bolt file with full pages
   comments-gateway help [COMMAND]           this list, or a command's flags
   comments-gateway -version                 the build's version
 
@@ -94,6 +95,12 @@ so it works while the server holds the bolt file. Flags:
 Writes a consistent copy of a bolt store to FILE: from the file itself
 (-store bolt:PATH, when no server holds it), or with -from from a running
 server's admin listener (serve -admin-addr). Flags:
+`,
+	"compact": `Usage: comments-gateway compact [flags]
+
+Rewrites a bolt store (-store bolt:PATH) with every page full: a copy in
+key order, synced, renamed over the file. For a file that grew by writes
+(import leaves its file compact). No server may hold the file. Flags:
 `,
 }
 

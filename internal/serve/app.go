@@ -247,5 +247,6 @@ func (a *app) handlerConfig(authn *auth.Authenticator, docs *trusted.Manifest) r
 		RequestTimeout: c.requestTimeout, RateLimit: c.rateLimit, ClientAddr: c.clientAddr.rule, Auth: authn,
 		DisableIntrospection: !c.introspection, OpenExplain: c.openExplain, APQCacheSize: apq, TracerProvider: a.tracer,
 		Trusted: docs, Live: a.live.conns, MicroCache: c.micro, Caches: c.caches, Origins: origin.New(c.corsOrigins),
+		MaxRequestsInFlight: c.maxInFlight,
 	}
 }

@@ -42,6 +42,7 @@ type Config struct {
 	sizing          store.Sizing
 	limits          resolvers.Limits
 	rateLimit       resolvers.RateLimit
+	maxInFlight     int             // -max-inflight-client; negative: no bound
 	clientAddr      clientAddrFlags // -trusted-proxy-hops, -trusted-proxies, …
 	apqCacheSize    int             // 0: APQ off
 	caches          resolvers.QueryCaches
@@ -141,6 +142,7 @@ func (c *Config) registerLimits(fs *flag.FlagSet) {
 	fs.Float64Var(&rl.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rl.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
 	fs.IntVar(&rl.RefusedCost, "rate-refused-cost", resolvers.DefaultRefusedCost, "points a request that runs no operation (a parse, validation or limit failure) costs; a client with fewer left gets 429")
+	fs.IntVar(&c.maxInFlight, "max-inflight-client", resolvers.DefaultMaxRequestsInFlight, "most GraphQL-over-HTTP requests of one client (by JWT subject or address; API keys unlimited) served at once, each until its reply is written; more get 429 (negative: no bound)")
 	c.clientAddr.register(fs)
 	fs.StringVar(&c.trustedPath, "trusted-documents", "", "JSON manifest of trusted documents, id → document (GraphQL Codegen's persisted-documents.json, Relay's persisted_queries.json); clients send documentId or extensions.persistedQuery.sha256Hash")
 	fs.BoolVar(&c.onlyTrusted, "only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
@@ -204,6 +206,9 @@ func (c *Config) resolve() error {
 	if q := c.caches; q.DocumentBytes <= 0 || q.CostBytes <= 0 || q.APQBytes <= 0 || q.MaxQueryBytes <= 0 {
 		return fmt.Errorf("-document-cache-bytes %d, -cost-cache-bytes %d, -apq-cache-bytes %d, -max-cached-query-bytes %d: want positive sizes",
 			q.DocumentBytes, q.CostBytes, q.APQBytes, q.MaxQueryBytes)
+	}
+	if c.maxInFlight == 0 {
+		return errors.New("-max-inflight-client 0: want a positive number, or a negative one for no bound")
 	}
 	if c.apqCacheSize < 0 {
 		return fmt.Errorf("-apq-cache-size %d: want 0 (off) or more", c.apqCacheSize)

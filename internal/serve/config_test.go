@@ -134,6 +134,7 @@ func TestServeConfigRefuses(t *testing.T) {
 		{[]string{"-read-timeout", "0s"}, "-read-timeout 0s: want a positive duration"},
 		{[]string{"-micro-cache-ttl", "-1s"}, "-micro-cache-ttl -1s, -micro-cache-bytes"},
 		{[]string{"-apq-cache-size", "-1"}, "-apq-cache-size -1: want 0 (off) or more"},
+		{[]string{"-max-inflight-client", "0"}, "-max-inflight-client 0: want a positive number, or a negative one for no bound"},
 		{[]string{"-document-cache-bytes", "0"}, "-document-cache-bytes 0, -cost-cache-bytes 33554432, -apq-cache-bytes 8388608, -max-cached-query-bytes 65536: want positive sizes"},
 		{[]string{"-pprof"}, "-pprof needs -metrics-addr"},
 		{[]string{"-pprof", "-metrics-addr", "0.0.0.0:9090"}, `-metrics-addr "0.0.0.0:9090": with -pprof it serves Go's profiles and the command line unauthenticated`},

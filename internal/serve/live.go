@@ -38,6 +38,8 @@ func (f *liveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.cfg.MaxSubscriptionsPerConn, "live-max-subscriptions", resolvers.DefaultMaxSubscriptionsPerConn, "most active subscriptions on one websocket connection")
 	fs.IntVar(&f.cfg.SubscriptionBudget, "live-subscription-budget", resolvers.DefaultSubscriptionBudget, "most complexity points one client's active subscriptions may cost together (each event executes them again; negative: no bound)")
 	fs.IntVar(&f.cfg.MaxConnsPerClient, "live-max-connections", resolvers.DefaultMaxConnsPerClient, "most open websocket/SSE connections of one client (by JWT subject or address; API keys unlimited)")
+	fs.IntVar(&f.cfg.MaxInFlightPerConn, "live-max-inflight", resolvers.DefaultMaxInFlightPerConn, "most queries and mutations executing at once on one websocket connection")
+	fs.IntVar(&f.cfg.MaxInFlightPerClient, "live-max-inflight-client", resolvers.DefaultMaxInFlightPerClient, "most queries and mutations executing at once over all the websocket connections of one client")
 	fs.DurationVar(&f.cfg.KeepAlive, "live-keepalive", resolvers.DefaultKeepAlive, "websocket ping and SSE keep-alive comment interval")
 	fs.DurationVar(&f.cfg.WriteTimeout, "live-write-timeout", resolvers.DefaultLiveWriteTimeout, "close a live connection whose client accepts no data for this long")
 	fs.IntVar(&f.buffer, "live-buffer", live.DefaultBuffer, "events held per subscriber; a subscriber that falls further behind is ended with SLOW_CONSUMER")

@@ -148,14 +148,7 @@ func Open(path string, opts ...Option) (*Table, error) {
 		InitialMmapSize: initialMmapSize,
 	})
 	if err != nil {
-		switch {
-		case errors.Is(err, berrors.ErrTimeout):
-			return nil, store.Wrap(store.EUNAVAILABLE, err,
-				"bolt store %s is locked by another process (gave up after %v); stop it or use another file", path, o.lockTimeout)
-		case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
-			return nil, store.Wrap(store.EINTERNAL, err, "%s is not a bolt store or is corrupt", path)
-		}
-		return nil, store.Wrap(store.EUNAVAILABLE, err, "cannot open bolt store %s", path)
+		return nil, openError(path, o.lockTimeout, err)
 	}
 	t := &Table{db: db, path: path, batchSize: o.batchSize, log: o.log}
 	for _, d := range store.Indexes {
@@ -170,6 +163,19 @@ func Open(path string, opts ...Option) (*Table, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// openError is the store error of bbolt.Open's err on the file at path,
+// whose lock it waited for lockTimeout.
+func openError(path string, lockTimeout time.Duration, err error) error {
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return store.Wrap(store.EUNAVAILABLE, err,
+			"bolt store %s is locked by another process (gave up after %v); stop it or use another file", path, lockTimeout)
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
+		return store.Wrap(store.EINTERNAL, err, "%s is not a bolt store or is corrupt", path)
+	}
+	return store.Wrap(store.EUNAVAILABLE, err, "cannot open bolt store %s", path)
 }
 
 // Local reports that the table answers in-process, so store.Store reads

@@ -3,6 +3,8 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/logging"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/acme/comments-gateway/store"
@@ -67,13 +70,25 @@ const (
 // middleware stack, around every call (the server installs its call
 // tracing this way). Open makes no request.
 func Open(ctx context.Context, table string, apiOptions ...func(*middleware.Stack) error) (*Table, error) {
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRetryer(NewRetryer))
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRetryer(NewRetryer), config.WithLogger(sdkLogger))
 	if err != nil {
 		return nil, store.Wrap(store.EUNAVAILABLE, err, "load the AWS configuration")
 	}
 	cfg.APIOptions = append(cfg.APIOptions, apiOptions...)
 	return New(dynamodb.NewFromConfig(cfg), table), nil
 }
+
+// sdkLogger sends the SDK's own log lines (a response body it could not
+// drain, a clock skew) to slog's default logger at the time of the line,
+// so they take the command's log format (JSON in production) instead of
+// the SDK's plain "SDK <time> WARN" lines on stderr.
+var sdkLogger = logging.LoggerFunc(func(c logging.Classification, format string, v ...any) {
+	level := slog.LevelWarn
+	if c == logging.Debug {
+		level = slog.LevelDebug
+	}
+	slog.Default().Log(context.Background(), level, fmt.Sprintf(format, v...), "source", "aws-sdk")
+})
 
 // NewRetryer returns the retryer Open installs: the SDK's standard retryer
 // with MaxAttempts attempts, full-jitter exponential backoff from 25 ms up to

@@ -1,0 +1,39 @@
+package resolvers
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// DefaultMaxRequestsInFlight is how many GraphQL-over-HTTP requests of one
+// client are served at once (Config.MaxRequestsInFlight).
+const DefaultMaxRequestsInFlight = 32
+
+// limitInFlight bounds the GraphQL-over-HTTP requests of each client
+// (clientID: a JWT's subject, else the address; API keys are not bounded)
+// being served at once to limit (no bound when limit is 0 or less). A
+// request holds its slot from here until its handler returns, so until its
+// reply is written: a client that does not read its replies holds its
+// slots. One over the limit gets 429 IN_FLIGHT_LIMIT_EXCEEDED with
+// Retry-After, before its body is read. Websocket and SSE requests have
+// their own caps (liveconn.go), and a preflight holds nothing.
+func limitInFlight(limit int, next http.Handler) http.Handler {
+	if limit <= 0 {
+		return next
+	}
+	slots := newClientSlots(limit)
+	msg := fmt.Sprintf("too many requests in flight for this client: at most %d; wait for a reply before sending more", limit)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions || isLiveRequest(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		release, ok := slots.take(clientID(r))
+		if !ok {
+			writeRequestError(w, http.StatusTooManyRequests, CodeInFlight, msg, "Retry-After", "1")
+			return
+		}
+		defer release()
+		next.ServeHTTP(w, r)
+	})
+}
