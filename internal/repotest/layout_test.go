@@ -1,0 +1,219 @@
+package repotest
+
+import (
+	"bufio"
+	"errors"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The tree's Go packages, their docs and their imports are what README.md's
+// Layout section and docs/design.md say they are.
+
+// TestReadmeLayoutListsEveryPackage pins README.md's Layout section to the
+// tree: its first code block lists every directory holding Go files, one
+// line each, and nothing else; every path of its other code blocks exists.
+func TestReadmeLayoutListsEveryPackage(t *testing.T) {
+	blocks := readmeLayoutBlocks(t)
+	if len(blocks) == 0 {
+		t.Fatal("README.md: the Layout section has no code block listing the packages")
+	}
+	listed := blocks[0]
+	tree := packageDirs(t)
+	for _, dir := range tree {
+		if !slices.Contains(listed, dir) {
+			t.Errorf("README.md Layout: package %s is missing (add a line for it)", dir)
+		}
+	}
+	for _, dir := range listed {
+		if !slices.Contains(tree, dir) {
+			t.Errorf("README.md Layout: %s is listed as a package, but the tree has no Go package there", dir)
+		}
+	}
+	if dup := duplicates(listed); len(dup) > 0 {
+		t.Errorf("README.md Layout: listed more than once: %v", dup)
+	}
+	for _, block := range blocks[1:] {
+		for _, p := range block {
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("README.md Layout: %s does not exist", p)
+			}
+		}
+	}
+}
+
+// TestEveryPackageHasDocGo checks that every package with non-test Go files
+// has its package comment in doc.go, and only there.
+func TestEveryPackageHasDocGo(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, dir := range packageDirs(t) {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nonTest := 0
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			nonTest++
+			af, err := parser.ParseFile(fset, f, nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			isDoc := filepath.Base(f) == "doc.go"
+			switch {
+			case isDoc && af.Doc == nil:
+				t.Errorf("%s has no package comment", f)
+			case !isDoc && af.Doc != nil:
+				t.Errorf("%s has a package comment; it belongs in %s", f, filepath.Join(dir, "doc.go"))
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "doc.go")); nonTest > 0 && err != nil {
+			t.Errorf("package %s has no doc.go with its package comment", dir)
+		}
+	}
+}
+
+// TestDependencyDirection checks the import rules of docs/design.md §1 on
+// the non-test imports: store imports no package of the module; only the
+// binary's wiring (package main and the packages of its commands, wiring)
+// and a backend's own subpackages import a backend, the backends never
+// import each other, and the store's packages import no package of the
+// module outside store/ (the wiring installs what observes them).
+func TestDependencyDirection(t *testing.T) {
+	module := modulePath(t)
+	backends := []string{"store/bolt/", "store/dynamo/"}
+	wiring := []string{"./", "internal/command/", "internal/serve/", "internal/storespec/"}
+	for _, dir := range packageDirs(t) {
+		p, err := build.ImportDir(dir, 0)
+		var noGo *build.NoGoError
+		if errors.As(err, &noGo) {
+			continue // only test files: no non-test imports
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range p.Imports {
+			rel, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				continue
+			}
+			rel += "/"
+			switch {
+			case dir == "store/":
+				t.Errorf("store imports %s: the domain imports no package of the module", imp)
+			case slices.Contains(backends, rel) && !slices.Contains(wiring, dir) && !strings.HasPrefix(dir, rel):
+				t.Errorf("%s imports the backend %s: only the binary's wiring chooses a backend (package storespec)", dir, imp)
+			case strings.HasPrefix(dir, "store/") && !strings.HasPrefix(rel, "store/"):
+				t.Errorf("%s imports %s: the store's packages import only store packages (main installs tracing, metrics come through store.Accountant)", dir, imp)
+			}
+		}
+	}
+}
+
+// readmeLayoutBlocks returns the code blocks of README.md's "## Layout"
+// section, each as the first field (a path) of its non-empty lines.
+func readmeLayoutBlocks(t *testing.T) [][]string {
+	t.Helper()
+	f, err := os.Open("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var blocks [][]string
+	in, fenced := false, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "## "):
+			in = line == "## Layout"
+		case !in:
+		case strings.HasPrefix(line, "```"):
+			fenced = !fenced
+			if fenced {
+				blocks = append(blocks, nil)
+			}
+		case fenced && strings.TrimSpace(line) != "":
+			b := &blocks[len(blocks)-1]
+			*b = append(*b, strings.Fields(line)[0])
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return blocks
+}
+
+// packageDirs returns the directories of the module that hold Go files, as
+// the Layout section writes them ("./" for the root, else "dir/"), sorted.
+// It skips node_modules, testdata, hidden and underscore directories, and
+// nested modules.
+func packageDirs(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != "." && (name == "node_modules" || name == "testdata" ||
+				strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); path != "." && err == nil {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".go") {
+			if dir := filepath.ToSlash(filepath.Dir(path)) + "/"; !slices.Contains(dirs, dir) {
+				dirs = append(dirs, dir)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(dirs)
+	return dirs
+}
+
+// modulePath returns the module path declared in go.mod.
+func modulePath(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(m), `"`)
+		}
+	}
+	t.Fatal("go.mod declares no module")
+	return ""
+}
+
+// duplicates returns the values that occur more than once in list.
+func duplicates(list []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range list {
+		if seen[s] && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+		seen[s] = true
+	}
+	return out
+}
