@@ -16,7 +16,7 @@ import (
 func mustOperation(tb testing.TB, query string, rawVars map[string]any) *graphql.OperationContext {
 	tb.Helper()
 	schema := testSchema().Schema()
-	doc, errs := gqlparser.LoadQuery(schema, query)
+	doc, errs := gqlparser.LoadQueryWithRules(schema, query, nil)
 	if errs != nil {
 		tb.Fatalf("%s: %v", query, errs)
 	}
