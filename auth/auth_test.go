@@ -2,10 +2,6 @@ package auth_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -16,11 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v3/jwa"
-	"github.com/lestrrat-go/jwx/v3/jwk"
-	"github.com/lestrrat-go/jwx/v3/jwt"
-
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/testutil"
 )
 
 func TestKeySet(t *testing.T) {
@@ -120,74 +113,8 @@ func (panicVerifier) Verify(context.Context, string) (*auth.Principal, error) {
 	panic("an oversize token reached the JWT verifier")
 }
 
-// jwksServer serves the public halves of an RSA and an EC key.
-type jwksServer struct {
-	*httptest.Server
-	rsa, ec jwk.Key
-}
-
-func MustJWKS(tb testing.TB) *jwksServer {
-	tb.Helper()
-	rk, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ek, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s := &jwksServer{}
-	set := jwk.NewSet()
-	for kid, raw := range map[string]any{"rsa-1": rk, "ec-1": ek} {
-		priv, err := jwk.Import(raw)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		priv.Set(jwk.KeyIDKey, kid)
-		if kid == "rsa-1" {
-			priv.Set(jwk.AlgorithmKey, jwa.RS256())
-			s.rsa = priv
-		} else {
-			priv.Set(jwk.AlgorithmKey, jwa.ES256())
-			s.ec = priv
-		}
-		pub, err := priv.PublicKey()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		set.AddKey(pub)
-	}
-	body, _ := json.Marshal(set)
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	}))
-	tb.Cleanup(s.Close)
-	return s
-}
-
-// Sign returns a token signed with the RSA key (or the EC one).
-func (s *jwksServer) Sign(tb testing.TB, ec bool, claims map[string]any) string {
-	tb.Helper()
-	tok := jwt.New()
-	for k, v := range claims {
-		if err := tok.Set(k, v); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	key, alg := s.rsa, jwa.RS256()
-	if ec {
-		key, alg = s.ec, jwa.ES256()
-	}
-	b, err := jwt.Sign(tok, jwt.WithKey(alg, key))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
-}
-
 func TestJWKS(t *testing.T) {
-	srv := MustJWKS(t)
+	srv := testutil.MustJWKS(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	v, err := auth.NewJWKS(ctx, auth.JWTConfig{JWKSURL: srv.URL, Issuer: "https://idp.test/", Audience: "comments", RolesClaim: "app_roles"})
@@ -227,7 +154,7 @@ func TestJWKS(t *testing.T) {
 		{"tampered", tamper(srv.Sign(t, false, good())), false, false},
 		{"garbage", "a.b.c", false, false},
 		{"unsigned", unsigned(good()), false, false},
-		{"foreign key", MustJWKS(t).Sign(t, false, good()), false, false},
+		{"foreign key", testutil.MustJWKS(t).Sign(t, false, good()), false, false},
 	} {
 		p, err := v.Verify(ctx, tc.token)
 		if (err == nil) != tc.ok {

@@ -7,37 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v3/jwa"
-	"github.com/lestrrat-go/jwx/v3/jws"
-
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/testutil"
 )
-
-// SignRaw signs a claims JSON object exactly as given (so a claim may have
-// any JSON type) with the RSA key, adding extra protected headers.
-func (s *jwksServer) SignRaw(tb testing.TB, claims string, extra map[string]any) string {
-	tb.Helper()
-	h := jws.NewHeaders()
-	for k, v := range extra {
-		if err := h.Set(k, v); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	kid, _ := s.rsa.KeyID()
-	h.Set(jws.KeyIDKey, kid)
-	h.Set(jws.TypeKey, "JWT")
-	b, err := jws.Sign([]byte(claims), jws.WithKey(jwa.RS256(), s.rsa, jws.WithProtectedHeaders(h)))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
-}
 
 // TestJWKSStrict: tokens that are validly signed by a JWKS key and carry
 // every required claim, but with a crit header or a date claim that is not
 // a JSON number, are refused; the same token without the oddity passes.
 func TestJWKSStrict(t *testing.T) {
-	srv := MustJWKS(t)
+	srv := testutil.MustJWKS(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	v, err := auth.NewJWKS(ctx, auth.JWTConfig{JWKSURL: srv.URL, Issuer: "iss", Audience: "aud"})

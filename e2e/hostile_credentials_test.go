@@ -7,21 +7,13 @@ package e2e
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v3/jwa"
-	"github.com/lestrrat-go/jwx/v3/jwk"
-	"github.com/lestrrat-go/jwx/v3/jwt"
-
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/testutil"
 )
 
 // TestBudgetOversizeCredentialsAreCheap: with API keys and a JWKS
@@ -105,48 +97,17 @@ func TestBudgetExplainNeedsACredential(t *testing.T) {
 	mustPlan(open)
 }
 
-// mustJWKSServer serves, on 127.0.0.1, a JWKS with one EC public key; it
-// returns its URL and a function that signs a token of issuer "idp" and
-// audience "gw", valid for an hour, with the given claims added.
+// mustJWKSServer serves, on 127.0.0.1, a JWKS; it returns its URL and a
+// function that signs a token of issuer "idp" and audience "gw", valid for
+// an hour, with the given claims added.
 func mustJWKSServer(tb testing.TB) (string, func(claims map[string]any) string) {
 	tb.Helper()
-	raw, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	priv, err := jwk.Import(raw)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	_ = priv.Set(jwk.KeyIDKey, "ec-1")
-	_ = priv.Set(jwk.AlgorithmKey, jwa.ES256())
-	key, err := priv.PublicKey()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	set := jwk.NewSet()
-	_ = set.AddKey(key)
-	b, _ := json.Marshal(set)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(b)
-	}))
-	tb.Cleanup(srv.Close)
-	sign := func(claims map[string]any) string {
-		tok := jwt.New()
-		_ = tok.Set(jwt.IssuerKey, "idp")
-		_ = tok.Set(jwt.AudienceKey, "gw")
-		_ = tok.Set(jwt.ExpirationKey, time.Now().Add(time.Hour))
+	srv := testutil.MustJWKS(tb)
+	return srv.URL, func(claims map[string]any) string {
+		all := map[string]any{"iss": "idp", "aud": "gw", "exp": time.Now().Add(time.Hour)}
 		for k, v := range claims {
-			if err := tok.Set(k, v); err != nil {
-				tb.Fatal(err)
-			}
+			all[k] = v
 		}
-		signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256(), priv))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return string(signed)
+		return srv.Sign(tb, true, all)
 	}
-	return srv.URL, sign
 }

@@ -220,19 +220,13 @@ type liveSocket struct {
 	err     error
 }
 
+// mustLiveSocket opens a socket of the attacking client and starts its
+// reader.
 func mustLiveSocket(ctx context.Context, tb testing.TB, s *Server) *liveSocket {
 	tb.Helper()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(s.URL, "http")+"/graphql", &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	c := dialLive(ctx, tb, s)
 	c.SetReadLimit(16 << 20)
-	tb.Cleanup(func() { c.CloseNow() })
 	ls := &liveSocket{c: c}
-	ls.send(tb, map[string]any{"type": "connection_init"})
-	if _, b, err := c.Read(ctx); err != nil || !strings.Contains(string(b), "connection_ack") {
-		tb.Fatalf("connection_init: %s, %v", b, err)
-	}
 	go ls.read(ctx)
 	return ls
 }
