@@ -18,6 +18,7 @@
 //
 // generate.go holds the go:generate steps (gqlgen, then the rewrite of
 // internal/gqlexec, then schema/). The design the code follows is
-// docs/design.md; the README documents every behaviour a user sees, and
-// its Layout section lists every package.
+// docs/design.md; the README and the documents under docs/ it links
+// document every behaviour a user sees, and each package's doc.go says
+// what it owns.
 package main

@@ -14,5 +14,6 @@
 // (kill -9 during writes), export_test.go, httpcache_test.go,
 // metrics_listener_test.go, serve_test.go (serve's modes, access control and
 // refusals), cli_test.go (help, version and argument errors) and
-// readme_test.go (the README's flag table and curl examples).
+// readme_test.go (the flag table of docs/operations.md and the curl
+// examples of README.md and docs/).
 package e2e

@@ -14,17 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// readme returns README.md.
-func readme(tb testing.TB) string {
-	tb.Helper()
-	b, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
-}
+	"github.com/acme/comments-gateway/internal/testutil"
+)
 
 // serveFlags returns the names of the serve command's flags, as the
 // binary's `serve -h` prints them (the flag set itself, nothing copied).
@@ -44,19 +36,18 @@ func serveFlags(t *testing.T) []string {
 	return names
 }
 
-// TestREADMEServeFlagTableIsComplete: the README's table of serve flags
-// ("Every serve flag, …") has one row per flag of the serve command's flag
-// set, no other, and names each flag's environment variable right.
+// TestREADMEServeFlagTableIsComplete: the documentation's table of serve
+// flags ("Every serve flag, …", in docs/operations.md) has one row per flag
+// of the serve command's flag set, no other, and names each flag's
+// environment variable right.
 func TestREADMEServeFlagTableIsComplete(t *testing.T) {
-	doc := readme(t)
-	start := strings.Index(doc, "Every serve flag")
-	if start < 0 {
-		t.Fatal(`README.md has no "Every serve flag" table`)
-	}
+	table := testutil.DocWith(t, "Every serve flag, its default")
+	doc := table.Text
+	start := strings.Index(doc, "Every serve flag, its default")
 	rows := regexp.MustCompile("(?m)^\\| `-([a-z0-9-]+)` \\| [^|]* \\| `([A-Z0-9_]+)` \\|")
 	header := strings.Index(doc[start:], "\n| flag |")
 	if header < 0 {
-		t.Fatal(`README.md: no "| flag |" table after "Every serve flag"`)
+		t.Fatalf(`%s: no "| flag |" table after "Every serve flag"`, table.Path)
 	}
 	var documented []string
 	for _, line := range strings.Split(doc[start+header+1:], "\n")[2:] {
@@ -65,40 +56,53 @@ func TestREADMEServeFlagTableIsComplete(t *testing.T) {
 		}
 		m := rows.FindStringSubmatch(line)
 		if m == nil {
-			t.Errorf("README flag row not understood: %s", line)
+			t.Errorf("%s: flag row not understood: %s", table.Path, line)
 			continue
 		}
 		documented = append(documented, m[1])
 		if want := "COMMENTS_" + strings.ToUpper(strings.ReplaceAll(m[1], "-", "_")); m[2] != want {
-			t.Errorf("README: -%s reads %s, want %s", m[1], m[2], want)
+			t.Errorf("%s: -%s reads %s, want %s", table.Path, m[1], m[2], want)
 		}
 	}
 	flags := serveFlags(t)
 	for _, f := range flags {
 		if !slices.Contains(documented, f) {
-			t.Errorf("serve flag -%s is missing from the README's flag table", f)
+			t.Errorf("serve flag -%s is missing from the flag table of %s", f, table.Path)
 		}
 	}
 	for _, f := range documented {
 		if !slices.Contains(flags, f) {
-			t.Errorf("the README documents -%s, which serve does not have", f)
+			t.Errorf("%s documents -%s, which serve does not have", table.Path, f)
 		}
 	}
 }
 
-// shellExamples returns the README's ```sh blocks that talk to a running
-// gateway with curl (the others build, deploy or start one).
-func shellExamples(doc string) []string {
-	var out []string
-	for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(doc, -1) {
-		if strings.Contains(m[1], "curl ") && !strings.Contains(m[1], "go run") {
-			out = append(out, m[1])
+// minShellExamples is how many curl examples README.md and docs/ held when
+// they were split into topic documents: fewer means one was lost in a move.
+const minShellExamples = 8
+
+// shellExample is one ```sh block of a document.
+type shellExample struct {
+	doc, script string
+}
+
+// shellExamples returns the ```sh blocks of README.md and docs/
+// (testutil.Docs) that talk to a running gateway with curl (the others
+// build, deploy or start one).
+func shellExamples(t *testing.T) []shellExample {
+	var out []shellExample
+	for _, doc := range testutil.Docs(t) {
+		for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(doc.Text, -1) {
+			if strings.Contains(m[1], "curl ") && !strings.Contains(m[1], "go run") {
+				out = append(out, shellExample{doc.Path, m[1]})
+			}
 		}
 	}
 	return out
 }
 
-// TestREADMEShellExamplesRun: every curl example of the README, pasted as
+// TestREADMEShellExamplesRun: every curl example of README.md and docs/
+// (wherever it moved; docs/archive/ excepted), pasted as
 // it is into bash (-e -u -o pipefail), succeeds and prints no GraphQL error
 // (unless the example says it shows a refusal). An example that starts its
 // own server (`go build -o gw .` then `./gw serve …`) runs in a directory of
@@ -114,9 +118,9 @@ func TestREADMEShellExamplesRun(t *testing.T) {
 			t.Skipf("needs %s: %v", tool, err)
 		}
 	}
-	examples := shellExamples(readme(t))
-	if len(examples) < 3 {
-		t.Fatalf("found %d curl examples in README.md", len(examples))
+	examples := shellExamples(t)
+	if len(examples) < minShellExamples {
+		t.Fatalf("found %d curl examples in README.md and docs/, want at least %d", len(examples), minShellExamples)
 	}
 	const key = "readme-example-key"
 	bin := MustBinary(t)
@@ -136,14 +140,15 @@ func TestREADMEShellExamplesRun(t *testing.T) {
 		servers[keyed] = strings.TrimPrefix(s.URL, "http://")
 		return servers[keyed]
 	}
-	for i, ex := range examples {
+	for i, e := range examples {
+		ex := e.script
 		out, errOut, err := runExample(examplePrelude(ex, serverFor)+ex, exampleDir(t, ex), "KEY="+key, "GW_BIN="+bin)
 		failed := err != nil || strings.Contains(out, "null")
 		if !strings.Contains(ex, "refused") {
 			failed = failed || strings.Contains(out, `"errors"`)
 		}
 		if failed {
-			t.Errorf("README example %d failed (%v):\n%s\nstdout:\n%s\nstderr:\n%s", i+1, err, ex, tail(out, 2000), tail(errOut, 2000))
+			t.Errorf("%s: example %d failed (%v):\n%s\nstdout:\n%s\nstderr:\n%s", e.doc, i+1, err, ex, tail(out, 2000), tail(errOut, 2000))
 		}
 	}
 }

@@ -767,8 +767,8 @@ only the caller's browser may cache it. A ` + "`" + `GET` + "`" + ` query's ` + 
 takes the smallest ` + "`" + `maxAge` + "`" + ` and the narrowest ` + "`" + `scope` + "`" + ` of every field it
 selects; a root field or an object-typed field without a hint counts as
 ` + "`" + `maxAge: 0` + "`" + `, a scalar field inherits its parent's. ` + "`" + `inheritMaxAge: true` + "`" + `
-on a type or field makes it inherit instead. See the README's "HTTP
-caching".
+on a type or field makes it inherit instead. See docs/caching.md,
+"HTTP caching".
 """
 directive @cacheControl(
   "Seconds a response holding this field may be reused."
@@ -879,7 +879,7 @@ An object with a globally unique id, for
 refetch any ` + "`" + `Node` + "`" + ` with ` + "`" + `Query.node(id: nodeId)` + "`" + `. The field is ` + "`" + `nodeId` + "`" + `,
 not ` + "`" + `id` + "`" + `, because ` + "`" + `id` + "`" + ` stays the catalog's product id (the federation key)
 and the comment id; a Relay client sets ` + "`" + `nodeInterfaceIdField: "nodeId"` + "`" + `
-(see the README, "Front end").
+(see docs/clients.md, "Relay global ids").
 """
 interface Node {
   """

@@ -5,7 +5,7 @@ import "github.com/prometheus/client_golang/prometheus"
 // newGraphQLErrors is the counter of ObserveGraphQLError.
 func newGraphQLErrors() *prometheus.CounterVec {
 	return counterVec("comments_graphql_errors_total",
-		"GraphQL errors the gateway's error presenter produced, by extensions.code (the fixed set of the README's error codes).", "code")
+		"GraphQL errors the gateway's error presenter produced, by extensions.code (the fixed set of the error codes of docs/api.md).", "code")
 }
 
 // InitGraphQLErrorCodes makes the error counter's series of codes exist at

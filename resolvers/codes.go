@@ -100,8 +100,8 @@ var storeCodes = map[string]string{
 }
 
 // errorCodes is every extensions.code a reply of the gateway may carry, with
-// where it is decided. The README's table of error codes lists exactly
-// these (codes_test.go), so a new code cannot go undocumented.
+// where it is decided. The table of error codes in docs/api.md lists
+// exactly these (codes_test.go), so a new code cannot go undocumented.
 var errorCodes = map[string]string{
 	CodeBadUserInput:         "a store EINVALID error, an argument check, or the request's encoding (edge.go)",
 	CodeNotFound:             "a store ENOTFOUND error, or a path under /graphql/",

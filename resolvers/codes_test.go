@@ -1,26 +1,22 @@
 package resolvers
 
 import (
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acme/comments-gateway/internal/testutil"
 )
 
-// TestReadmeCodeTableListsEveryCode: the README's table of error codes (the
-// one headed "| code | HTTP | what to fix |") names exactly the codes of
-// errorCodes, so that a code the gateway answers with is documented and a
-// documented code exists.
+// TestReadmeCodeTableListsEveryCode: the documentation's table of error
+// codes (the one headed "| code | HTTP | what to fix |", in docs/api.md)
+// names exactly the codes of errorCodes, so that a code the gateway answers
+// with is documented and a documented code exists.
 func TestReadmeCodeTableListsEveryCode(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, table, ok := strings.Cut(string(readme), "| code | HTTP | what to fix |\n")
-	if !ok {
-		t.Fatal("README.md has no table headed | code | HTTP | what to fix |")
-	}
+	const header = "| code | HTTP | what to fix |\n"
+	doc := testutil.DocWith(t, header)
+	_, table, _ := strings.Cut(doc.Text, header)
 	table, _, _ = strings.Cut(table, "\n\n")
 	code := regexp.MustCompile("`([A-Z_]+)`")
 	documented := map[string]bool{}
@@ -32,7 +28,7 @@ func TestReadmeCodeTableListsEveryCode(t *testing.T) {
 	}
 	for c := range errorCodes {
 		if !documented[c] {
-			t.Errorf("code %s (%s) is missing from the README's error table", c, errorCodes[c])
+			t.Errorf("code %s (%s) is missing from %s's error table", c, errorCodes[c], doc.Path)
 		}
 	}
 	var extra []string
@@ -43,6 +39,6 @@ func TestReadmeCodeTableListsEveryCode(t *testing.T) {
 	}
 	slices.Sort(extra)
 	if len(extra) > 0 {
-		t.Errorf("the README's error table lists codes the gateway does not have: %v", extra)
+		t.Errorf("%s's error table lists codes the gateway does not have: %v", doc.Path, extra)
 	}
 }

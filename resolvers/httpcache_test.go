@@ -67,7 +67,7 @@ func errorFree(tb testing.TB, r *gqltest.Response) bool {
 	return len(r.Errors) == 0 && len(r.Data) > 0 && string(r.Data) != "null"
 }
 
-// The policy table in the README and schema.graphqls: product 300,
+// The policy table in docs/caching.md and schema.graphqls: product 300,
 // comment(id) 300, topProducts 60, stats 60, languages 60, comments 30;
 // the smallest max-age of the selected fields wins.
 func TestCacheControlPerField(t *testing.T) {

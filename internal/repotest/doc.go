@@ -1,6 +1,7 @@
 // Package repotest holds the tests of the repository as a whole, run from
-// the module's root: the root holds main only, README.md's Layout section
-// lists every package, every package has its doc.go, the imports follow
-// docs/design.md §1, functions fit one screen, and no file holds a merge
-// conflict marker. It has no code of its own.
+// the module's root: the root holds main only, every path README.md's
+// Layout section names exists, every package has its doc.go, the imports
+// follow docs/design.md §1, every document under docs/ is reachable from
+// README.md by links that resolve, functions fit one screen, and no file
+// holds a merge conflict marker. It has no code of its own.
 package repotest

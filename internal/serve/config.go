@@ -20,8 +20,8 @@ import (
 // default and COMMENTS_* environment variable (defaults < environment <
 // flags, see package flagenv), parsed once into a Config and validated. The
 // flags of subscriptions are in live.go, those of access control in
-// access.go; README.md's "Every serve flag" table is tested against this
-// flag set (config_test.go, e2e/readme_test.go).
+// access.go; the "Every serve flag" table of docs/operations.md is tested
+// against this flag set (config_test.go, e2e/readme_test.go).
 
 // Config is the serve command's configuration, parsed and validated
 // by ParseConfig; Run builds the server from it (newApp).

@@ -3,30 +3,25 @@ package serve
 import (
 	"flag"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acme/comments-gateway/internal/storespec"
+	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/resolvers"
 )
 
 // TestServeFlagDefaultsMatchREADME: every serve flag whose default the
-// README's flag table writes as one value (`10s`, `64MiB`, none) has that
-// default in the flag set itself. Defaults that depend on the mode (-dev,
+// documentation's flag table ("Every serve flag", docs/operations.md)
+// writes as one value (`10s`, `64MiB`, none) has that default in the flag
+// set itself. Defaults that depend on the mode (-dev,
 // -log-format, -introspection, …) are written as prose and not compared.
 func TestServeFlagDefaultsMatchREADME(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(b)
-	start := strings.Index(doc, "Every serve flag")
-	if start < 0 {
-		t.Fatal(`README.md has no "Every serve flag" table`)
-	}
+	table := testutil.DocWith(t, "Every serve flag, its default")
+	doc := table.Text
+	start := strings.Index(doc, "Every serve flag, its default")
 	row := regexp.MustCompile("(?m)^\\| `-([a-z0-9-]+)` \\| ([^|]*) \\|")
 	literal := regexp.MustCompile("^(?:`([^`]+)`|(none))(?: \\(.*\\))?$")
 	compared := 0
@@ -47,25 +42,25 @@ func TestServeFlagDefaultsMatchREADME(t *testing.T) {
 		(&Config{}).register(fs, false)
 		f := fs.Lookup(name)
 		if f == nil {
-			t.Errorf("README: -%s is not a serve flag", name)
+			t.Errorf("%s: -%s is not a serve flag", table.Path, name)
 			continue
 		}
 		compared++
 		if want == "" {
 			if f.DefValue != "" {
-				t.Errorf("README: -%s defaults to none; the flag set says %q", name, f.DefValue)
+				t.Errorf("%s: -%s defaults to none; the flag set says %q", table.Path, name, f.DefValue)
 			}
 			continue
 		}
 		// Compare values, not spellings: 64MiB is 67108864, 1ms is 1ms.
 		if err := fs.Set(name, want); err != nil {
-			t.Errorf("README: -%s default %q is not a valid value: %v", name, want, err)
+			t.Errorf("%s: -%s default %q is not a valid value: %v", table.Path, name, want, err)
 		} else if got := f.Value.String(); got != f.DefValue {
-			t.Errorf("README: -%s defaults to %s (%s); the flag set says %s", name, want, got, f.DefValue)
+			t.Errorf("%s: -%s defaults to %s (%s); the flag set says %s", table.Path, name, want, got, f.DefValue)
 		}
 	}
 	if compared < 30 {
-		t.Fatalf("compared the defaults of only %d flags: is the README table still understood?", compared)
+		t.Fatalf("compared the defaults of only %d flags: is the table of %s still understood?", compared, table.Path)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // BenchmarkHandler. The floor lets a small heap grow to 64 MB between
 // collections (a GOGC of about 1,500 for a 4 MB live heap): 12% less CPU
 // per filtered page 1 again, under wrk on the 1M-comment file
-// (docs/BENCHMARKS.md, "Request path, fourth pass"). A live heap over 13 MB
+// (docs/BENCHMARKS.md, "Request path (served)"). A live heap over 13 MB
 // is collected at 400 as before. GOGC and GOMEMLIMIT in the environment
 // still rule.
 const (

@@ -127,7 +127,7 @@ async function main() {
   await checkNodes(url, forward, byId);
 }
 
-// The Relay environment as the README shows it: records are keyed by
+// The Relay environment as docs/clients.md shows it: records are keyed by
 // nodeId (nodeInterfaceIdField), so a product and a comment sharing an id
 // stay two records.
 function newEnvironment(url) {
