@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -33,9 +34,9 @@ func guardExplain(open bool, next http.Handler) http.Handler {
 		case p.MayChangeAny():
 			next.ServeHTTP(w, r)
 		case p == nil || err != nil:
-			writeRequestError(w, http.StatusUnauthorized, CodeUnauthenticated, how)
+			gqlhttp.WriteError(w, http.StatusUnauthorized, CodeUnauthenticated, how)
 		default:
-			writeRequestError(w, http.StatusForbidden, CodeForbidden, how)
+			gqlhttp.WriteError(w, http.StatusForbidden, CodeForbidden, how)
 		}
 	})
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"go.opentelemetry.io/otel/trace"
@@ -21,6 +20,7 @@ import (
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/graph"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/origin"
@@ -76,8 +76,8 @@ type Config struct {
 	// NewLive); nil: no subscription transports.
 	Live *Live
 	// MicroCache caches hot GET responses in process (off when its TTL is 0;
-	// see httpcache.go).
-	MicroCache MicroCacheConfig
+	// see gqlhttp.Cache).
+	MicroCache gqlhttp.MicroCacheConfig
 	// Origins are the browser origins allowed cross-origin: CORS, websocket
 	// upgrades and SSE streams (package origin); nil: same-origin only.
 	Origins *origin.Policy
@@ -108,8 +108,8 @@ func NewHandler(cfg Config) http.Handler {
 		Complexity: complexity(),
 	})
 	rl := newRateLimiter(cfg.RateLimit) // nil: no rate limit
-	// HTTP caching (httpcache.go): Cache-Control, ETag and 304, micro-cache.
-	hc := newHTTPCache(es.Schema(), cfg.MicroCache, cfg.Metrics)
+	// HTTP caching (gqlhttp.Cache): Cache-Control, ETag and 304, micro-cache.
+	hc := gqlhttp.NewCache(es.Schema(), cfg.MicroCache, cfg.Metrics.Cache("micro"))
 	srv := handler.New(es)
 	addTransports(srv, cfg, es.Schema(), rl)
 	addOperationChecks(srv, cfg, es)
@@ -140,17 +140,16 @@ func (cfg Config) withDefaults() Config {
 // addTransports registers the transports: websocket and SSE (live.go),
 // which must come before POST (SSE is a POST that accepts
 // text/event-stream), then the strict GraphQL-over-HTTP ones
-// (transport.go).
+// (package gqlhttp).
 func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rateLimiter) {
 	addLiveTransports(srv, cfg, rl)
-	ops := operations{schema: schema}
-	srv.AddTransport(transport.Options{})
-	srv.AddTransport(getTransport{ops: ops})
-	srv.AddTransport(postTransport{ops: ops})
+	for _, t := range gqlhttp.Transports(schema) {
+		srv.AddTransport(t)
+	}
 }
 
 // addOperationChecks adds what checks an operation before it runs, in
-// order: strict variables (variables.go), introspection control
+// order: strict variables (package gqlhttp), introspection control
 // (introspection.go), trusted documents then APQ (one key space, the
 // manifest first), the mutation guard (access.go), and after every
 // parameter mutator the token limit and the cost limit (cost.go), which
@@ -158,7 +157,7 @@ func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rate
 // operation (liveproto.go). gqlgen's documents, the APQ texts and the cost
 // analysis are cached within cfg.Caches' bytes (querycache.go).
 func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSchema) {
-	srv.Use(strictVariables{schema: es.Schema()})
+	srv.Use(gqlhttp.StrictVariables{Schema: es.Schema()})
 	srv.SetQueryCache(documentCache(cfg.Caches, cfg.Metrics))
 	if cfg.DisableIntrospection {
 		srv.SetDisableSuggestion(true)
@@ -183,11 +182,11 @@ func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSc
 }
 
 // handleErrors sets the one error presenter (ErrorPresenter behind the
-// edge's, httperrors.go, each error it presents counted by code in the
+// edge's, gqlhttp.EdgePresenter, each error it presents counted by code in the
 // metrics, codes.go) and turns a resolver's panic into a logged INTERNAL
 // error.
 func handleErrors(srv *handler.Server, cfg Config) {
-	srv.SetErrorPresenter(countedErrors(edgePresenter(ErrorPresenter(cfg.Logger), cfg.DisableIntrospection), cfg.Metrics))
+	srv.SetErrorPresenter(countedErrors(gqlhttp.EdgePresenter(ErrorPresenter(cfg.Logger), cfg.DisableIntrospection), cfg.Metrics))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return store.Errorf(store.EINTERNAL, "internal error")
@@ -230,7 +229,7 @@ func nameOperation(ctx context.Context, next graphql.OperationHandler) graphql.R
 	if name == "" {
 		name = "anonymous"
 	}
-	name = clip(name, maxLoggedName)
+	name = gqlhttp.Clip(name, maxLoggedName)
 	op := "query"
 	if oc.Operation != nil {
 		op = string(oc.Operation.Operation)
@@ -242,11 +241,11 @@ func nameOperation(ctx context.Context, next graphql.OperationHandler) graphql.R
 }
 
 // addResponseMiddleware adds what shapes a response, outermost first: the
-// capped error list (httperrors.go), the HTTP cache's view of the outcome
-// (httpcache.go), and the extensions (cost and plan).
-func addResponseMiddleware(srv *handler.Server, hc *httpCache) {
-	srv.AroundResponses(capErrors)
-	srv.AroundResponses(hc.recordOutcome)
+// capped error list (gqlhttp.CapErrors), the HTTP cache's view of the
+// outcome (gqlhttp.Cache), and the extensions (cost and plan).
+func addResponseMiddleware(srv *handler.Server, hc *gqlhttp.Cache) {
+	srv.AroundResponses(gqlhttp.CapErrors)
+	srv.AroundResponses(hc.RecordOutcome)
 	srv.AroundResponses(addExtensions)
 }
 
@@ -272,7 +271,7 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 
 // httpLayers wraps gqlgen's server in the HTTP layers, innermost first:
 // trusted documents' GET ids (package trusted), the request's context
-// (withRequestContext), the HTTP edge (edge.go), who may EXPLAIN
+// (withRequestContext), the HTTP edge (gqlhttp.Edge), who may EXPLAIN
 // (explain.go), the rate limit's charge
 // for refusals (ratelimit_refused.go), live connections (liveconn.go), the
 // HTTP cache, the cap on each client's requests in flight (inflight.go:
@@ -281,13 +280,13 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 // access.go), the client's address (package clientaddr), and
 // outermost the origin rule (package origin: CORS, and no websocket or SSE
 // from an origin outside the list).
-func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache) http.Handler {
+func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *gqlhttp.Cache) http.Handler {
 	h := withRequestContext(cfg, rl, cfg.Trusted.Middleware(srv))
-	h = httpEdge(cfg.Limits.MaxBodyBytes, h)
+	h = gqlhttp.Edge(cfg.Limits.MaxBodyBytes, h)
 	h = guardExplain(cfg.OpenExplain, h)
 	h = rl.gate(h) // refusals cost too
 	h = cfg.Live.middleware(h)
-	h = hc.wrap(h)
+	h = hc.Middleware(h)
 	h = limitInFlight(cfg.MaxRequestsInFlight, h)
 	if cfg.Auth.Enabled() {
 		h = cfg.Auth.Middleware(refuseOversizeCredential(h))
@@ -359,7 +358,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 				code = CodeInternal
 			}
 			if code == CodeInternal || code == CodeUnavailable {
-				log.Log(ctx, logLevelOf(ctx, err), "store error", "err", err.Error(), "path", gerr.Path.String())
+				log.Log(ctx, gqlhttp.LogLevel(ctx, err), "store error", "err", err.Error(), "path", gerr.Path.String())
 				setRequestID(ctx, gerr)
 			}
 			if code == CodeInternal {
@@ -367,15 +366,15 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			} else {
 				gerr.Message = se.Message
 			}
-			setCode(gerr, code)
+			gqlhttp.SetCode(gerr, code)
 			setArgument(gerr, se)
 		case gerr.Extensions["code"] != nil:
 		case isRequestError(err), isEntitiesError(gerr):
-			setCode(gerr, "BAD_USER_INPUT")
+			gqlhttp.SetCode(gerr, "BAD_USER_INPUT")
 		default:
-			log.Log(ctx, logLevelOf(ctx, err), "unexpected error", "err", err.Error(), "path", gerr.Path.String())
+			log.Log(ctx, gqlhttp.LogLevel(ctx, err), "unexpected error", "err", err.Error(), "path", gerr.Path.String())
 			gerr.Message = "internal error"
-			setCode(gerr, CodeInternal)
+			gqlhttp.SetCode(gerr, CodeInternal)
 			setRequestID(ctx, gerr)
 		}
 		return gerr
@@ -420,11 +419,4 @@ func setArgument(e *gqlerror.Error, se *store.Error) {
 	if r := se.Range; r != nil {
 		e.Extensions["min"], e.Extensions["max"], e.Extensions["got"] = r.Min, r.Max, r.Got
 	}
-}
-
-func setCode(e *gqlerror.Error, code string) {
-	if e.Extensions == nil {
-		e.Extensions = map[string]any{}
-	}
-	e.Extensions["code"] = code
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/resolvers"
@@ -31,7 +32,7 @@ type cacheEnv struct {
 	reg *prometheus.Registry
 }
 
-func MustCacheEnv(tb testing.TB, micro resolvers.MicroCacheConfig) *cacheEnv {
+func MustCacheEnv(tb testing.TB, micro gqlhttp.MicroCacheConfig) *cacheEnv {
 	tb.Helper()
 	spy := newSpy(MustOpenLoaded(tb, genComments()))
 	e := &cacheEnv{spy: spy}
@@ -71,7 +72,7 @@ func errorFree(tb testing.TB, r *gqltest.Response) bool {
 // comment(id) 300, topProducts 60, stats 60, languages 60, comments 30;
 // the smallest max-age of the selected fields wins.
 func TestCacheControlPerField(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{})
 	cases := []struct{ query, want string }{
 		{`{ product(id: "p1") { id } }`, "public, max-age=300"},
 		{`{ comment(id: "p1-c000") { id title rating createdAt } }`, "public, max-age=300"},
@@ -109,7 +110,7 @@ func TestCacheControlPerField(t *testing.T) {
 }
 
 func TestCacheControlPrivateWhenAuthenticated(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{})
 	query := `{ topProducts(first: 2) { rank } }`
 	for _, hdr := range [][]string{{"Authorization", "Bearer k"}, {"X-API-Key", "k"}} {
 		r := e.MustGet(t, query, hdr...)
@@ -123,7 +124,7 @@ func TestCacheControlPrivateWhenAuthenticated(t *testing.T) {
 }
 
 func TestCacheControlNoStore(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{})
 	post := func(query string) *gqltest.Response {
 		b, _ := json.Marshal(map[string]any{"query": query})
 		return e.MustDo(t, http.MethodPost, "", b)
@@ -155,7 +156,7 @@ func TestCacheControlNoStore(t *testing.T) {
 }
 
 func TestETagAndNotModified(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{})
 	query := `{ product(id: "p1") { stats { total } comments(first: 3) { nodes { id title } } } }`
 	r := e.MustGet(t, query)
 	sum := sha256.Sum256(r.Body)
@@ -218,7 +219,7 @@ func (e *cacheEnv) metric(t *testing.T, name, result string) float64 {
 }
 
 func TestMicroCacheServesHotPages(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{TTL: time.Hour})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{TTL: time.Hour})
 	page := `{ product(id: "big") { comments(first: 5) { totalCount edges { node { id } } } } }`
 	first := e.MustGet(t, page)
 	calls := e.spy.TotalCalls()
@@ -262,7 +263,7 @@ func TestMicroCacheServesHotPages(t *testing.T) {
 
 func TestMicroCacheStaysWithinItsBytes(t *testing.T) {
 	const maxBytes = 16 << 10
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{TTL: time.Hour, MaxBytes: maxBytes})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{TTL: time.Hour, MaxBytes: maxBytes})
 	query := func(i int) string {
 		return fmt.Sprintf(`{ p%d: product(id: "big") { comments(first: 10) { edges { node { id title body author } } } } }`, i)
 	}
@@ -294,7 +295,7 @@ func TestMicroCacheStaysWithinItsBytes(t *testing.T) {
 // Concurrent identical misses share one run (see microCache.getOrJoin): all
 // get the same reply, and every request is counted once.
 func TestMicroCacheConcurrentMisses(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{TTL: time.Hour})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{TTL: time.Hour})
 	page := `{ product(id: "big") { stats { total } comments(first: 3) { nodes { id } } } }`
 	const n = 8
 	replies := make(chan *gqltest.Response, n)

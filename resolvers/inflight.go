@@ -3,6 +3,8 @@ package resolvers
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 )
 
 // DefaultMaxRequestsInFlight is how many GraphQL-over-HTTP requests of one
@@ -30,7 +32,7 @@ func limitInFlight(limit int, next http.Handler) http.Handler {
 		}
 		release, ok := slots.take(clientID(r))
 		if !ok {
-			writeRequestError(w, http.StatusTooManyRequests, CodeInFlight, msg, "Retry-After", "1")
+			gqlhttp.WriteError(w, http.StatusTooManyRequests, CodeInFlight, msg, "Retry-After", "1")
 			return
 		}
 		defer release()

@@ -18,6 +18,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"golang.org/x/time/rate"
 
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/internal/jsonscan"
 )
 
@@ -417,7 +418,7 @@ func (g *wsGuard) refuseThrottled(b []byte) (bool, error) {
 	}
 	need := g.rl.refusedCost()
 	avail := g.limiter.TokensAt(time.Now())
-	err := coded(CodeThrottled, "throttled: your rate budget is spent (refused operations cost "+strconv.Itoa(need)+" points too); retry later (see extensions.cost.throttleStatus)")
+	err := gqlhttp.Coded(CodeThrottled, "throttled: your rate budget is spent (refused operations cost "+strconv.Itoa(need)+" points too); retry later (see extensions.cost.throttleStatus)")
 	err.Extensions["cost"] = costReport(nil, nil, g.rl.throttle(need, avail))
 	payload, _ := json.Marshal(gqlerror.List{err})
 	return true, g.WebsocketConn.WriteJSON(rawMessage{Type: msgError, ID: id, Payload: payload})

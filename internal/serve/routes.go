@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/tracing"
@@ -30,7 +31,7 @@ func routes(a *app) *http.ServeMux {
 		api = browserGetsGraphiQL(mux, api)
 	}
 	mux.Handle("/graphql", tracing.HTTP(a.compress(api), a.tracer))
-	mux.Handle("/graphql/", resolvers.NotFoundHandler("/graphql"))
+	mux.Handle("/graphql/", gqlhttp.NotFoundHandler("/graphql"))
 	if a.cfg.introspection {
 		mux.Handle("GET /graphql/schema.graphql", a.compress(resolvers.SDLHandler()))
 	}

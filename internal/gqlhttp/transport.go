@@ -1,4 +1,4 @@
-package resolvers
+package gqlhttp
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -25,7 +26,7 @@ import (
 // request refused before execution without a "data" entry, name the
 // operation-selection and variable mistakes as graphql-js does, and answer
 // a mutation over GET with 405 and "Allow: POST". The body itself (size,
-// timeout, UTF-8) is checked earlier, by httpEdge.
+// timeout, UTF-8) is checked earlier, by Edge.
 
 // Response media types (GraphQL over HTTP).
 const (
@@ -44,6 +45,14 @@ var (
 	_ graphql.Transport = getTransport{}
 )
 
+// Transports are the GraphQL-over-HTTP transports of schema's operations,
+// in the order gqlgen is to try them: OPTIONS, GET (queries only) and POST.
+// Transports that answer a POST too (SSE) must be added before them.
+func Transports(schema *ast.Schema) []graphql.Transport {
+	ops := operations{schema: schema}
+	return []graphql.Transport{transport.Options{}, getTransport{ops: ops}, postTransport{ops: ops}}
+}
+
 // Supports implements graphql.Transport.
 func (postTransport) Supports(r *http.Request) bool {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -52,14 +61,14 @@ func (postTransport) Supports(r *http.Request) bool {
 
 // Do implements graphql.Transport.
 func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	body, err := io.ReadAll(r.Body) // already bounded and read by httpEdge
+	body, err := io.ReadAll(r.Body) // already bounded and read by Edge
 	if err != nil {
-		writeRequestError(w, http.StatusBadRequest, CodeBadRequest, "the request body could not be read")
+		WriteError(w, http.StatusBadRequest, CodeBadRequest, "the request body could not be read")
 		return
 	}
 	params, msg := decodeRequest(body)
 	if msg != "" {
-		writeRequestError(w, http.StatusBadRequest, CodeBadRequest, msg)
+		WriteError(w, http.StatusBadRequest, CodeBadRequest, msg)
 		return
 	}
 	params.Headers = r.Header
@@ -75,17 +84,17 @@ func (getTransport) Supports(r *http.Request) bool {
 func (t getTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		writeRequestError(w, http.StatusBadRequest, CodeBadRequest, "the query string is malformed (bad %-escape or separator)")
+		WriteError(w, http.StatusBadRequest, CodeBadRequest, "the query string is malformed (bad %-escape or separator)")
 		return
 	}
 	for k, vs := range q {
 		for _, v := range vs {
 			if !utf8.ValidString(k) || !utf8.ValidString(v) {
-				writeRequestError(w, http.StatusBadRequest, CodeBadUserInput, "the query string is not valid UTF-8; percent-encode UTF-8 bytes")
+				WriteError(w, http.StatusBadRequest, CodeBadUserInput, "the query string is not valid UTF-8; percent-encode UTF-8 bytes")
 				return
 			}
 			if hasLoneSurrogate([]byte(v)) {
-				writeRequestError(w, http.StatusBadRequest, CodeBadUserInput, loneSurrogateMessage)
+				WriteError(w, http.StatusBadRequest, CodeBadUserInput, loneSurrogateMessage)
 				return
 			}
 		}
@@ -97,7 +106,7 @@ func (t getTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 	}{{"variables", &params.Variables}, {"extensions", &params.Extensions}} {
 		if s := q.Get(p.name); s != "" {
 			if msg := decodeObject(p.name, []byte(s), p.dst); msg != "" {
-				writeRequestError(w, http.StatusBadRequest, CodeBadRequest, msg)
+				WriteError(w, http.StatusBadRequest, CodeBadRequest, msg)
 				return
 			}
 		}
@@ -126,7 +135,7 @@ func (o operations) serve(w http.ResponseWriter, r *http.Request, exec graphql.G
 		return
 	}
 	if queriesOnly && oc.Operation.Operation != ast.Query {
-		writeRequestError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+		WriteError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed,
 			fmt.Sprintf("a %s needs POST; GET runs queries only", oc.Operation.Operation), "Allow", "POST")
 		return
 	}
