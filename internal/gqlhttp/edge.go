@@ -16,7 +16,10 @@ import (
 // (405), a POST whose Content-Type is not application/json (415), and a
 // POST body that is too large (413), stalls (408), breaks off (400), is
 // not UTF-8 (400) or has two member names that differ only in case (400,
-// package jsonmember). A POST reaches next with its body read into memory.
+// package jsonmember). A POST reaches next with its body read into memory
+// and parsed once: its members are in the request's context
+// (jsonmember.NewContext; a nil Object when the body is not one JSON
+// object, which the transport then explains), for every reader after.
 func Edge(maxBody int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w = forUpgrade(w, r)
@@ -31,12 +34,14 @@ func Edge(maxBody int64, next http.Handler) http.Handler {
 			if !ok {
 				return
 			}
-			if first, second, dup := jsonmember.Duplicate(body); dup {
+			obj, _ := jsonmember.Parse(body)
+			if first, second, dup := obj.Duplicate(); dup {
 				WriteError(w, http.StatusBadRequest, CodeBadRequest, fmt.Sprintf(
 					"the request body has the members %q and %q: member names match regardless of case, so send each member once",
 					truncate(first, 40), truncate(second, 40)))
 				return
 			}
+			r = r.WithContext(jsonmember.NewContext(r.Context(), obj))
 			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		default:
 			WriteError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed,
