@@ -44,6 +44,16 @@ func guardMutations(a *auth.Authenticator) graphql.FieldMiddleware {
 	}
 }
 
+// authenticate is the credentials' layer when a is configured: it puts
+// the request's principal in its context (package auth) and refuses an
+// oversize credential (refuseOversizeCredential); nil when a is not.
+func authenticate(a *auth.Authenticator) gqlhttp.Middleware {
+	if !a.Enabled() {
+		return nil
+	}
+	return func(next http.Handler) http.Handler { return a.Middleware(refuseOversizeCredential(next)) }
+}
+
 // refuseOversizeCredential answers a request whose credential header is
 // larger than auth.MaxCredentialBytes (Authenticate found it so without
 // reading it) with 401 UNAUTHENTICATED and WWW-Authenticate: Bearer

@@ -20,10 +20,15 @@ func wantsExplain(r *http.Request) bool {
 // keys and indexes. Without a valid credential it is 401 UNAUTHENTICATED,
 // with another user's token 403 FORBIDDEN; the rate limit charges it as a
 // refusal.
-func guardExplain(open bool, next http.Handler) http.Handler {
+func guardExplain(open bool) gqlhttp.Middleware {
 	if open {
-		return next
+		return nil
 	}
+	return explainGuard
+}
+
+// explainGuard is guardExplain's handler around next.
+func explainGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !wantsExplain(r) {
 			next.ServeHTTP(w, r)

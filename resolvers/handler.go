@@ -85,22 +85,28 @@ type Config struct {
 	// client served at once, each until its reply is written (inflight.go;
 	// DefaultMaxRequestsInFlight when 0, negative: no bound).
 	MaxRequestsInFlight int
+	// Compress, when set, compresses replies as Accept-Encoding asks
+	// (package httpcompress); nil: no compression.
+	Compress gqlhttp.Middleware
+	// BrowserPage, when set, is served to a browser opening the endpoint
+	// (GraphiQL; gqlhttp.BrowserPage); nil: such a GET gets the usual 400.
+	BrowserPage http.Handler
 }
 
 // DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
 const DefaultAPQCacheSize = 1000
 
-// NewHandler returns the GraphQL-over-HTTP handler: POST and GET (queries
-// only), introspection (switchable), automatic persisted queries, access
-// control on mutations, one error presenter, panic recovery, per-request
-// dataloaders, extensions.cost on every response, and EXPLAIN
-// (extensions.plan) on the X-Explain: 1 header. Each request's operation and
-// cost go on its log line (package obs).
+// NewHandler returns the /graphql handler: POST and GET (queries only),
+// websocket and SSE, introspection (switchable), automatic persisted
+// queries and trusted documents, access control on mutations, one error
+// presenter, panic recovery, per-request dataloaders, extensions.cost on
+// every response, and EXPLAIN (extensions.plan) on the X-Explain: 1
+// header. Each request's operation and cost go on its log line (package
+// obs).
 //
-// gqlgen's server is assembled in steps, each adding one kind of extension
-// in the order it runs: transports, the checks of an operation before it
-// runs, error handling, the operation's middleware, the response's; the
-// HTTP layers around it come last (httpLayers).
+// The whole chain a request passes is listed here, outermost first; a
+// layer that is off is nil (gqlhttp.Chain skips it). gqlgen's server at its
+// core is assembled in steps (newServer).
 func NewHandler(cfg Config) http.Handler {
 	cfg = cfg.withDefaults()
 	es := graph.NewExecutableSchema(graph.Config{
@@ -110,13 +116,51 @@ func NewHandler(cfg Config) http.Handler {
 	rl := newRateLimiter(cfg.RateLimit) // nil: no rate limit
 	// HTTP caching (gqlhttp.Cache): Cache-Control, ETag and 304, micro-cache.
 	hc := gqlhttp.NewCache(es.Schema(), cfg.MicroCache, cfg.Metrics.Cache("micro"))
+	return gqlhttp.Chain(
+		// Every request: its id and log line (package obs; the server's
+		// own, around every route, when there is one), its server span
+		// (package tracing), its reply compressed, GraphiQL for a browser.
+		func(h http.Handler) http.Handler { return obs.Middleware(cfg.Logger, h) },
+		func(h http.Handler) http.Handler { return tracing.HTTP(h, cfg.TracerProvider) },
+		cfg.Compress,
+		gqlhttp.BrowserPage(cfg.BrowserPage),
+		// Who asks: the origin rule (CORS; no websocket or SSE from an
+		// origin outside the list), the client's address, its credentials
+		// (an oversize one refused, access.go), its requests in flight
+		// (inflight.go: refused before any body is read, a micro-cached
+		// reply counted too).
+		cfg.Origins.Handler,
+		cfg.ClientAddr.Middleware,
+		authenticate(cfg.Auth),
+		limitInFlight(cfg.MaxRequestsInFlight),
+		// The reply's HTTP caching, and the micro-cache's hits.
+		hc.Middleware,
+		// Websocket and SSE connections (liveconn.go).
+		cfg.Live.middleware,
+		// Refusals cost too (ratelimit_refused.go); who may EXPLAIN
+		// (explain.go); the GraphQL-over-HTTP edge (package gqlhttp).
+		rl.gate,
+		guardExplain(cfg.OpenExplain),
+		gqlhttp.Edge(cfg.Limits.MaxBodyBytes),
+		// The request's context (timeout, usage, EXPLAIN), then trusted
+		// documents' ids resolved (package trusted).
+		withRequestContext(cfg, rl),
+		cfg.Trusted.Middleware,
+	)(newServer(cfg, es, rl, hc))
+}
+
+// newServer assembles gqlgen's server in steps, each adding one kind of
+// extension in the order it runs: transports, the checks of an operation
+// before it runs, error handling, the operation's middleware, the
+// response's.
+func newServer(cfg Config, es graphql.ExecutableSchema, rl *rateLimiter, hc *gqlhttp.Cache) *handler.Server {
 	srv := handler.New(es)
 	addTransports(srv, cfg, es.Schema(), rl)
 	addOperationChecks(srv, cfg, es)
 	handleErrors(srv, cfg)
 	addOperationMiddleware(srv, cfg, rl)
 	addResponseMiddleware(srv, hc)
-	return httpLayers(cfg, srv, rl, hc)
+	return srv
 }
 
 // withDefaults fills the zero fields that have a default. Every record
@@ -269,36 +313,16 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 	return resp
 }
 
-// httpLayers wraps gqlgen's server in the HTTP layers, innermost first:
-// trusted documents' GET ids (package trusted), the request's context
-// (withRequestContext), the HTTP edge (gqlhttp.Edge), who may EXPLAIN
-// (explain.go), the rate limit's charge
-// for refusals (ratelimit_refused.go), live connections (liveconn.go), the
-// HTTP cache, the cap on each client's requests in flight (inflight.go:
-// refused before any body is read, a micro-cached reply counted too),
-// credentials when configured (package auth; an oversize one refused,
-// access.go), the client's address (package clientaddr), and
-// outermost the origin rule (package origin: CORS, and no websocket or SSE
-// from an origin outside the list).
-func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *gqlhttp.Cache) http.Handler {
-	h := withRequestContext(cfg, rl, cfg.Trusted.Middleware(srv))
-	h = gqlhttp.Edge(cfg.Limits.MaxBodyBytes, h)
-	h = guardExplain(cfg.OpenExplain, h)
-	h = rl.gate(h) // refusals cost too
-	h = cfg.Live.middleware(h)
-	h = hc.Middleware(h)
-	h = limitInFlight(cfg.MaxRequestsInFlight, h)
-	if cfg.Auth.Enabled() {
-		h = cfg.Auth.Middleware(refuseOversizeCredential(h))
-	}
-	return cfg.Origins.Handler(cfg.ClientAddr.Middleware(h))
-}
-
 // withRequestContext gives each request its context: the request timeout,
 // a store.Usage for extensions.cost, the requestInfo the operation fills,
 // the rate limit's client, and an EXPLAIN collector on X-Explain: 1. After
 // next it observes the request's latency by operation.
-func withRequestContext(cfg Config, rl *rateLimiter, next http.Handler) http.Handler {
+func withRequestContext(cfg Config, rl *rateLimiter) gqlhttp.Middleware {
+	return func(next http.Handler) http.Handler { return requestContextOf(cfg, rl, next) }
+}
+
+// requestContextOf is withRequestContext's handler around next.
+func requestContextOf(cfg Config, rl *rateLimiter, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
 		ctx, cancel := requestContext(req, cfg.RequestTimeout)

@@ -19,10 +19,15 @@ const DefaultMaxRequestsInFlight = 32
 // slots. One over the limit gets 429 IN_FLIGHT_LIMIT_EXCEEDED with
 // Retry-After, before its body is read. Websocket and SSE requests have
 // their own caps (liveconn.go), and a preflight holds nothing.
-func limitInFlight(limit int, next http.Handler) http.Handler {
+func limitInFlight(limit int) gqlhttp.Middleware {
 	if limit <= 0 {
-		return next
+		return nil
 	}
+	return func(next http.Handler) http.Handler { return inFlightSlots(limit, next) }
+}
+
+// inFlightSlots is limitInFlight's handler around next.
+func inFlightSlots(limit int, next http.Handler) http.Handler {
 	slots := newClientSlots(limit)
 	msg := fmt.Sprintf("too many requests in flight for this client: at most %d; wait for a reply before sending more", limit)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

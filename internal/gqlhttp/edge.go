@@ -20,7 +20,11 @@ import (
 // and parsed once: its members are in the request's context
 // (jsonmember.NewContext; a nil Object when the body is not one JSON
 // object, which the transport then explains), for every reader after.
-func Edge(maxBody int64, next http.Handler) http.Handler {
+func Edge(maxBody int64) Middleware {
+	return func(next http.Handler) http.Handler { return edge(maxBody, next) }
+}
+
+func edge(maxBody int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w = forUpgrade(w, r)
 		switch r.Method {
