@@ -115,7 +115,9 @@ func NewHandler(cfg Config) http.Handler {
 	})
 	rl := newRateLimiter(cfg.RateLimit) // nil: no rate limit
 	// HTTP caching (gqlhttp.Cache): Cache-Control, ETag and 304, micro-cache.
-	hc := gqlhttp.NewCache(es.Schema(), cfg.MicroCache, cfg.Metrics.Cache("micro"))
+	micro := cfg.MicroCache
+	micro.Compress = cfg.Compress // a hit keeps its encoded copies
+	hc := gqlhttp.NewCache(es.Schema(), micro, cfg.Metrics.Cache("micro"))
 	return gqlhttp.Chain(
 		// Every request: its id and log line (package obs; the server's
 		// own, around every route, when there is one), its server span

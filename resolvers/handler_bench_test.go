@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/acme/comments-gateway/demo"
+	"github.com/acme/comments-gateway/httpcompress"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
@@ -136,12 +137,20 @@ func (e *benchEnv) walk(tb testing.TB) {
 	}
 }
 
-// handler is the /graphql handler as cmdServe builds it.
+// handler is the /graphql handler as cmdServe builds it, without
+// compression.
 func (e *benchEnv) handler(tb testing.TB, micro gqlhttp.MicroCacheConfig) http.Handler {
+	return e.handlerWith(tb, resolvers.Config{MicroCache: micro})
+}
+
+// handlerWith is the /graphql handler as cmdServe builds it, with cfg's
+// settings.
+func (e *benchEnv) handlerWith(tb testing.TB, cfg resolvers.Config) http.Handler {
 	reg := prometheus.NewRegistry()
 	m := metrics.New(reg)
 	log := slog.New(obs.NewHandler(slog.NewJSONHandler(io.Discard, nil)))
-	h := obs.Middleware(log, resolvers.NewHandler(resolvers.Config{Store: e.store, Logger: log, Metrics: m, MicroCache: micro}))
+	cfg.Store, cfg.Logger, cfg.Metrics = e.store, log, m
+	h := obs.Middleware(log, resolvers.NewHandler(cfg))
 	// The server's requests account their store calls to the metrics
 	// (cmdServe's http.Server BaseContext).
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -246,5 +255,21 @@ func BenchmarkHandler(b *testing.B) {
 	b.Run("page1-GET-microcache", func(b *testing.B) {
 		u := getURL(pageQuery, vars)
 		runParallel(b, hm, func() *http.Request { return httptest.NewRequest(http.MethodGet, u, nil) })
+	})
+	// The same with compression, as serve has it, for a client that takes
+	// gzip.
+	compress, err := httpcompress.New(httpcompress.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hz := e.handlerWith(b, resolvers.Config{Compress: compress,
+		MicroCache: gqlhttp.MicroCacheConfig{TTL: 500 * time.Millisecond, MaxBytes: 64_000_000}})
+	b.Run("page1-GET-microcache-gzip", func(b *testing.B) {
+		u := getURL(pageQuery, vars)
+		runParallel(b, hz, func() *http.Request {
+			r := httptest.NewRequest(http.MethodGet, u, nil)
+			r.Header.Set("Accept-Encoding", "gzip")
+			return r
+		})
 	})
 }

@@ -2,6 +2,7 @@ package resolvers_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -12,12 +13,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/acme/comments-gateway/httpcompress"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/metrics"
@@ -327,5 +331,82 @@ func TestMicroCacheConcurrentMisses(t *testing.T) {
 	const lookups = "comments_cache_lookups_total"
 	if hits, misses := e.metric(t, lookups, "hit"), e.metric(t, lookups, "miss"); hits+misses != n || misses < 1 {
 		t.Errorf("hits %v + misses %v, want %d requests with at least one miss", hits, misses, n)
+	}
+}
+
+// TestMicroCacheKeepsEncodedCopies: with compression outside the cache
+// (as serve has it), a hit for a client that accepts gzip is the reply a
+// miss gets (Content-Encoding gzip, the encoding's ETag, the same data),
+// written from the encoded copy the cache made on the first hit: later
+// hits compress nothing; a client that accepts no encoding gets the plain
+// reply, and If-None-Match with the encoded tag gets 304.
+func TestMicroCacheKeepsEncodedCopies(t *testing.T) {
+	compress, err := httpcompress.New(httpcompress.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var encodes atomic.Int32 // calls of the middleware: one for the chain, one per copy made
+	counted := func(next http.Handler) http.Handler { encodes.Add(1); return compress(next) }
+	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{
+		Store: store.New(MustOpenLoaded(t, genComments())), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		MicroCache: gqlhttp.MicroCacheConfig{TTL: time.Hour}, Compress: counted,
+	}))
+	t.Cleanup(srv.Close)
+	page := `{ product(id: "big") { comments(first: 20) { totalCount edges { node { id title body } } } } }`
+	tr := &http.Transport{DisableCompression: true} // no Accept-Encoding added, nothing decoded
+	t.Cleanup(tr.CloseIdleConnections)
+	get := func(hdr ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"?query="+url.QueryEscape(page), nil)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, b
+	}
+	gunzip := func(b []byte) []byte {
+		t.Helper()
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	miss, missBody := get("Accept-Encoding", "gzip")
+	tag := miss.Header.Get("ETag")
+	if miss.Header.Get("Content-Encoding") != "gzip" || !strings.HasSuffix(tag, `-gzip"`) {
+		t.Fatalf("miss: %v", miss.Header)
+	}
+	made := encodes.Load()
+	for i := range 3 {
+		hit, hitBody := get("Accept-Encoding", "gzip")
+		if hit.Header.Get("Content-Encoding") != "gzip" || hit.Header.Get("ETag") != tag ||
+			hit.Header.Get("Cache-Control") != miss.Header.Get("Cache-Control") ||
+			!bytes.Equal(gunzip(hitBody), gunzip(missBody)) {
+			t.Fatalf("hit %d differs from the miss: %v\nmiss: %v", i, hit.Header, miss.Header)
+		}
+	}
+	if n := encodes.Load() - made; n != 1 {
+		t.Errorf("3 hits made %d encoded copies, want 1", n)
+	}
+	plain, plainBody := get()
+	if plain.Header.Get("Content-Encoding") != "" || !bytes.Equal(plainBody, gunzip(missBody)) ||
+		plain.Header.Get("ETag") != strings.TrimSuffix(tag, `-gzip"`)+`"` {
+		t.Errorf("a client without Accept-Encoding: %v %s", plain.Header, plainBody)
+	}
+	if nm, _ := get("Accept-Encoding", "gzip", "If-None-Match", tag); nm.StatusCode != http.StatusNotModified || nm.Header.Get("ETag") != tag {
+		t.Errorf("If-None-Match %s: HTTP %d %v", tag, nm.StatusCode, nm.Header)
 	}
 }

@@ -126,8 +126,7 @@ func (c *Cache) serveGET(w http.ResponseWriter, r *http.Request, next http.Handl
 	}
 	if e != nil {
 		obs.Set(r.Context(), slog.Bool("microCacheHit", true))
-		w.Header().Set("Content-Type", e.contentType)
-		writeValidated(w, r, e.cacheControl, e.etag, e.body)
+		c.writeHit(w, r, e)
 		return
 	}
 	if lead == nil { // the flight's response was not cacheable: run our own
@@ -139,6 +138,21 @@ func (c *Cache) serveGET(w http.ResponseWriter, r *http.Request, next http.Handl
 	// Deferred: the waiting requests are released even if next panics.
 	defer func() { c.micro.land(key, lead, stored, maxAge) }()
 	stored, maxAge = c.run(w, r, next, false, key)
+}
+
+// writeHit writes the micro-cache's entry e, or 304 when the request's
+// If-None-Match names it; encoded as the request accepts when the
+// compression outside makes it so (microCache.encoded).
+func (c *Cache) writeHit(w http.ResponseWriter, r *http.Request, e *microEntry) {
+	w.Header().Set("Content-Type", e.contentType)
+	if !etagMatches(r.Header.Values("If-None-Match"), e.etag) {
+		if v := c.micro.encoded(e, r); v != e {
+			w.Header().Set("Content-Encoding", v.encoding)
+			writeValidated(w, r, e.cacheControl, v.etag, v.body)
+			return
+		}
+	}
+	writeValidated(w, r, e.cacheControl, e.etag, e.body)
 }
 
 // run runs next with its response buffered and writes it with its caching

@@ -19,8 +19,13 @@ import (
 type MicroCacheConfig struct {
 	// TTL is how long an entry is served (0: no micro-cache).
 	TTL time.Duration
-	// MaxBytes bounds the entries' bytes (DefaultMicroCacheBytes when 0).
+	// MaxBytes bounds the entries' bytes, encoded copies included
+	// (DefaultMicroCacheBytes when 0).
 	MaxBytes int64
+	// Compress is the compression the chain applies outside the cache; a
+	// hit is served from the encoded copy kept for its Accept-Encoding
+	// (microencode.go). Nil: no compression, no copies.
+	Compress Middleware
 }
 
 // DefaultMicroCacheBytes bounds the micro-cache when MaxBytes is 0.
@@ -34,6 +39,7 @@ const microEntryOverhead = 128
 type microEntry struct {
 	key          string
 	body         []byte
+	encoding     string // an encoded copy's Content-Encoding; "" for a reply
 	contentType  string
 	cacheControl string
 	etag         string
@@ -42,17 +48,18 @@ type microEntry struct {
 
 // size is the entry's weight in the cache besides its key.
 func (e *microEntry) size() int64 {
-	return bytecache.TextBytes(len(e.body)) + int64(len(e.contentType)+len(e.cacheControl)+len(e.etag)+microEntryOverhead)
+	return bytecache.TextBytes(len(e.body)) + int64(len(e.encoding)+len(e.contentType)+len(e.cacheControl)+len(e.etag)+microEntryOverhead)
 }
 
 // microCache is the micro-cache: a byte-bounded LRU of responses
 // (package bytecache) whose entries expire, and the flights of the misses
 // being run; safe for concurrent use.
 type microCache struct {
-	ttl     time.Duration
-	now     func() time.Time
-	lookups bytecache.Observer // hits and misses, counted here (see countJoined); nil: none
-	store   *bytecache.Cache[*microEntry]
+	ttl      time.Duration
+	now      func() time.Time
+	compress Middleware         // the chain's compression; nil: none
+	lookups  bytecache.Observer // hits and misses, counted here (see countJoined); nil: none
+	store    *bytecache.Cache[*microEntry]
 
 	mu       sync.Mutex
 	inflight map[string]*flight // misses being run, by key
@@ -76,7 +83,7 @@ func newMicroCache(cfg MicroCacheConfig, obs bytecache.Observer) *microCache {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMicroCacheBytes
 	}
-	c := &microCache{ttl: cfg.TTL, now: time.Now, lookups: obs, inflight: map[string]*flight{}}
+	c := &microCache{ttl: cfg.TTL, now: time.Now, compress: cfg.Compress, lookups: obs, inflight: map[string]*flight{}}
 	bc := bytecache.Config[*microEntry]{
 		MaxBytes: maxBytes,
 		Weigh:    func(_ string, e *microEntry) int64 { return e.size() },
