@@ -11,7 +11,9 @@
 //     GET query answered without errors gets Cache-Control from its
 //     operation's @cacheControl policy (cachecontrol.go, PolicyOf), a strong
 //     ETag and 304s; everything else no-store. Hot GET replies may be
-//     served from the micro-cache (microcache.go) without running anything.
+//     served from the micro-cache (microcache.go) without running
+//     anything, in the encoding the client accepts from the copy the
+//     cache keeps of each (microencode.go).
 //   - Edge (edge.go, body.go, upgrade.go) refuses what is not a
 //     GraphQL-over-HTTP request before gqlgen sees it: the method, the
 //     Content-Type, a body too large, too slow, broken or not UTF-8; a POST
@@ -29,6 +31,9 @@
 // and free of schema names the client did not write.
 //
 // What the edge needs from the rest of the server comes in as values: the
-// schema, the byte budgets, a bytecache.Observer for its metrics, and
-// BeforeEarlyReply for what must be done before a refusal is sent early.
+// schema, the byte budgets, a bytecache.Observer for its metrics, the
+// compression outside it, and BeforeEarlyReply for what must be done
+// before a refusal is sent early. A server lists its whole chain, these
+// layers among its own, in one Chain call (chain.go); BrowserPage there
+// gives a browser opening the endpoint a page such as GraphiQL.
 package gqlhttp
