@@ -263,7 +263,7 @@ func hostileCases(existingID, goodCursor string) []hostileCase {
 		}
 	}
 	// --- variables of wrong types, huge integers
-	// Strict input coercion: a JSON string is not an Int (resolvers/variables.go).
+	// Strict input coercion: a JSON string is not an Int (internal/gqlhttp/variables.go).
 	post("create rating as the string \"5\"", gql(hMCreate, map[string]any{"in": with(validCreate(), "rating", "5")}), validation)
 	post("first as the string \"10\"", gql(hQComments, cv(map[string]any{"first": "10"})), validation)
 	post("ratings as the string \"1\"", gql(hQComments, cv(map[string]any{"ratings": "1"})), validation)

@@ -94,9 +94,14 @@ func Quiet(r *http.Request) bool {
 // Middleware gives every request an id (its X-Request-Id when sane, else a
 // new one), echoes it in the response's X-Request-Id, and logs one line per
 // request when it ends: method, path, status, bytes, duration, the id, and
-// whatever the handlers added with Set (operation, cost, …).
+// whatever the handlers added with Set (operation, cost, …). Inside
+// another Middleware it passes the request on: the outer one logs it.
 func Middleware(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, logged := r.Context().Value(ctxKey{}).(*entry); logged {
+			next.ServeHTTP(w, r)
+			return
+		}
 		start := time.Now()
 		id := r.Header.Get(Header)
 		if !SaneID(id) {

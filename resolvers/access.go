@@ -10,6 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -43,6 +44,16 @@ func guardMutations(a *auth.Authenticator) graphql.FieldMiddleware {
 	}
 }
 
+// authenticate is the credentials' layer when a is configured: it puts
+// the request's principal in its context (package auth) and refuses an
+// oversize credential (refuseOversizeCredential); nil when a is not.
+func authenticate(a *auth.Authenticator) gqlhttp.Middleware {
+	if !a.Enabled() {
+		return nil
+	}
+	return func(next http.Handler) http.Handler { return a.Middleware(refuseOversizeCredential(next)) }
+}
+
 // refuseOversizeCredential answers a request whose credential header is
 // larger than auth.MaxCredentialBytes (Authenticate found it so without
 // reading it) with 401 UNAUTHENTICATED and WWW-Authenticate: Bearer
@@ -53,7 +64,7 @@ func guardMutations(a *auth.Authenticator) graphql.FieldMiddleware {
 func refuseOversizeCredential(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := auth.FromContext(r.Context()); errors.Is(err, auth.ErrCredentialTooLarge) {
-			writeRequestError(w, http.StatusUnauthorized, CodeUnauthenticated,
+			gqlhttp.WriteError(w, http.StatusUnauthorized, CodeUnauthenticated,
 				fmt.Sprintf("the credential is too large: an Authorization or X-API-Key header has at most %d bytes", auth.MaxCredentialBytes),
 				"WWW-Authenticate", `Bearer error="invalid_token"`)
 			return
@@ -74,6 +85,6 @@ func changeOwner(ctx context.Context) store.Owner {
 
 func codedError(code, msg string) *gqlerror.Error {
 	e := &gqlerror.Error{Message: msg}
-	setCode(e, code)
+	gqlhttp.SetCode(e, code)
 	return e
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/metrics"
-
 	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/trusted"
@@ -18,44 +18,16 @@ import (
 
 // The error codes of the gateway (extensions.code) are all named in this
 // file: the constants below for the codes decided in this package, and, in
-// errorCodes, the codes package trusted and gqlgen decide. errorCodes lists
-// every code with where it is decided; storeCodes is the one translation of
-// a store error.
+// errorCodes, the codes the HTTP edge (package gqlhttp), package trusted
+// and gqlgen decide. errorCodes lists every code with where it is decided;
+// storeCodes is the one translation of a store error.
 
-// The codes of store errors, as a client sees them (also CodeBadUserInput
-// and CodeNotFound, below).
+// The codes of store errors, as a client sees them (also
+// gqlhttp.CodeBadUserInput and gqlhttp.CodeNotFound).
 const (
 	CodeConflict    = "CONFLICT"
 	CodeUnavailable = "UNAVAILABLE"
 	CodeInternal    = "INTERNAL"
-)
-
-// Error codes of requests refused at the HTTP edge, before any GraphQL
-// processing (each reply is a JSON body with errors[].extensions.code).
-const (
-	// CodeBadRequest: the body is not a GraphQL-over-HTTP request (invalid
-	// JSON, a "query" that is not a string, data after the JSON object, …).
-	CodeBadRequest = "BAD_REQUEST"
-	// CodeUnsupportedMediaType: a POST whose Content-Type is not
-	// application/json (HTTP 415).
-	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
-	// CodeMethodNotAllowed: a method other than GET, POST or OPTIONS, or a
-	// mutation sent with GET (HTTP 405 with an Allow header).
-	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
-	// CodeRequestTooLarge: a body over the -max-body-bytes limit (HTTP 413).
-	CodeRequestTooLarge = "REQUEST_TOO_LARGE"
-	// CodeRequestTimeout: the body did not arrive within the server's read
-	// timeout (HTTP 408).
-	CodeRequestTimeout = "REQUEST_TIMEOUT"
-	// CodeNotFound: no endpoint at this path (HTTP 404); also a missing
-	// comment in updateComment and deleteComment.
-	CodeNotFound = "NOT_FOUND"
-	// CodeTooManyErrors: the last entry of an error list cut at
-	// MaxErrors; it says how many errors were left out.
-	CodeTooManyErrors = "TOO_MANY_ERRORS"
-	// CodeBadUserInput: invalid input; at the edge, a request that is not
-	// valid UTF-8 (HTTP 400).
-	CodeBadUserInput = "BAD_USER_INPUT"
 )
 
 // Error codes of refused mutations (HTTP 200, a field error, data null).
@@ -91,8 +63,8 @@ const (
 // storeCodes maps the domain's error codes (package store) to
 // extensions.code: the one place a store error is translated.
 var storeCodes = map[string]string{
-	store.EINVALID:     CodeBadUserInput,
-	store.ENOTFOUND:    CodeNotFound,
+	store.EINVALID:     gqlhttp.CodeBadUserInput,
+	store.ENOTFOUND:    gqlhttp.CodeNotFound,
 	store.ECONFLICT:    CodeConflict,
 	store.EFORBIDDEN:   CodeForbidden,
 	store.EUNAVAILABLE: CodeUnavailable,
@@ -103,35 +75,35 @@ var storeCodes = map[string]string{
 // where it is decided. The table of error codes in docs/api.md lists
 // exactly these (codes_test.go), so a new code cannot go undocumented.
 var errorCodes = map[string]string{
-	CodeBadUserInput:         "a store EINVALID error, an argument check, or the request's encoding (edge.go)",
-	CodeNotFound:             "a store ENOTFOUND error, or a path under /graphql/",
-	CodeConflict:             "a store ECONFLICT error",
-	CodeUnavailable:          "a store EUNAVAILABLE error",
-	CodeInternal:             "anything without a code (ErrorPresenter), a panic",
-	CodeUnauthenticated:      "guardMutations, an oversize credential (access.go), X-Explain without a credential (explain.go)",
-	CodeForbidden:            "a store EFORBIDDEN error: another author's comment (store.Owner, changeOwner in access.go); X-Explain with a user's token (explain.go)",
-	CodeThrottled:            "the rate limit (ratelimit.go)",
-	origin.Code:              "the origin rule: a preflight, websocket or SSE request from an origin outside -cors-origins (package origin)",
-	trusted.CodeNotFound:     "APQ or the trusted documents (package trusted)",
-	trusted.CodeRequired:     "-only-trusted-documents (package trusted)",
-	trusted.CodeMismatch:     "a trusted document id sent with another query (package trusted)",
-	errcode.ParseFailed:      "gqlgen's parser, -max-tokens",
-	errcode.ValidationFailed: "gqlgen's validation, strict variables (variables.go), operation choice (transport.go)",
-	CodeDepth:                "the cost analysis (cost.go)",
-	CodeAliases:              "the cost analysis (cost.go)",
-	CodeSelections:           "the cost analysis (cost.go)",
-	CodeEntities:             "the cost analysis (cost.go)",
-	CodeComplexity:           "the cost analysis (cost.go)",
-	CodeBadRequest:           "the POST and GET transports (transport.go)",
-	CodeUnsupportedMediaType: "the HTTP edge (edge.go)",
-	CodeMethodNotAllowed:     "the HTTP edge (edge.go), a mutation over GET (transport.go)",
-	CodeRequestTooLarge:      "the body limit (body.go)",
-	CodeRequestTimeout:       "the body read deadline (body.go)",
-	CodeTooManyErrors:        "the error-list cap (httperrors.go)",
-	CodeSlowConsumer:         "a subscription's event buffer overflowed (liveconn.go, package live)",
-	CodeLimitExceeded:        "too many subscriptions on one connection (livesub.go), too many live connections of one client (liveconn.go)",
-	CodeInFlight:             "too many operations in flight on one websocket or of one client over websockets (liveconn.go), too many HTTP requests in flight of one client (inflight.go)",
-	CodeSubscriptionBudget:   "a client's subscriptions over their complexity budget (livebudget.go)",
+	gqlhttp.CodeBadUserInput:         "a store EINVALID error, an argument check, or the request's encoding (gqlhttp/body.go)",
+	gqlhttp.CodeNotFound:             "a store ENOTFOUND error, or a path under /graphql/",
+	CodeConflict:                     "a store ECONFLICT error",
+	CodeUnavailable:                  "a store EUNAVAILABLE error",
+	CodeInternal:                     "anything without a code (ErrorPresenter), a panic",
+	CodeUnauthenticated:              "guardMutations, an oversize credential (access.go), X-Explain without a credential (explain.go)",
+	CodeForbidden:                    "a store EFORBIDDEN error: another author's comment (store.Owner, changeOwner in access.go); X-Explain with a user's token (explain.go)",
+	CodeThrottled:                    "the rate limit (ratelimit.go)",
+	origin.Code:                      "the origin rule: a preflight, websocket or SSE request from an origin outside -cors-origins (package origin)",
+	trusted.CodeNotFound:             "APQ or the trusted documents (package trusted)",
+	trusted.CodeRequired:             "-only-trusted-documents (package trusted)",
+	trusted.CodeMismatch:             "a trusted document id sent with another query (package trusted)",
+	errcode.ParseFailed:              "gqlgen's parser, -max-tokens",
+	errcode.ValidationFailed:         "gqlgen's validation, strict variables (gqlhttp/variables.go), operation choice (gqlhttp/transport.go)",
+	CodeDepth:                        "the cost analysis (cost.go)",
+	CodeAliases:                      "the cost analysis (cost.go)",
+	CodeSelections:                   "the cost analysis (cost.go)",
+	CodeEntities:                     "the cost analysis (cost.go)",
+	CodeComplexity:                   "the cost analysis (cost.go)",
+	gqlhttp.CodeBadRequest:           "the POST and GET transports (gqlhttp/transport.go)",
+	gqlhttp.CodeUnsupportedMediaType: "the HTTP edge (gqlhttp/edge.go)",
+	gqlhttp.CodeMethodNotAllowed:     "the HTTP edge (gqlhttp/edge.go), a mutation over GET (gqlhttp/transport.go)",
+	gqlhttp.CodeRequestTooLarge:      "the body limit (gqlhttp/body.go)",
+	gqlhttp.CodeRequestTimeout:       "the body read deadline (gqlhttp/body.go)",
+	gqlhttp.CodeTooManyErrors:        "the error-list cap (gqlhttp/httperrors.go)",
+	CodeSlowConsumer:                 "a subscription's event buffer overflowed (liveconn.go, package live)",
+	CodeLimitExceeded:                "too many subscriptions on one connection (livesub.go), too many live connections of one client (liveconn.go)",
+	CodeInFlight:                     "too many operations in flight on one websocket or of one client over websockets (liveconn.go), too many HTTP requests in flight of one client (inflight.go)",
+	CodeSubscriptionBudget:           "a client's subscriptions over their complexity budget (livebudget.go)",
 }
 
 // countedErrors counts each error p presents in m by its extensions.code

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/acme/comments-gateway/httpcompress"
-	"github.com/acme/comments-gateway/resolvers"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 )
 
 // BenchmarkCompression measures what compressing the filtered page 1
@@ -21,7 +21,7 @@ import (
 //	go test -run '^$' -bench BenchmarkCompression -benchtime 20000x ./resolvers/
 func BenchmarkCompression(b *testing.B) {
 	e := MustBenchEnv(b)
-	rec := serve(e.handler(b, resolvers.MicroCacheConfig{}), httptest.NewRequest(http.MethodGet, getURL(pageQuery, map[string]any{"p": e.product}), nil))
+	rec := serve(e.handler(b, gqlhttp.MicroCacheConfig{}), httptest.NewRequest(http.MethodGet, getURL(pageQuery, map[string]any{"p": e.product}), nil))
 	if rec.Code != http.StatusOK {
 		b.Fatalf("HTTP %d %s", rec.Code, rec.Body)
 	}

@@ -1,23 +1,23 @@
-// Package resolvers is the GraphQL edge of the gateway: the HTTP handler
-// (NewHandler), the resolvers gqlgen calls, and everything that applies to a
-// whole request before or after them.
+// Package resolvers is the GraphQL service of the gateway: the HTTP handler
+// (NewHandler), the resolvers gqlgen calls, and the policy that applies to a
+// whole operation before or after them.
 //
 // A request flows through NewHandler (handler.go). First the HTTP edge
-// (edge.go, body.go): methods, content types, the body limit and read
-// deadline, UTF-8; the rate limit's charge for refusals
+// (package gqlhttp: methods, content types, the body limit and read
+// deadline, UTF-8); the rate limit's charge for refusals
 // (ratelimit_refused.go); trusted documents (package trusted). Then a
 // context with the request timeout, a store.Usage for extensions.cost and,
 // on X-Explain: 1, an EXPLAIN collector (explain.go); then gqlgen's server
-// with its transports (transport.go for POST and GET, live.go for websocket
-// and SSE), strict variables (variables.go), the one-pass cost analysis
-// before validation (cost.go, package cost), the APQ and query caches, the
-// rate limit (ratelimit.go), introspection control (introspection.go),
-// per-operation dataloaders (loaders.go, loaderplan.go) and, on mutations,
-// access control (mutationguard.go, access.go). Around it all, httpcache.go
-// gives GET query responses Cache-Control (the @cacheControl policy of
-// cachecontrol.go), an ETag and 304s, POST and failed responses no-store,
-// and serves hot GET responses from the optional micro-cache
-// (microcache.go).
+// with its transports (package gqlhttp's for POST and GET, live.go for
+// websocket and SSE), strict variables (gqlhttp), the one-pass cost
+// analysis before validation (cost.go, package cost), the APQ and query
+// caches, the rate limit (ratelimit.go), introspection control
+// (introspection.go), per-operation dataloaders (loaders.go,
+// loaderplan.go) and, on mutations, access control (mutationguard.go,
+// access.go). Around it all, gqlhttp's Cache gives GET query responses
+// Cache-Control (their @cacheControl policy), an ETag and 304s, POST and
+// failed responses no-store, and serves hot GET responses from the
+// optional micro-cache.
 //
 // Resolvers stay thin (schema.resolvers.go, entity.resolvers.go): they parse
 // and validate arguments with the store's functions, call a dataloader or

@@ -3,14 +3,14 @@ package resolvers_test
 import (
 	"testing"
 
-	"github.com/acme/comments-gateway/resolvers"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 )
 
 // TestErrorsCountByCode: each error a reply carries counts once in
 // comments_graphql_errors_total under its extensions.code, and the codes
 // no reply carried yet are exported at zero.
 func TestErrorsCountByCode(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{})
 	r := e.MustGet(t, `{ nosuch othernosuch }`)
 	if len(r.Errors) != 2 {
 		t.Fatalf("want 2 errors for two unknown fields, got %s", r.Body)

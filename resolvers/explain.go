@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -19,10 +20,15 @@ func wantsExplain(r *http.Request) bool {
 // keys and indexes. Without a valid credential it is 401 UNAUTHENTICATED,
 // with another user's token 403 FORBIDDEN; the rate limit charges it as a
 // refusal.
-func guardExplain(open bool, next http.Handler) http.Handler {
+func guardExplain(open bool) gqlhttp.Middleware {
 	if open {
-		return next
+		return nil
 	}
+	return explainGuard
+}
+
+// explainGuard is guardExplain's handler around next.
+func explainGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !wantsExplain(r) {
 			next.ServeHTTP(w, r)
@@ -33,9 +39,9 @@ func guardExplain(open bool, next http.Handler) http.Handler {
 		case p.MayChangeAny():
 			next.ServeHTTP(w, r)
 		case p == nil || err != nil:
-			writeRequestError(w, http.StatusUnauthorized, CodeUnauthenticated, how)
+			gqlhttp.WriteError(w, http.StatusUnauthorized, CodeUnauthenticated, how)
 		default:
-			writeRequestError(w, http.StatusForbidden, CodeForbidden, how)
+			gqlhttp.WriteError(w, http.StatusForbidden, CodeForbidden, how)
 		}
 	})
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"go.opentelemetry.io/otel/trace"
@@ -21,6 +20,7 @@ import (
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/graph"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/origin"
@@ -76,8 +76,8 @@ type Config struct {
 	// NewLive); nil: no subscription transports.
 	Live *Live
 	// MicroCache caches hot GET responses in process (off when its TTL is 0;
-	// see httpcache.go).
-	MicroCache MicroCacheConfig
+	// see gqlhttp.Cache).
+	MicroCache gqlhttp.MicroCacheConfig
 	// Origins are the browser origins allowed cross-origin: CORS, websocket
 	// upgrades and SSE streams (package origin); nil: same-origin only.
 	Origins *origin.Policy
@@ -85,22 +85,28 @@ type Config struct {
 	// client served at once, each until its reply is written (inflight.go;
 	// DefaultMaxRequestsInFlight when 0, negative: no bound).
 	MaxRequestsInFlight int
+	// Compress, when set, compresses replies as Accept-Encoding asks
+	// (package httpcompress); nil: no compression.
+	Compress gqlhttp.Middleware
+	// BrowserPage, when set, is served to a browser opening the endpoint
+	// (GraphiQL; gqlhttp.BrowserPage); nil: such a GET gets the usual 400.
+	BrowserPage http.Handler
 }
 
 // DefaultAPQCacheSize is how many persisted queries the APQ cache keeps.
 const DefaultAPQCacheSize = 1000
 
-// NewHandler returns the GraphQL-over-HTTP handler: POST and GET (queries
-// only), introspection (switchable), automatic persisted queries, access
-// control on mutations, one error presenter, panic recovery, per-request
-// dataloaders, extensions.cost on every response, and EXPLAIN
-// (extensions.plan) on the X-Explain: 1 header. Each request's operation and
-// cost go on its log line (package obs).
+// NewHandler returns the /graphql handler: POST and GET (queries only),
+// websocket and SSE, introspection (switchable), automatic persisted
+// queries and trusted documents, access control on mutations, one error
+// presenter, panic recovery, per-request dataloaders, extensions.cost on
+// every response, and EXPLAIN (extensions.plan) on the X-Explain: 1
+// header. Each request's operation and cost go on its log line (package
+// obs).
 //
-// gqlgen's server is assembled in steps, each adding one kind of extension
-// in the order it runs: transports, the checks of an operation before it
-// runs, error handling, the operation's middleware, the response's; the
-// HTTP layers around it come last (httpLayers).
+// The whole chain a request passes is listed here, outermost first; a
+// layer that is off is nil (gqlhttp.Chain skips it). gqlgen's server at its
+// core is assembled in steps (newServer).
 func NewHandler(cfg Config) http.Handler {
 	cfg = cfg.withDefaults()
 	es := graph.NewExecutableSchema(graph.Config{
@@ -108,15 +114,55 @@ func NewHandler(cfg Config) http.Handler {
 		Complexity: complexity(),
 	})
 	rl := newRateLimiter(cfg.RateLimit) // nil: no rate limit
-	// HTTP caching (httpcache.go): Cache-Control, ETag and 304, micro-cache.
-	hc := newHTTPCache(es.Schema(), cfg.MicroCache, cfg.Metrics)
+	// HTTP caching (gqlhttp.Cache): Cache-Control, ETag and 304, micro-cache.
+	micro := cfg.MicroCache
+	micro.Compress = cfg.Compress // a hit keeps its encoded copies
+	hc := gqlhttp.NewCache(es.Schema(), micro, cfg.Metrics.Cache("micro"))
+	return gqlhttp.Chain(
+		// Every request: its id and log line (package obs; the server's
+		// own, around every route, when there is one), its server span
+		// (package tracing), its reply compressed, GraphiQL for a browser.
+		func(h http.Handler) http.Handler { return obs.Middleware(cfg.Logger, h) },
+		func(h http.Handler) http.Handler { return tracing.HTTP(h, cfg.TracerProvider) },
+		cfg.Compress,
+		gqlhttp.BrowserPage(cfg.BrowserPage),
+		// Who asks: the origin rule (CORS; no websocket or SSE from an
+		// origin outside the list), the client's address, its credentials
+		// (an oversize one refused, access.go), its requests in flight
+		// (inflight.go: refused before any body is read, a micro-cached
+		// reply counted too).
+		cfg.Origins.Handler,
+		cfg.ClientAddr.Middleware,
+		authenticate(cfg.Auth),
+		limitInFlight(cfg.MaxRequestsInFlight),
+		// The reply's HTTP caching, and the micro-cache's hits.
+		hc.Middleware,
+		// Websocket and SSE connections (liveconn.go).
+		cfg.Live.middleware,
+		// Refusals cost too (ratelimit_refused.go); who may EXPLAIN
+		// (explain.go); the GraphQL-over-HTTP edge (package gqlhttp).
+		rl.gate,
+		guardExplain(cfg.OpenExplain),
+		gqlhttp.Edge(cfg.Limits.MaxBodyBytes),
+		// The request's context (timeout, usage, EXPLAIN), then trusted
+		// documents' ids resolved (package trusted).
+		withRequestContext(cfg, rl),
+		cfg.Trusted.Middleware,
+	)(newServer(cfg, es, rl, hc))
+}
+
+// newServer assembles gqlgen's server in steps, each adding one kind of
+// extension in the order it runs: transports, the checks of an operation
+// before it runs, error handling, the operation's middleware, the
+// response's.
+func newServer(cfg Config, es graphql.ExecutableSchema, rl *rateLimiter, hc *gqlhttp.Cache) *handler.Server {
 	srv := handler.New(es)
 	addTransports(srv, cfg, es.Schema(), rl)
 	addOperationChecks(srv, cfg, es)
 	handleErrors(srv, cfg)
 	addOperationMiddleware(srv, cfg, rl)
 	addResponseMiddleware(srv, hc)
-	return httpLayers(cfg, srv, rl, hc)
+	return srv
 }
 
 // withDefaults fills the zero fields that have a default. Every record
@@ -140,17 +186,16 @@ func (cfg Config) withDefaults() Config {
 // addTransports registers the transports: websocket and SSE (live.go),
 // which must come before POST (SSE is a POST that accepts
 // text/event-stream), then the strict GraphQL-over-HTTP ones
-// (transport.go).
+// (package gqlhttp).
 func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rateLimiter) {
 	addLiveTransports(srv, cfg, rl)
-	ops := operations{schema: schema}
-	srv.AddTransport(transport.Options{})
-	srv.AddTransport(getTransport{ops: ops})
-	srv.AddTransport(postTransport{ops: ops})
+	for _, t := range gqlhttp.Transports(schema) {
+		srv.AddTransport(t)
+	}
 }
 
 // addOperationChecks adds what checks an operation before it runs, in
-// order: strict variables (variables.go), introspection control
+// order: strict variables (package gqlhttp), introspection control
 // (introspection.go), trusted documents then APQ (one key space, the
 // manifest first), the mutation guard (access.go), and after every
 // parameter mutator the token limit and the cost limit (cost.go), which
@@ -158,7 +203,7 @@ func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rate
 // operation (liveproto.go). gqlgen's documents, the APQ texts and the cost
 // analysis are cached within cfg.Caches' bytes (querycache.go).
 func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSchema) {
-	srv.Use(strictVariables{schema: es.Schema()})
+	srv.Use(gqlhttp.StrictVariables{Schema: es.Schema()})
 	srv.SetQueryCache(documentCache(cfg.Caches, cfg.Metrics))
 	if cfg.DisableIntrospection {
 		srv.SetDisableSuggestion(true)
@@ -183,11 +228,11 @@ func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSc
 }
 
 // handleErrors sets the one error presenter (ErrorPresenter behind the
-// edge's, httperrors.go, each error it presents counted by code in the
+// edge's, gqlhttp.EdgePresenter, each error it presents counted by code in the
 // metrics, codes.go) and turns a resolver's panic into a logged INTERNAL
 // error.
 func handleErrors(srv *handler.Server, cfg Config) {
-	srv.SetErrorPresenter(countedErrors(edgePresenter(ErrorPresenter(cfg.Logger), cfg.DisableIntrospection), cfg.Metrics))
+	srv.SetErrorPresenter(countedErrors(gqlhttp.EdgePresenter(ErrorPresenter(cfg.Logger), cfg.DisableIntrospection), cfg.Metrics))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return store.Errorf(store.EINTERNAL, "internal error")
@@ -230,7 +275,7 @@ func nameOperation(ctx context.Context, next graphql.OperationHandler) graphql.R
 	if name == "" {
 		name = "anonymous"
 	}
-	name = clip(name, maxLoggedName)
+	name = gqlhttp.Clip(name, maxLoggedName)
 	op := "query"
 	if oc.Operation != nil {
 		op = string(oc.Operation.Operation)
@@ -242,11 +287,11 @@ func nameOperation(ctx context.Context, next graphql.OperationHandler) graphql.R
 }
 
 // addResponseMiddleware adds what shapes a response, outermost first: the
-// capped error list (httperrors.go), the HTTP cache's view of the outcome
-// (httpcache.go), and the extensions (cost and plan).
-func addResponseMiddleware(srv *handler.Server, hc *httpCache) {
-	srv.AroundResponses(capErrors)
-	srv.AroundResponses(hc.recordOutcome)
+// capped error list (gqlhttp.CapErrors), the HTTP cache's view of the
+// outcome (gqlhttp.Cache), and the extensions (cost and plan).
+func addResponseMiddleware(srv *handler.Server, hc *gqlhttp.Cache) {
+	srv.AroundResponses(gqlhttp.CapErrors)
+	srv.AroundResponses(hc.RecordOutcome)
 	srv.AroundResponses(addExtensions)
 }
 
@@ -270,36 +315,16 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 	return resp
 }
 
-// httpLayers wraps gqlgen's server in the HTTP layers, innermost first:
-// trusted documents' GET ids (package trusted), the request's context
-// (withRequestContext), the HTTP edge (edge.go), who may EXPLAIN
-// (explain.go), the rate limit's charge
-// for refusals (ratelimit_refused.go), live connections (liveconn.go), the
-// HTTP cache, the cap on each client's requests in flight (inflight.go:
-// refused before any body is read, a micro-cached reply counted too),
-// credentials when configured (package auth; an oversize one refused,
-// access.go), the client's address (package clientaddr), and
-// outermost the origin rule (package origin: CORS, and no websocket or SSE
-// from an origin outside the list).
-func httpLayers(cfg Config, srv *handler.Server, rl *rateLimiter, hc *httpCache) http.Handler {
-	h := withRequestContext(cfg, rl, cfg.Trusted.Middleware(srv))
-	h = httpEdge(cfg.Limits.MaxBodyBytes, h)
-	h = guardExplain(cfg.OpenExplain, h)
-	h = rl.gate(h) // refusals cost too
-	h = cfg.Live.middleware(h)
-	h = hc.wrap(h)
-	h = limitInFlight(cfg.MaxRequestsInFlight, h)
-	if cfg.Auth.Enabled() {
-		h = cfg.Auth.Middleware(refuseOversizeCredential(h))
-	}
-	return cfg.Origins.Handler(cfg.ClientAddr.Middleware(h))
-}
-
 // withRequestContext gives each request its context: the request timeout,
 // a store.Usage for extensions.cost, the requestInfo the operation fills,
 // the rate limit's client, and an EXPLAIN collector on X-Explain: 1. After
 // next it observes the request's latency by operation.
-func withRequestContext(cfg Config, rl *rateLimiter, next http.Handler) http.Handler {
+func withRequestContext(cfg Config, rl *rateLimiter) gqlhttp.Middleware {
+	return func(next http.Handler) http.Handler { return requestContextOf(cfg, rl, next) }
+}
+
+// requestContextOf is withRequestContext's handler around next.
+func requestContextOf(cfg Config, rl *rateLimiter, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
 		ctx, cancel := requestContext(req, cfg.RequestTimeout)
@@ -359,7 +384,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 				code = CodeInternal
 			}
 			if code == CodeInternal || code == CodeUnavailable {
-				log.Log(ctx, logLevelOf(ctx, err), "store error", "err", err.Error(), "path", gerr.Path.String())
+				log.Log(ctx, gqlhttp.LogLevel(ctx, err), "store error", "err", err.Error(), "path", gerr.Path.String())
 				setRequestID(ctx, gerr)
 			}
 			if code == CodeInternal {
@@ -367,15 +392,15 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			} else {
 				gerr.Message = se.Message
 			}
-			setCode(gerr, code)
+			gqlhttp.SetCode(gerr, code)
 			setArgument(gerr, se)
 		case gerr.Extensions["code"] != nil:
 		case isRequestError(err), isEntitiesError(gerr):
-			setCode(gerr, "BAD_USER_INPUT")
+			gqlhttp.SetCode(gerr, "BAD_USER_INPUT")
 		default:
-			log.Log(ctx, logLevelOf(ctx, err), "unexpected error", "err", err.Error(), "path", gerr.Path.String())
+			log.Log(ctx, gqlhttp.LogLevel(ctx, err), "unexpected error", "err", err.Error(), "path", gerr.Path.String())
 			gerr.Message = "internal error"
-			setCode(gerr, CodeInternal)
+			gqlhttp.SetCode(gerr, CodeInternal)
 			setRequestID(ctx, gerr)
 		}
 		return gerr
@@ -420,11 +445,4 @@ func setArgument(e *gqlerror.Error, se *store.Error) {
 	if r := se.Range; r != nil {
 		e.Extensions["min"], e.Extensions["max"], e.Extensions["got"] = r.Min, r.Max, r.Got
 	}
-}
-
-func setCode(e *gqlerror.Error, code string) {
-	if e.Extensions == nil {
-		e.Extensions = map[string]any{}
-	}
-	e.Extensions["code"] = code
 }

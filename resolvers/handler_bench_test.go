@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/acme/comments-gateway/demo"
+	"github.com/acme/comments-gateway/httpcompress"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
@@ -99,7 +101,7 @@ func MustBenchEnv(tb testing.TB) *benchEnv {
 // walk pages through the filtered list to its last page (at most 200
 // pages) and keeps the cursor that starts the page before it, a full page.
 func (e *benchEnv) walk(tb testing.TB) {
-	h := e.handler(tb, resolvers.MicroCacheConfig{})
+	h := e.handler(tb, gqlhttp.MicroCacheConfig{})
 	after := ""
 	for e.pages < 200 {
 		vars := map[string]any{"p": e.product}
@@ -135,12 +137,20 @@ func (e *benchEnv) walk(tb testing.TB) {
 	}
 }
 
-// handler is the /graphql handler as cmdServe builds it.
-func (e *benchEnv) handler(tb testing.TB, micro resolvers.MicroCacheConfig) http.Handler {
+// handler is the /graphql handler as cmdServe builds it, without
+// compression.
+func (e *benchEnv) handler(tb testing.TB, micro gqlhttp.MicroCacheConfig) http.Handler {
+	return e.handlerWith(tb, resolvers.Config{MicroCache: micro})
+}
+
+// handlerWith is the /graphql handler as cmdServe builds it, with cfg's
+// settings.
+func (e *benchEnv) handlerWith(tb testing.TB, cfg resolvers.Config) http.Handler {
 	reg := prometheus.NewRegistry()
 	m := metrics.New(reg)
 	log := slog.New(obs.NewHandler(slog.NewJSONHandler(io.Discard, nil)))
-	h := obs.Middleware(log, resolvers.NewHandler(resolvers.Config{Store: e.store, Logger: log, Metrics: m, MicroCache: micro}))
+	cfg.Store, cfg.Logger, cfg.Metrics = e.store, log, m
+	h := obs.Middleware(log, resolvers.NewHandler(cfg))
 	// The server's requests account their store calls to the metrics
 	// (cmdServe's http.Server BaseContext).
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -210,7 +220,7 @@ func processCPU(b *testing.B) time.Duration {
 //	go test -run '^$' -bench BenchmarkHandler -benchtime 5s ./resolvers/
 func BenchmarkHandler(b *testing.B) {
 	e := MustBenchEnv(b)
-	h := e.handler(b, resolvers.MicroCacheConfig{})
+	h := e.handler(b, gqlhttp.MicroCacheConfig{})
 	vars := map[string]any{"p": e.product}
 	deepVars := map[string]any{"p": e.product, "after": e.deep}
 	b.Logf("product %s: the deep page is page %d (pages of 20)", e.product, e.pages)
@@ -241,9 +251,25 @@ func BenchmarkHandler(b *testing.B) {
 	})
 	// The page-1 GET with the micro-cache on (500ms, 64MB): all but about
 	// one request per 500ms are hits.
-	hm := e.handler(b, resolvers.MicroCacheConfig{TTL: 500 * time.Millisecond, MaxBytes: 64_000_000})
+	hm := e.handler(b, gqlhttp.MicroCacheConfig{TTL: 500 * time.Millisecond, MaxBytes: 64_000_000})
 	b.Run("page1-GET-microcache", func(b *testing.B) {
 		u := getURL(pageQuery, vars)
 		runParallel(b, hm, func() *http.Request { return httptest.NewRequest(http.MethodGet, u, nil) })
+	})
+	// The same with compression, as serve has it, for a client that takes
+	// gzip.
+	compress, err := httpcompress.New(httpcompress.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hz := e.handlerWith(b, resolvers.Config{Compress: compress,
+		MicroCache: gqlhttp.MicroCacheConfig{TTL: 500 * time.Millisecond, MaxBytes: 64_000_000}})
+	b.Run("page1-GET-microcache-gzip", func(b *testing.B) {
+		u := getURL(pageQuery, vars)
+		runParallel(b, hz, func() *http.Request {
+			r := httptest.NewRequest(http.MethodGet, u, nil)
+			r.Header.Set("Accept-Encoding", "gzip")
+			return r
+		})
 	})
 }

@@ -2,6 +2,7 @@ package resolvers_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -12,12 +13,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/acme/comments-gateway/httpcompress"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/resolvers"
@@ -31,7 +36,7 @@ type cacheEnv struct {
 	reg *prometheus.Registry
 }
 
-func MustCacheEnv(tb testing.TB, micro resolvers.MicroCacheConfig) *cacheEnv {
+func MustCacheEnv(tb testing.TB, micro gqlhttp.MicroCacheConfig) *cacheEnv {
 	tb.Helper()
 	spy := newSpy(MustOpenLoaded(tb, genComments()))
 	e := &cacheEnv{spy: spy}
@@ -71,7 +76,7 @@ func errorFree(tb testing.TB, r *gqltest.Response) bool {
 // comment(id) 300, topProducts 60, stats 60, languages 60, comments 30;
 // the smallest max-age of the selected fields wins.
 func TestCacheControlPerField(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{})
 	cases := []struct{ query, want string }{
 		{`{ product(id: "p1") { id } }`, "public, max-age=300"},
 		{`{ comment(id: "p1-c000") { id title rating createdAt } }`, "public, max-age=300"},
@@ -109,7 +114,7 @@ func TestCacheControlPerField(t *testing.T) {
 }
 
 func TestCacheControlPrivateWhenAuthenticated(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{})
 	query := `{ topProducts(first: 2) { rank } }`
 	for _, hdr := range [][]string{{"Authorization", "Bearer k"}, {"X-API-Key", "k"}} {
 		r := e.MustGet(t, query, hdr...)
@@ -123,7 +128,7 @@ func TestCacheControlPrivateWhenAuthenticated(t *testing.T) {
 }
 
 func TestCacheControlNoStore(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{})
 	post := func(query string) *gqltest.Response {
 		b, _ := json.Marshal(map[string]any{"query": query})
 		return e.MustDo(t, http.MethodPost, "", b)
@@ -155,7 +160,7 @@ func TestCacheControlNoStore(t *testing.T) {
 }
 
 func TestETagAndNotModified(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{})
 	query := `{ product(id: "p1") { stats { total } comments(first: 3) { nodes { id title } } } }`
 	r := e.MustGet(t, query)
 	sum := sha256.Sum256(r.Body)
@@ -218,7 +223,7 @@ func (e *cacheEnv) metric(t *testing.T, name, result string) float64 {
 }
 
 func TestMicroCacheServesHotPages(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{TTL: time.Hour})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{TTL: time.Hour})
 	page := `{ product(id: "big") { comments(first: 5) { totalCount edges { node { id } } } } }`
 	first := e.MustGet(t, page)
 	calls := e.spy.TotalCalls()
@@ -262,7 +267,7 @@ func TestMicroCacheServesHotPages(t *testing.T) {
 
 func TestMicroCacheStaysWithinItsBytes(t *testing.T) {
 	const maxBytes = 16 << 10
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{TTL: time.Hour, MaxBytes: maxBytes})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{TTL: time.Hour, MaxBytes: maxBytes})
 	query := func(i int) string {
 		return fmt.Sprintf(`{ p%d: product(id: "big") { comments(first: 10) { edges { node { id title body author } } } } }`, i)
 	}
@@ -294,7 +299,7 @@ func TestMicroCacheStaysWithinItsBytes(t *testing.T) {
 // Concurrent identical misses share one run (see microCache.getOrJoin): all
 // get the same reply, and every request is counted once.
 func TestMicroCacheConcurrentMisses(t *testing.T) {
-	e := MustCacheEnv(t, resolvers.MicroCacheConfig{TTL: time.Hour})
+	e := MustCacheEnv(t, gqlhttp.MicroCacheConfig{TTL: time.Hour})
 	page := `{ product(id: "big") { stats { total } comments(first: 3) { nodes { id } } } }`
 	const n = 8
 	replies := make(chan *gqltest.Response, n)
@@ -326,5 +331,82 @@ func TestMicroCacheConcurrentMisses(t *testing.T) {
 	const lookups = "comments_cache_lookups_total"
 	if hits, misses := e.metric(t, lookups, "hit"), e.metric(t, lookups, "miss"); hits+misses != n || misses < 1 {
 		t.Errorf("hits %v + misses %v, want %d requests with at least one miss", hits, misses, n)
+	}
+}
+
+// TestMicroCacheKeepsEncodedCopies: with compression outside the cache
+// (as serve has it), a hit for a client that accepts gzip is the reply a
+// miss gets (Content-Encoding gzip, the encoding's ETag, the same data),
+// written from the encoded copy the cache made on the first hit: later
+// hits compress nothing; a client that accepts no encoding gets the plain
+// reply, and If-None-Match with the encoded tag gets 304.
+func TestMicroCacheKeepsEncodedCopies(t *testing.T) {
+	compress, err := httpcompress.New(httpcompress.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var encodes atomic.Int32 // calls of the middleware: one for the chain, one per copy made
+	counted := func(next http.Handler) http.Handler { encodes.Add(1); return compress(next) }
+	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{
+		Store: store.New(MustOpenLoaded(t, genComments())), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		MicroCache: gqlhttp.MicroCacheConfig{TTL: time.Hour}, Compress: counted,
+	}))
+	t.Cleanup(srv.Close)
+	page := `{ product(id: "big") { comments(first: 20) { totalCount edges { node { id title body } } } } }`
+	tr := &http.Transport{DisableCompression: true} // no Accept-Encoding added, nothing decoded
+	t.Cleanup(tr.CloseIdleConnections)
+	get := func(hdr ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"?query="+url.QueryEscape(page), nil)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, b
+	}
+	gunzip := func(b []byte) []byte {
+		t.Helper()
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	miss, missBody := get("Accept-Encoding", "gzip")
+	tag := miss.Header.Get("ETag")
+	if miss.Header.Get("Content-Encoding") != "gzip" || !strings.HasSuffix(tag, `-gzip"`) {
+		t.Fatalf("miss: %v", miss.Header)
+	}
+	made := encodes.Load()
+	for i := range 3 {
+		hit, hitBody := get("Accept-Encoding", "gzip")
+		if hit.Header.Get("Content-Encoding") != "gzip" || hit.Header.Get("ETag") != tag ||
+			hit.Header.Get("Cache-Control") != miss.Header.Get("Cache-Control") ||
+			!bytes.Equal(gunzip(hitBody), gunzip(missBody)) {
+			t.Fatalf("hit %d differs from the miss: %v\nmiss: %v", i, hit.Header, miss.Header)
+		}
+	}
+	if n := encodes.Load() - made; n != 1 {
+		t.Errorf("3 hits made %d encoded copies, want 1", n)
+	}
+	plain, plainBody := get()
+	if plain.Header.Get("Content-Encoding") != "" || !bytes.Equal(plainBody, gunzip(missBody)) ||
+		plain.Header.Get("ETag") != strings.TrimSuffix(tag, `-gzip"`)+`"` {
+		t.Errorf("a client without Accept-Encoding: %v %s", plain.Header, plainBody)
+	}
+	if nm, _ := get("Accept-Encoding", "gzip", "If-None-Match", tag); nm.StatusCode != http.StatusNotModified || nm.Header.Get("ETag") != tag {
+		t.Errorf("If-None-Match %s: HTTP %d %v", tag, nm.StatusCode, nm.Header)
 	}
 }

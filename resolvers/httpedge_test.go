@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/obs"
@@ -90,25 +91,25 @@ func TestEdgeRefusals(t *testing.T) {
 		code                           string
 		allow                          string
 	}{
-		{"PUT", http.MethodPut, "", "application/json", ok, 405, resolvers.CodeMethodNotAllowed, "GET, POST, OPTIONS"},
-		{"DELETE", http.MethodDelete, "", "", "", 405, resolvers.CodeMethodNotAllowed, "GET, POST, OPTIONS"},
-		{"GET with a mutation", http.MethodGet, getMutation, "", "", 405, resolvers.CodeMethodNotAllowed, "POST"},
-		{"text/plain", http.MethodPost, "", "text/plain", ok, 415, resolvers.CodeUnsupportedMediaType, ""},
-		{"no Content-Type", http.MethodPost, "", "", ok, 415, resolvers.CodeUnsupportedMediaType, ""},
-		{"form", http.MethodPost, "", "application/x-www-form-urlencoded", "query=x", 415, resolvers.CodeUnsupportedMediaType, ""},
-		{"charset latin1", http.MethodPost, "", "application/json; charset=latin1", ok, 415, resolvers.CodeUnsupportedMediaType, ""},
-		{"invalid JSON", http.MethodPost, "", "application/json", `{"query": "{ __typename }", "variables": {"secret": nope}}`, 400, resolvers.CodeBadRequest, ""},
-		{"a JSON array", http.MethodPost, "", "application/json", `[` + ok + `]`, 400, resolvers.CodeBadRequest, ""},
-		{"null", http.MethodPost, "", "application/json", `null`, 400, resolvers.CodeBadRequest, ""},
-		{"data after the object", http.MethodPost, "", "application/json", ok + `garbage`, 400, resolvers.CodeBadRequest, ""},
-		{"query a number", http.MethodPost, "", "application/json", `{"query": 1}`, 400, resolvers.CodeBadRequest, ""},
-		{"variables a string", http.MethodPost, "", "application/json", `{"query": "{ __typename }", "variables": "x"}`, 400, resolvers.CodeBadRequest, ""},
-		{"operationName an object", http.MethodPost, "", "application/json", `{"query": "{ __typename }", "operationName": {}}`, 400, resolvers.CodeBadRequest, ""},
-		{"invalid UTF-8 body", http.MethodPost, "", "application/json", "{\"query\": \"{ comment(id: \\\"\xff\\\") { id } }\"}", 400, resolvers.CodeBadUserInput, ""},
-		{"invalid UTF-8 query string", http.MethodGet, "?query=%7B%20comment(id%3A%20%22%FF%22)%20%7B%20id%20%7D%20%7D", "", "", 400, resolvers.CodeBadUserInput, ""},
-		{"GET variables not JSON", http.MethodGet, "?query=%7B__typename%7D&variables=%7B", "", "", 400, resolvers.CodeBadRequest, ""},
-		{"GET variables an array", http.MethodGet, "?query=%7B__typename%7D&variables=%5B%5D", "", "", 400, resolvers.CodeBadRequest, ""},
-		{"GET malformed query string", http.MethodGet, "?query=%zz", "", "", 400, resolvers.CodeBadRequest, ""},
+		{"PUT", http.MethodPut, "", "application/json", ok, 405, gqlhttp.CodeMethodNotAllowed, "GET, POST, OPTIONS"},
+		{"DELETE", http.MethodDelete, "", "", "", 405, gqlhttp.CodeMethodNotAllowed, "GET, POST, OPTIONS"},
+		{"GET with a mutation", http.MethodGet, getMutation, "", "", 405, gqlhttp.CodeMethodNotAllowed, "POST"},
+		{"text/plain", http.MethodPost, "", "text/plain", ok, 415, gqlhttp.CodeUnsupportedMediaType, ""},
+		{"no Content-Type", http.MethodPost, "", "", ok, 415, gqlhttp.CodeUnsupportedMediaType, ""},
+		{"form", http.MethodPost, "", "application/x-www-form-urlencoded", "query=x", 415, gqlhttp.CodeUnsupportedMediaType, ""},
+		{"charset latin1", http.MethodPost, "", "application/json; charset=latin1", ok, 415, gqlhttp.CodeUnsupportedMediaType, ""},
+		{"invalid JSON", http.MethodPost, "", "application/json", `{"query": "{ __typename }", "variables": {"secret": nope}}`, 400, gqlhttp.CodeBadRequest, ""},
+		{"a JSON array", http.MethodPost, "", "application/json", `[` + ok + `]`, 400, gqlhttp.CodeBadRequest, ""},
+		{"null", http.MethodPost, "", "application/json", `null`, 400, gqlhttp.CodeBadRequest, ""},
+		{"data after the object", http.MethodPost, "", "application/json", ok + `garbage`, 400, gqlhttp.CodeBadRequest, ""},
+		{"query a number", http.MethodPost, "", "application/json", `{"query": 1}`, 400, gqlhttp.CodeBadRequest, ""},
+		{"variables a string", http.MethodPost, "", "application/json", `{"query": "{ __typename }", "variables": "x"}`, 400, gqlhttp.CodeBadRequest, ""},
+		{"operationName an object", http.MethodPost, "", "application/json", `{"query": "{ __typename }", "operationName": {}}`, 400, gqlhttp.CodeBadRequest, ""},
+		{"invalid UTF-8 body", http.MethodPost, "", "application/json", "{\"query\": \"{ comment(id: \\\"\xff\\\") { id } }\"}", 400, gqlhttp.CodeBadUserInput, ""},
+		{"invalid UTF-8 query string", http.MethodGet, "?query=%7B%20comment(id%3A%20%22%FF%22)%20%7B%20id%20%7D%20%7D", "", "", 400, gqlhttp.CodeBadUserInput, ""},
+		{"GET variables not JSON", http.MethodGet, "?query=%7B__typename%7D&variables=%7B", "", "", 400, gqlhttp.CodeBadRequest, ""},
+		{"GET variables an array", http.MethodGet, "?query=%7B__typename%7D&variables=%5B%5D", "", "", 400, gqlhttp.CodeBadRequest, ""},
+		{"GET malformed query string", http.MethodGet, "?query=%zz", "", "", 400, gqlhttp.CodeBadRequest, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,16 +183,16 @@ func TestErrorListsCapped(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			body, _ := json.Marshal(map[string]string{"query": tc.query})
 			r := mustSend(t, e.srv, http.MethodPost, "", "application/json", bytes.NewReader(body))
-			if r.status != tc.status || len(r.errors) != resolvers.MaxErrors+1 {
-				t.Fatalf("HTTP %d with %d errors, want HTTP %d with %d: %.300s", r.status, len(r.errors), tc.status, resolvers.MaxErrors+1, r.body)
+			if r.status != tc.status || len(r.errors) != gqlhttp.MaxErrors+1 {
+				t.Fatalf("HTTP %d with %d errors, want HTTP %d with %d: %.300s", r.status, len(r.errors), tc.status, gqlhttp.MaxErrors+1, r.body)
 			}
-			for _, e := range r.errors[:resolvers.MaxErrors] {
+			for _, e := range r.errors[:gqlhttp.MaxErrors] {
 				if e.Code() != tc.code {
 					t.Errorf("error %+v, want code %s", e, tc.code)
 				}
 			}
-			last := r.errors[resolvers.MaxErrors]
-			if last.Code() != resolvers.CodeTooManyErrors || last.Extensions["omitted"] != float64(50-resolvers.MaxErrors) ||
+			last := r.errors[gqlhttp.MaxErrors]
+			if last.Code() != gqlhttp.CodeTooManyErrors || last.Extensions["omitted"] != float64(50-gqlhttp.MaxErrors) ||
 				!strings.Contains(last.Message, "30 more errors") {
 				t.Errorf("last error %+v, want TOO_MANY_ERRORS omitting 30", last)
 			}

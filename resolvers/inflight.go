@@ -3,6 +3,8 @@ package resolvers
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 )
 
 // DefaultMaxRequestsInFlight is how many GraphQL-over-HTTP requests of one
@@ -17,10 +19,15 @@ const DefaultMaxRequestsInFlight = 32
 // slots. One over the limit gets 429 IN_FLIGHT_LIMIT_EXCEEDED with
 // Retry-After, before its body is read. Websocket and SSE requests have
 // their own caps (liveconn.go), and a preflight holds nothing.
-func limitInFlight(limit int, next http.Handler) http.Handler {
+func limitInFlight(limit int) gqlhttp.Middleware {
 	if limit <= 0 {
-		return next
+		return nil
 	}
+	return func(next http.Handler) http.Handler { return inFlightSlots(limit, next) }
+}
+
+// inFlightSlots is limitInFlight's handler around next.
+func inFlightSlots(limit int, next http.Handler) http.Handler {
 	slots := newClientSlots(limit)
 	msg := fmt.Sprintf("too many requests in flight for this client: at most %d; wait for a reply before sending more", limit)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -30,7 +37,7 @@ func limitInFlight(limit int, next http.Handler) http.Handler {
 		}
 		release, ok := slots.take(clientID(r))
 		if !ok {
-			writeRequestError(w, http.StatusTooManyRequests, CodeInFlight, msg, "Retry-After", "1")
+			gqlhttp.WriteError(w, http.StatusTooManyRequests, CodeInFlight, msg, "Retry-After", "1")
 			return
 		}
 		defer release()

@@ -16,7 +16,7 @@ import (
 // API key and the first client once its request is done are served.
 func TestLimitInFlight(t *testing.T) {
 	entered, hold := make(chan struct{}), make(chan struct{})
-	h := limitInFlight(1, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := limitInFlight(1)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Hold") != "" {
 			entered <- struct{}{}
 			<-hold

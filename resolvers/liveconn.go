@@ -15,6 +15,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 )
 
 // liveConn is one open websocket connection or SSE stream.
@@ -59,9 +60,9 @@ func (l *Live) middleware(next http.Handler) http.Handler {
 		}
 		if err := l.add(c); err != nil {
 			if errors.Is(err, errLiveClosing) {
-				writeRequestError(w, http.StatusServiceUnavailable, CodeUnavailable, err.Error(), "Retry-After", "1")
+				gqlhttp.WriteError(w, http.StatusServiceUnavailable, CodeUnavailable, err.Error(), "Retry-After", "1")
 			} else {
-				writeRequestError(w, http.StatusTooManyRequests, CodeLimitExceeded, err.Error())
+				gqlhttp.WriteError(w, http.StatusTooManyRequests, CodeLimitExceeded, err.Error())
 			}
 			return
 		}
@@ -92,11 +93,11 @@ func (c *liveConn) startOperation() (release func(), err *gqlerror.Error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c.ops >= l.cfg.MaxInFlightPerConn {
-		return nil, coded(CodeInFlight, fmt.Sprintf("too many operations in flight on this connection: at most %d; wait for a result before sending more", l.cfg.MaxInFlightPerConn))
+		return nil, gqlhttp.Coded(CodeInFlight, fmt.Sprintf("too many operations in flight on this connection: at most %d; wait for a result before sending more", l.cfg.MaxInFlightPerConn))
 	}
 	leave, ok := l.running.take(c.client)
 	if !ok {
-		return nil, coded(CodeInFlight, fmt.Sprintf("too many operations in flight for this client: at most %d over its live connections; wait for a result before sending more", l.cfg.MaxInFlightPerClient))
+		return nil, gqlhttp.Coded(CodeInFlight, fmt.Sprintf("too many operations in flight for this client: at most %d over its live connections; wait for a result before sending more", l.cfg.MaxInFlightPerClient))
 	}
 	c.ops++
 	var once sync.Once

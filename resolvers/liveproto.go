@@ -18,6 +18,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"golang.org/x/time/rate"
 
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/internal/jsonscan"
 )
 
@@ -114,7 +115,7 @@ type wsGuard struct {
 	limiter *rate.Limiter // the client's bucket; nil: not limited
 	rl      *rateLimiter  // nil: no rate limit
 	timer   *time.Timer   // the connection_init deadline
-	pending atomic.Pointer[wsAdmission]
+	pending atomic.Pointer[refusal]
 
 	mu        sync.Mutex
 	throttled int // THROTTLED answers in a row (read loop only)
@@ -131,11 +132,6 @@ type wsOpIDs struct {
 	client  string
 	stopped bool // the client sent complete: send nothing more
 }
-
-// wsAdmission is a subscribe handed to gqlgen: admitted when its operation
-// passed every check (markAdmitted); otherwise, when the next message is
-// read, it was refused and costs the refused cost.
-type wsAdmission struct{ admitted atomic.Bool }
 
 // newWSGuard guards conn for the client of ctx's request.
 func newWSGuard(ctx context.Context, conn transport.WebsocketConn, rl *rateLimiter) *wsGuard {
@@ -159,9 +155,7 @@ func newWSGuard(ctx context.Context, conn transport.WebsocketConn, rl *rateLimit
 func markAdmitted(ctx context.Context) {
 	if c := liveConnFrom(ctx); c != nil {
 		if g := c.guard.Load(); g != nil {
-			if a := g.pending.Load(); a != nil {
-				a.admitted.Store(true)
-			}
+			g.pending.Load().charged()
 		}
 	}
 }
@@ -259,17 +253,32 @@ func readMessage(r io.Reader) ([]byte, error) {
 }
 
 // settle charges the refused cost of the previous subscribe if gqlgen
-// refused it (gqlgen handles a message before it reads the next).
+// refused it (refusal.settle).
 func (g *wsGuard) settle() {
-	if a := g.pending.Swap(nil); a != nil && !a.admitted.Load() && g.limiter != nil {
-		g.limiter.ReserveN(time.Now(), g.rl.refusedCost())
+	g.pending.Swap(nil).settle()
+}
+
+// expect notes a subscribe handed to gqlgen: a refusal of the client's
+// (nil without a rate limit) until its operation is admitted.
+func (g *wsGuard) expect() {
+	if g.limiter != nil {
+		g.pending.Store(g.rl.newRefusal(g.limiter))
 	}
+}
+
+// spent reports whether the client's budget is below the refused cost
+// (rateLimiter.spent), and what it has left; false without a rate limit.
+func (g *wsGuard) spent() (avail float64, spent bool) {
+	if g.limiter == nil {
+		return 0, false
+	}
+	return g.rl.spent(g.limiter)
 }
 
 // admit checks one client message. It returns the message to hand to
 // gqlgen, nil (answered here), or an error after closing the socket.
 func (g *wsGuard) admit(b []byte) ([]byte, error) {
-	if g.limiter != nil && g.limiter.TokensAt(time.Now()) < float64(g.rl.refusedCost()) {
+	if _, spent := g.spent(); spent {
 		if done, err := g.refuseThrottled(b); done {
 			return nil, err
 		}
@@ -288,7 +297,7 @@ func (g *wsGuard) admit(b []byte) ([]byte, error) {
 		case msgInit:
 			g.timer.Stop()
 		case legacyStart:
-			g.pending.Store(&wsAdmission{})
+			g.expect()
 		}
 		return b, nil
 	}
@@ -344,7 +353,7 @@ func (g *wsGuard) admitSubscribe(m clientMessage) ([]byte, error) {
 	case dup:
 		return nil, g.closeWith(CloseDuplicateID, fmt.Sprintf("Subscriber for %.64s already exists", id))
 	}
-	g.pending.Store(&wsAdmission{})
+	g.expect()
 	return encodeMessage(msgSubscribe, internal, m.Payload), nil
 }
 
@@ -416,8 +425,8 @@ func (g *wsGuard) refuseThrottled(b []byte) (bool, error) {
 		return true, g.closeWith(CloseTryAgainLater, "Try again later: your rate budget is spent")
 	}
 	need := g.rl.refusedCost()
-	avail := g.limiter.TokensAt(time.Now())
-	err := coded(CodeThrottled, "throttled: your rate budget is spent (refused operations cost "+strconv.Itoa(need)+" points too); retry later (see extensions.cost.throttleStatus)")
+	avail, _ := g.spent()
+	err := gqlhttp.Coded(CodeThrottled, "throttled: your rate budget is spent (refused operations cost "+strconv.Itoa(need)+" points too); retry later (see extensions.cost.throttleStatus)")
 	err.Extensions["cost"] = costReport(nil, nil, g.rl.throttle(need, avail))
 	payload, _ := json.Marshal(gqlerror.List{err})
 	return true, g.WebsocketConn.WriteJSON(rawMessage{Type: msgError, ID: id, Payload: payload})

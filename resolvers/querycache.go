@@ -75,7 +75,7 @@ func newQueryCache[V any](name string, maxBytes int64, maxEntries int, maxText i
 // bytesPerToken bounds what a parsed document keeps per lexer token of its
 // text (its nodes, their positions, slices and strings' headers),
 // bytesPerTypename what validation adds for each __typename (a field
-// definition of its own), and textBytes what a string of n bytes keeps
+// definition of its own), and bytecache.TextBytes what a string of n bytes keeps
 // allocated (its size rounded up to the allocator's size class or page).
 // Measured on gqlparser's ASTs of several shapes by
 // TestDocumentBytesCoverParsedDocuments: the densest, a selection of
@@ -87,14 +87,12 @@ const (
 	bytesPerTypename = 256
 )
 
-func textBytes(n int) int64 { return int64(n + n/4 + 64) }
-
 // documentBytes is a conservative estimate of the memory a parsed document
 // of text keeps reachable, text included (its names and values are
 // substrings of it).
 func documentBytes(text string) int64 {
 	n, typenames := tokens(text)
-	return textBytes(len(text)) + bytesPerToken*int64(n) + bytesPerTypename*int64(typenames)
+	return bytecache.TextBytes(len(text)) + bytesPerToken*int64(n) + bytesPerTypename*int64(typenames)
 }
 
 // tokens counts the lexer tokens of text, and among them the names
@@ -131,5 +129,5 @@ func documentCache(q QueryCaches, m *metrics.Collectors) *bytecache.Cache[*ast.Q
 func apqCache(q QueryCaches, maxEntries int, m *metrics.Collectors) *bytecache.Cache[string] {
 	return newQueryCache("apq", q.APQBytes, maxEntries, q.MaxQueryBytes, m,
 		func(_, text string) string { return text },
-		func(_, text string) int64 { return textBytes(len(text)) })
+		func(_, text string) int64 { return bytecache.TextBytes(len(text)) })
 }

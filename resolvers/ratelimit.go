@@ -98,8 +98,9 @@ func (rl *rateLimiter) around(ctx context.Context, next graphql.OperationHandler
 		return next(ctx)
 	}
 	if liveConnFrom(ctx) != nil {
-		// Over HTTP the gate charges the refusal; a live operation has none.
-		l.ReserveN(now, rl.refusedCost())
+		// Over HTTP the gate charges the refusal; a live operation was
+		// admitted (its refusal charged) before this ran: it pays now.
+		rl.takeRefused(l)
 	}
 	msg := "throttled: this operation costs more than your remaining budget; retry when enough has been restored (see extensions.cost.throttleStatus)"
 	if cost > rl.cfg.Burst {

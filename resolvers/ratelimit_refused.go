@@ -9,40 +9,75 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 )
 
 // DefaultRefusedCost is what a request that runs no operation costs its
 // client's rate budget, in points (see RateLimit.RefusedCost).
 const DefaultRefusedCost = 10
 
-// chargedKey holds a request's *charge (gate).
-type chargedKey struct{}
-
-// charge is what a request owes the rate limit: its operation's complexity
-// (taken by around, which sets operation), or else the refused cost (taken
-// once, by refused).
-type charge struct {
-	operation atomic.Bool
+// refusal is the one rule by which a refusal costs, over HTTP and over a
+// websocket alike: what one request (the gate's) or one websocket
+// operation (the guard's, per subscribe) owes the rate limit when it runs
+// no operation, the refused cost, taken once by settle unless its
+// operation went on to be charged its complexity (charged).
+type refusal struct {
+	operation atomic.Bool // charged: its operation pays its complexity
 	once      sync.Once
 	take      func()
 }
 
-// markCharged records that the request's operation was charged its cost.
-func markCharged(ctx context.Context) {
-	if c, _ := ctx.Value(chargedKey{}).(*charge); c != nil {
+// newRefusal returns the refusal of a request or operation of the client
+// whose bucket is l.
+func (rl *rateLimiter) newRefusal(l *rate.Limiter) *refusal {
+	return &refusal{take: func() { rl.takeRefused(l) }}
+}
+
+// takeRefused takes the refused cost from l, even past the budget (the
+// bucket goes into debt), so that the next request waits for it.
+func (rl *rateLimiter) takeRefused(l *rate.Limiter) {
+	l.ReserveN(time.Now(), rl.refusedCost())
+}
+
+// spent reports whether l has less than the refused cost left (avail):
+// then even a refusal cannot be paid, and the client is refused before
+// anything of its request is read.
+func (rl *rateLimiter) spent(l *rate.Limiter) (avail float64, spent bool) {
+	avail = l.TokensAt(time.Now())
+	return avail, avail < float64(rl.refusedCost())
+}
+
+// charged records that the operation is charged its complexity instead
+// of the refused cost. A nil refusal (no rate limit) records nothing.
+func (c *refusal) charged() {
+	if c != nil {
 		c.operation.Store(true)
 	}
 }
 
-// chargeRefused takes the refused cost of a request that runs no operation,
-// once. The gate does it after the request; an answer that reaches the
-// client before its handler returns (a 413 flushed before the rest of the
-// body is drained) does it first, so that the client's next request finds
-// the cost taken.
-func chargeRefused(ctx context.Context) {
-	if c, _ := ctx.Value(chargedKey{}).(*charge); c != nil && !c.operation.Load() {
+// settle takes the refused cost, once, unless the operation was charged.
+// The gate settles after the request; an answer that reaches the client
+// before its handler returns (a 413 flushed before the rest of the body is
+// drained: gqlhttp.BeforeEarlyReply) settles first, so that the client's
+// next request finds the cost taken; the websocket guard settles a
+// subscribe when it reads the next message (gqlgen handles a message
+// before it reads the next).
+func (c *refusal) settle() {
+	if c != nil && !c.operation.Load() {
 		c.once.Do(c.take)
 	}
+}
+
+// refusalKey holds a request's *refusal (gate).
+type refusalKey struct{}
+
+// markCharged records that the request's operation was charged its cost.
+func markCharged(ctx context.Context) {
+	c, _ := ctx.Value(refusalKey{}).(*refusal)
+	c.charged()
 }
 
 // gate makes refusals cost: a client whose budget is below the refused cost
@@ -56,7 +91,6 @@ func (rl *rateLimiter) gate(next http.Handler) http.Handler {
 	if rl == nil {
 		return next
 	}
-	cost := rl.refusedCost()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		client := rl.clientOf(r)
 		if client == "" || r.Method == http.MethodOptions {
@@ -64,17 +98,14 @@ func (rl *rateLimiter) gate(next http.Handler) http.Handler {
 			return
 		}
 		l := rl.limiter(r.Context(), client)
-		now := time.Now()
-		if avail := l.TokensAt(now); avail < float64(cost) {
-			rl.refuse(w, avail, cost)
+		if avail, spent := rl.spent(l); spent {
+			rl.refuse(w, avail, rl.refusedCost())
 			return
 		}
-		// Taken even past the budget (the bucket goes into debt), so that
-		// the next request waits for it.
-		c := &charge{take: func() { l.ReserveN(time.Now(), cost) }}
-		ctx := context.WithValue(r.Context(), chargedKey{}, c)
+		c := rl.newRefusal(l)
+		ctx := gqlhttp.BeforeEarlyReply(context.WithValue(r.Context(), refusalKey{}, c), c.settle)
 		next.ServeHTTP(w, r.WithContext(ctx))
-		chargeRefused(ctx)
+		c.settle()
 	})
 }
 

@@ -32,7 +32,7 @@ func server(t *testing.T, tp trace.TracerProvider) (*httptest.Server, *testutil.
 	logs := &testutil.SyncBuffer{}
 	log := slog.New(obs.NewHandler(slog.NewTextHandler(logs, nil)))
 	h := resolvers.NewHandler(resolvers.Config{Store: store.New(tbl), Logger: log, TracerProvider: tp})
-	srv := httptest.NewServer(obs.Middleware(log, tracing.HTTP(h, tp)))
+	srv := httptest.NewServer(obs.Middleware(log, h)) // NewHandler makes the server span
 	t.Cleanup(srv.Close)
 	return srv, logs
 }

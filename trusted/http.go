@@ -16,7 +16,7 @@ import (
 // error before GraphQL sees it. A WebSocket upgrade goes on: its operations
 // come later, in messages, and Extension decides each. Put it after the
 // body limit and the refusal of bodies with member names that differ only
-// in case (jsonmember.Duplicate). With no manifest (nil, or empty without
+// in case (jsonmember's Object.Duplicate). With no manifest (nil, or empty without
 // Only) it is next itself.
 func (m *Manifest) Middleware(next http.Handler) http.Handler {
 	if m.Len() == 0 && (m == nil || !m.Only) {
@@ -37,41 +37,46 @@ func (m *Manifest) Middleware(next http.Handler) http.Handler {
 }
 
 // servePOST resolves a JSON body's documentId, extensions.persistedQuery
-// and query. A body that is not a JSON object goes on unchanged: the
-// GraphQL transport answers it.
+// and query, read from the body's members the edge parsed
+// (jsonmember.FromContext), else from the body. A body that is not a JSON
+// object goes on unchanged: the GraphQL transport answers it. A resolved
+// document replaces the body and its members.
 func (m *Manifest) servePOST(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
-		next.ServeHTTP(w, r)
-		return
+	req, parsed := jsonmember.FromContext(r.Context())
+	if !parsed {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+			next.ServeHTTP(w, r)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		req, _ = jsonmember.Parse(body)
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	var req map[string]json.RawMessage
-	if json.Unmarshal(body, &req) != nil {
+	if req == nil {
 		next.ServeHTTP(w, r)
 		return
 	}
 	// Member names match regardless of case, as the GraphQL transport
 	// matches them (package jsonmember; a body with two names that differ
 	// only in case was refused before).
-	idKey, queryKey, extKey := jsonmember.Key(req, "documentId"), jsonmember.Key(req, "query"), jsonmember.Key(req, "extensions")
 	var documentID, query string
-	_ = json.Unmarshal(req[idKey], &documentID)
-	_ = json.Unmarshal(req[queryKey], &query)
+	_ = json.Unmarshal(req.Get("documentId"), &documentID)
+	_ = json.Unmarshal(req.Get("query"), &query)
 	var ext map[string]json.RawMessage
-	_ = json.Unmarshal(req[extKey], &ext)
+	_ = json.Unmarshal(req.Get("extensions"), &ext)
 	doc, ref := m.resolve(documentID, persistedHash(ext), query)
 	switch {
 	case ref != nil:
 		refuse(w, r, ref)
 		return
 	case doc != "":
-		req[queryKey], _ = json.Marshal(doc)
-		delete(req, idKey)
+		text, _ := json.Marshal(doc)
 		delete(ext, "persistedQuery") // nested names match exactly, as everywhere
-		req[extKey], _ = json.Marshal(ext)
+		extText, _ := json.Marshal(ext)
+		req = req.Set("query", text).Delete("documentId").Set("extensions", extText)
 		b, _ := json.Marshal(req)
+		r = r.WithContext(jsonmember.NewContext(r.Context(), req))
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
 	}
 	next.ServeHTTP(w, r)

@@ -9,6 +9,11 @@ import (
 // node, its map slot and their headers. Every entry's weight includes it.
 const EntryOverhead = 128
 
+// TextBytes is what a string or byte slice of n bytes keeps allocated: its
+// length rounded up to the allocator's size class or page, with room to
+// spare. Weigh functions use it for the texts and bodies they hold.
+func TextBytes(n int) int64 { return int64(n + n/4 + 64) }
+
 // Observer is told what a cache does; package metrics implements it. Its
 // methods are called with the cache's lock held, so they must not call
 // the cache.

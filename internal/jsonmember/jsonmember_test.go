@@ -36,7 +36,8 @@ func TestDuplicate(t *testing.T) {
 		`[{"query": "a", "Query": "b"}]`:                      {},
 		`{"query": "a", "Query"`:                              {},
 	} {
-		first, second, ok := jsonmember.Duplicate([]byte(body))
+		obj, _ := jsonmember.Parse([]byte(body))
+		first, second, ok := obj.Duplicate()
 		if ok != (want[0] != "") || first != want[0] || second != want[1] {
 			t.Errorf("Duplicate(%s) = %q, %q, %v; want %q", body, first, second, ok, want)
 		}
@@ -44,10 +45,54 @@ func TestDuplicate(t *testing.T) {
 }
 
 func TestKey(t *testing.T) {
-	obj := map[string]json.RawMessage{"Query": nil, "documentId": nil}
+	obj := jsonmember.Object{{Name: "Query"}, {Name: "documentId"}}
 	for name, want := range map[string]string{"query": "Query", "documentId": "documentId", "DOCUMENTID": "documentId", "extensions": "extensions"} {
-		if got := jsonmember.Key(obj, name); got != want {
+		if got, _ := obj.Key(name); got != want {
 			t.Errorf("Key(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// TestParseReadsTheMembersEncodingJSONReads: Parse gives each member's raw
+// value as encoding/json does, and refuses what is not one JSON object.
+func TestParseReadsTheMembersEncodingJSONReads(t *testing.T) {
+	body := ` { "query" : "{ a }", "varia\u0062les": {"n": [1, {"x": "}"}]}, "extensions":null } `
+	obj, ok := jsonmember.Parse([]byte(body))
+	if !ok {
+		t.Fatalf("Parse(%s) refused it", body)
+	}
+	var want map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(body), &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(obj) != len(want) {
+		t.Fatalf("Parse: %d members, want %d", len(obj), len(want))
+	}
+	for _, m := range obj {
+		if string(m.Value) != string(want[m.Name]) {
+			t.Errorf("member %q: %s, want %s", m.Name, m.Value, want[m.Name])
+		}
+	}
+	for _, bad := range []string{``, `null`, `[]`, `"s"`, `{} {}`, `{"a": }`, `{"a": 1`} {
+		if _, ok := jsonmember.Parse([]byte(bad)); ok {
+			t.Errorf("Parse(%s) accepted it", bad)
+		}
+	}
+}
+
+// TestObjectSetDelete: Set and Delete match names as Key does, keep the
+// order, and leave the object they are called on as it was.
+func TestObjectSetDelete(t *testing.T) {
+	obj, _ := jsonmember.Parse([]byte(`{"Query": "a", "documentId": "d", "x": 1}`))
+	got := obj.Set("query", json.RawMessage(`"b"`)).Delete("DOCUMENTID").Set("extensions", json.RawMessage(`{}`))
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"Query":"b","x":1,"extensions":{}}`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+	if string(obj.Get("query")) != `"a"` || obj.Get("documentId") == nil {
+		t.Errorf("Set and Delete changed the object they were called on: %v", obj)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -78,9 +79,19 @@ func TestEveryPackageHasDocGo(t *testing.T) {
 // binary's wiring (package main and the packages of its commands, wiring)
 // and a backend's own subpackages import a backend, the backends never
 // import each other, and the store's packages import no package of the
-// module outside store/ (the wiring installs what observes them).
+// module outside store/ (the wiring installs what observes them). And
+// the edge packages (edgePackages) depend, directly or not, on no domain
+// package (domainPackages): what `go list -deps` names for them.
 func TestDependencyDirection(t *testing.T) {
 	module := modulePath(t)
+	for _, edge := range edgePackages {
+		for _, dep := range goListDeps(t, "./"+edge) {
+			rel, ok := strings.CutPrefix(dep, module+"/")
+			if ok && slices.ContainsFunc(domainPackages, func(d string) bool { return strings.HasPrefix(rel+"/", d) }) {
+				t.Errorf("%s depends on %s: the edge knows GraphQL over HTTP, not comments; pass what it needs in as a value or a small interface", edge, dep)
+			}
+		}
+	}
 	backends := []string{"store/bolt/", "store/dynamo/"}
 	wiring := []string{"./", "internal/command/", "internal/serve/", "internal/storespec/"}
 	for _, dir := range packageDirs(t) {
@@ -108,6 +119,32 @@ func TestDependencyDirection(t *testing.T) {
 			}
 		}
 	}
+}
+
+// edgePackages serve GraphQL over HTTP for any schema: they know requests,
+// replies and operations, not what the operations are about.
+var edgePackages = []string{"internal/gqlhttp"}
+
+// domainPackages are the packages that know comments, each with the
+// packages under it: the store (its types, rules and backends), the
+// schema's generated code, the resolvers, live updates, node ids and the
+// demo data. Anything importing one of them (package metrics counts store
+// calls) is domain too, which `go list -deps` shows.
+var domainPackages = []string{"store/", "graph/", "resolvers/", "live/", "nodeid/", "demo/"}
+
+// goListDeps returns the import paths of pkg's non-test dependencies, pkg
+// included, as `go list -deps` prints them.
+func goListDeps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", pkg).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, ee.Stderr)
+		}
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
 }
 
 // readmeLayoutBlocks returns the plain code blocks (``` without a

@@ -36,7 +36,9 @@ type app struct {
 	raw     store.Table  // the backend itself, for the admin listener's /backup
 	store   *store.Store // the domain over the counted table
 	live    *liveRun     // subscriptions (an empty liveRun when they are off)
-	graphql http.Handler // resolvers.NewHandler's
+	// graphql is resolvers.NewHandler's configuration; routes adds the
+	// GraphiQL page and builds the handler.
+	graphql resolvers.Config
 	// compress compresses replies (gzip, zstd) as Accept-Encoding asks
 	// (package httpcompress).
 	compress func(http.Handler) http.Handler
@@ -85,10 +87,10 @@ func newApp(ctx context.Context, cfg *Config, stderr io.Writer) (_ *app, err err
 			return nil, err
 		}
 	}
-	a.graphql = resolvers.NewHandler(a.handlerConfig(authn, docs))
 	if a.compress, err = httpcompress.New(httpcompress.Config{}); err != nil {
 		return nil, err
 	}
+	a.graphql = a.handlerConfig(authn, docs)
 	return a, nil
 }
 
@@ -247,6 +249,6 @@ func (a *app) handlerConfig(authn *auth.Authenticator, docs *trusted.Manifest) r
 		RequestTimeout: c.requestTimeout, RateLimit: c.rateLimit, ClientAddr: c.clientAddr.rule, Auth: authn,
 		DisableIntrospection: !c.introspection, OpenExplain: c.openExplain, APQCacheSize: apq, TracerProvider: a.tracer,
 		Trusted: docs, Live: a.live.conns, MicroCache: c.micro, Caches: c.caches, Origins: origin.New(c.corsOrigins),
-		MaxRequestsInFlight: c.maxInFlight,
+		MaxRequestsInFlight: c.maxInFlight, Compress: a.compress,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/internal/flagenv"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/internal/storespec"
 	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/resolvers"
@@ -48,7 +49,7 @@ type Config struct {
 	caches          resolvers.QueryCaches
 	trustedPath     string
 	onlyTrusted     bool
-	micro           resolvers.MicroCacheConfig
+	micro           gqlhttp.MicroCacheConfig
 	metricsAddr     string
 	pprof           bool
 	pprofPublic     bool // -pprof on a public -metrics-addr, asked for explicitly
@@ -160,7 +161,7 @@ func (c *Config) registerCaching(fs *flag.FlagSet) {
 	fs.Var((*flagenv.Bytes)(&q.APQBytes), "apq-cache-bytes", "bound on the memory of the automatic persisted queries kept (e.g. 8MiB)")
 	fs.Var((*flagenv.Bytes)(&q.MaxQueryBytes), "max-cached-query-bytes", "longest query text whose document, cost or persisted text is cached; longer ones are analysed on every request and freed after it")
 	fs.IntVar(&c.apqCacheSize, "apq-cache-size", resolvers.DefaultAPQCacheSize, "automatic persisted queries kept in the LRU cache; 0 turns APQ off")
-	c.micro.MaxBytes = resolvers.DefaultMicroCacheBytes
+	c.micro.MaxBytes = gqlhttp.DefaultMicroCacheBytes
 	fs.DurationVar(&c.micro.TTL, "micro-cache-ttl", 0, "serve public GET query responses from an in-process cache for this long, e.g. 500ms (0: off)")
 	fs.Var((*flagenv.Bytes)(&c.micro.MaxBytes), "micro-cache-bytes", "bound on the micro-cache's memory, e.g. 64MB or 64MiB (least recently used entries are evicted)")
 }

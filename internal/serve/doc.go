@@ -11,8 +11,9 @@
 // tracing, the metrics registry, the table -store names (package
 // storespec) wrapped for the metrics and upgraded or refused when an older
 // gateway wrote it (upgrade.go), subscriptions, the admin listener
-// (admin.go) and the GraphQL handler (package resolvers). routes
-// (routes.go) mounts /graphql, GraphiQL and /demo (package web), /healthz,
+// (admin.go) and the GraphQL handler's configuration. routes (routes.go)
+// mounts /graphql (resolvers.NewHandler, whose one chain holds every layer
+// of the endpoint), GraphiQL and /demo (package web), /healthz,
 // /readyz and, in dev mode, /metrics; Run (server.go) serves them behind
 // the request logger (package obs) with /metrics on its own listener
 // (metrics.go), until its context ends, then shuts down gracefully:

@@ -1,4 +1,4 @@
-package resolvers
+package gqlhttp
 
 import (
 	"bufio"
@@ -59,7 +59,7 @@ func (w *codedRefusal) WriteHeader(status int) {
 	w.refused = true
 	w.Header().Del("Content-Length")
 	w.Header().Del("X-Content-Type-Options")
-	writeRequestError(w.ResponseWriter, status, CodeBadRequest,
+	WriteError(w.ResponseWriter, status, CodeBadRequest,
 		fmt.Sprintf("the WebSocket upgrade was refused (HTTP %d): connect with a GraphQL WebSocket client (subprotocol graphql-transport-ws) if this server offers subscriptions, or send queries and mutations with POST", status))
 }
 

@@ -1,4 +1,4 @@
-package resolvers
+package gqlhttp
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/acme/comments-gateway/metrics"
+	"github.com/acme/comments-gateway/internal/bytecache"
 	"github.com/acme/comments-gateway/obs"
 )
 
@@ -22,7 +22,7 @@ import (
 // credential) and extensions.plan (X-Explain).
 const varyHeaders = "Accept, Authorization, X-API-Key, X-Explain"
 
-// httpCache gives /graphql responses their HTTP caching headers and, when
+// Cache gives /graphql responses their HTTP caching headers and, when
 // configured, serves hot GET responses from the micro-cache:
 //
 //   - a GET query answered with HTTP 200 and no errors gets Cache-Control
@@ -38,27 +38,34 @@ const varyHeaders = "Accept, Authorization, X-API-Key, X-Explain"
 //     and every POST response get Cache-Control: no-store;
 //   - GET requests that upgrade (websocket) or ask for text/event-stream are
 //     passed through untouched.
-type httpCache struct {
+//
+// Install Middleware among the HTTP layers and RecordOutcome among gqlgen's
+// response middleware.
+type Cache struct {
 	policies *policyCache
 	micro    *microCache // nil: off
 }
 
-func newHTTPCache(schema *ast.Schema, micro MicroCacheConfig, m *metrics.Collectors) *httpCache {
-	return &httpCache{policies: newPolicyCache(schema), micro: newMicroCache(micro, m)}
+// NewCache returns the HTTP cache of schema's operations (their
+// @cacheControl policy, see PolicyOf) with the micro-cache micro describes;
+// what the micro-cache does is told to obs (nil: nothing).
+func NewCache(schema *ast.Schema, micro MicroCacheConfig, obs bytecache.Observer) *Cache {
+	return &Cache{policies: newPolicyCache(schema), micro: newMicroCache(micro, obs)}
 }
 
 // cacheOutcome is what the operation tells the HTTP layer: set by
 // recordOutcome, read by serveGET after the response is written.
 type cacheOutcome struct {
+	keepCost  bool // an EXPLAIN request (X-Explain: 1): its cost stays with its plan
 	cacheable bool // a query answered without errors
 	policy    CachePolicy
 }
 
 type cacheOutcomeKey struct{}
 
-// recordOutcome is a gqlgen response middleware: it notes whether the
+// RecordOutcome is a gqlgen response middleware: it notes whether the
 // response is an error-free query and, if so, its operation's policy.
-func (c *httpCache) recordOutcome(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+func (c *Cache) RecordOutcome(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	resp := next(ctx)
 	out, _ := ctx.Value(cacheOutcomeKey{}).(*cacheOutcome)
 	if out == nil || resp == nil || !graphql.HasOperationContext(ctx) {
@@ -70,14 +77,14 @@ func (c *httpCache) recordOutcome(ctx context.Context, next graphql.ResponseHand
 		return resp
 	}
 	out.cacheable, out.policy = true, c.policies.of(ctx, oc)
-	if ctx.Value(explainKey{}) == nil {
-		delete(resp.Extensions, "cost") // see the ETag rule in httpCache's comment
+	if !out.keepCost {
+		delete(resp.Extensions, "cost") // see the ETag rule in Cache's comment
 	}
 	return resp
 }
 
-// wrap puts the caching headers on next's responses (see httpCache).
-func (c *httpCache) wrap(next http.Handler) http.Handler {
+// Middleware puts the caching headers on next's responses (see Cache).
+func (c *Cache) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodGet && r.Header.Get("Upgrade") == "" &&
@@ -100,7 +107,7 @@ func authenticated(r *http.Request) bool {
 
 // serveGET runs next with its response buffered, then writes it with its
 // caching headers (or 304), through the micro-cache when it is on.
-func (c *httpCache) serveGET(w http.ResponseWriter, r *http.Request, next http.Handler) {
+func (c *Cache) serveGET(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	authed := authenticated(r)
 	if c.micro == nil || authed || r.Header.Get("X-Explain") != "" {
 		c.run(w, r, next, authed, "")
@@ -119,8 +126,7 @@ func (c *httpCache) serveGET(w http.ResponseWriter, r *http.Request, next http.H
 	}
 	if e != nil {
 		obs.Set(r.Context(), slog.Bool("microCacheHit", true))
-		w.Header().Set("Content-Type", e.contentType)
-		writeValidated(w, r, e.cacheControl, e.etag, e.body)
+		c.writeHit(w, r, e)
 		return
 	}
 	if lead == nil { // the flight's response was not cacheable: run our own
@@ -134,12 +140,27 @@ func (c *httpCache) serveGET(w http.ResponseWriter, r *http.Request, next http.H
 	stored, maxAge = c.run(w, r, next, false, key)
 }
 
+// writeHit writes the micro-cache's entry e, or 304 when the request's
+// If-None-Match names it; encoded as the request accepts when the
+// compression outside makes it so (microCache.encoded).
+func (c *Cache) writeHit(w http.ResponseWriter, r *http.Request, e *microEntry) {
+	w.Header().Set("Content-Type", e.contentType)
+	if !etagMatches(r.Header.Values("If-None-Match"), e.etag) {
+		if v := c.micro.encoded(e, r); v != e {
+			w.Header().Set("Content-Encoding", v.encoding)
+			writeValidated(w, r, e.cacheControl, v.etag, v.body)
+			return
+		}
+	}
+	writeValidated(w, r, e.cacheControl, e.etag, e.body)
+}
+
 // run runs next with its response buffered and writes it with its caching
 // headers. When key is set and the response may go in the micro-cache
 // (public, error-free, with a max-age), run returns it as an entry of key,
 // with its max-age.
-func (c *httpCache) run(w http.ResponseWriter, r *http.Request, next http.Handler, authed bool, key string) (*microEntry, int) {
-	out := &cacheOutcome{}
+func (c *Cache) run(w http.ResponseWriter, r *http.Request, next http.Handler, authed bool, key string) (*microEntry, int) {
+	out := &cacheOutcome{keepCost: r.Header.Get("X-Explain") == "1"}
 	buf := &bufferedResponse{ResponseWriter: w, status: http.StatusOK}
 	next.ServeHTTP(buf, r.WithContext(context.WithValue(r.Context(), cacheOutcomeKey{}, out)))
 	if buf.status != http.StatusOK || !out.cacheable {

@@ -1,4 +1,4 @@
-package resolvers
+package gqlhttp
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/internal/bytecache"
-	"github.com/acme/comments-gateway/metrics"
 )
 
 // MicroCacheConfig configures the optional in-process cache of whole GET
@@ -16,12 +15,17 @@ import (
 // variables, operation name) and Accept header; requests with credentials or
 // X-Explain bypass it. Entries beyond MaxBytes are evicted, least recently
 // used first (package bytecache). Identical requests that miss together
-// are run once. Its metrics are the cache "micro" of Config.Metrics.
+// are run once. What it does is told to the observer NewCache is given.
 type MicroCacheConfig struct {
 	// TTL is how long an entry is served (0: no micro-cache).
 	TTL time.Duration
-	// MaxBytes bounds the entries' bytes (DefaultMicroCacheBytes when 0).
+	// MaxBytes bounds the entries' bytes, encoded copies included
+	// (DefaultMicroCacheBytes when 0).
 	MaxBytes int64
+	// Compress is the compression the chain applies outside the cache; a
+	// hit is served from the encoded copy kept for its Accept-Encoding
+	// (microencode.go). Nil: no compression, no copies.
+	Compress Middleware
 }
 
 // DefaultMicroCacheBytes bounds the micro-cache when MaxBytes is 0.
@@ -35,6 +39,7 @@ const microEntryOverhead = 128
 type microEntry struct {
 	key          string
 	body         []byte
+	encoding     string // an encoded copy's Content-Encoding; "" for a reply
 	contentType  string
 	cacheControl string
 	etag         string
@@ -43,17 +48,18 @@ type microEntry struct {
 
 // size is the entry's weight in the cache besides its key.
 func (e *microEntry) size() int64 {
-	return textBytes(len(e.body)) + int64(len(e.contentType)+len(e.cacheControl)+len(e.etag)+microEntryOverhead)
+	return bytecache.TextBytes(len(e.body)) + int64(len(e.encoding)+len(e.contentType)+len(e.cacheControl)+len(e.etag)+microEntryOverhead)
 }
 
 // microCache is the micro-cache: a byte-bounded LRU of responses
 // (package bytecache) whose entries expire, and the flights of the misses
 // being run; safe for concurrent use.
 type microCache struct {
-	ttl     time.Duration
-	now     func() time.Time
-	lookups *metrics.Cache // hits and misses, counted here (see countJoined)
-	store   *bytecache.Cache[*microEntry]
+	ttl      time.Duration
+	now      func() time.Time
+	compress Middleware         // the chain's compression; nil: none
+	lookups  bytecache.Observer // hits and misses, counted here (see countJoined); nil: none
+	store    *bytecache.Cache[*microEntry]
 
 	mu       sync.Mutex
 	inflight map[string]*flight // misses being run, by key
@@ -68,25 +74,31 @@ type flight struct {
 }
 
 // newMicroCache returns the micro-cache cfg describes, or nil when it is
-// off; its metrics are m's cache "micro".
-func newMicroCache(cfg MicroCacheConfig, m *metrics.Collectors) *microCache {
+// off; what it does is told to obs (nil: nothing).
+func newMicroCache(cfg MicroCacheConfig, obs bytecache.Observer) *microCache {
 	if cfg.TTL <= 0 {
 		return nil
 	}
-	obs := m.Cache("micro")
-	c := &microCache{ttl: cfg.TTL, now: time.Now, lookups: obs, inflight: map[string]*flight{}}
-	c.store = bytecache.New(bytecache.Config[*microEntry]{
-		MaxBytes: positiveOr(cfg.MaxBytes, DefaultMicroCacheBytes),
+	maxBytes := cfg.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMicroCacheBytes
+	}
+	c := &microCache{ttl: cfg.TTL, now: time.Now, compress: cfg.Compress, lookups: obs, inflight: map[string]*flight{}}
+	bc := bytecache.Config[*microEntry]{
+		MaxBytes: maxBytes,
 		Weigh:    func(_ string, e *microEntry) int64 { return e.size() },
 		Stale:    func(e *microEntry) bool { return !c.now().Before(e.expires) },
-		Observer: uncountedLookups{obs},
-	})
+	}
+	if obs != nil {
+		bc.Observer = uncountedLookups{obs}
+	}
+	c.store = bytecache.New(bc)
 	return c
 }
 
 // uncountedLookups passes on what a cache observes but its lookups: the
 // micro-cache counts those itself.
-type uncountedLookups struct{ *metrics.Cache }
+type uncountedLookups struct{ bytecache.Observer }
 
 // Lookup counts nothing.
 func (uncountedLookups) Lookup(bool) {}
@@ -99,7 +111,7 @@ func (c *microCache) getOrJoin(key string) (e *microEntry, wait, lead *flight) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.store.Get(context.Background(), key); ok {
-		c.lookups.Lookup(true)
+		c.lookup(true)
 		return e, nil, nil
 	}
 	if f, ok := c.inflight[key]; ok {
@@ -107,14 +119,21 @@ func (c *microCache) getOrJoin(key string) (e *microEntry, wait, lead *flight) {
 	}
 	f := &flight{done: make(chan struct{})}
 	c.inflight[key] = f
-	c.lookups.Lookup(false)
+	c.lookup(false)
 	return nil, nil, f
 }
 
 // countJoined counts the lookup of a request that waited for a flight: a
 // hit when the flight's response was served to it, a miss when it had to
 // run itself.
-func (c *microCache) countJoined(served bool) { c.lookups.Lookup(served) }
+func (c *microCache) countJoined(served bool) { c.lookup(served) }
+
+// lookup counts one lookup, a hit or a miss.
+func (c *microCache) lookup(hit bool) {
+	if c.lookups != nil {
+		c.lookups.Lookup(hit)
+	}
+}
 
 // land ends the flight f of key: e (nil when the response was not
 // cacheable) is stored for maxAge seconds at most and handed to the

@@ -1,4 +1,4 @@
-package resolvers
+package gqlhttp
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/acme/comments-gateway/internal/jsonmember"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -25,7 +27,7 @@ import (
 // request refused before execution without a "data" entry, name the
 // operation-selection and variable mistakes as graphql-js does, and answer
 // a mutation over GET with 405 and "Allow: POST". The body itself (size,
-// timeout, UTF-8) is checked earlier, by httpEdge.
+// timeout, UTF-8) is checked earlier, by Edge.
 
 // Response media types (GraphQL over HTTP).
 const (
@@ -44,6 +46,14 @@ var (
 	_ graphql.Transport = getTransport{}
 )
 
+// Transports are the GraphQL-over-HTTP transports of schema's operations,
+// in the order gqlgen is to try them: OPTIONS, GET (queries only) and POST.
+// Transports that answer a POST too (SSE) must be added before them.
+func Transports(schema *ast.Schema) []graphql.Transport {
+	ops := operations{schema: schema}
+	return []graphql.Transport{transport.Options{}, getTransport{ops: ops}, postTransport{ops: ops}}
+}
+
 // Supports implements graphql.Transport.
 func (postTransport) Supports(r *http.Request) bool {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -51,15 +61,23 @@ func (postTransport) Supports(r *http.Request) bool {
 }
 
 // Do implements graphql.Transport.
+// The body's members come from the request's context when Edge parsed it
+// (jsonmember.FromContext), else from the body.
 func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	body, err := io.ReadAll(r.Body) // already bounded and read by httpEdge
-	if err != nil {
-		writeRequestError(w, http.StatusBadRequest, CodeBadRequest, "the request body could not be read")
-		return
+	var params *graphql.RawParams
+	var msg string
+	if obj, _ := jsonmember.FromContext(r.Context()); obj != nil {
+		params, msg = decodeMembers(obj)
+	} else {
+		body, err := io.ReadAll(r.Body) // already bounded and read by Edge
+		if err != nil {
+			WriteError(w, http.StatusBadRequest, CodeBadRequest, "the request body could not be read")
+			return
+		}
+		params, msg = decodeRequest(body)
 	}
-	params, msg := decodeRequest(body)
 	if msg != "" {
-		writeRequestError(w, http.StatusBadRequest, CodeBadRequest, msg)
+		WriteError(w, http.StatusBadRequest, CodeBadRequest, msg)
 		return
 	}
 	params.Headers = r.Header
@@ -75,17 +93,17 @@ func (getTransport) Supports(r *http.Request) bool {
 func (t getTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		writeRequestError(w, http.StatusBadRequest, CodeBadRequest, "the query string is malformed (bad %-escape or separator)")
+		WriteError(w, http.StatusBadRequest, CodeBadRequest, "the query string is malformed (bad %-escape or separator)")
 		return
 	}
 	for k, vs := range q {
 		for _, v := range vs {
 			if !utf8.ValidString(k) || !utf8.ValidString(v) {
-				writeRequestError(w, http.StatusBadRequest, CodeBadUserInput, "the query string is not valid UTF-8; percent-encode UTF-8 bytes")
+				WriteError(w, http.StatusBadRequest, CodeBadUserInput, "the query string is not valid UTF-8; percent-encode UTF-8 bytes")
 				return
 			}
 			if hasLoneSurrogate([]byte(v)) {
-				writeRequestError(w, http.StatusBadRequest, CodeBadUserInput, loneSurrogateMessage)
+				WriteError(w, http.StatusBadRequest, CodeBadUserInput, loneSurrogateMessage)
 				return
 			}
 		}
@@ -97,7 +115,7 @@ func (t getTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 	}{{"variables", &params.Variables}, {"extensions", &params.Extensions}} {
 		if s := q.Get(p.name); s != "" {
 			if msg := decodeObject(p.name, []byte(s), p.dst); msg != "" {
-				writeRequestError(w, http.StatusBadRequest, CodeBadRequest, msg)
+				WriteError(w, http.StatusBadRequest, CodeBadRequest, msg)
 				return
 			}
 		}
@@ -126,7 +144,7 @@ func (o operations) serve(w http.ResponseWriter, r *http.Request, exec graphql.G
 		return
 	}
 	if queriesOnly && oc.Operation.Operation != ast.Query {
-		writeRequestError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+		WriteError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed,
 			fmt.Sprintf("a %s needs POST; GET runs queries only", oc.Operation.Operation), "Allow", "POST")
 		return
 	}
@@ -209,11 +227,82 @@ func responseMediaType(r *http.Request) string {
 // numbers kept as json.Number so that checkVariables sees what was sent),
 // each optional or null; other members are ignored and, as gqlgen's own
 // transports do, member names match regardless of case (the edge has
-// refused two names that differ only in case: package jsonmember). One
-// pass over the body. A message says what is wrong without echoing the body.
+// refused two names that differ only in case: package jsonmember). The
+// body is parsed once (jsonmember.Parse) and only the members above are
+// decoded (decodeMembers). A message says what is wrong without echoing
+// the body.
 func decodeRequest(body []byte) (*graphql.RawParams, string) {
+	if obj, ok := jsonmember.Parse(body); ok {
+		return decodeMembers(obj)
+	}
+	return nil, notARequest(body)
+}
+
+// The members of a request body, as jsonmember.Fold folds their names.
+var (
+	foldQuery         = jsonmember.Fold("query")
+	foldOperationName = jsonmember.Fold("operationName")
+	foldVariables     = jsonmember.Fold("variables")
+	foldExtensions    = jsonmember.Fold("extensions")
+)
+
+// decodeMembers decodes a request from its body's members, in their order
+// (the first mistake is reported, as encoding/json reports it; a later
+// member of a name replaces an earlier one).
+func decodeMembers(obj jsonmember.Object) (*graphql.RawParams, string) {
+	p := &graphql.RawParams{}
+	for _, m := range obj {
+		var msg string
+		switch jsonmember.Fold(m.Name) {
+		case foldQuery:
+			msg = decodeString("query", m.Value, &p.Query)
+		case foldOperationName:
+			msg = decodeString("operationName", m.Value, &p.OperationName)
+		case foldVariables:
+			msg = decodeMember("variables", m.Value, &p.Variables)
+		case foldExtensions:
+			msg = decodeMember("extensions", m.Value, &p.Extensions)
+		}
+		if msg != "" {
+			return nil, msg
+		}
+	}
+	return p, ""
+}
+
+// decodeString decodes the member name's value raw (valid JSON), a string
+// or null, into dst.
+func decodeString(name string, raw []byte, dst *string) string {
+	switch raw[0] {
+	case 'n':
+		*dst = ""
+		return ""
+	case '"':
+		_ = json.Unmarshal(raw, dst)
+		return ""
+	}
+	return fmt.Sprintf("%q must be a string", name)
+}
+
+// decodeMember decodes the member name's value raw (valid JSON), an object
+// or null, into dst, its numbers kept as json.Number.
+func decodeMember(name string, raw []byte, dst *map[string]any) string {
+	if raw[0] == 'n' {
+		*dst = nil
+		return ""
+	}
+	if raw[0] != '{' {
+		return fmt.Sprintf("%q must be a JSON object", name)
+	}
+	return decodeObject(name, raw, dst)
+}
+
+// notARequest says why body, which is not one valid JSON object, is not a
+// GraphQL-over-HTTP request.
+func notARequest(body []byte) string {
+	const notAnObject = `the request body must be a JSON object such as {"query": "{ __typename }"}`
 	if string(bytes.TrimSpace(body)) == "null" {
-		return nil, `the request body must be a JSON object such as {"query": "{ __typename }"}, not null`
+		return notAnObject + ", not null"
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -227,25 +316,18 @@ func decodeRequest(body []byte) (*graphql.RawParams, string) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case !errors.As(err, &te):
-			return nil, jsonSyntaxMessage("the request body", err)
+			return jsonSyntaxMessage("the request body", err)
 		case te.Field == "query" || te.Field == "operationName":
-			return nil, fmt.Sprintf("%q must be a string", te.Field)
+			return fmt.Sprintf("%q must be a string", te.Field)
 		case te.Field == "variables" || te.Field == "extensions":
-			return nil, fmt.Sprintf("%q must be a JSON object", te.Field)
+			return fmt.Sprintf("%q must be a JSON object", te.Field)
 		}
-		return nil, `the request body must be a JSON object such as {"query": "{ __typename }"} (batched requests, a JSON array, are not supported)`
+		return notAnObject + " (batched requests, a JSON array, are not supported)"
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, "the request body has data after its JSON object; send exactly one JSON object"
+		return "the request body has data after its JSON object; send exactly one JSON object"
 	}
-	p := &graphql.RawParams{Variables: req.Variables, Extensions: req.Extensions}
-	if req.Query != nil {
-		p.Query = *req.Query
-	}
-	if req.OperationName != nil {
-		p.OperationName = *req.OperationName
-	}
-	return p, ""
+	return notAnObject
 }
 
 // decodeObject decodes raw, which must be a JSON object, into dst with

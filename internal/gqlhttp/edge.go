@@ -1,4 +1,4 @@
-package resolvers
+package gqlhttp
 
 import (
 	"bytes"
@@ -11,35 +11,44 @@ import (
 	"github.com/acme/comments-gateway/internal/jsonmember"
 )
 
-// httpEdge refuses, with a coded JSON error, what is not a GraphQL-over-HTTP
+// Edge refuses, with a coded JSON error, what is not a GraphQL-over-HTTP
 // request before gqlgen sees it: methods other than GET, POST and OPTIONS
 // (405), a POST whose Content-Type is not application/json (415), and a
 // POST body that is too large (413), stalls (408), breaks off (400), is
 // not UTF-8 (400) or has two member names that differ only in case (400,
-// package jsonmember). A POST reaches next with its body read into memory.
-func httpEdge(maxBody int64, next http.Handler) http.Handler {
+// package jsonmember). A POST reaches next with its body read into memory
+// and parsed once: its members are in the request's context
+// (jsonmember.NewContext; a nil Object when the body is not one JSON
+// object, which the transport then explains), for every reader after.
+func Edge(maxBody int64) Middleware {
+	return func(next http.Handler) http.Handler { return edge(maxBody, next) }
+}
+
+func edge(maxBody int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w = forUpgrade(w, r)
 		switch r.Method {
 		case http.MethodGet, http.MethodOptions:
 		case http.MethodPost:
 			if msg := checkContentType(r.Header.Get("Content-Type")); msg != "" {
-				writeRequestError(w, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, msg)
+				WriteError(w, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, msg)
 				return
 			}
 			body, ok := readBody(w, r, maxBody)
 			if !ok {
 				return
 			}
-			if first, second, dup := jsonmember.Duplicate(body); dup {
-				writeRequestError(w, http.StatusBadRequest, CodeBadRequest, fmt.Sprintf(
+			obj, _ := jsonmember.Parse(body)
+			if first, second, dup := obj.Duplicate(); dup {
+				WriteError(w, http.StatusBadRequest, CodeBadRequest, fmt.Sprintf(
 					"the request body has the members %q and %q: member names match regardless of case, so send each member once",
 					truncate(first, 40), truncate(second, 40)))
 				return
 			}
+			r = r.WithContext(jsonmember.NewContext(r.Context(), obj))
 			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		default:
-			writeRequestError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+			WriteError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed,
 				fmt.Sprintf("method %.20s is not allowed: send queries with GET or POST, mutations with POST", r.Method),
 				"Allow", "GET, POST, OPTIONS")
 			return

@@ -1,4 +1,4 @@
-package resolvers
+package gqlhttp
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package resolvers
+package gqlhttp
 
 import (
 	"context"
@@ -26,22 +26,30 @@ type requestErrorBody struct {
 	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
-// writeRequestError answers with status and one coded error. Headers given
+// WriteError answers with status and one coded error. Headers given
 // as name, value pairs are set first (Allow, Connection).
-func writeRequestError(w http.ResponseWriter, status int, code, msg string, header ...string) {
+func WriteError(w http.ResponseWriter, status int, code, msg string, header ...string) {
 	for i := 0; i+1 < len(header); i += 2 {
 		w.Header().Set(header[i], header[i+1])
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	writeJSON(w, requestErrorBody{Errors: gqlerror.List{coded(code, msg)}})
+	writeJSON(w, requestErrorBody{Errors: gqlerror.List{Coded(code, msg)}})
 }
 
-// coded is an error with message msg and extensions.code code.
-func coded(code, msg string) *gqlerror.Error {
+// Coded is an error with message msg and extensions.code code.
+func Coded(code, msg string) *gqlerror.Error {
 	e := &gqlerror.Error{Message: msg}
-	setCode(e, code)
+	SetCode(e, code)
 	return e
+}
+
+// SetCode sets e's extensions.code.
+func SetCode(e *gqlerror.Error, code string) {
+	if e.Extensions == nil {
+		e.Extensions = map[string]any{}
+	}
+	e.Extensions["code"] = code
 }
 
 // writeJSON writes v; a value that cannot be marshalled is a bug, answered
@@ -68,14 +76,14 @@ func writeBody(w http.ResponseWriter, b []byte) {
 // naming the GraphQL endpoint (for paths under it that do not exist).
 func NotFoundHandler(endpoint string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeRequestError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("no endpoint at %s; GraphQL is served at %s", r.URL.Path, endpoint))
+		WriteError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("no endpoint at %s; GraphQL is served at %s", r.URL.Path, endpoint))
 	})
 }
 
-// capErrors is a response middleware that cuts a reply's error list to
+// CapErrors is a response middleware that cuts a reply's error list to
 // MaxErrors entries plus one TOO_MANY_ERRORS entry counting the rest, so
 // that a request with thousands of mistakes gets a small reply.
-func capErrors(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+func CapErrors(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	resp := next(ctx)
 	if resp != nil {
 		resp.Errors = capErrorList(resp.Errors)
@@ -88,7 +96,7 @@ func capErrorList(errs gqlerror.List) gqlerror.List {
 		return errs
 	}
 	more := &gqlerror.Error{Message: fmt.Sprintf("%d more errors not shown (a reply lists at most %d); fix the ones above and send the request again", len(errs)-MaxErrors, MaxErrors)}
-	setCode(more, CodeTooManyErrors)
+	SetCode(more, CodeTooManyErrors)
 	more.Extensions["omitted"] = len(errs) - MaxErrors
 	return append(errs[:MaxErrors:MaxErrors], more)
 }
@@ -108,20 +116,20 @@ var goKinds = map[string]string{
 	"float": "a number", "float64": "a number",
 }
 
-// edgePresenter makes what p presents fit to show: a message is cut to
+// EdgePresenter makes what p presents fit to show: a message is cut to
 // maxMessageBytes (one that quotes a name the client wrote, such as an
 // unknown field, may otherwise echo most of a 1 MB document), messages
 // that name a Go type say what was expected instead, and with
 // hideSuggestions every "Did you mean …?" is cut (with introspection off no
 // error may name schema members the client did not write; gqlgen's
 // SetDisableSuggestion covers only unknown fields).
-func edgePresenter(p graphql.ErrorPresenterFunc, hideSuggestions bool) graphql.ErrorPresenterFunc {
+func EdgePresenter(p graphql.ErrorPresenterFunc, hideSuggestions bool) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		e := p(ctx, err)
 		if e == nil {
 			return nil
 		}
-		e.Message = clip(e.Message, maxMessageBytes)
+		e.Message = Clip(e.Message, maxMessageBytes)
 		if m := goTypeError.FindStringSubmatch(e.Message); m != nil {
 			e.Message = "expected " + goKinds[m[1]]
 		}
@@ -135,10 +143,10 @@ func edgePresenter(p graphql.ErrorPresenterFunc, hideSuggestions bool) graphql.E
 // maxMessageBytes bounds an error message's length in a reply.
 const maxMessageBytes = 1 << 10
 
-// clip cuts s to at most n bytes (on a character boundary) and marks the
+// Clip cuts s to at most n bytes (on a character boundary) and marks the
 // cut with "…"; a shorter s is returned as is. The text a client wrote
 // (a name, a document) reaches replies and log lines only through it.
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -148,10 +156,10 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// logLevelOf is the level at which a failed request's error is logged: a
+// LogLevel is the level at which a failed request's error is logged: a
 // client that went away (the request's context cancelled, which is not its
 // deadline passing) is routine, not an ERROR.
-func logLevelOf(ctx context.Context, err error) slog.Level {
+func LogLevel(ctx context.Context, err error) slog.Level {
 	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
 		return slog.LevelInfo
 	}

@@ -1,7 +1,8 @@
-package resolvers
+package gqlhttp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,12 +41,12 @@ func readBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byte, b
 	_, err := buf.ReadFrom(io.LimitReader(r.Body, maxBytes+1))
 	switch {
 	case isTimeout(err):
-		writeRequestError(w, http.StatusRequestTimeout, CodeRequestTimeout,
+		WriteError(w, http.StatusRequestTimeout, CodeRequestTimeout,
 			"the request body did not arrive in time; send the whole body right after the headers",
 			"Connection", "close")
 		return nil, false
 	case err != nil:
-		writeRequestError(w, http.StatusBadRequest, CodeBadRequest,
+		WriteError(w, http.StatusBadRequest, CodeBadRequest,
 			"the request body could not be read (the connection broke or the chunked encoding is malformed)",
 			"Connection", "close")
 		return nil, false
@@ -53,10 +54,10 @@ func readBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byte, b
 		refuseTooLarge(w, r, maxBytes)
 		return nil, false
 	case !utf8.Valid(buf.Bytes()):
-		writeRequestError(w, http.StatusBadRequest, CodeBadUserInput, "the request body is not valid UTF-8; encode every string as UTF-8")
+		WriteError(w, http.StatusBadRequest, CodeBadUserInput, "the request body is not valid UTF-8; encode every string as UTF-8")
 		return nil, false
 	case hasLoneSurrogate(buf.Bytes()):
-		writeRequestError(w, http.StatusBadRequest, CodeBadUserInput, loneSurrogateMessage)
+		WriteError(w, http.StatusBadRequest, CodeBadUserInput, loneSurrogateMessage)
 		return nil, false
 	}
 	return buf.Bytes(), true
@@ -125,13 +126,13 @@ func hex4(b []byte, i int) int {
 // chunked body costs the server a few milliseconds of CPU, not tens);
 // where the connection cannot be hijacked, through the request body.
 func refuseTooLarge(w http.ResponseWriter, r *http.Request, maxBytes int64) {
-	chargeRefused(r.Context()) // before the client can read the answer
+	beforeEarlyReply(r.Context()) // before the client can read the answer
 	rc := http.NewResponseController(w)
 	duplex := rc.EnableFullDuplex() == nil
 	if !duplex { // the reply cannot precede the drain
 		drainBody(rc, r.Body)
 	}
-	body, _ := json.Marshal(requestErrorBody{Errors: gqlerror.List{coded(CodeRequestTooLarge,
+	body, _ := json.Marshal(requestErrorBody{Errors: gqlerror.List{Coded(CodeRequestTooLarge,
 		fmt.Sprintf("the request body is larger than %d bytes", maxBytes))}})
 	h := w.Header()
 	h.Set("Connection", "close")
@@ -155,6 +156,27 @@ func refuseTooLarge(w http.ResponseWriter, r *http.Request, maxBytes int64) {
 	_ = conn.SetReadDeadline(time.Now().Add(drainTimeout))
 	_, _ = buf.Discard(buf.Reader.Buffered())
 	drain(conn)
+}
+
+// earlyReplyKey holds what is to be done before an early reply (see
+// BeforeEarlyReply).
+type earlyReplyKey struct{}
+
+// BeforeEarlyReply returns ctx with f, which the edge calls before it
+// sends a reply that reaches the client before the handler returns (a 413
+// is flushed before the rest of the body is drained): what is done once a
+// request is answered (the rate limit's charge for a refusal) is then done
+// before the client can send its next request. f may be called again after
+// the handler returns; it must do its work once.
+func BeforeEarlyReply(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, earlyReplyKey{}, f)
+}
+
+// beforeEarlyReply calls the function BeforeEarlyReply put in ctx, if any.
+func beforeEarlyReply(ctx context.Context) {
+	if f, _ := ctx.Value(earlyReplyKey{}).(func()); f != nil {
+		f()
+	}
 }
 
 // drainBody drains a request body within drainTimeout.

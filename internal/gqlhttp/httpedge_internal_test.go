@@ -1,4 +1,4 @@
-package resolvers
+package gqlhttp
 
 import (
 	"bytes"
@@ -100,7 +100,7 @@ func TestCheckVariables(t *testing.T) {
 // stripped, the enum values' included (the gateway's schema has no enum
 // argument, so this uses a test schema).
 func TestEdgePresenterHidesSuggestions(t *testing.T) {
-	present := edgePresenter(graphql.DefaultErrorPresenter, true)
+	present := EdgePresenter(graphql.DefaultErrorPresenter, true)
 	for _, query := range []string{
 		`{ q(c: REDD) }`,                    // enum value
 		`{ q(ii: 1) }`,                      // argument
@@ -177,7 +177,7 @@ func TestHasLoneSurrogate(t *testing.T) {
 // TestEdgePresenterNamesNoGoType: gqlgen's unmarshallers' messages say
 // what was expected, not the Go type they got.
 func TestEdgePresenterNamesNoGoType(t *testing.T) {
-	present := edgePresenter(graphql.DefaultErrorPresenter, false)
+	present := EdgePresenter(graphql.DefaultErrorPresenter, false)
 	for msg, want := range map[string]string{
 		"json.Number is not a map":                "expected a JSON object",
 		"[]interface {} is not a map":             "expected a JSON object",
@@ -240,8 +240,8 @@ func TestClipCutsOnACharacterBoundary(t *testing.T) {
 		{"ééé", 4, "éé…"},
 		{"é", 1, "…"},
 	} {
-		if got := clip(c.s, c.n); got != c.want {
-			t.Errorf("clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		if got := Clip(c.s, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package resolvers
+package gqlhttp
 
 import (
 	"context"
@@ -20,27 +20,27 @@ import (
 // then coerces it. checkVariables refuses what the specification refuses,
 // with graphql-js's messages, and reports every bad variable at once.
 
-// strictVariables refuses an operation whose variables are not valid
+// StrictVariables refuses an operation whose variables are not valid
 // values of their types, before anything runs (for every transport).
-type strictVariables struct{ schema *ast.Schema }
+type StrictVariables struct{ Schema *ast.Schema }
 
 var (
-	_ graphql.HandlerExtension        = strictVariables{}
-	_ graphql.OperationContextMutator = strictVariables{}
+	_ graphql.HandlerExtension        = StrictVariables{}
+	_ graphql.OperationContextMutator = StrictVariables{}
 )
 
 // ExtensionName implements graphql.HandlerExtension.
-func (strictVariables) ExtensionName() string { return "StrictVariables" }
+func (StrictVariables) ExtensionName() string { return "StrictVariables" }
 
 // Validate implements graphql.HandlerExtension.
-func (strictVariables) Validate(graphql.ExecutableSchema) error { return nil }
+func (StrictVariables) Validate(graphql.ExecutableSchema) error { return nil }
 
 // MutateOperationContext implements graphql.OperationContextMutator. It
 // checks the coerced variables (gqlgen keeps what was sent, with top-level
 // Int and Float numbers converted); the POST and GET transports replace
 // this one error with all of checkVariables' on the raw variables.
-func (s strictVariables) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	if errs := checkVariables(s.schema, oc.Operation, oc.Variables); len(errs) > 0 {
+func (s StrictVariables) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if errs := checkVariables(s.Schema, oc.Operation, oc.Variables); len(errs) > 0 {
 		return errs[0]
 	}
 	return nil
