@@ -3,5 +3,5 @@
 // gqlgen writes graphql.MarshalSliceConcurrently, and CommentConnection
 // around the generated marshaller of a page of comments (a one-pass writer
 // for pages whose selection reads only struct fields): `go generate`
-// rewrites the calls (cmd: internal/gqlexec/rewrite).
+// rewrites the calls (internal/gqlexec/generate).
 package gqlexec
