@@ -2,10 +2,7 @@ module github.com/acme/comments-gateway
 
 go 1.26.8
 
-tool (
-	github.com/99designs/gqlgen
-	honnef.co/go/tools/cmd/staticcheck
-)
+tool honnef.co/go/tools/cmd/staticcheck
 
 require (
 	github.com/99designs/gqlgen v0.17.95
@@ -78,7 +75,6 @@ require (
 	github.com/realclientip/realclientip-go v1.0.0 // indirect
 	github.com/segmentio/asm v1.2.1 // indirect
 	github.com/sosodev/duration v1.4.0 // indirect
-	github.com/urfave/cli/v3 v3.11.0 // indirect
 	github.com/valyala/fastjson v1.6.10 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0 // indirect

@@ -187,7 +187,7 @@ func (rd *reader) check(r io.Reader, size int64) (int, error) {
 	var readErr error
 	for {
 		pl, err := st.next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		rd.sum.Lines, rd.sum.Bytes = pl.line, pl.bytes
@@ -217,7 +217,8 @@ func (rd *reader) check(r io.Reader, size int64) (int, error) {
 // goes to bad, a good comment to ids, the distinct values and (while they
 // fit) the comments kept. The error is one of the duplicate check's own.
 func (rd *reader) checkLine(pl parsedLine, ids *idSet, bad *badLines) error {
-	if le, ok := pl.err.(*LineError); ok { // fatal() is false
+	var le *LineError
+	if errors.As(pl.err, &le) { // fatal() is false
 		bad.add(le)
 		rd.dropKept() // nothing will be loaded
 		return nil
@@ -278,7 +279,7 @@ func (rd *reader) fromInput(r io.Reader) (next func() (*store.Comment, int, erro
 	return func() (*store.Comment, int, error) {
 		for {
 			pl, err := st.next()
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return nil, 0, io.EOF
 			}
 			if pl.err != nil {
@@ -316,7 +317,7 @@ func (rd *reader) load(next func() (*store.Comment, int, error), total int, fn f
 	}
 	for {
 		c, n, err := next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"errors"
 	"io"
 	"runtime"
 	"sync"
@@ -35,8 +36,8 @@ type parsedLine struct {
 // to a bad line (a *LineError, never wrapped), after which the input goes
 // on.
 func (pl *parsedLine) fatal() bool {
-	_, bad := pl.err.(*LineError)
-	return pl.err != nil && !bad
+	var le *LineError
+	return pl.err != nil && !errors.As(pl.err, &le)
 }
 
 // block is a run of lines, parsed by one worker.
@@ -89,7 +90,7 @@ func (s *stream) split(sc *scanner, jobs chan<- *block) {
 		var end bool
 		for len(b.lines) < blockLines && len(b.buf) < blockBytes {
 			line, err := sc.next()
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				end = true
 				break
 			}

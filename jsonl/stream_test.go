@@ -22,7 +22,7 @@ func lineByLine(input []byte, max int) []parsedLine {
 	var out []parsedLine
 	for {
 		line, err := sc.next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out
 		}
 		pl := parsedLine{line: sc.line, bytes: sc.bytes, err: err}
@@ -45,7 +45,7 @@ func streamed(input []byte, max int) []parsedLine {
 	var out []parsedLine
 	for {
 		pl, err := st.next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out
 		}
 		out = append(out, pl)

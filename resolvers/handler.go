@@ -242,11 +242,9 @@ func handleErrors(srv *handler.Server, cfg Config) {
 // addOperationMiddleware adds what wraps a running operation, outermost
 // first: its span (package tracing), its dataloaders (loaderplan.go), its
 // name for the log and the metrics, and the rate limit (ratelimit.go).
-// The handler's field middleware, the span of a resolver (tracing) and the
-// mutation guard (mutationguard.go), never acts on a field read from a
-// struct, so pages of comments may skip it (withLoaders marks every
-// operation gqlexec.PlainFields): a field middleware that must see every
-// field has to stop that.
+// Any field middleware (the span of a resolver with tracing on, the
+// mutation guard on mutations) makes pages of comments take gqlgen's
+// generated marshalling, which runs it on every field (gqlexec).
 func addOperationMiddleware(srv *handler.Server, cfg Config, rl *rateLimiter) {
 	if cfg.TracerProvider != nil {
 		srv.Use(tracing.NewExtension(cfg.TracerProvider))

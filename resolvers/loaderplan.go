@@ -95,10 +95,7 @@ func newLoaders(s *store.Store, wait time.Duration, k loadSites) *Loaders {
 }
 
 // withLoaders gives each operation its Loaders (newLoaders) and, when no list
-// in it can read the store, marshals its lists in place (gqlexec). No field
-// middleware of the handler acts on a field that is not a resolver
-// (addOperationMiddleware), so a page of comments is marshalled in one pass
-// (gqlexec.PlainFields).
+// in it can read the store, marshals its lists in place (gqlexec).
 func withLoaders(s *store.Store, wait time.Duration) graphql.OperationMiddleware {
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		op := graphql.GetOperationContext(ctx).Operation
@@ -106,7 +103,6 @@ func withLoaders(s *store.Store, wait time.Duration) graphql.OperationMiddleware
 		if k.listIO == 0 && k.visited <= maxPlanVisits {
 			ctx = gqlexec.Sequential(ctx)
 		}
-		ctx = gqlexec.PlainFields(ctx)
 		return next(context.WithValue(ctx, loadersKey{}, newLoaders(s, wait, k)))
 	}
 }

@@ -2,7 +2,7 @@
 # The project's test command: ./scripts/test.sh [go test package patterns...]
 #
 #  1. downloads Go modules and DynamoDB Local (scripts/fetch-dynamodb-local.sh),
-#  2. checks: go vet, staticcheck, gofmt, `go generate ./...` leaves no diff (when a
+#  2. checks: go vet, staticcheck, golangci-lint, gofmt, `go generate ./...` leaves no diff (when a
 #     go:generate directive exists), and deploy/test.sh: the container
 #     image run from its own root file system, `helm template` decoded
 #     strictly, the CDK app synthesized into deploy/cdk/cdk.out (which the
@@ -202,6 +202,10 @@ go vet ./... || checks_failed+=("go vet")
 step "staticcheck (pinned in go.mod as a tool; graph/ is gqlgen's output and is not checked)"
 # shellcheck disable=SC2046 # one argument per package
 go tool staticcheck $(go list ./... | grep -v '/graph$') || checks_failed+=("staticcheck")
+
+step "golangci-lint (pinned in tools/golangci/go.mod, out of go.mod; linters and why in .golangci.yml; graph/ not checked)"
+# The first run builds golangci-lint (minutes); later runs read its cache.
+go tool -modfile=tools/golangci/go.mod golangci-lint run ./... || checks_failed+=("golangci-lint")
 
 step "gofmt"
 unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/*' -not -path './.dynamodb/*' -print0 | xargs -0 -r gofmt -l)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -14,17 +13,6 @@ import (
 	"github.com/acme/comments-gateway/graph/model"
 	"github.com/acme/comments-gateway/store"
 )
-
-type plainFieldsKey struct{}
-
-// PlainFields marks ctx's operation as one whose field middleware (gqlgen's
-// field interceptors and the operation's ResolverMiddleware) does nothing
-// for fields that are not resolvers: fields read from a struct, such as a
-// Comment's title. CommentConnection then marshals a page without running
-// them.
-func PlainFields(ctx context.Context) context.Context {
-	return context.WithValue(ctx, plainFieldsKey{}, true)
-}
 
 // The implementors gqlgen's generated code collects each object's fields
 // with (fragments on these types or interfaces apply to the object); a
@@ -37,34 +25,27 @@ var (
 )
 
 // CommentConnection marshals a page of comments (Product.comments). In an
-// operation marked PlainFields whose selection of the page holds only
-// fields read from structs (no nodeId, no product, no @defer) and whose
-// page holds no null or zero value a non-null field would reject, it
-// returns one marshaller that writes the page's JSON in one pass, without
-// gqlgen's field context, closures and field set per field and per edge:
-// the same bytes gqlgen's generated marshalling writes. Otherwise it calls
-// generated, gqlgen's generated marshaller (errors, nulls and resolvers
-// keep gqlgen's behaviour).
+// operation that runs no field middleware (runsFieldMiddleware), whose
+// selection of the page holds only fields read from structs (no nodeId, no
+// product, no @defer) and whose page holds no null or zero value a
+// non-null field would reject, it returns one marshaller that writes the
+// page's JSON in one pass, without gqlgen's field context, closures and
+// field set per field and per edge: the same bytes gqlgen's generated
+// marshalling writes. Otherwise it calls generated, gqlgen's generated
+// marshaller (middleware, errors, nulls and resolvers keep gqlgen's
+// behaviour).
 func CommentConnection(ctx context.Context, sel ast.SelectionSet, v *model.CommentConnection,
 	generated func(context.Context, ast.SelectionSet, *model.CommentConnection) graphql.Marshaler) graphql.Marshaler {
-	if ctx.Value(plainFieldsKey{}) == nil || forceGenerated.Load() {
+	oc := graphql.GetOperationContext(ctx)
+	if runsFieldMiddleware(oc) {
 		return generated(ctx, sel, v)
 	}
-	fields, ok := planObject(graphql.GetOperationContext(ctx), sel, connectionPlan)
+	fields, ok := planObject(oc, sel, connectionPlan)
 	if !ok || !fitsConnection(fields, v) {
 		return generated(ctx, sel, v)
 	}
-	onePassPages.Add(1)
 	return &connectionJSON{fields: fields, conn: v}
 }
-
-// Set by tests only: forceGenerated sends every page to the generated
-// marshaller (the reference the one-pass output is compared with);
-// onePassPages counts the pages CommentConnection wrote itself.
-var (
-	forceGenerated atomic.Bool
-	onePassPages   atomic.Int64
-)
 
 // fieldKind is a field CommentConnection can marshal.
 type fieldKind uint8

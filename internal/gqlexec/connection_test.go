@@ -12,6 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/acme/comments-gateway/graph/model"
 	"github.com/acme/comments-gateway/internal/gqlexec"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -22,7 +27,7 @@ import (
 type connectionCase struct {
 	name    string
 	query   string
-	onePass bool // at least one page is written by gqlexec.CommentConnection
+	onePass bool // its pages (where the resolver returns one) are written in one pass
 }
 
 const connFields = `totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
@@ -54,8 +59,8 @@ fragment F on Comment { language rating @skip(if: $yes) }`, true},
 	{"in a list", `query { topProducts(first: 3) { rank product { id comments(first: 2) { totalCount edges { node { id title } } } } } }`, true},
 	{"nodeId (generated)", `query($p: ID!) { product(id: $p) { comments(first: 3) { edges { node { id nodeId } } } } }`, false},
 	{"product (generated)", `query($p: ID!) { product(id: $p) { comments(first: 3) { nodes { id product { id } } } } }`, false},
-	{"bad argument", `query($p: ID!) { product(id: $p) { comments(language: "xx-!!", first: 3) { totalCount edges { cursor } } } }`, false},
-	{"bad cursor", `query($p: ID!) { product(id: $p) { comments(first: 3, after: "abc") { totalCount } } }`, false},
+	{"bad argument", `query($p: ID!) { product(id: $p) { comments(language: "xx-!!", first: 3) { totalCount edges { cursor } } } }`, true},
+	{"bad cursor", `query($p: ID!) { product(id: $p) { comments(first: 3, after: "abc") { totalCount } } }`, true},
 	{"defer", `query($p: ID!) { product(id: $p) { comments(first: 3) { edges { node { id ... @defer { title } } } } } }`, false},
 }
 
@@ -77,8 +82,10 @@ func awkward() []*store.Comment {
 }
 
 // TestCommentConnectionMatchesGenerated sends every case through the whole
-// handler with the one-pass marshaller and with gqlgen's generated one and
-// requires the same data and errors, byte for byte.
+// handler as configured and with tracing on, whose extension is a field
+// interceptor, so that every page takes gqlgen's generated marshalling,
+// and requires the same data and errors, byte for byte; and each case's
+// pages are written in one pass exactly where expected (onePass).
 func TestCommentConnectionMatchesGenerated(t *testing.T) {
 	s := store.New(bolttest.Open(t))
 	ctx := context.Background()
@@ -88,17 +95,16 @@ func TestCommentConnectionMatchesGenerated(t *testing.T) {
 	if _, err := s.RebuildStats(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	h := resolvers.NewHandler(resolvers.Config{Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	t.Cleanup(func() { gqlexec.ForceGenerated(false) })
+	cfg := resolvers.Config{Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	h := resolvers.NewHandler(cfg)
+	cfg.TracerProvider = noop.NewTracerProvider()
+	traced := resolvers.NewHandler(cfg)
 	for _, c := range connectionCases {
 		for _, yes := range []bool{true, false} {
 			vars := map[string]any{"p": "p1", "yes": yes, "no": !yes}
-			gqlexec.ForceGenerated(true)
-			want := post(t, h, c.query, vars)
-			gqlexec.ForceGenerated(false)
-			before := gqlexec.OnePassPages()
+			want := post(t, traced, c.query, vars)
 			got := post(t, h, c.query, vars)
-			if onePass := gqlexec.OnePassPages() > before; onePass != c.onePass {
+			if onePass := pagesInOnePass(t, c.query, vars); onePass != c.onePass {
 				t.Errorf("%s (yes=%v): one pass %v, want %v", c.name, yes, onePass, c.onePass)
 			}
 			if !bytes.Equal(got, want) {
@@ -106,6 +112,43 @@ func TestCommentConnectionMatchesGenerated(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pagesInOnePass reports whether CommentConnection writes a page of
+// awkward comments itself for every Product.comments field of query.
+func pagesInOnePass(t *testing.T, query string, vars map[string]any) bool {
+	oc := operation(t, query, vars)
+	ctx := graphql.WithOperationContext(context.Background(), oc)
+	cs := awkward()[:5]
+	page := &model.CommentConnection{Nodes: cs, PageInfo: &model.PageInfo{HasNextPage: true}}
+	for _, c := range cs {
+		page.Edges = append(page.Edges, &model.CommentEdge{Cursor: "cursor-" + c.ID, Node: c})
+	}
+	generated := func(context.Context, ast.SelectionSet, *model.CommentConnection) graphql.Marshaler {
+		return graphql.Null
+	}
+	pages, onePass := 0, 0
+	var walk func(ast.SelectionSet)
+	walk = func(set ast.SelectionSet) {
+		for _, sel := range set {
+			switch s := sel.(type) {
+			case *ast.Field:
+				if s.ObjectDefinition != nil && s.ObjectDefinition.Name == "Product" && s.Name == "comments" {
+					pages++
+					if gqlexec.OnePass(gqlexec.CommentConnection(ctx, s.SelectionSet, page, generated)) {
+						onePass++
+					}
+				}
+				walk(s.SelectionSet)
+			case *ast.FragmentSpread:
+				walk(s.Definition.SelectionSet)
+			case *ast.InlineFragment:
+				walk(s.SelectionSet)
+			}
+		}
+	}
+	walk(oc.Operation.SelectionSet)
+	return pages > 0 && onePass == pages
 }
 
 // post returns the response's data and errors (extensions.cost holds

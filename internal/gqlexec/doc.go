@@ -3,5 +3,22 @@
 // gqlgen writes graphql.MarshalSliceConcurrently, and CommentConnection
 // around the generated marshaller of a page of comments (a one-pass writer
 // for pages whose selection reads only struct fields): `go generate`
-// rewrites the calls (cmd: internal/gqlexec/rewrite).
+// rewrites the calls (internal/gqlexec/generate, the one way to
+// regenerate).
+//
+// The one pass skips gqlgen's field middleware, so it turns itself off in
+// an operation that has any: its ResolverMiddleware is then other code than
+// gqlgen's pass-through (middleware.go). With tracing on, whose extension
+// intercepts fields, pages take the generated marshalling.
+//
+// Upstream (gqlgen's tracker, read for v0.17.95): no hook can replace the
+// rewrite yet. A per-type @concurrent directive (#3202, PR #3203) shipped in
+// v0.17.50 and was reverted (#3287) because it broke dataloaders (#3285);
+// the maintainers asked for an opt-in @sequential instead, which nobody has
+// written. The open @disableConcurrency proposal (#4321, PR #4322) resolves
+// a field inline at codegen time but leaves list elements on
+// MarshalSliceConcurrently, and a per-request worker_limit (#4269) still
+// starts a goroutine per element. A custom exec template (PR #3375) was
+// closed. Nothing proposes a per-object marshaller hook that
+// CommentConnection could plug into.
 package gqlexec

@@ -1,11 +1,13 @@
 package gqlexec
 
-// ForceGenerated makes CommentConnection use the generated marshaller (on)
-// or its one pass where it can (off).
-func ForceGenerated(on bool) { forceGenerated.Store(on) }
+import "github.com/99designs/gqlgen/graphql"
 
-// OnePassPages is how many pages CommentConnection wrote itself.
-func OnePassPages() int64 { return onePassPages.Load() }
+// OnePass reports whether m, what CommentConnection returned, is its own
+// one-pass marshaller rather than the generated one's.
+func OnePass(m graphql.Marshaler) bool {
+	_, ok := m.(*connectionJSON)
+	return ok
+}
 
 // Implementors are the implementor lists CommentConnection collects each
 // object's fields with, by object type.

@@ -3,6 +3,7 @@ package gqlhttp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -238,8 +239,7 @@ func number(v any) (float64, bool) {
 }
 
 func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
+	return errors.Is(err, strconv.ErrRange)
 }
 
 // showValue renders a value for a message as JSON, cut to 40 bytes.

@@ -33,15 +33,8 @@ const (
 	execImport = "\t\"github.com/acme/comments-gateway/internal/gqlexec\"\n"
 )
 
-func main() {
-	for _, path := range os.Args[1:] {
-		if err := rewrite(path); err != nil {
-			fmt.Fprintln(os.Stderr, "rewrite:", err)
-			os.Exit(1)
-		}
-	}
-}
-
+// rewrite applies the replacements to the file at path (gofmt-ed); a file
+// already rewritten stays as it is.
 func rewrite(path string) error {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -72,7 +65,7 @@ func replace(src []byte) ([]byte, error) {
 	for _, r := range replacements {
 		if r.owner != "" && bytes.Contains(src, []byte(r.owner)) &&
 			!bytes.Contains(src, []byte(r.from)) && !bytes.Contains(src, []byte(r.to)) {
-			return nil, fmt.Errorf("%q not found: update internal/gqlexec/rewrite for this gqlgen", r.from)
+			return nil, fmt.Errorf("%q not found: update internal/gqlexec/generate for this gqlgen", r.from)
 		}
 		src = bytes.ReplaceAll(src, []byte(r.from), []byte(r.to))
 	}
