@@ -45,6 +45,9 @@
 # bodies through cmd/sidebyside/replay.lua, which counts every reply that is
 # not byte-identical to one recorded on the walk as an error.
 #
+# SCENARIO alone (without WRK) runs just the scenarios whose name starts
+# with it.
+#
 # TOTAL=false leaves totalCount out of both systems' selection (PostgreSQL
 # counts the filtered rows for every page that asks for it).
 # PRODUCT picks the product (default: of the 100 leading products, the one
@@ -162,7 +165,7 @@ for p in "${peers[@]}"; do
 		-gateway-pids "$gw_pid" -postgraphile-pids "${peer_pid[$p]},$pg_pid"
 		-duration "$duration" -rounds "$rounds" -concurrency "$conc" -depth "$depth" -walk "$walk" ${PRODUCT:+-product "$PRODUCT"} ${TOTAL:+-total="$TOTAL"})
 	if [[ -z ${WRK:-} ]]; then
-		"${sidebyside[@]}"
+		"${sidebyside[@]}" ${SCENARIO:+-only "$SCENARIO"}
 	else
 		log "one scenario ($scenario), driven by the Go client, then by wrk"
 		"${sidebyside[@]}" -only "$scenario"
