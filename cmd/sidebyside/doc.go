@@ -4,6 +4,7 @@
 // comments, in alternating rounds, checks that both return the same comment
 // ids on every page of every response, and prints requests per second and
 // the servers' CPU time per request, read from /proc.
+// -postgraphile-version (5, or 4) picks how the page query is spelled.
 //
 // Before the load it walks the filtered list of the product on both systems,
 // page by page, and stops with an error at the first page whose ids,

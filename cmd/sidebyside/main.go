@@ -38,9 +38,10 @@ type options struct {
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("sidebyside", flag.ContinueOnError)
 	gwURL := fs.String("gateway", "http://127.0.0.1:18101/graphql", "the gateway's GraphQL endpoint (loopback only)")
-	pgURL := fs.String("postgraphile", "http://127.0.0.1:18102/graphql", "PostGraphile's GraphQL endpoint (loopback only)")
+	pgURL := fs.String("postgraphile", "http://127.0.0.1:18105/graphql", "PostGraphile's GraphQL endpoint (loopback only)")
 	gwPids := fs.String("gateway-pids", "", "comma-separated roots of the gateway's process trees (CPU accounting)")
 	pgPids := fs.String("postgraphile-pids", "", "comma-separated roots of PostGraphile's and PostgreSQL's process trees")
+	pgVersion := fs.Int("postgraphile-version", 5, "PostGraphile's major version, 4 or 5 (how it spells the page query)")
 	var o options
 	fs.StringVar(&o.product, "product", "", "product id (default: of the gateway's 100 leading products, the one with the fewest filtered comments that has the deep page and the walk)")
 	fs.StringVar(&o.language, "language", "en", "language of the filtered scenarios")
@@ -64,7 +65,7 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pg, err := newSystem("postgraphile", *pgURL, *pgPids, postgraphileDialect, o.concurrency)
+	pg, err := newPostGraphile(*pgVersion, *pgURL, *pgPids, o.concurrency)
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func run(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "load average before the load: %s\n", loadavg())
 	results := measure(ctx, out, o, scs, []*system{gw, pg})
 	fmt.Fprintf(out, "load average after the load: %s\n\n", loadavg())
-	summarize(out, scs, results)
+	summarize(out, scs, results, gw.name, pg.name)
 	return nil
 }
 
@@ -111,6 +112,21 @@ func newSystem(name, endpoint, pids string, d dialect, conc int) (*system, error
 		}
 		s.pids = append(s.pids, pid)
 	}
+	return s, nil
+}
+
+// newPostGraphile is the PostGraphile system of that major version, named
+// after it (postgraphile5) in the tables.
+func newPostGraphile(version int, endpoint, pids string, conc int) (*system, error) {
+	d, ok := postgraphileDialects[version]
+	if !ok {
+		return nil, fmt.Errorf("-postgraphile-version %d: want 4 or 5", version)
+	}
+	s, err := newSystem("postgraphile", endpoint, pids, d, conc)
+	if err != nil {
+		return nil, err
+	}
+	s.name = fmt.Sprintf("postgraphile%d", version)
 	return s, nil
 }
 

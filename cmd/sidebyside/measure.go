@@ -43,7 +43,7 @@ type results map[string]map[string][]result
 // order alternating from round to round, and prints each run.
 func measure(ctx context.Context, out io.Writer, o options, scs []*scenario, systems []*system) results {
 	res := results{}
-	fmt.Fprintf(out, "\n%-5s %-40s %-12s %9s %7s %7s %8s %11s %14s\n",
+	fmt.Fprintf(out, "\n%-5s %-40s %-13s %9s %7s %7s %8s %11s %14s\n",
 		"round", "scenario", "system", "requests", "errors", "slow", "req/s", "CPU ms/req", "client ms/req")
 	for round := 1; round <= o.rounds; round++ {
 		order := slices.Clone(systems)
@@ -57,7 +57,7 @@ func measure(ctx context.Context, out io.Writer, o options, scs []*scenario, sys
 			for _, s := range order {
 				r := load(ctx, o, sc, s)
 				res[sc.name][s.name] = append(res[sc.name][s.name], r)
-				fmt.Fprintf(out, "%-5d %-40s %-12s %9d %7d %7d %8.0f %11.3f %14.3f\n",
+				fmt.Fprintf(out, "%-5d %-40s %-13s %9d %7d %7d %8.0f %11.3f %14.3f\n",
 					round, sc.name, s.name, r.ok, r.errors, r.slow, r.reqPerSec(), r.cpuMsPerReq(), r.clientMsPerReq())
 				if r.firstError != "" {
 					fmt.Fprintf(out, "      first error: %s\n", r.firstError)
@@ -148,12 +148,12 @@ func replay(k *caller, x *exchange, w *result) error {
 // summarize prints the medians over the rounds and the ratios, with the
 // load generator's own CPU per request on each system (what the client
 // costs; with a client this costly, the cheaper server's req/s is capped).
-func summarize(out io.Writer, scs []*scenario, res results) {
+func summarize(out io.Writer, scs []*scenario, res results, gwName, pgName string) {
 	fmt.Fprintf(out, "medians over the rounds:\n%-40s %12s %12s %7s %13s %13s %11s %13s %6s %6s\n",
 		"scenario", "gateway req/s", "PG'ile req/s", "ratio", "gw CPU ms/req", "PG CPU ms/req", "CPU ratio",
 		"client ms/req", "errors", "slow")
 	for _, sc := range scs {
-		gw, pg := res[sc.name]["gateway"], res[sc.name]["postgraphile"]
+		gw, pg := res[sc.name][gwName], res[sc.name][pgName]
 		gwRate, pgRate := medianOf(gw, result.reqPerSec), medianOf(pg, result.reqPerSec)
 		gwCPU, pgCPU := medianOf(gw, result.cpuMsPerReq), medianOf(pg, result.cpuMsPerReq)
 		client := fmt.Sprintf("%.3f/%.3f", medianOf(gw, result.clientMsPerReq), medianOf(pg, result.clientMsPerReq))
@@ -164,7 +164,7 @@ func summarize(out io.Writer, scs []*scenario, res results) {
 		fmt.Fprintf(out, "%-40s %12.0f %12.0f %6.2f× %13.3f %13.3f %10.2f× %13s %6d %6d\n",
 			sc.name, gwRate, pgRate, gwRate/pgRate, gwCPU, pgCPU, pgCPU/gwCPU, client, errs, slow)
 	}
-	fmt.Fprintln(out, "(client ms/req: the load generator's own CPU per request, on the gateway/on PostGraphile)")
+	fmt.Fprintf(out, "(PG'ile: %s; client ms/req: the load generator's own CPU per request, on the gateway/on PostGraphile)\n", pgName)
 }
 
 func medianOf(rs []result, f func(result) float64) float64 {

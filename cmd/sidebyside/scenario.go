@@ -23,13 +23,13 @@ func prepare(ctx context.Context, out io.Writer, o options, gw, pg *system) ([]*
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(out, "product %s: %d comments in %s with ratings %v; walked %d pages on both systems, same ids on every page\n",
-		o.product, total, o.language, o.ratings, len(walkGW))
+	fmt.Fprintf(out, "product %s: %s in %s with ratings %v; walked %d pages on both systems, same ids on every page\n",
+		o.product, counted(total, gw.noTotal), o.language, o.ratings, len(walkGW))
 	unGW, unPG, unTotal, err := walk(ctx, o.product, nil, 1, gw, pg)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(out, "product %s: %d comments in all; same ids on page 1 of the unfiltered list\n", o.product, unTotal)
+	fmt.Fprintf(out, "product %s: %s in all; same ids on page 1 of the unfiltered list\n", o.product, counted(unTotal, gw.noTotal))
 	deep := min(o.depth/20, len(walkGW)-1)
 	nWalk := min(o.walk, len(walkGW))
 	one := func(name string, gwPages, pgPages []*exchange) *scenario {
@@ -41,6 +41,14 @@ func prepare(ctx context.Context, out io.Writer, o options, gw, pg *system) ([]*
 		one(fmt.Sprintf("filtered, cursor %d deep", deep*20), walkGW[deep:deep+1], walkPG[deep:deep+1]),
 		one(fmt.Sprintf("walk of %d cursors (filtered)", nWalk), walkGW[:nWalk], walkPG[:nWalk]),
 	}, nil
+}
+
+// counted is a list's totalCount in words, or that it was not selected.
+func counted(total int, noTotal bool) string {
+	if noTotal {
+		return "comments (totalCount not selected)"
+	}
+	return fmt.Sprintf("%d comments", total)
 }
 
 // walk reads up to n pages of one list on both systems, following each

@@ -49,28 +49,45 @@ var gatewayDialect = dialect{
 	},
 }
 
-var postgraphileDialect = dialect{
-	query: `query Page($p: String!, $filter: CommentFilter, $after: Cursor) {
+// postgraphileDialects are the page query of each PostGraphile major
+// version, with postgraphile-plugin-connection-filter: version 5 names the
+// row's id column rowId (its id is the node id) and its ordering enum
+// CommentOrderBy, so its query aliases rowId as id and the replies decode
+// alike.
+var postgraphileDialects = map[int]dialect{
+	4: postgraphileDialect(`query Page($p: String!, $filter: CommentFilter, $after: Cursor) {
 	allComments(condition: {productId: $p}, filter: $filter, orderBy: [CREATED_AT_DESC, ID_DESC], first: 20, after: $after) {
 		totalCount pageInfo { hasNextPage endCursor }
-		edges { cursor node { id rating language author title body createdAt } } } }`,
-	vars: func(p string, f *filter, after string) map[string]any {
-		v := map[string]any{"p": p, "after": nilIfEmpty(after)}
-		if f != nil {
-			v["filter"] = map[string]any{
-				"language": map[string]any{"equalTo": f.language},
-				"rating":   map[string]any{"in": f.ratings},
+		edges { cursor node { id rating language author title body createdAt } } } }`),
+	5: postgraphileDialect(`query Page($p: String!, $filter: CommentFilter, $after: Cursor) {
+	allComments(condition: {productId: $p}, filter: $filter, orderBy: [CREATED_AT_DESC, ROW_ID_DESC], first: 20, after: $after) {
+		totalCount pageInfo { hasNextPage endCursor }
+		edges { cursor node { id: rowId rating language author title body createdAt } } } }`),
+}
+
+// postgraphileDialect is PostGraphile's dialect with its page query: the
+// filter as the connection filter spells it, the connection at allComments.
+func postgraphileDialect(query string) dialect {
+	return dialect{
+		query: query,
+		vars: func(p string, f *filter, after string) map[string]any {
+			v := map[string]any{"p": p, "after": nilIfEmpty(after)}
+			if f != nil {
+				v["filter"] = map[string]any{
+					"language": map[string]any{"equalTo": f.language},
+					"rating":   map[string]any{"in": f.ratings},
+				}
 			}
-		}
-		return v
-	},
-	conn: func(data json.RawMessage) (*connection, error) {
-		var d struct{ AllComments *connection }
-		if err := json.Unmarshal(data, &d); err != nil || d.AllComments == nil {
-			return nil, fmt.Errorf("no allComments in %.200s", data)
-		}
-		return d.AllComments, nil
-	},
+			return v
+		},
+		conn: func(data json.RawMessage) (*connection, error) {
+			var d struct{ AllComments *connection }
+			if err := json.Unmarshal(data, &d); err != nil || d.AllComments == nil {
+				return nil, fmt.Errorf("no allComments in %.200s", data)
+			}
+			return d.AllComments, nil
+		},
+	}
 }
 
 func nilIfEmpty(s string) any {
