@@ -221,6 +221,13 @@ func (c *timedWebsocketConn) WriteJSON(v any) error {
 	return c.WebsocketConn.WriteJSON(v)
 }
 
+// writeFrame writes an encoded message (liveframe.go), bounded as WriteJSON.
+func (c *timedWebsocketConn) writeFrame(frame []byte) error {
+	t := time.AfterFunc(c.timeout, func() { _ = c.WebsocketConn.Close() })
+	defer t.Stop()
+	return writeFrame(c.WebsocketConn, frame)
+}
+
 // wrappedWebsocket is a wrapper of a connection that passes the optional
 // read limit and read deadline through to it.
 type wrappedWebsocket struct {
@@ -251,6 +258,7 @@ type sseWriter struct {
 	timeout time.Duration
 	mu      sync.Mutex
 	stopped bool
+	frame   frameSlot // the shared payload of the next `next` event (liveframe.go)
 }
 
 var errStreamStopped = errors.New("stream stopped")
@@ -262,6 +270,14 @@ func (w *sseWriter) Write(b []byte) (int, error) {
 		return 0, errStreamStopped
 	}
 	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	if isSSESharedFrame(b) {
+		if p := w.frame.take(); p != nil {
+			if _, err := w.ResponseWriter.Write(sseNextFrame(p)); err != nil {
+				return 0, err
+			}
+			return len(b), nil
+		}
+	}
 	return w.ResponseWriter.Write(b)
 }
 

@@ -91,6 +91,9 @@ type fanMember struct {
 	queue chan delivery
 	once  sync.Once
 	shape *shape // the member's response keys (nil: its group is by exact text)
+	// frame is where the member's transport takes each delivery's shared
+	// payload (liveframe.go); nil: the transport encodes the response.
+	frame *frameSlot
 	// client and cost: whom each event is charged to, and how much.
 	client string
 	cost   int
@@ -100,9 +103,11 @@ type fanMember struct {
 	stopDone func() bool     // stops the context.AfterFunc that leaves the group
 }
 
-// delivery is one response in a member's queue.
+// delivery is one response in a member's queue, and its encoding, shared
+// by the members that receive the same response (liveframe.go).
 type delivery struct {
 	resp      *graphql.Response
+	payload   []byte
 	published time.Time
 }
 
@@ -151,6 +156,7 @@ func (f *fanout) around(ctx context.Context, next graphql.OperationHandler) grap
 		return h
 	}
 	m.exec = h
+	m.frame = memberFrameSlot(liveConnFrom(ctx), oc)
 	return m.next
 }
 
@@ -218,6 +224,10 @@ func (m *fanMember) next(ctx context.Context) *graphql.Response {
 		}
 		if obs := m.g.f.observe; obs != nil && !d.published.IsZero() {
 			obs(time.Since(d.published))
+		}
+		if m.frame != nil && d.payload != nil {
+			m.frame.put(d.payload)
+			return sharedFrameResponse
 		}
 		return d.resp
 	case <-ctx.Done():
@@ -297,7 +307,13 @@ func (g *fanGroup) run() {
 			continue
 		}
 		if resp, from := g.execute(ev); resp != nil {
-			g.deliver(delivery{resp: resp, published: ev.Published}, from, g.views(resp, from))
+			views := g.views(resp, from)
+			enc := payloads{}
+			enc.of(resp)
+			for _, v := range views {
+				enc.of(v)
+			}
+			g.deliver(delivery{resp: resp, published: ev.Published}, from, views, enc)
 		}
 	}
 	var ended *gqlerror.Error
@@ -376,15 +392,16 @@ func (g *fanGroup) executor() *fanMember {
 
 // deliver queues d, in the shape from, for every member: as it is, or
 // re-keyed into the member's shape (views; a member that joined since
-// views were made gets its own now). A member whose queue is full is
-// ended as a slow consumer.
-func (g *fanGroup) deliver(d delivery, from *shape, views map[any]*graphql.Response) {
+// views were made gets its own now), with its encoding (enc). A member
+// whose queue is full is ended as a slow consumer.
+func (g *fanGroup) deliver(d delivery, from *shape, views map[any]*graphql.Response, enc payloads) {
 	g.f.mu.Lock()
 	defer g.f.mu.Unlock()
 	for i := 0; i < len(g.members); {
 		m := g.members[i]
 		md := d
 		md.resp = viewFor(views, d.resp, from, m.shape)
+		md.payload = enc.of(md.resp)
 		select {
 		case m.queue <- md:
 			i++

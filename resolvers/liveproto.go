@@ -96,6 +96,7 @@ const (
 	msgAck       = "connection_ack"
 	msgSubscribe = "subscribe"
 	msgComplete  = "complete"
+	msgNext      = "next"
 	msgError     = "error"
 	msgPing      = "ping"
 	msgPong      = "pong"
@@ -130,12 +131,19 @@ type wsGuard struct {
 type wsOpIDs struct {
 	client  string
 	stopped bool // the client sent complete: send nothing more
+	// clientJSON is client as a JSON string, and frame the shared payload
+	// of the operation's next `next` message, if any (liveframe.go).
+	clientJSON []byte
+	frame      frameSlot
 }
 
 // wsAdmission is a subscribe handed to gqlgen: admitted when its operation
 // passed every check (markAdmitted); otherwise, when the next message is
 // read, it was refused and costs the refused cost.
-type wsAdmission struct{ admitted atomic.Bool }
+type wsAdmission struct {
+	admitted atomic.Bool
+	op       *wsOpIDs // graphql-transport-ws: the operation's ids
+}
 
 // newWSGuard guards conn for the client of ctx's request.
 func newWSGuard(ctx context.Context, conn transport.WebsocketConn, rl *rateLimiter) *wsGuard {
@@ -155,15 +163,32 @@ func newWSGuard(ctx context.Context, conn transport.WebsocketConn, rl *rateLimit
 
 // markAdmitted records, for the subscribe being created on ctx's
 // websocket, that its operation passed every check (it is then charged its
-// complexity by the rate limit, not the refused cost).
-func markAdmitted(ctx context.Context) {
+// complexity by the rate limit, not the refused cost), and gives oc the
+// operation's frame slot (frameSlotOf).
+func markAdmitted(ctx context.Context, oc *graphql.OperationContext) {
 	if c := liveConnFrom(ctx); c != nil {
 		if g := c.guard.Load(); g != nil {
 			if a := g.pending.Load(); a != nil {
 				a.admitted.Store(true)
+				if a.op != nil {
+					oc.Stats.SetExtension(frameSlotExtension, a.op)
+				}
 			}
 		}
 	}
+}
+
+// frameSlotExtension names, in an operation's Stats, the ids of its
+// graphql-transport-ws operation.
+const frameSlotExtension = "LiveFrameSlot"
+
+// frameSlotOf returns the frame slot of oc's graphql-transport-ws
+// operation, or nil.
+func frameSlotOf(oc *graphql.OperationContext) *frameSlot {
+	if op, ok := oc.Stats.GetExtension(frameSlotExtension).(*wsOpIDs); ok {
+		return &op.frame
+	}
+	return nil
 }
 
 // clientMessage is a message from the client.
@@ -331,11 +356,14 @@ func (g *wsGuard) admitSubscribe(m clientMessage) ([]byte, error) {
 	g.mu.Lock()
 	acked, dup := g.acked, g.byClient[id] != ""
 	var internal string
+	var op *wsOpIDs
 	if acked && !dup {
 		g.next++
 		internal = strconv.FormatUint(g.next, 10)
 		g.byClient[id] = internal
-		g.byOp[internal] = &wsOpIDs{client: id}
+		idJSON, _ := json.Marshal(id)
+		op = &wsOpIDs{client: id, clientJSON: idJSON}
+		g.byOp[internal] = op
 	}
 	g.mu.Unlock()
 	switch {
@@ -344,7 +372,7 @@ func (g *wsGuard) admitSubscribe(m clientMessage) ([]byte, error) {
 	case dup:
 		return nil, g.closeWith(CloseDuplicateID, fmt.Sprintf("Subscriber for %.64s already exists", id))
 	}
-	g.pending.Store(&wsAdmission{})
+	g.pending.Store(&wsAdmission{op: op})
 	return encodeMessage(msgSubscribe, internal, m.Payload), nil
 }
 
@@ -494,6 +522,11 @@ func (g *wsGuard) WriteJSON(v any) error {
 	if op == nil || op.stopped {
 		return nil
 	}
+	if typ.String() == msgNext {
+		if p := op.frame.take(); p != nil {
+			return writeFrame(g.WebsocketConn, wsNextFrame(p, op.clientJSON))
+		}
+	}
 	id.SetString(op.client)
 	return g.WebsocketConn.WriteJSON(v)
 }
@@ -567,7 +600,7 @@ func (admittedOperations) Validate(graphql.ExecutableSchema) error { return nil 
 
 // MutateOperationContext marks the websocket subscribe being created as
 // admitted.
-func (admittedOperations) MutateOperationContext(ctx context.Context, _ *graphql.OperationContext) *gqlerror.Error {
-	markAdmitted(ctx)
+func (admittedOperations) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	markAdmitted(ctx, oc)
 	return nil
 }
