@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/acme/comments-gateway/resolvers"
 )
 
@@ -35,14 +33,7 @@ func frameOf(tb testing.TB, b []byte) (typ, id string, payload json.RawMessage) 
 // messages gqlgen still encodes per subscriber, and subscribes id to query.
 func (e *liveEnv) mustLegacyWS(tb testing.TB, id, query string) *wsConn {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.srv.URL, "http"), &websocket.DialOptions{Subprotocols: []string{"graphql-ws"}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { c.CloseNow() })
-	w := &wsConn{c: c}
+	w := e.dialSubprotocol(tb, "graphql-ws")
 	w.send(tb, map[string]any{"type": "connection_init"})
 	if typ, _, _ := frameOf(tb, w.legacyRead(tb)); typ != "connection_ack" {
 		tb.Fatalf("legacy graphql-ws: got %s, want connection_ack", typ)
