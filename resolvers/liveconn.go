@@ -194,7 +194,7 @@ type liveWebsocket struct {
 }
 
 func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	conn, err := wsAccepter.Accept(batchingHijacker{w}, r, opts)
+	conn, err := acceptWebsocket(batchingHijacker{w}, r, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +258,6 @@ type sseWriter struct {
 	timeout time.Duration
 	mu      sync.Mutex
 	stopped bool
-	frame   frameSlot // the shared payload of the next `next` event (liveframe.go)
 }
 
 var errStreamStopped = errors.New("stream stopped")
@@ -270,14 +269,6 @@ func (w *sseWriter) Write(b []byte) (int, error) {
 		return 0, errStreamStopped
 	}
 	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
-	if isSSESharedFrame(b) {
-		if p := w.frame.take(); p != nil {
-			if _, err := w.ResponseWriter.Write(sseNextFrame(p)); err != nil {
-				return 0, err
-			}
-			return len(b), nil
-		}
-	}
 	return w.ResponseWriter.Write(b)
 }
 
@@ -297,6 +288,16 @@ func (w *sseWriter) writeEvent(ev string) {
 	if _, err := w.Write([]byte(ev)); err == nil {
 		w.Flush()
 	}
+}
+
+// writeNext sends a `next` event around payload, an encoded response
+// (liveframe.go).
+func (w *sseWriter) writeNext(payload []byte) error {
+	if _, err := w.Write(sseNextFrame(payload)); err != nil {
+		return err
+	}
+	w.Flush()
+	return nil
 }
 
 func (w *sseWriter) stop() {

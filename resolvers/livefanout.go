@@ -91,9 +91,9 @@ type fanMember struct {
 	queue chan delivery
 	once  sync.Once
 	shape *shape // the member's response keys (nil: its group is by exact text)
-	// frame is where the member's transport takes each delivery's shared
-	// payload (liveframe.go); nil: the transport encodes the response.
-	frame *frameSlot
+	// out writes each delivery's shared payload (liveframe.go); nil: the
+	// member's transport encodes the response.
+	out nextWriter
 	// client and cost: whom each event is charged to, and how much.
 	client string
 	cost   int
@@ -156,7 +156,7 @@ func (f *fanout) around(ctx context.Context, next graphql.OperationHandler) grap
 		return h
 	}
 	m.exec = h
-	m.frame = memberFrameSlot(liveConnFrom(ctx), oc)
+	m.out = memberWriter(liveConnFrom(ctx), oc)
 	return m.next
 }
 
@@ -211,27 +211,33 @@ func (f *fanout) join(ctx context.Context, c *liveConn, pid string, topic live.T
 }
 
 // next is the member's ResponseHandler: its next delivery, or nil when the
-// subscription ends (a member the server ended is told why first).
+// subscription ends (a member the server ended is told why first). A
+// member that writes its deliveries' shared frames itself (m.out) writes
+// each one and waits for the next, returning only at the end (or when its
+// write fails).
 func (m *fanMember) next(ctx context.Context) *graphql.Response {
 	m.once.Do(func() { m.g.f.ready(m, ctx) })
-	select {
-	case d, ok := <-m.queue:
-		if !ok {
-			if err := m.g.f.endedWith(m); err != nil {
-				m.conn.endSubscription(ctx, err)
+	for {
+		select {
+		case d, ok := <-m.queue:
+			if !ok {
+				if err := m.g.f.endedWith(m); err != nil {
+					m.conn.endSubscription(ctx, err)
+				}
+				return nil
 			}
+			if obs := m.g.f.observe; obs != nil && !d.published.IsZero() {
+				obs(time.Since(d.published))
+			}
+			if m.out == nil || d.payload == nil {
+				return d.resp
+			}
+			if err := m.out.writeNext(d.payload); err != nil {
+				return nil
+			}
+		case <-ctx.Done():
 			return nil
 		}
-		if obs := m.g.f.observe; obs != nil && !d.published.IsZero() {
-			obs(time.Since(d.published))
-		}
-		if m.frame != nil && d.payload != nil {
-			m.frame.put(d.payload)
-			return sharedFrameResponse
-		}
-		return d.resp
-	case <-ctx.Done():
-		return nil
 	}
 }
 

@@ -1,9 +1,7 @@
 package resolvers
 
 import (
-	"bytes"
 	"encoding/json"
-	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
@@ -16,32 +14,22 @@ import (
 // message around it; an SSE `next` event is the payload in an
 // "event: next\ndata: …\n\n" frame. A group's members all receive the same
 // response (one per shape, livefanout.go), so the group encodes each
-// response once (encodePayload, the bytes gqlgen's Marshal makes) and each
-// member's transport writes a frame built around those bytes:
+// response once (encodePayload: the bytes gqlgen's Marshal makes), and
+// each member's handler writes a frame built around those bytes itself,
+// from gqlgen's subscription goroutine, before it takes its next delivery:
 //
 //   - graphql-transport-ws: `{"payload":` + payload + `,"id":` + the
 //     client's id (JSON, encoded once per subscription) + `,"type":"next"}`,
-//     the bytes gqlgen's message encoding gives;
+//     the bytes gqlgen's message encoding gives, through the protocol
+//     guard (nothing after the client's complete) and the write timeout;
 //   - SSE: "event: next\ndata: " + payload + "\n\n", the same for every
-//     member;
-//   - the legacy graphql-ws subprotocol: gqlgen encodes the response itself,
-//     as before.
+//     member, through the stream's writer, as the gateway's own events;
+//   - the legacy graphql-ws subprotocol: the handler returns the response
+//     and gqlgen encodes it, as before.
 //
-// gqlgen's transport still runs its loop: the member's ResponseHandler
-// leaves the payload in the member's frameSlot and returns
-// sharedFrameResponse, whose encoding is a few bytes; the connection
-// (wsGuard.WriteJSON, sseWriter.Write) writes the frame in its place, in
-// the same goroutine and under the same locks as gqlgen's write, so that
-// the message order, the id mapping and the write timeout are unchanged.
-
-// sharedFrameResponse is what a member's ResponseHandler hands gqlgen when
-// its frame slot holds the encoded payload; the connection writes that
-// payload instead of this response's encoding.
-var sharedFrameResponse = &graphql.Response{}
-
-// sseSharedFrame is gqlgen's SSE event for sharedFrameResponse: the bytes
-// sseWriter.Write replaces by the shared frame.
-var sseSharedFrame = []byte("event: next\ndata: {\"data\":null}\n\n")
+// The handler returns to gqlgen only when the subscription ends, so the
+// messages of an operation keep their order: its frames, then gqlgen's
+// error or complete.
 
 // encodePayload returns resp's JSON exactly as gqlgen's transports encode
 // it (encoding/json, HTML-escaped): a frame's payload.
@@ -53,36 +41,12 @@ func encodePayload(resp *graphql.Response) []byte {
 	return b
 }
 
-// frameSlot carries one encoded payload from a member's ResponseHandler to
-// its connection's write of the same message.
-type frameSlot struct {
-	mu      sync.Mutex
-	payload []byte
-}
-
-// put leaves payload for the next write of the slot's operation.
-func (s *frameSlot) put(payload []byte) {
-	s.mu.Lock()
-	s.payload = payload
-	s.mu.Unlock()
-}
-
-// take returns the payload left by put (nil when none), once.
-func (s *frameSlot) take() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.payload
-	s.payload = nil
-	return p
-}
-
-// wsNextFrame returns the graphql-transport-ws `next` message of payload
-// for the client id whose JSON is idJSON: the bytes json.Marshal gives for
-// gqlgen's message {Payload, ID, Type} (payload is compact and escaped as
-// Marshal leaves it, so Marshal would copy it unchanged).
-func wsNextFrame(payload, idJSON []byte) []byte {
+// wsNextFrame appends to b the graphql-transport-ws `next` message of
+// payload for the client id whose JSON is idJSON: the bytes json.Marshal
+// gives for gqlgen's message {Payload, ID, Type} (payload is compact and
+// escaped as Marshal leaves it, so Marshal would copy it unchanged).
+func wsNextFrame(b, payload, idJSON []byte) []byte {
 	const head, mid, tail = `{"payload":`, `,"id":`, `,"type":"next"}`
-	b := make([]byte, 0, len(head)+len(payload)+len(mid)+len(idJSON)+len(tail))
 	b = append(b, head...)
 	b = append(b, payload...)
 	b = append(b, mid...)
@@ -98,10 +62,6 @@ func sseNextFrame(payload []byte) []byte {
 	b = append(b, payload...)
 	return append(b, tail...)
 }
-
-// isSSESharedFrame reports whether b is gqlgen's SSE event for
-// sharedFrameResponse.
-func isSSESharedFrame(b []byte) bool { return bytes.Equal(b, sseSharedFrame) }
 
 // frameWriter is a websocket connection that writes an encoded message as
 // it is.
@@ -128,15 +88,37 @@ func (p payloads) of(resp *graphql.Response) []byte {
 	return b
 }
 
-// memberFrameSlot returns where a subscription of oc on c takes its shared
-// payloads: its SSE stream's, its graphql-transport-ws operation's, or nil
-// (the legacy graphql-ws subprotocol, or no live connection).
-func memberFrameSlot(c *liveConn, oc *graphql.OperationContext) *frameSlot {
+// nextWriter writes a `next` message around an encoded payload.
+type nextWriter interface {
+	writeNext(payload []byte) error
+}
+
+// memberWriter returns how a subscription of oc on c writes its shared
+// payloads: on its SSE stream, on its graphql-transport-ws operation, or
+// nil (the legacy graphql-ws subprotocol, or no live connection: gqlgen
+// encodes each response).
+func memberWriter(c *liveConn, oc *graphql.OperationContext) nextWriter {
 	switch {
 	case c == nil:
 		return nil
 	case c.sse != nil:
-		return &c.sse.frame
+		return c.sse
 	}
-	return frameSlotOf(oc)
+	if g, op := c.guard.Load(), wsOperationOf(oc); g != nil && op != nil {
+		return &wsNextWriter{g: g, op: op}
+	}
+	return nil
+}
+
+// wsNextWriter writes the `next` messages of one graphql-transport-ws
+// operation (from its subscription's goroutine only).
+type wsNextWriter struct {
+	g   *wsGuard
+	op  *wsOpIDs
+	buf []byte // the last frame, reused: the connection copies it
+}
+
+func (w *wsNextWriter) writeNext(payload []byte) error {
+	w.buf = wsNextFrame(w.buf[:0], payload, w.op.clientJSON)
+	return w.g.writeFrame(w.op, w.buf)
 }

@@ -96,7 +96,6 @@ const (
 	msgAck       = "connection_ack"
 	msgSubscribe = "subscribe"
 	msgComplete  = "complete"
-	msgNext      = "next"
 	msgError     = "error"
 	msgPing      = "ping"
 	msgPong      = "pong"
@@ -131,10 +130,9 @@ type wsGuard struct {
 type wsOpIDs struct {
 	client  string
 	stopped bool // the client sent complete: send nothing more
-	// clientJSON is client as a JSON string, and frame the shared payload
-	// of the operation's next `next` message, if any (liveframe.go).
+	// clientJSON is client as a JSON string, for the shared frames
+	// (liveframe.go).
 	clientJSON []byte
-	frame      frameSlot
 }
 
 // wsAdmission is a subscribe handed to gqlgen: admitted when its operation
@@ -164,31 +162,29 @@ func newWSGuard(ctx context.Context, conn transport.WebsocketConn, rl *rateLimit
 // markAdmitted records, for the subscribe being created on ctx's
 // websocket, that its operation passed every check (it is then charged its
 // complexity by the rate limit, not the refused cost), and gives oc the
-// operation's frame slot (frameSlotOf).
+// operation's ids (wsOperationOf).
 func markAdmitted(ctx context.Context, oc *graphql.OperationContext) {
 	if c := liveConnFrom(ctx); c != nil {
 		if g := c.guard.Load(); g != nil {
 			if a := g.pending.Load(); a != nil {
 				a.admitted.Store(true)
 				if a.op != nil {
-					oc.Stats.SetExtension(frameSlotExtension, a.op)
+					oc.Stats.SetExtension(wsOperationExtension, a.op)
 				}
 			}
 		}
 	}
 }
 
-// frameSlotExtension names, in an operation's Stats, the ids of its
+// wsOperationExtension names, in an operation's Stats, the ids of its
 // graphql-transport-ws operation.
-const frameSlotExtension = "LiveFrameSlot"
+const wsOperationExtension = "LiveWebsocketOperation"
 
-// frameSlotOf returns the frame slot of oc's graphql-transport-ws
-// operation, or nil.
-func frameSlotOf(oc *graphql.OperationContext) *frameSlot {
-	if op, ok := oc.Stats.GetExtension(frameSlotExtension).(*wsOpIDs); ok {
-		return &op.frame
-	}
-	return nil
+// wsOperationOf returns the ids of oc's graphql-transport-ws operation, or
+// nil.
+func wsOperationOf(oc *graphql.OperationContext) *wsOpIDs {
+	op, _ := oc.Stats.GetExtension(wsOperationExtension).(*wsOpIDs)
+	return op
 }
 
 // clientMessage is a message from the client.
@@ -522,13 +518,20 @@ func (g *wsGuard) WriteJSON(v any) error {
 	if op == nil || op.stopped {
 		return nil
 	}
-	if typ.String() == msgNext {
-		if p := op.frame.take(); p != nil {
-			return writeFrame(g.WebsocketConn, wsNextFrame(p, op.clientJSON))
-		}
-	}
 	id.SetString(op.client)
 	return g.WebsocketConn.WriteJSON(v)
+}
+
+// writeFrame sends frame, an encoded message of op (liveframe.go): nothing
+// once the client completed op.
+func (g *wsGuard) writeFrame(op *wsOpIDs, frame []byte) error {
+	g.mu.Lock()
+	stopped := op.stopped
+	g.mu.Unlock()
+	if stopped {
+		return nil
+	}
+	return writeFrame(g.WebsocketConn, frame)
 }
 
 // messageFields returns the Type and ID fields of gqlgen's message (a
