@@ -28,8 +28,9 @@ import (
 // hub subscription, runs the operation's selection set once per event
 // (through the gqlgen execution of one of its members, with every
 // middleware of a normal delivery, under the event timeout) and hands the
-// response, re-keyed once per distinct shape, to each member's bounded
-// queue. Each member's transport then only writes it. Before each
+// response, re-keyed once per distinct shape and encoded once per
+// response (liveframe.go), to each member's bounded queue. Each member
+// then only writes those bytes. Before each
 // execution every member pays for the event (livebudget.go).
 //
 // A subscription operation goes through two steps:
