@@ -29,7 +29,10 @@ type ChangeLog interface {
 
 // Follower polls the table's change log while its Hub has subscribers and
 // publishes every change it has not published yet, so that a process sees
-// the writes of every other process on the same table.
+// the writes of every other process on the same table. It reads only the
+// shards of the products its Hub has subscribers for (a product's changes
+// are all in its shard, store.ChangeShard); a shard it starts reading is
+// read, like the first read after idling, from Overlap back.
 //
 // The stream Reader logs each change under a ULID of when it logged it;
 // a batch's items can become visible out of that order, and a new reader
@@ -56,10 +59,11 @@ type shardState struct {
 }
 
 // Run polls until ctx ends. While the hub has no subscriber it reads
-// nothing; when subscribers come back its first read goes Overlap back,
-// so changes committed while a client was (re)subscribing are delivered
-// rather than lost (a client applies events by comment id, so a change it
-// already has is harmless).
+// nothing; when subscribers come back, and when a subscriber of a product
+// whose shard it does not read comes, its first read of the shard goes
+// Overlap back, so changes committed while a client was (re)subscribing
+// are delivered rather than lost (a client applies events by comment id,
+// so a change it already has is harmless).
 func (f *Follower) Run(ctx context.Context) {
 	interval, overlap := f.Interval, f.Overlap
 	if interval <= 0 {
@@ -74,27 +78,33 @@ func (f *Follower) Run(ctx context.Context) {
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	var shards []*shardState // nil while idle
+	var shards []*shardState // nil while idle; an entry is nil while not read
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if f.Hub.Subscribers() == 0 {
+		wanted := f.wantedShards()
+		if wanted == nil {
 			shards = nil
 			continue
 		}
 		if shards == nil {
-			shards = make([]*shardState, f.Log.ChangeShards())
-			for i := range shards {
-				shards[i] = &shardState{newest: time.Now(), seen: map[string]time.Time{}}
-			}
+			shards = make([]*shardState, len(wanted))
 		}
 		// Shards are read in parallel; each publishes in its own order
 		// (a product's changes are all in one shard).
 		var wg sync.WaitGroup
-		for i, st := range shards {
+		for i := range shards {
+			if !wanted[i] {
+				shards[i] = nil
+				continue
+			}
+			if shards[i] == nil {
+				shards[i] = &shardState{newest: time.Now(), seen: map[string]time.Time{}}
+			}
+			st := shards[i]
 			wg.Go(func() {
 				if err := f.poll(ctx, i, st, overlap); err != nil && ctx.Err() == nil {
 					log.Warn("live: read change log", "shard", i, "err", err.Error())
@@ -103,6 +113,21 @@ func (f *Follower) Run(ctx context.Context) {
 		}
 		wg.Wait()
 	}
+}
+
+// wantedShards returns, for each change log shard, whether a product of
+// the hub's subscribers is in it; nil when the hub has no subscriber (or
+// the table no change log).
+func (f *Follower) wantedShards() []bool {
+	products, n := f.Hub.Products(), f.Log.ChangeShards()
+	if len(products) == 0 || n == 0 {
+		return nil
+	}
+	wanted := make([]bool, n)
+	for _, pid := range products {
+		wanted[store.ChangeShard(pid, len(wanted))] = true
+	}
+	return wanted
 }
 
 // poll reads shard n from overlap before its newest change and publishes

@@ -50,9 +50,10 @@ type readerSetup struct {
 	table      func(store.Table) store.Table
 	stream     func(live.StreamSource) live.StreamSource
 	sink       func(live.ChangeSink) live.ChangeSink
-	poll       time.Duration    // the follower's poll (50 ms when 0)
-	streamPoll time.Duration    // the reader's poll (50 ms when 0)
-	accountant store.Accountant // of the follower's and the reader's calls, if set
+	poll       time.Duration                       // the follower's poll (50 ms when 0)
+	streamPoll time.Duration                       // the reader's poll (50 ms when 0)
+	accountant store.Accountant                    // of the follower's and the reader's calls, if set
+	log        func(live.ChangeLog) live.ChangeLog // wraps the follower's change log, if set
 }
 
 // mustInstance starts an instance on table name with shards change log
@@ -89,8 +90,12 @@ func mustInstanceWith(tb testing.TB, name string, shards int, rs readerSetup) *i
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	var log live.ChangeLog = in.store
+	if rs.log != nil {
+		log = rs.log(log)
+	}
 	wg.Go(func() {
-		(&live.Follower{Log: in.store, Hub: in.hub, Interval: cmp.Or(rs.poll, 50*time.Millisecond)}).Run(ctx)
+		(&live.Follower{Log: log, Hub: in.hub, Interval: cmp.Or(rs.poll, 50*time.Millisecond)}).Run(ctx)
 	})
 	wg.Go(func() { rd.Run(ctx) })
 	tb.Cleanup(func() { cancel(); wg.Wait(); in.hub.Close() })

@@ -10,7 +10,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/coder/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -163,12 +162,6 @@ func liveOperations(cfg Config) graphql.OperationMiddleware {
 		}
 	}
 }
-
-// wsAccepter accepts websockets without the library's own origin check
-// (same-origin only): Config.Origins' handler (package origin), outermost
-// around the transports, has refused every upgrade from an origin outside
-// the list, and lets the allowed cross-origin ones through.
-var wsAccepter = transport.CoderWebsocketImplementation{AcceptOptions: websocket.AcceptOptions{InsecureSkipVerify: true}}
 
 // isLiveRequest reports whether r opens a websocket or an SSE stream.
 func isLiveRequest(r *http.Request) bool {

@@ -195,7 +195,7 @@ type liveWebsocket struct {
 }
 
 func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	conn, err := wsAccepter.Accept(batchingHijacker{w}, r, opts)
+	conn, err := acceptWebsocket(batchingHijacker{w}, r, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -220,6 +220,13 @@ func (c *timedWebsocketConn) WriteJSON(v any) error {
 	t := time.AfterFunc(c.timeout, func() { _ = c.WebsocketConn.Close() })
 	defer t.Stop()
 	return c.WebsocketConn.WriteJSON(v)
+}
+
+// writeFrame writes an encoded message (liveframe.go), bounded as WriteJSON.
+func (c *timedWebsocketConn) writeFrame(frame []byte) error {
+	t := time.AfterFunc(c.timeout, func() { _ = c.WebsocketConn.Close() })
+	defer t.Stop()
+	return writeFrame(c.WebsocketConn, frame)
 }
 
 // wrappedWebsocket is a wrapper of a connection that passes the optional
@@ -282,6 +289,16 @@ func (w *sseWriter) writeEvent(ev string) {
 	if _, err := w.Write([]byte(ev)); err == nil {
 		w.Flush()
 	}
+}
+
+// writeNext sends a `next` event around payload, an encoded response
+// (liveframe.go).
+func (w *sseWriter) writeNext(payload []byte) error {
+	if _, err := w.Write(sseNextFrame(payload)); err != nil {
+		return err
+	}
+	w.Flush()
+	return nil
 }
 
 func (w *sseWriter) stop() {

@@ -28,8 +28,9 @@ import (
 // hub subscription, runs the operation's selection set once per event
 // (through the gqlgen execution of one of its members, with every
 // middleware of a normal delivery, under the event timeout) and hands the
-// response, re-keyed once per distinct shape, to each member's bounded
-// queue. Each member's transport then only writes it. Before each
+// response, re-keyed once per distinct shape and encoded once per
+// response (liveframe.go), to each member's bounded queue. Each member
+// then only writes those bytes. Before each
 // execution every member pays for the event (livebudget.go).
 //
 // A subscription operation goes through two steps:
@@ -91,6 +92,9 @@ type fanMember struct {
 	queue chan delivery
 	once  sync.Once
 	shape *shape // the member's response keys (nil: its group is by exact text)
+	// out writes each delivery's shared payload (liveframe.go); nil: the
+	// member's transport encodes the response.
+	out nextWriter
 	// client and cost: whom each event is charged to, and how much.
 	client string
 	cost   int
@@ -100,9 +104,11 @@ type fanMember struct {
 	stopDone func() bool     // stops the context.AfterFunc that leaves the group
 }
 
-// delivery is one response in a member's queue.
+// delivery is one response in a member's queue, and its encoding, shared
+// by the members that receive the same response (liveframe.go).
 type delivery struct {
 	resp      *graphql.Response
+	payload   []byte
 	published time.Time
 }
 
@@ -151,6 +157,7 @@ func (f *fanout) around(ctx context.Context, next graphql.OperationHandler) grap
 		return h
 	}
 	m.exec = h
+	m.out = memberWriter(liveConnFrom(ctx), oc)
 	return m.next
 }
 
@@ -205,23 +212,33 @@ func (f *fanout) join(ctx context.Context, c *liveConn, pid string, topic live.T
 }
 
 // next is the member's ResponseHandler: its next delivery, or nil when the
-// subscription ends (a member the server ended is told why first).
+// subscription ends (a member the server ended is told why first). A
+// member that writes its deliveries' shared frames itself (m.out) writes
+// each one and waits for the next, returning only at the end (or when its
+// write fails).
 func (m *fanMember) next(ctx context.Context) *graphql.Response {
 	m.once.Do(func() { m.g.f.ready(m, ctx) })
-	select {
-	case d, ok := <-m.queue:
-		if !ok {
-			if err := m.g.f.endedWith(m); err != nil {
-				m.conn.endSubscription(ctx, err)
+	for {
+		select {
+		case d, ok := <-m.queue:
+			if !ok {
+				if err := m.g.f.endedWith(m); err != nil {
+					m.conn.endSubscription(ctx, err)
+				}
+				return nil
 			}
+			if obs := m.g.f.observe; obs != nil && !d.published.IsZero() {
+				obs(time.Since(d.published))
+			}
+			if m.out == nil || d.payload == nil {
+				return d.resp
+			}
+			if err := m.out.writeNext(d.payload); err != nil {
+				return nil
+			}
+		case <-ctx.Done():
 			return nil
 		}
-		if obs := m.g.f.observe; obs != nil && !d.published.IsZero() {
-			obs(time.Since(d.published))
-		}
-		return d.resp
-	case <-ctx.Done():
-		return nil
 	}
 }
 
@@ -297,7 +314,13 @@ func (g *fanGroup) run() {
 			continue
 		}
 		if resp, from := g.execute(ev); resp != nil {
-			g.deliver(delivery{resp: resp, published: ev.Published}, from, g.views(resp, from))
+			views := g.views(resp, from)
+			enc := payloads{}
+			enc.of(resp)
+			for _, v := range views {
+				enc.of(v)
+			}
+			g.deliver(delivery{resp: resp, published: ev.Published}, from, views, enc)
 		}
 	}
 	var ended *gqlerror.Error
@@ -376,15 +399,16 @@ func (g *fanGroup) executor() *fanMember {
 
 // deliver queues d, in the shape from, for every member: as it is, or
 // re-keyed into the member's shape (views; a member that joined since
-// views were made gets its own now). A member whose queue is full is
-// ended as a slow consumer.
-func (g *fanGroup) deliver(d delivery, from *shape, views map[any]*graphql.Response) {
+// views were made gets its own now), with its encoding (enc). A member
+// whose queue is full is ended as a slow consumer.
+func (g *fanGroup) deliver(d delivery, from *shape, views map[any]*graphql.Response, enc payloads) {
 	g.f.mu.Lock()
 	defer g.f.mu.Unlock()
 	for i := 0; i < len(g.members); {
 		m := g.members[i]
 		md := d
 		md.resp = viewFor(views, d.resp, from, m.shape)
+		md.payload = enc.of(md.resp)
 		select {
 		case m.queue <- md:
 			i++

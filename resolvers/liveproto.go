@@ -116,6 +116,9 @@ type wsGuard struct {
 	rl      *rateLimiter  // nil: no rate limit
 	timer   *time.Timer   // the connection_init deadline
 	pending atomic.Pointer[refusal]
+	// pendingOp is the ids of the graphql-transport-ws subscribe handed to
+	// gqlgen last, given to its operation when admitted (markAdmitted).
+	pendingOp atomic.Pointer[wsOpIDs]
 
 	mu        sync.Mutex
 	throttled int // THROTTLED answers in a row (read loop only)
@@ -131,6 +134,9 @@ type wsGuard struct {
 type wsOpIDs struct {
 	client  string
 	stopped bool // the client sent complete: send nothing more
+	// clientJSON is client as a JSON string, for the shared frames
+	// (liveframe.go).
+	clientJSON []byte
 }
 
 // newWSGuard guards conn for the client of ctx's request.
@@ -151,13 +157,28 @@ func newWSGuard(ctx context.Context, conn transport.WebsocketConn, rl *rateLimit
 
 // markAdmitted records, for the subscribe being created on ctx's
 // websocket, that its operation passed every check (it is then charged its
-// complexity by the rate limit, not the refused cost).
-func markAdmitted(ctx context.Context) {
+// complexity by the rate limit, not the refused cost), and gives oc the
+// operation's ids (wsOperationOf).
+func markAdmitted(ctx context.Context, oc *graphql.OperationContext) {
 	if c := liveConnFrom(ctx); c != nil {
 		if g := c.guard.Load(); g != nil {
 			g.pending.Load().charged()
+			if op := g.pendingOp.Load(); op != nil {
+				oc.Stats.SetExtension(wsOperationExtension, op)
+			}
 		}
 	}
+}
+
+// wsOperationExtension names, in an operation's Stats, the ids of its
+// graphql-transport-ws operation.
+const wsOperationExtension = "LiveWebsocketOperation"
+
+// wsOperationOf returns the ids of oc's graphql-transport-ws operation, or
+// nil.
+func wsOperationOf(oc *graphql.OperationContext) *wsOpIDs {
+	op, _ := oc.Stats.GetExtension(wsOperationExtension).(*wsOpIDs)
+	return op
 }
 
 // clientMessage is a message from the client.
@@ -340,11 +361,14 @@ func (g *wsGuard) admitSubscribe(m clientMessage) ([]byte, error) {
 	g.mu.Lock()
 	acked, dup := g.acked, g.byClient[id] != ""
 	var internal string
+	var op *wsOpIDs
 	if acked && !dup {
 		g.next++
 		internal = strconv.FormatUint(g.next, 10)
 		g.byClient[id] = internal
-		g.byOp[internal] = &wsOpIDs{client: id}
+		idJSON, _ := json.Marshal(id)
+		op = &wsOpIDs{client: id, clientJSON: idJSON}
+		g.byOp[internal] = op
 	}
 	g.mu.Unlock()
 	switch {
@@ -354,6 +378,7 @@ func (g *wsGuard) admitSubscribe(m clientMessage) ([]byte, error) {
 		return nil, g.closeWith(CloseDuplicateID, fmt.Sprintf("Subscriber for %.64s already exists", id))
 	}
 	g.expect()
+	g.pendingOp.Store(op)
 	return encodeMessage(msgSubscribe, internal, m.Payload), nil
 }
 
@@ -507,6 +532,18 @@ func (g *wsGuard) WriteJSON(v any) error {
 	return g.WebsocketConn.WriteJSON(v)
 }
 
+// writeFrame sends frame, an encoded message of op (liveframe.go): nothing
+// once the client completed op.
+func (g *wsGuard) writeFrame(op *wsOpIDs, frame []byte) error {
+	g.mu.Lock()
+	stopped := op.stopped
+	g.mu.Unlock()
+	if stopped {
+		return nil
+	}
+	return writeFrame(g.WebsocketConn, frame)
+}
+
 // messageFields returns the Type and ID fields of gqlgen's message (a
 // pointer to a struct with string-kinded Type and ID), settable; invalid
 // values when v has no such fields.
@@ -576,7 +613,7 @@ func (admittedOperations) Validate(graphql.ExecutableSchema) error { return nil 
 
 // MutateOperationContext marks the websocket subscribe being created as
 // admitted.
-func (admittedOperations) MutateOperationContext(ctx context.Context, _ *graphql.OperationContext) *gqlerror.Error {
-	markAdmitted(ctx)
+func (admittedOperations) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	markAdmitted(ctx, oc)
 	return nil
 }

@@ -18,9 +18,15 @@ import (
 // dialWS opens a graphql-transport-ws socket without sending anything.
 func (e *liveEnv) dialWS(tb testing.TB) *wsConn {
 	tb.Helper()
+	return e.dialSubprotocol(tb, "graphql-transport-ws")
+}
+
+// dialSubprotocol opens a socket of subprotocol without sending anything.
+func (e *liveEnv) dialSubprotocol(tb testing.TB, subprotocol string) *wsConn {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.srv.URL, "http"), &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.srv.URL, "http"), &websocket.DialOptions{Subprotocols: []string{subprotocol}})
 	if err != nil {
 		tb.Fatal(err)
 	}
