@@ -52,3 +52,36 @@ func TestGetStatsByQueryMatchesByKey(t *testing.T) {
 		t.Errorf("totals %d, %d, %d; want 60, 20, 1", want[0].Total, want[2].Total, want[3].Total)
 	}
 }
+
+// TestReadStatsReadsSumToUsage: what ReadStats says each id's read took
+// adds up to the calls and items the backend accounted, by key (local)
+// and by Query (remote), for ids of one language and of all.
+func TestReadStatsReadsSumToUsage(t *testing.T) {
+	tbl := bolttest.Open(t)
+	local := store.New(tbl)
+	for i := range 20 {
+		_, err := local.CreateComment(context.Background(), store.NewComment{ProductID: "p1", Language: []string{"en", "de"}[i%2], Rating: 1 + i%5, Author: "a", Title: "t", Body: fmt.Sprint(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := []store.StatsID{{ProductID: "p1"}, {ProductID: "p1", Language: "en"}, {ProductID: "p2"}, {ProductID: "p1", Language: "de"}}
+	// By key one BatchGet; by Query one Query an id and one BatchGet of
+	// the all-language ids' shards 0.
+	wantCalls := map[string]int64{"by key": 1, "by Query": int64(len(ids)) + 1}
+	for name, s := range map[string]*store.Store{"by key": local, "by Query": store.New(remoteTable{tbl})} {
+		ctx, u := store.WithUsage(context.Background())
+		_, reads, err := s.ReadStats(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls, items := 0, 0
+		for _, r := range reads {
+			calls += r.Calls
+			items += r.Items
+		}
+		if len(reads) != len(ids) || int64(calls) != u.Requests() || int64(items) != u.ItemsRead() || u.Requests() != wantCalls[name] || items == 0 {
+			t.Errorf("%s: reads %+v total %d calls, %d items; the backend accounted %d, %d (want %d calls)", name, reads, calls, items, u.Requests(), u.ItemsRead(), wantCalls[name])
+		}
+	}
+}
