@@ -52,32 +52,8 @@ func costData(tb testing.TB) []*store.Comment {
 // and mutations against each store; a refused operation reads nothing.
 func TestCostBoundsItemsRead(t *testing.T) {
 	stores := map[string]func(t *testing.T) store.Table{
-		"bolt": func(t *testing.T) store.Table { return MustOpenLoaded(t, costData(t)) },
-		"dynamo": func(t *testing.T) store.Table {
-			c := dynamotest.MustClient(t)
-			name := fmt.Sprintf("cost-%d", time.Now().UnixNano())
-			tbl := dynamo.New(c, name)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			if err := tbl.CreateTable(ctx, false); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				if _, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
-					t.Logf("DeleteTable %s: %v", name, err)
-				}
-			})
-			s := store.New(tbl)
-			if err := s.PutComments(ctx, costData(t)); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.RebuildStats(ctx, 2); err != nil {
-				t.Fatal(err)
-			}
-			return tbl
-		},
+		"bolt":   func(t *testing.T) store.Table { return MustOpenLoaded(t, costData(t)) },
+		"dynamo": func(t *testing.T) store.Table { return mustDynamoLoaded(t, costData(t)) },
 	}
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) {
@@ -121,6 +97,36 @@ func TestCostBoundsItemsRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustDynamoLoaded returns a new table on DynamoDB Local (skipping the test
+// without one; dynamotest) loaded with cs and their stats, and deletes it
+// when the test ends.
+func mustDynamoLoaded(t *testing.T, cs []*store.Comment) store.Table {
+	t.Helper()
+	c := dynamotest.MustClient(t)
+	name := fmt.Sprintf("cost-%d", time.Now().UnixNano())
+	tbl := dynamo.New(c, name)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := tbl.CreateTable(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
+			t.Logf("DeleteTable %s: %v", name, err)
+		}
+	})
+	s := store.New(tbl)
+	if err := s.PutComments(ctx, cs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RebuildStats(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	return tbl
 }
 
 // opGen generates valid operations over the gateway's schema from r.

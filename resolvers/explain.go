@@ -48,17 +48,23 @@ func explainGuard(next http.Handler) http.Handler {
 
 // PlanEntry is the EXPLAIN of one comments field: how it was read.
 type PlanEntry struct {
-	Product   string           `json:"product"`
-	Language  *string          `json:"language"`
-	Ratings   []int            `json:"ratings"`
-	Strategy  string           `json:"strategy"`
-	Skipped   []int            `json:"skippedRatings"`
-	Parts     []PartitionEntry `json:"partitions"`
-	ItemsRead int              `json:"itemsRead"`
-	Calls     int              `json:"calls"`
-	Rounds    int              `json:"rounds"` // query rounds, one after another
-	Returned  int              `json:"itemsReturned"`
-	Total     *int64           `json:"totalCount"` // null when the stats were not read
+	Product  string           `json:"product"`
+	Language *string          `json:"language"`
+	Ratings  []int            `json:"ratings"`
+	Strategy string           `json:"strategy"`
+	Skipped  []int            `json:"skippedRatings"`
+	Parts    []PartitionEntry `json:"partitions"`
+	// Stats is the read of the stats (product, language) this entry
+	// counts; nil when the page did not need the stats, or when another
+	// entry of the request counts the same read (the request reads each
+	// stats once).
+	Stats *StatsEntry `json:"stats"`
+	// ItemsRead and Calls total the partitions' and the stats read's.
+	ItemsRead int    `json:"itemsRead"`
+	Calls     int    `json:"calls"`
+	Rounds    int    `json:"rounds"` // query rounds, one after another
+	Returned  int    `json:"itemsReturned"`
+	Total     *int64 `json:"totalCount"` // null when the stats were not read
 	// Positioned: the page knew how many comments remain after its start
 	// (first page: from the stats; later pages: from the after cursor).
 	Positioned bool `json:"positioned"`
@@ -77,10 +83,18 @@ type PartitionEntry struct {
 	Calls     int    `json:"calls"`
 }
 
+// StatsEntry is the stats read of a PlanEntry: the Table calls made for
+// it and the items they returned (see store.StatsRead).
+type StatsEntry struct {
+	ItemsRead int `json:"itemsRead"`
+	Calls     int `json:"calls"`
+}
+
 // explain collects the plans of one request.
 type explain struct {
 	mu      sync.Mutex
 	entries []PlanEntry
+	stats   map[store.StatsID]*store.StatsRead // read, not yet counted by an entry
 }
 
 type explainKey struct{}
@@ -98,8 +112,26 @@ func withExplain(ctx context.Context) (context.Context, *explain) {
 	return context.WithValue(ctx, explainKey{}, e), e
 }
 
+// recordStatsReads keeps what reading the stats of ids took (aligned with
+// ids) for the request's EXPLAIN, if the request asked for one.
+func recordStatsReads(ctx context.Context, ids []store.StatsID, reads []store.StatsRead) {
+	e, _ := ctx.Value(explainKey{}).(*explain)
+	if e == nil || len(reads) != len(ids) {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stats == nil {
+		e.stats = make(map[store.StatsID]*store.StatsRead, len(ids))
+	}
+	for i, id := range ids {
+		e.stats[id] = &reads[i]
+	}
+}
+
 // recordPlan adds a comments field's trace to the request's EXPLAIN, if the
-// request asked for one.
+// request asked for one, with the read of its stats (product pid, language
+// f.Language) when the page had them and no entry counts that read yet.
 func recordPlan(ctx context.Context, pid string, f store.Filter, tr *store.Trace) {
 	e, _ := ctx.Value(explainKey{}).(*explain)
 	if e == nil || tr == nil {
@@ -127,6 +159,13 @@ func recordPlan(ctx context.Context, pid string, f store.Filter, tr *store.Trace
 		})
 	}
 	e.mu.Lock()
+	defer e.mu.Unlock()
+	id := store.StatsID{ProductID: pid, Language: f.Language}
+	if r := e.stats[id]; r != nil && pe.Total != nil {
+		delete(e.stats, id)
+		pe.Stats = &StatsEntry{ItemsRead: r.Items, Calls: r.Calls}
+		pe.ItemsRead += r.Items
+		pe.Calls += r.Calls
+	}
 	e.entries = append(e.entries, pe)
-	e.mu.Unlock()
 }

@@ -99,12 +99,16 @@ func TestFederationEntitiesMatchProductAndBatchStats(t *testing.T) {
 	// Default limits (depth, aliases, complexity) admit the query.
 	e.MustQuery(t, entitiesQuery, &got, gqltest.Var("reps", representations(federationIDs...)))
 
-	// All 20 entities' stats in ONE BatchGet, their counter shards: comments'
+	// All 20 entities' stats read once each, together: a Query of each's
+	// counter shards 1 to 7 and their shards 0 in ONE BatchGet; comments'
 	// totalCount reuses the loader's (product, all languages) entry.
 	keys := e.spy.MustOneBatchGet(t)
 	var want []store.Key
 	for _, id := range federationIDs {
-		want = append(want, store.StatsShardKeys(id, "")...)
+		want = append(want, store.StatsKey(id, ""))
+	}
+	if n := len(e.spy.StatsQueries()); n != len(federationIDs) {
+		t.Errorf("stats Queries = %d, want %d (one per entity)", n, len(federationIDs))
 	}
 	sortKeys := func(ks []store.Key) []string {
 		s := make([]string, len(ks))
@@ -186,11 +190,15 @@ func TestFederationBadIDFailsOnlyItsEntity(t *testing.T) {
 					t.Errorf("_entities[%d] = %+v, want %s with stats", i, ent, id)
 				}
 			}
-			// The bad id is never read: one BatchGet, for p1 and p2 only.
+			// The bad id is never read: a stats Query each and one
+			// BatchGet (their shards 0), for p1 and p2 only.
 			if n := e.spy.Calls("BatchGet"); n != 1 {
 				t.Errorf("BatchGet calls = %d, want 1", n)
-			} else if keys := e.spy.BatchKeys()[0]; len(keys) != 2*store.StatsShards {
+			} else if keys := e.spy.BatchKeys()[0]; len(keys) != 2 {
 				t.Errorf("BatchGet keys = %v, want p1's and p2's stats", keys)
+			}
+			if qs := e.spy.StatsQueries(); len(qs) != 2 {
+				t.Errorf("stats Queries = %v, want p1's and p2's", qs)
 			}
 		})
 	}

@@ -27,10 +27,12 @@ type Loaders struct {
 }
 
 // newStatsLoader batches stats reads: up to maxBatch keys within wait, or
-// with sole set reads its key at once (see loaderplan.go).
+// with sole set reads its key at once (see loaderplan.go). What each read
+// took goes to the request's EXPLAIN (recordStatsReads).
 func newStatsLoader(s *store.Store, sole bool, wait time.Duration) Loader[store.StatsID, *store.Stats] {
 	return newLoader(func(ctx context.Context, ids []store.StatsID) []*dataloader.Result[*store.Stats] {
-		stats, err := s.GetStats(ctx, ids)
+		stats, reads, err := s.ReadStats(ctx, ids)
+		recordStatsReads(ctx, ids, reads)
 		return results(len(ids), stats, err)
 	}, sole, batching[store.StatsID, *store.Stats](wait))
 }

@@ -191,6 +191,19 @@ func (s *spyTable) Queries() []store.Query {
 	return slices.Clone(s.queries)
 }
 
+// StatsQueries and PageQueries split Queries: the reads of counter shards
+// (GetStats on a remote table: a base-table Query of a product's "S…"
+// sort keys) and the rest.
+func (s *spyTable) StatsQueries() []store.Query {
+	return slices.DeleteFunc(s.Queries(), func(q store.Query) bool { return !isStatsQuery(q) })
+}
+
+func (s *spyTable) PageQueries() []store.Query { return slices.DeleteFunc(s.Queries(), isStatsQuery) }
+
+func isStatsQuery(q store.Query) bool {
+	return q.Index == "" && q.SortOp == store.SortBeginsWith && strings.HasPrefix(q.SortValue, "S")
+}
+
 func (s *spyTable) Get(ctx context.Context, k store.Key) (store.Item, error) {
 	s.mu.Lock()
 	s.calls["Get"]++
@@ -462,20 +475,19 @@ func TestBatchingThirtyProductsOneBatchGet(t *testing.T) {
 	}
 	e.MustQuery(t, q.String(), &got)
 
-	// All stats items of the request: one BatchGet with exactly the
-	// counter shards of 60 distinct stats (30 products × {all, en});
-	// comments(…) reuses the loader's (product, all) entry rather than
-	// adding keys.
+	// All stats of the request: 60 distinct (30 products × {all, en}),
+	// each read once; comments(…) reuses the loader's (product, all) entry
+	// rather than reading it again. A language's counter shards are one
+	// Query; those of all languages a Query of shards 1 to 7 and shard 0
+	// by key, in one BatchGet for the request.
 	keys := e.spy.MustOneBatchGet(t)
-	if len(keys) != 60*store.StatsShards {
-		t.Errorf("BatchGet keys = %d, want 60 × %d: %v", len(keys), store.StatsShards, keys)
-	}
 	want := map[store.Key]bool{}
+	wantStats := map[string]bool{}
 	for i := range 30 {
 		pid := fmt.Sprintf("p%d", i)
-		for _, k := range slices.Concat(store.StatsShardKeys(pid, ""), store.StatsShardKeys(pid, "en")) {
-			want[k] = true
-		}
+		want[store.StatsKey(pid, "")] = true
+		wantStats[store.ProductPK(pid)+" S,"] = true
+		wantStats[store.ProductPK(pid)+" "+store.StatsKey(pid, "en").SK] = true
 	}
 	seen := map[store.Key]bool{}
 	for _, k := range keys {
@@ -488,7 +500,18 @@ func TestBatchingThirtyProductsOneBatchGet(t *testing.T) {
 		seen[k] = true
 	}
 	if len(seen) != len(want) {
-		t.Errorf("BatchGet read %d distinct keys, want %d", len(seen), len(want))
+		t.Errorf("BatchGet read %d distinct keys, want %d: %v", len(seen), len(want), keys)
+	}
+	statsRead := map[string]bool{}
+	for _, q := range e.spy.StatsQueries() {
+		k := q.HashValue + " " + q.SortValue
+		if !wantStats[k] || statsRead[k] {
+			t.Errorf("unexpected or repeated stats Query %s", k)
+		}
+		statsRead[k] = true
+	}
+	if len(statsRead) != len(wantStats) {
+		t.Errorf("stats Queries read %d stats, want %d", len(statsRead), len(wantStats))
 	}
 
 	// comments: one Query per product's partition, no Get, nothing else.
@@ -500,9 +523,9 @@ func TestBatchingThirtyProductsOneBatchGet(t *testing.T) {
 			t.Errorf("%s calls = %d, want 0", m, n)
 		}
 	}
-	qs := e.spy.Queries()
+	qs := e.spy.PageQueries()
 	if len(qs) != 30 {
-		t.Errorf("Query calls = %d, want 30 (one per partition)", len(qs))
+		t.Errorf("page Query calls = %d, want 30 (one per partition)", len(qs))
 	}
 	perPartition := map[string]int{}
 	for _, qq := range qs {
@@ -590,11 +613,16 @@ func TestBatchingTopProductsOneQueryOneBatchGet(t *testing.T) {
 	}
 	e.MustQuery(t, `{ topProducts(first: 30) { rank fiveStarCount product { id stats { total } } } }`, &got)
 
-	if e.spy.Calls("Query") != 2*store.LeaderShards || e.spy.Calls("BatchGet") != 1 || e.spy.TotalCalls() != 2*store.LeaderShards+1 {
-		t.Fatalf("want one Query per leaderboard shard and marker partition, and one BatchGet, got %s", e.spy.CallsString())
+	// The ranking: one Query per leaderboard shard and marker partition;
+	// the stats of each ranked product: a Query of its counter shards 1 to
+	// 7, and their shards 0 in one BatchGet.
+	if n := len(e.spy.PageQueries()); n != 2*store.LeaderShards || len(e.spy.StatsQueries()) != len(got.TopProducts) ||
+		e.spy.Calls("BatchGet") != 1 || e.spy.TotalCalls() != 2*store.LeaderShards+len(got.TopProducts)+1 {
+		t.Fatalf("want one Query per leaderboard shard and marker partition, one per ranked product (%d), and one BatchGet, got %s",
+			len(got.TopProducts), e.spy.CallsString())
 	}
 	shards := map[string]bool{}
-	for _, q := range e.spy.Queries() {
+	for _, q := range e.spy.PageQueries() {
 		shards[q.Index+" "+q.HashValue] = true
 	}
 	for n := range store.LeaderShards {
@@ -604,8 +632,8 @@ func TestBatchingTopProductsOneQueryOneBatchGet(t *testing.T) {
 			}
 		}
 	}
-	if n := len(e.spy.BatchKeys()[0]); n != len(got.TopProducts)*store.StatsShards {
-		t.Errorf("BatchGet keys = %d, want %d (the counter shards of each ranked product)", n, len(got.TopProducts)*store.StatsShards)
+	if n := len(e.spy.BatchKeys()[0]); n != len(got.TopProducts) {
+		t.Errorf("BatchGet keys = %d, want %d (the counter shard 0 of each ranked product)", n, len(got.TopProducts))
 	}
 
 	// The expected leaderboard, recounted from the data.
@@ -1020,7 +1048,11 @@ func TestMissingCommentIsNotFound(t *testing.T) {
 
 func TestStoreUnavailableIsUnavailableWithoutPartialPage(t *testing.T) {
 	e := MustEnv(t)
-	e.spy.SetHooks(func(store.Query) error {
+	// The pages' Queries fail; the stats' (also Queries) do not.
+	e.spy.SetHooks(func(q store.Query) error {
+		if isStatsQuery(q) {
+			return nil
+		}
 		return store.Errorf(store.EUNAVAILABLE, "the store is throttling; try again")
 	}, nil, nil)
 
@@ -1286,8 +1318,8 @@ func TestEmptyRatingsListReadsNothing(t *testing.T) {
 	if p.TotalCount != 0 || len(p.Nodes) != 0 || p.PageInfo.HasNextPage || p.PageInfo.StartCursor != nil {
 		t.Errorf("comments(ratings: []) = %+v, want an empty page with totalCount 0", p)
 	}
-	if n := e.spy.Calls("Query"); n != 0 {
-		t.Errorf("comments(ratings: []) made %d Query calls, want 0", n)
+	if n := e.spy.TotalCalls(); n != 0 {
+		t.Errorf("comments(ratings: []) made %d store calls (%s), want 0", n, e.spy.CallsString())
 	}
 }
 
@@ -1504,6 +1536,10 @@ type planEntry struct {
 		ItemsRead int    `json:"itemsRead"`
 		Calls     int    `json:"calls"`
 	} `json:"partitions"`
+	Stats *struct {
+		ItemsRead int `json:"itemsRead"`
+		Calls     int `json:"calls"`
+	} `json:"stats"`
 	ItemsRead     int `json:"itemsRead"`
 	Calls         int `json:"calls"`
 	ItemsReturned int `json:"itemsReturned"`
@@ -1588,19 +1624,39 @@ func TestExplain(t *testing.T) {
 		t.Errorf("ratings [1,3]: %+v", *d)
 	}
 
-	// The plan accounts for every Query the request made.
+	// The stats of (big, all languages), read once for a and d, count in
+	// one of their entries; those of (big, en) in b's.
+	if (a.Stats == nil) == (d.Stats == nil) || b.Stats == nil || b.Stats.Calls != 1 || b.Stats.ItemsRead == 0 {
+		t.Errorf("stats reads: a %+v, d %+v, b %+v; want one of a and d, and b, with theirs", a.Stats, d.Stats, b.Stats)
+	}
+
+	// The plan accounts for every call the request made and every item it
+	// read: its entries total their partitions' and their stats read's.
 	calls, items := 0, 0
 	for _, p := range plan {
+		pc, pi := 0, 0
+		if p.Stats != nil {
+			pc, pi = p.Stats.Calls, p.Stats.ItemsRead
+		}
 		for _, part := range p.Partitions {
-			calls += part.Calls
-			items += part.ItemsRead
+			pc += part.Calls
+			pi += part.ItemsRead
 			if len(part.Limits) != part.Calls {
 				t.Errorf("partition %s: %d limits for %d calls", part.Key, len(part.Limits), part.Calls)
 			}
 		}
+		if pc != p.Calls || pi != p.ItemsRead {
+			t.Errorf("entry %v %v: calls %d, itemsRead %d; its partitions and stats total %d, %d", p.Language, p.Ratings, p.Calls, p.ItemsRead, pc, pi)
+		}
+		calls += pc
+		items += pi
 	}
-	if n := e.spy.Calls("Query"); calls != n {
-		t.Errorf("plan counts %d calls, the store saw %d Query calls", calls, n)
+	if n := e.spy.TotalCalls(); calls != n {
+		t.Errorf("plan counts %d calls, the store saw %d (%s)", calls, n, e.spy.CallsString())
+	}
+	cost, _ := r.Extensions["cost"].(map[string]any)
+	if read, _ := cost["itemsRead"].(float64); int(read) != items {
+		t.Errorf("plan counts %d items read, extensions.cost %v", items, cost)
 	}
 
 	// Without the header (or with another value) there is no plan.
@@ -1623,15 +1679,15 @@ func TestCursorPositionSavesReads(t *testing.T) {
 	all := storetest.Recount(e.data, bigID, "", []int{1, 3, 5})
 	e.spy.Reset()
 	e.MustQuery(t, q, &got, gqltest.Var("after", nil))
-	if n := e.spy.Calls("BatchGet"); n != 1 {
-		t.Fatalf("first page of a merge: %d BatchGet calls, want 1 (the stats)", n)
+	if n, m := e.spy.Calls("BatchGet"), len(e.spy.StatsQueries()); n != 1 || m != 1 {
+		t.Fatalf("first page of a merge: %d BatchGet calls and %d stats Queries, want 1 and 1 (the stats)", n, m)
 	}
 	for p := 1; got.Product.Comments.PageInfo.HasNextPage; p++ {
 		after := got.Product.Comments.PageInfo.EndCursor
 		e.spy.Reset()
 		e.MustQuery(t, q, &got, gqltest.Var("after", after))
-		if n := e.spy.Calls("BatchGet"); n != 0 {
-			t.Fatalf("page %d of a merge with a positioned cursor: %d BatchGet calls, want 0", p+1, n)
+		if n, m := e.spy.Calls("BatchGet"), len(e.spy.StatsQueries()); n != 0 || m != 0 {
+			t.Fatalf("page %d of a merge with a positioned cursor: %d BatchGet calls and %d stats Queries, want 0", p+1, n, m)
 		}
 		if want := idsOf(all[7*p : min(7*p+7, len(all))]); !slices.Equal(got.Product.Comments.NodeIDs(), want) {
 			t.Fatalf("page %d = %v, want %v", p+1, got.Product.Comments.NodeIDs(), want)
@@ -1646,7 +1702,7 @@ func TestCursorPositionSavesReads(t *testing.T) {
 	cursor := got.Product.Comments.PageInfo.EndCursor
 	limits := func() []int {
 		var out []int
-		for _, q := range e.spy.Queries() {
+		for _, q := range e.spy.PageQueries() {
 			out = append(out, q.Limit)
 		}
 		return out

@@ -178,6 +178,15 @@ func (s *Store) ListComments(ctx context.Context, q CommentsQuery, stats StatsFu
 	if err := ValidateID("product id", q.ProductID); err != nil {
 		return nil, err
 	}
+	if q.Filter.selectsNone() {
+		// No rating selected: an empty page whose total, 0, is known
+		// without reading the stats (the trace's total stays -1).
+		conn, err := s.listPage(ctx, q.ProductID, q.Filter, pg, nil)
+		if err == nil {
+			conn.TotalCount = 0
+		}
+		return conn, err
+	}
 	if stats == nil || !q.Total && !pg.needsStats(q.ProductID, q.Filter) {
 		return s.listPage(ctx, q.ProductID, q.Filter, pg, nil)
 	}

@@ -333,9 +333,15 @@ func (s *Store) readRound(ctx context.Context, queries []Query, take func(n int,
 	})
 }
 
-// each runs fn(ctx, i) for i in [0, n): in parallel on a remote table, one
-// after another on a local one (where a read takes microseconds and a
-// goroutine would cost more than it saves) or when n is 1.
+// maxParallelReads bounds the calls each runs at once: the 16 Queries of
+// TopProducts' round, while a batch of up to 100 stats ids (a Query each)
+// waits its turn rather than opening 100 connections.
+const maxParallelReads = 2 * LeaderShards
+
+// each runs fn(ctx, i) for i in [0, n): in parallel on a remote table (at
+// most maxParallelReads at once), one after another on a local one (where
+// a read takes microseconds and a goroutine would cost more than it saves)
+// or when n is 1.
 func (s *Store) each(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
 	if s.local || n == 1 {
 		for i := range n {
@@ -346,6 +352,7 @@ func (s *Store) each(ctx context.Context, n int, fn func(ctx context.Context, i 
 		return nil
 	}
 	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(maxParallelReads)
 	for i := range n {
 		g.Go(func() (err error) {
 			defer recoverTo(&err)

@@ -13,10 +13,48 @@ type StatsID struct {
 	Language  string
 }
 
-// GetStats returns the stats of ids, aligned with them, in one BatchGet of
-// every counter shard of each (StatsShards items an id); a product or
-// language without comments has zero stats.
+// GetStats returns the stats of ids, aligned with them; a product or
+// language without comments has zero stats (see ReadStats).
 func (s *Store) GetStats(ctx context.Context, ids []StatsID) ([]*Stats, error) {
+	out, _, err := s.ReadStats(ctx, ids)
+	return out, err
+}
+
+// StatsRead is what reading the stats of one id took: the Table calls made
+// for it and the items they returned, as the backend accounted them. A
+// call made for several ids at once (a BatchGet) counts on the first of
+// them, its items on the ids they belong to, so the reads of a batch sum
+// to its calls and items.
+type StatsRead struct {
+	Calls, Items int
+}
+
+// ReadStats returns the stats of ids and what reading each took, aligned
+// with ids. It reads every counter shard of each id: on a local table in
+// one BatchGet (one read transaction); on a remote one by Query
+// (statsShardsQuery), which DynamoDB bills by the size read (8 shards of
+// ~90 bytes: 1 read unit) where a BatchGet bills every key.
+func (s *Store) ReadStats(ctx context.Context, ids []StatsID) ([]*Stats, []StatsRead, error) {
+	read := s.statsByQuery
+	if s.local {
+		read = s.statsByKey
+	}
+	reads := make([]StatsRead, len(ids))
+	shards, err := read(ctx, ids, reads)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]*Stats, len(ids))
+	for i, id := range ids {
+		out[i] = SumStats(id.ProductID, id.Language, shards[i])
+		s.hints.put(out[i])
+	}
+	return out, reads, nil
+}
+
+// statsByKey reads the counter shards of ids in one BatchGet of all their
+// keys (nil items where a shard does not exist), and adds it to reads.
+func (s *Store) statsByKey(ctx context.Context, ids []StatsID, reads []StatsRead) ([][]Item, error) {
 	keys := make([]Key, 0, len(ids)*StatsShards)
 	for _, id := range ids {
 		keys = append(keys, StatsShardKeys(id.ProductID, id.Language)...)
@@ -25,12 +63,56 @@ func (s *Store) GetStats(ctx context.Context, ids []StatsID) ([]*Stats, error) {
 	if err != nil {
 		return nil, tableError(err)
 	}
-	out := make([]*Stats, len(ids))
-	for i, id := range ids {
-		out[i] = SumStats(id.ProductID, id.Language, items[i*StatsShards:(i+1)*StatsShards])
-		s.hints.put(out[i])
+	shards := make([][]Item, len(ids))
+	for i := range ids {
+		shards[i] = items[i*StatsShards : (i+1)*StatsShards]
+		reads[i].Items = Found(shards[i]...)
 	}
-	return out, nil
+	if len(ids) > 0 {
+		reads[0].Calls = 1
+	}
+	return shards, nil
+}
+
+// statsByQuery reads the counter shards of ids with one Query each and,
+// for the ids of all languages, their shards 0 in one BatchGet (see
+// statsShardsQuery), all at once, and adds them to reads.
+func (s *Store) statsByQuery(ctx context.Context, ids []StatsID, reads []StatsRead) ([][]Item, error) {
+	var zeros []Key
+	for _, id := range ids {
+		if id.Language == "" {
+			zeros = append(zeros, StatsKey(id.ProductID, ""))
+		}
+	}
+	shards := make([][]Item, len(ids))
+	var zeroItems []Item
+	err := s.each(ctx, len(ids)+min(len(zeros), 1), func(ctx context.Context, n int) error {
+		if n == len(ids) {
+			items, err := s.table.BatchGet(ctx, zeros)
+			zeroItems = items
+			return tableError(err)
+		}
+		res, err := s.table.Query(ctx, statsShardsQuery(ids[n]))
+		if err != nil {
+			return tableError(err)
+		}
+		reads[n] = StatsRead{Calls: 1, Items: len(res.Items)}
+		shards[n] = ofStats(ids[n].Language, res.Items)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	batchCall := 1
+	for i, id := range ids {
+		if id.Language == "" {
+			shards[i] = append(shards[i], zeroItems[0])
+			reads[i].Calls += batchCall
+			reads[i].Items += Found(zeroItems[0])
+			zeroItems, batchCall = zeroItems[1:], 0
+		}
+	}
+	return shards, nil
 }
 
 // GetComments returns the comments of ids, aligned with them (nil where

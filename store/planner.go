@@ -14,6 +14,10 @@ type Filter struct {
 	Ratings []int
 }
 
+// selectsNone reports whether f selects no rating: it matches no comment,
+// which is known without reading anything.
+func (f Filter) selectsNone() bool { return f.Ratings != nil && len(f.Ratings) == 0 }
+
 // NormalizeRatings validates rs and returns them sorted with duplicates
 // removed. nil stays nil (all ratings); an empty list stays empty (none).
 func NormalizeRatings(rs []int) ([]int, error) {
@@ -174,7 +178,7 @@ func planQuery(pid string, f Filter, st *Stats, need int, sz Sizing) Plan {
 	if st == nil {
 		return planWithoutStats(pid, f, need, sz)
 	}
-	if st.Total == 0 || (f.Ratings != nil && len(f.Ratings) == 0) {
+	if st.Total == 0 || f.selectsNone() {
 		return Plan{Strategy: StrategyEmpty, Skipped: f.Ratings}
 	}
 	if f.Ratings == nil || len(f.Ratings) == MaxRating-MinRating+1 {
@@ -253,7 +257,7 @@ func planSeveral(pid, lang string, st *Stats, p Plan, sel []int, need int, sz Si
 // shares. The total is unknown (-1).
 func planWithoutStats(pid string, f Filter, need int, sz Sizing) Plan {
 	switch {
-	case f.Ratings != nil && len(f.Ratings) == 0:
+	case f.selectsNone():
 		return Plan{Strategy: StrategyEmpty, Skipped: f.Ratings}
 	case f.Ratings == nil || len(f.Ratings) == MaxRating-MinRating+1:
 		idx, key := PartitionKey(pid, f.Language, 0)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -12,8 +13,8 @@ import (
 // (product, language) are spread over StatsShards items, and a comment
 // always counts in the shard of its id's hash (statsShard): its create,
 // updates and delete ADD to the same shard, so two writers collide only
-// when their comments hash alike. Reads sum the shards (SumStats), all of
-// them in the same BatchGet as the rest of the request's stats.
+// when their comments hash alike. Reads sum the shards (SumStats), read by
+// Query (see statsShardsQuery).
 //
 // The leaderboard entry of (product, language) is its own item, LeaderKey,
 // written only by the writes that change the product's 5-star count, and the
@@ -25,8 +26,9 @@ import (
 // other shards, so it migrates from any StatsShards).
 const (
 	// StatsShards is the number of counter items per (product, language).
-	// A read of one product's stats reads them all (StatsShards read units,
-	// strongly consistent); a hot product's writes spread over them.
+	// A read of one product's stats reads them all (by Query: about one
+	// read unit, strongly consistent); a hot product's writes spread over
+	// them.
 	StatsShards = 8
 	// LeaderShards is the number of leaderboard partitions per language.
 	LeaderShards = 8
@@ -76,6 +78,39 @@ func StatsShardKeys(pid, lang string) []Key {
 		keys[n] = shardOf(base, n)
 	}
 	return keys
+}
+
+// Stats reads. The shards of a language sort together right after its
+// shard 0 (statsShardSep), so one Query, begins_with "S#<lang>", Limit
+// StatsShards, reads them all: a Query bills the summed size of what it
+// reads (one read unit for 8 shards), a BatchGet one unit a key. Its first
+// StatsShards items may run past the language's shards into a language
+// whose tag extends it ("en" → "en-GB") when the language has fewer than
+// StatsShards shards: those are read and dropped (ofStats), and the items
+// read stay within StatsShards, what the complexity limit counts a stats
+// read. The shards of all languages ("S", "S,1" … "S,7") are not
+// contiguous: every "S#<lang>" sorts between shard 0 and shard 1 ('#'
+// below ','). They take a Query of shards 1 to 7 (begins_with "S,", exact)
+// and shard 0 by key (in one BatchGet for all the ids of a GetStats).
+
+// statsShardsQuery is the Query of the counter shards of id: all of them
+// for a language, shards 1 to StatsShards-1 for all languages.
+func statsShardsQuery(id StatsID) Query {
+	q := Query{HashValue: ProductPK(id.ProductID), SortOp: SortBeginsWith, Forward: true, Limit: StatsShards,
+		SortValue: StatsKey(id.ProductID, id.Language).SK}
+	if id.Language == "" {
+		q.SortValue, q.Limit = statsSK+statsShardSep, StatsShards-1
+	}
+	return q
+}
+
+// ofStats returns the items of items that are counter shards of language
+// lang (in place).
+func ofStats(lang string, items []Item) []Item {
+	return slices.DeleteFunc(items, func(it Item) bool {
+		l, _, ok := parseStatsSK(it.S(AttrSK))
+		return !ok || l != lang
+	})
 }
 
 // parseStatsSK returns the language ("" for all) and shard of a counter

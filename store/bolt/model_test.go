@@ -15,3 +15,14 @@ func TestModel(t *testing.T) {
 		return tbl
 	})
 }
+
+// remote is a table that hides the bbolt table's Local and QueryRound, so
+// the store reads it as it reads DynamoDB: the stats by Query, a merge's
+// rounds in parallel.
+type remote struct{ store.Table }
+
+// TestModelAsRemote runs the model conformance suite on a bbolt file read
+// by the store's remote paths.
+func TestModelAsRemote(t *testing.T) {
+	storetest.RunModel(t, func(t *testing.T) store.Table { return remote{bolttest.Open(t)} })
+}

@@ -1,0 +1,80 @@
+package resolvers_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/acme/comments-gateway/demo"
+	"github.com/acme/comments-gateway/internal/gqltest"
+	"github.com/acme/comments-gateway/resolvers"
+	"github.com/acme/comments-gateway/store"
+)
+
+// TestReadUnitsOnDynamoDB measures extensions.cost.readCapacityUnits, as
+// DynamoDB Local reports it, of the requests docs/capacity.md's
+// per-request table costs (the test's log has the figures), each on a new
+// Store (no hints: a first visit) and again (with the hint the first left),
+// and holds them to issue 26's bounds: a page with totalCount at most 3
+// read units, a product page at most 6 (8 on a first visit).
+// The product's comments were written one by one, so all 8 counter shards
+// of its stats exist.
+func TestReadUnitsOnDynamoDB(t *testing.T) {
+	cfg := demo.DefaultConfig()
+	cfg.Products, cfg.Comments = 2, 400
+	cs := demo.Generate(demo.NewRand(7), cfg)
+	tbl := mustDynamoLoaded(t, cs)
+	pid, lang := cs[0].ProductID, cs[0].Language
+	w := store.New(tbl)
+	for i := range 40 {
+		_, err := w.CreateComment(context.Background(), store.NewComment{ProductID: pid, Language: lang, Rating: 1 + i%5,
+			Author: "reader", Title: "t", Body: fmt.Sprintf("comment %d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const node = `nodes { id language rating author title body createdAt }`
+	for _, c := range []struct {
+		name, query string
+		max         [2]float64 // first visit, again
+	}{
+		{"comments(first: 20), no totalCount", `query($p: ID!) { product(id: $p) { comments(first: 20) { ` + node + ` } } }`, [2]float64{3, 3}},
+		{"… with totalCount, all languages", `query($p: ID!) { product(id: $p) { comments(first: 20) { totalCount ` + node + ` } } }`, [2]float64{3, 3}},
+		{"… with totalCount, one language", `query($p: ID!, $l: String) { product(id: $p) { comments(language: $l, first: 20) { totalCount ` + node + ` } } }`, [2]float64{3, 3}},
+		// A first visit reads each of the 3 ratings for the whole page
+		// rather than wait for the stats (the one-round sizing's planBlind);
+		// again, the Store's hint sizes each read at its share.
+		{"product page: stats, languages, merged page", `query($p: ID!) { product(id: $p) {
+			stats { total averageRating ratings { rating count } } languages { language total }
+			comments(ratings: [1, 3, 5], first: 20) { totalCount ` + node + ` } } }`, [2]float64{8, 6}},
+	} {
+		h := resolvers.NewHandler(resolvers.Config{
+			Store:  store.New(tbl, store.WithSizing(store.Sizings["one-round"])), // DynamoDB's default sizing
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		})
+		srv := httptest.NewServer(h)
+		for visit, max := range c.max {
+			r := gqltest.New(srv.URL).MustDo(t, c.query, map[string]any{"p": pid, "l": lang})
+			if len(r.Errors) > 0 {
+				t.Fatalf("%s: %s", c.name, r.RawErrors)
+			}
+			cost, _ := r.Extensions["cost"].(map[string]any)
+			rcu, _ := cost["readCapacityUnits"].(float64)
+			read, _ := cost["itemsRead"].(float64)
+			calls, _ := cost["requests"].(float64)
+			cx, _ := cost["complexity"].(float64)
+			name := c.name + []string{" (first visit)", " (again)"}[visit]
+			t.Logf("%s: %.1f read units, %v items read, %v calls, complexity %v", name, rcu, read, calls, cx)
+			if rcu <= 0 || rcu > max {
+				t.Errorf("%s: %.1f read units, want more than 0 and at most %.1f", name, rcu, max)
+			}
+			if read > cx {
+				t.Errorf("%s: %v items read, more than its complexity %v", name, read, cx)
+			}
+		}
+		srv.Close()
+	}
+}
