@@ -200,7 +200,7 @@ func TestServeRefusesANewerDesign(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := store.DesignKey()
-	newer := store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "design": int64(store.DesignVersion + 1)}
+	newer := store.Item{store.AttrPK: store.S(k.PK), store.AttrSK: store.S(k.SK), "design": store.N(store.DesignVersion + 1)}
 	if err := tbl.BatchPut(context.Background(), []store.Item{newer}); err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,7 @@ func (l *Lease) TryAcquire(ctx context.Context) (st LeaseState, ok bool, err err
 		if it.S(attrOwner) != "" && it.S(attrOwner) != l.Owner && now.Sub(l.seenAt) < l.duration() {
 			return st, false, nil
 		}
-		cond = store.Cond{Kind: store.CondEquals, Attr: attrCounter, Value: c}
+		cond = store.Cond{Kind: store.CondEquals, Attr: attrCounter, Value: store.N(c)}
 		if err := json.Unmarshal([]byte(it.S(attrCheckpoints)), &st.Checkpoints); err != nil {
 			return st, false, store.Wrap(store.EINTERNAL, err, "lease item: malformed checkpoints")
 		}
@@ -176,8 +176,8 @@ func (l *Lease) update(ctx context.Context, owner string, checkpoints map[string
 	now := l.clock()
 	err = l.Table.Write(ctx, []store.Op{{Kind: store.OpUpdate, Key: LeaseKey,
 		Add:   map[string]int64{attrCounter: 1},
-		Set:   store.Item{attrOwner: owner, attrCheckpoints: string(b), attrHeldUntil: now.Add(l.duration()).UnixMilli()},
-		Conds: []store.Cond{{Kind: store.CondEquals, Attr: attrOwner, Value: l.Owner}}}})
+		Set:   store.Item{attrOwner: store.S(owner), attrCheckpoints: store.S(string(b)), attrHeldUntil: store.N(now.Add(l.duration()).UnixMilli())},
+		Conds: []store.Cond{{Kind: store.CondEquals, Attr: attrOwner, Value: store.S(l.Owner)}}}})
 	switch {
 	case err == nil:
 		l.renewed = now
@@ -194,9 +194,9 @@ func (l *Lease) take(ctx context.Context, now time.Time, checkpoints map[string]
 	if err != nil {
 		return store.Wrap(store.EINTERNAL, err, "encode checkpoints")
 	}
-	it := store.Item{store.AttrPK: LeaseKey.PK, store.AttrSK: LeaseKey.SK, attrOwner: l.Owner,
-		attrCounter: l.counter + 1, attrCheckpoints: string(b), attrSince: l.since,
-		attrHeldUntil: now.Add(l.duration()).UnixMilli()}
+	it := store.Item{store.AttrPK: store.S(LeaseKey.PK), store.AttrSK: store.S(LeaseKey.SK), attrOwner: store.S(l.Owner),
+		attrCounter: store.N(l.counter + 1), attrCheckpoints: store.S(string(b)), attrSince: store.N(l.since),
+		attrHeldUntil: store.N(now.Add(l.duration()).UnixMilli())}
 	err = l.Table.Write(ctx, []store.Op{{Kind: store.OpPut, Key: LeaseKey, Item: it, Conds: []store.Cond{cond}}})
 	if err == nil {
 		l.held, l.renewed = true, now

@@ -253,11 +253,11 @@ func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) ([]Item, []Key)
 			st = &Stats{ProductID: id.ProductID, Language: id.Language}
 		}
 		shard := st.Item()
-		shard[AttrVersion] = sum + 1
-		shard[attrVersion5] = sum + 1
+		shard[AttrVersion] = N(sum + 1)
+		shard[attrVersion5] = N(sum + 1)
 		leader := LeaderItem(id.ProductID, id.Language, st.Counts[5])
-		leader[AttrVersion] = seen[leader.Key()] + 1
-		leader[attrShardVersion(0)] = sum + 1
+		leader[AttrVersion] = N(seen[leader.Key()] + 1)
+		leader[attrShardVersion(0)] = N(sum + 1)
 		items = append(items, shard, leader)
 	}
 	slices.SortFunc(items, func(a, b Item) int {

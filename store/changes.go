@@ -163,8 +163,8 @@ func (s *Store) AppendChanges(ctx context.Context, changes []Change) error {
 					k++
 				}
 				now := s.now()
-				it := Item{AttrPK: changeLogPK(n), AttrSK: s.logKey(now), AttrExpiresAt: now.Add(changeLogTTL).Unix(),
-					attrChanges: "[" + string(bytes.Join(recs[:k], []byte(","))) + "]"}
+				it := Item{AttrPK: S(changeLogPK(n)), AttrSK: S(s.logKey(now)), AttrExpiresAt: N(now.Add(changeLogTTL).Unix()),
+					attrChanges: S("[" + string(bytes.Join(recs[:k], []byte(","))) + "]")}
 				if err := s.table.Write(gctx, []Op{{Kind: OpPut, Key: it.Key(), Item: it}}); err != nil {
 					return tableError(err)
 				}
@@ -229,7 +229,7 @@ func (s *Store) ReadChanges(ctx context.Context, n int, after string) ([]Change,
 func logItemChanges(it Item) ([]Change, error) {
 	var recs []changeRecord
 	var err error
-	if v, ok := it[attrChanges].(string); ok {
+	if v, ok := it[attrChanges].Str(); ok {
 		err = json.Unmarshal([]byte(v), &recs)
 	} else {
 		recs = make([]changeRecord, 1)

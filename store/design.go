@@ -94,9 +94,9 @@ func (s *Store) recordedDesign(ctx context.Context) (int64, error) {
 func (s *Store) recordDesign(ctx context.Context, was int64) error {
 	cond := Cond{Kind: CondAbsent, Attr: attrDesign}
 	if was != 0 {
-		cond = Cond{Kind: CondEquals, Attr: attrDesign, Value: was}
+		cond = Cond{Kind: CondEquals, Attr: attrDesign, Value: N(was)}
 	}
-	op := Op{Kind: OpUpdate, Key: DesignKey(), Set: Item{attrDesign: int64(DesignVersion)}, Conds: []Cond{cond}}
+	op := Op{Kind: OpUpdate, Key: DesignKey(), Set: Item{attrDesign: N(DesignVersion)}, Conds: []Cond{cond}}
 	err := s.table.Write(ctx, []Op{op})
 	if ErrorCode(err) == ECONFLICT {
 		now, rerr := s.recordedDesign(ctx)

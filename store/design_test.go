@@ -34,8 +34,8 @@ func TestReadDesignChecksTheItems(t *testing.T) {
 	if err := tbl.BatchPut(ctx, []store.Item{rebuilt}); err != nil {
 		t.Fatal(err)
 	}
-	stale := store.Item{store.AttrPK: rebuilt.S(store.AttrPK), store.AttrSK: rebuilt.S(store.AttrSK),
-		store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(3, "p"), store.AttrCount(5): int64(3)}
+	stale := store.Item{store.AttrPK: store.S(rebuilt.S(store.AttrPK)), store.AttrSK: store.S(rebuilt.S(store.AttrSK)),
+		store.AttrGSIPK: store.S(store.LeadersPK("")), store.AttrGSISK: store.S(store.LeadersSK(3, "p")), store.AttrCount(5): store.N(3)}
 	s := store.New(laggingIndex{Table: tbl, hash: store.LeadersPK(""), items: []store.Item{stale}})
 	if d, err := s.ReadDesign(ctx); err != nil || d.Legacy {
 		t.Errorf("ReadDesign with a stale index entry = %+v, %v; want not legacy", d, err)

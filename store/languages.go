@@ -85,7 +85,7 @@ func (s *Store) languageShards(ctx context.Context, pid string, n int) ([]Item, 
 	rest := Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, Forward: true, Limit: StatsShards,
 		SortValue: StatsKey(pid, shardLanguage(last)).SK + statsShardSep}
 	if strings.HasPrefix(last.S(AttrSK), rest.SortValue) {
-		rest.StartKey = Item{AttrPK: last.S(AttrPK), AttrSK: last.S(AttrSK)}
+		rest.StartKey = Item{AttrPK: S(last.S(AttrPK)), AttrSK: S(last.S(AttrSK))}
 	}
 	more, err := s.queryAll(ctx, rest, -1)
 	if err != nil {

@@ -73,7 +73,7 @@ func PendingPK(n int) string { return pendingPrefix + fmt.Sprint(n) }
 // langs ("" for all languages) are to be settled.
 func pendingOp(pid string, langs []string) Op {
 	k := Key{PK: PendingPK(LeaderShard(pid)), SK: fmt.Sprintf("%s#%016x", pid, rand.Uint64())}
-	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrProductID: pid, AttrLanguage: strings.Join(langs, ",")}
+	it := Item{AttrPK: S(k.PK), AttrSK: S(k.SK), AttrProductID: S(pid), AttrLanguage: S(strings.Join(langs, ","))}
 	return Op{Kind: OpPut, Key: k, Item: it, Conds: []Cond{{Kind: CondNotExists}}}
 }
 
@@ -182,18 +182,18 @@ func compareShards(entry Item, shards []Item) (newer, older bool) {
 func leaderSetOp(pid, lang string, entry Item, shards []Item) Op {
 	st := SumStats(pid, lang, shards)
 	op := Op{Kind: OpUpdate, Key: LeaderKey(pid, lang), Add: map[string]int64{AttrVersion: 1},
-		Set: Item{AttrCount(5): st.Counts[5]}}
+		Set: Item{AttrCount(5): N(st.Counts[5])}}
 	for n, it := range shards {
-		op.Set[attrShardVersion(n)] = it.N(attrVersion5)
+		op.Set[attrShardVersion(n)] = N(it.N(attrVersion5))
 	}
-	if v, ok := entry[AttrVersion].(int64); ok {
-		op.Conds = []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: v}}
+	if v, ok := entry[AttrVersion].Num(); ok {
+		op.Conds = []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: N(v)}}
 	} else {
 		op.Conds = []Cond{{Kind: CondAbsent, Attr: AttrVersion}}
 	}
 	if st.Counts[5] > 0 {
-		op.Set[AttrGSIPK] = LeadersShardPK(lang, LeaderShard(pid))
-		op.Set[AttrGSISK] = LeadersSK(st.Counts[5], pid)
+		op.Set[AttrGSIPK] = S(LeadersShardPK(lang, LeaderShard(pid)))
+		op.Set[AttrGSISK] = S(LeadersSK(st.Counts[5], pid))
 	} else {
 		op.Remove = []string{AttrGSIPK, AttrGSISK}
 	}

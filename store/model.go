@@ -163,21 +163,21 @@ func (c *Comment) Item() Item {
 	_, gsi3 := PartitionKey(c.ProductID, "", c.Rating)
 	_, gsi4 := PartitionKey(c.ProductID, "", 0)
 	it := Item{
-		AttrPK: k.PK, AttrSK: k.SK,
-		AttrGSIPK: gsi1, AttrGSI2PK: gsi2, AttrGSI3PK: gsi3, AttrGSI4PK: gsi4,
-		AttrGSISK:     c.SortKey(),
-		AttrID:        c.ID,
-		AttrProductID: c.ProductID,
-		AttrLanguage:  c.Language,
-		AttrRating:    int64(c.Rating),
-		AttrAuthor:    c.Author,
-		AttrTitle:     c.Title,
-		AttrBody:      c.Body,
-		AttrCreatedAt: c.CreatedAt.UTC().Format(timeLayout),
-		AttrVersion:   c.Version,
+		AttrPK: S(k.PK), AttrSK: S(k.SK),
+		AttrGSIPK: S(gsi1), AttrGSI2PK: S(gsi2), AttrGSI3PK: S(gsi3), AttrGSI4PK: S(gsi4),
+		AttrGSISK:     S(c.SortKey()),
+		AttrID:        S(c.ID),
+		AttrProductID: S(c.ProductID),
+		AttrLanguage:  S(c.Language),
+		AttrRating:    N(int64(c.Rating)),
+		AttrAuthor:    S(c.Author),
+		AttrTitle:     S(c.Title),
+		AttrBody:      S(c.Body),
+		AttrCreatedAt: S(c.CreatedAt.UTC().Format(timeLayout)),
+		AttrVersion:   N(c.Version),
 	}
 	if c.AuthorID != "" {
-		it[AttrAuthorID] = c.AuthorID
+		it[AttrAuthorID] = S(c.AuthorID)
 	}
 	return it
 }
@@ -221,9 +221,9 @@ func StatsFromItem(productID, lang string, it Item) *Stats {
 // shards). The leaderboard entry is another item (LeaderItem).
 func (s *Stats) Item() Item {
 	k := StatsKey(s.ProductID, s.Language)
-	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrCountTotal: s.Total, AttrVersion: s.Version}
+	it := Item{AttrPK: S(k.PK), AttrSK: S(k.SK), AttrCountTotal: N(s.Total), AttrVersion: N(s.Version)}
 	for r := MinRating; r <= MaxRating; r++ {
-		it[AttrCount(r)] = s.Counts[r]
+		it[AttrCount(r)] = N(s.Counts[r])
 	}
 	return it
 }

@@ -34,9 +34,9 @@ func (o Owner) check(c *Comment) error {
 // concurrent change is a conflict, and a deleted comment one too, found
 // missing on the retry), then ownership, whose failure is EFORBIDDEN.
 func (o Owner) conds(version int64) []Cond {
-	conds := []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: version}}
+	conds := []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: N(version)}}
 	if o.only {
-		conds = append(conds, Cond{Kind: CondEquals, Attr: AttrAuthorID, Value: o.authorID, Code: EFORBIDDEN})
+		conds = append(conds, Cond{Kind: CondEquals, Attr: AttrAuthorID, Value: S(o.authorID), Code: EFORBIDDEN})
 	}
 	return conds
 }

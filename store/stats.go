@@ -145,10 +145,10 @@ func LeadersShardPK(lang string, n int) string {
 // count n: in the leaderboard index while n > 0.
 func LeaderItem(pid, lang string, n int64) Item {
 	k := LeaderKey(pid, lang)
-	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrCount(5): n}
+	it := Item{AttrPK: S(k.PK), AttrSK: S(k.SK), AttrCount(5): N(n)}
 	if n > 0 {
-		it[AttrGSIPK] = LeadersShardPK(lang, LeaderShard(pid))
-		it[AttrGSISK] = LeadersSK(n, pid)
+		it[AttrGSIPK] = S(LeadersShardPK(lang, LeaderShard(pid)))
+		it[AttrGSISK] = S(LeadersSK(n, pid))
 	}
 	return it
 }

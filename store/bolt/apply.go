@@ -12,8 +12,8 @@ func applyUpdate(old store.Item, op *store.Op) (store.Item, error) {
 	for k, v := range old {
 		it[k] = v
 	}
-	it[store.AttrPK] = op.Key.PK
-	it[store.AttrSK] = op.Key.SK
+	it[store.AttrPK] = store.S(op.Key.PK)
+	it[store.AttrSK] = store.S(op.Key.SK)
 	for k, v := range op.Set {
 		it[k] = v
 	}
@@ -23,16 +23,16 @@ func applyUpdate(old store.Item, op *store.Op) (store.Item, error) {
 	for k, d := range op.Add {
 		var cur int64
 		if v, ok := it[k]; ok {
-			n, ok := v.(int64)
+			n, ok := v.Num()
 			if !ok {
-				return nil, store.Errorf(store.EINVALID, "cannot ADD to attribute %s: it holds a %T", k, v)
+				return nil, store.Errorf(store.EINVALID, "cannot ADD to attribute %s: it holds a %v", k, v.Kind())
 			}
 			cur = n
 		}
 		if d > 0 && cur > maxInt64-d || d < 0 && cur < minInt64-d {
 			return nil, store.Errorf(store.EINVALID, "ADD to attribute %s overflows int64", k)
 		}
-		it[k] = cur + d
+		it[k] = store.N(cur + d)
 	}
 	return it, nil
 }

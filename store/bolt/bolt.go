@@ -79,11 +79,11 @@ type index struct {
 // entry returns the entry of it in the index, or false when it is absent
 // from the index (it lacks the hash or the sort attribute).
 func (ix *index) entry(it store.Item) (entryRef, bool) {
-	h, ok := it[ix.def.Hash].(string)
+	h, ok := it[ix.def.Hash].Str()
 	if !ok {
 		return entryRef{}, false
 	}
-	s, ok := it[ix.def.Sort].(string)
+	s, ok := it[ix.def.Sort].Str()
 	if !ok {
 		return entryRef{}, false
 	}

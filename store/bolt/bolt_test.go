@@ -155,7 +155,7 @@ func TestReopenKeepsData(t *testing.T) {
 	items := comments(300)
 	storetest.MustBatchPut(t, tbl, items)
 	storetest.MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: store.StatsKey("p1", ""), Add: map[string]int64{"count_5": 3},
-		Set: store.Item{store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(3, "p1")}})
+		Set: store.Item{store.AttrGSIPK: store.S(store.LeadersPK("")), store.AttrGSISK: store.S(store.LeadersSK(3, "p1"))}})
 	q := store.Query{Index: store.IndexByLang, HashValue: "PRODUCT#p3/de", Limit: 7}
 	before := storetest.MustQueryAll(t, tbl, q)
 	if err := tbl.Close(); err != nil {
@@ -294,8 +294,8 @@ func TestExactLastKey(t *testing.T) {
 	tbl := MustOpen(t)
 	var items []store.Item
 	for i := range 10 {
-		items = append(items, store.Item{store.AttrPK: "P", store.AttrSK: fmt.Sprintf("s%02d", i),
-			store.AttrGSI4PK: "H", store.AttrGSISK: fmt.Sprintf("g%02d", i)})
+		items = append(items, store.Item{store.AttrPK: store.S("P"), store.AttrSK: store.S(fmt.Sprintf("s%02d", i)),
+			store.AttrGSI4PK: store.S("H"), store.AttrGSISK: store.S(fmt.Sprintf("g%02d", i))})
 	}
 	storetest.MustBatchPut(t, tbl, items)
 	for _, q := range []store.Query{
@@ -337,35 +337,30 @@ func TestInvalid(t *testing.T) {
 	tbl := MustOpen(t)
 	ctx := t.Context()
 	long := strings.Repeat("x", 3000)
-	good := store.Item{store.AttrPK: "P", store.AttrSK: "S"}
+	good := store.Item{store.AttrPK: store.S("P"), store.AttrSK: store.S("S")}
 	storetest.MustPut(t, tbl, good)
-	with := func(kv ...any) store.Item {
-		it := store.Item{store.AttrPK: "P", store.AttrSK: "new"}
-		for i := 0; i < len(kv); i += 2 {
-			it[kv[i].(string)] = kv[i+1]
-		}
-		return it
+	with := func(name string, v store.Value) store.Item {
+		return store.Item{store.AttrPK: store.S("P"), store.AttrSK: store.S("new"), name: v}
 	}
 	puts := map[string]store.Item{
-		"NUL in PK":            {store.AttrPK: "P\x00", store.AttrSK: "S"},
-		"NUL in SK":            {store.AttrPK: "P", store.AttrSK: "\x00"},
-		"empty PK":             {store.AttrPK: "", store.AttrSK: "S"},
-		"missing SK":           {store.AttrPK: "P"},
-		"number PK":            {store.AttrPK: int64(1), store.AttrSK: "S"},
-		"NUL in index hash":    with(store.AttrGSI2PK, "a\x00b"),
-		"NUL in index sort":    with(store.AttrGSISK, "\x00"),
-		"empty index hash":     with(store.AttrGSI3PK, ""),
-		"number index hash":    with(store.AttrGSI4PK, int64(4)),
-		"long PK":              {store.AttrPK: long, store.AttrSK: "S"},
-		"long index sort":      with(store.AttrGSISK, long[:1025]),
-		"int value":            with("n", 1),
-		"float value":          with("n", 1.0),
-		"empty attribute name": with("", "x"),
-		"item over 400 KB":     with("body", strings.Repeat("b", 401*1024)),
+		"NUL in PK":            {store.AttrPK: store.S("P\x00"), store.AttrSK: store.S("S")},
+		"NUL in SK":            {store.AttrPK: store.S("P"), store.AttrSK: store.S("\x00")},
+		"empty PK":             {store.AttrPK: store.S(""), store.AttrSK: store.S("S")},
+		"missing SK":           {store.AttrPK: store.S("P")},
+		"number PK":            {store.AttrPK: store.N(1), store.AttrSK: store.S("S")},
+		"NUL in index hash":    with(store.AttrGSI2PK, store.S("a\x00b")),
+		"NUL in index sort":    with(store.AttrGSISK, store.S("\x00")),
+		"empty index hash":     with(store.AttrGSI3PK, store.S("")),
+		"number index hash":    with(store.AttrGSI4PK, store.N(4)),
+		"long PK":              {store.AttrPK: store.S(long), store.AttrSK: store.S("S")},
+		"long index sort":      with(store.AttrGSISK, store.S(long[:1025])),
+		"no value":             with("n", store.Value{}),
+		"empty attribute name": with("", store.S("x")),
+		"item over 400 KB":     with("body", store.S(strings.Repeat("b", 401*1024))),
 	}
 	for name, it := range puts {
 		k := store.Key{PK: "P", SK: "new"}
-		if s, ok := it[store.AttrPK].(string); ok && it.S(store.AttrSK) != "" {
+		if s, ok := it[store.AttrPK].Str(); ok && it.S(store.AttrSK) != "" {
 			k = store.Key{PK: s, SK: it.S(store.AttrSK)}
 		}
 		if err := tbl.Write(ctx, []store.Op{{Kind: store.OpPut, Key: k, Item: it}}); store.ErrorCode(err) != store.EINVALID {
@@ -376,25 +371,25 @@ func TestInvalid(t *testing.T) {
 		}
 	}
 	// NUL bytes are fine outside key attributes.
-	storetest.MustPut(t, tbl, with("s", "a\x00b"))
+	storetest.MustPut(t, tbl, with("s", store.S("a\x00b")))
 
 	ops := map[string]store.Op{
 		"put key mismatch":    {Kind: store.OpPut, Key: store.Key{PK: "P", SK: "other"}, Item: good},
 		"put with Add":        {Kind: store.OpPut, Key: good.Key(), Item: good, Add: map[string]int64{"n": 1}},
 		"delete with Item":    {Kind: store.OpDelete, Key: good.Key(), Item: good},
 		"update with Item":    {Kind: store.OpUpdate, Key: good.Key(), Item: good},
-		"update sets PK":      {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{store.AttrPK: "Q"}},
+		"update sets PK":      {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{store.AttrPK: store.S("Q")}},
 		"update removes SK":   {Kind: store.OpUpdate, Key: good.Key(), Remove: []string{store.AttrSK}},
-		"set and remove":      {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": "x"}, Remove: []string{"a"}},
-		"set and add":         {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": "x"}, Add: map[string]int64{"a": 1}},
-		"set NUL index hash":  {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{store.AttrGSIPK: "\x00"}},
-		"set int":             {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": 1}},
+		"set and remove":      {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": store.S("x")}, Remove: []string{"a"}},
+		"set and add":         {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": store.S("x")}, Add: map[string]int64{"a": 1}},
+		"set NUL index hash":  {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{store.AttrGSIPK: store.S("\x00")}},
+		"set no value":        {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": {}}},
 		"unknown kind":        {Kind: 99, Key: good.Key()},
 		"zero kind":           {Key: good.Key()},
 		"NUL in key":          {Kind: store.OpDelete, Key: store.Key{PK: "P", SK: "a\x00"}},
 		"unknown cond":        {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: 42}}},
-		"equals without attr": {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Value: "x"}}},
-		"equals an int":       {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Attr: "a", Value: 1}}},
+		"equals without attr": {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Value: store.S("x")}}},
+		"equals no value":     {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Attr: "a"}}},
 		"absent without attr": {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: store.CondAbsent}}},
 	}
 	for name, op := range ops {
@@ -403,12 +398,12 @@ func TestInvalid(t *testing.T) {
 		}
 	}
 	// State-dependent failures abort the whole write.
-	storetest.MustPut(t, tbl, store.Item{store.AttrPK: "P", store.AttrSK: "num", "s": "text", "max": int64(math.MaxInt64)})
+	storetest.MustPut(t, tbl, store.Item{store.AttrPK: store.S("P"), store.AttrSK: store.S("num"), "s": store.S("text"), "max": store.N(math.MaxInt64)})
 	for name, op := range map[string]store.Op{
 		"ADD to a string": {Kind: store.OpUpdate, Key: store.Key{PK: "P", SK: "num"}, Add: map[string]int64{"s": 1}},
 		"ADD overflows":   {Kind: store.OpUpdate, Key: store.Key{PK: "P", SK: "num"}, Add: map[string]int64{"max": 1}},
 	} {
-		err := tbl.Write(ctx, []store.Op{{Kind: store.OpPut, Key: store.Key{PK: "P", SK: "side"}, Item: store.Item{store.AttrPK: "P", store.AttrSK: "side"}}, op})
+		err := tbl.Write(ctx, []store.Op{{Kind: store.OpPut, Key: store.Key{PK: "P", SK: "side"}, Item: store.Item{store.AttrPK: store.S("P"), store.AttrSK: store.S("side")}}, op})
 		if store.ErrorCode(err) != store.EINVALID || !strings.Contains(store.ErrorMessage(err), "operation 1") {
 			t.Errorf("Write %s: %v, want EINVALID naming operation 1", name, err)
 		}
@@ -431,10 +426,10 @@ func TestInvalid(t *testing.T) {
 		"NUL in sort":          {HashValue: "P", SortOp: store.SortLess, SortValue: "a\x00", Limit: 1},
 		"empty sort":           {HashValue: "P", SortOp: store.SortBeginsWith, Limit: 1},
 		"unknown sort op":      {HashValue: "P", SortOp: 9, SortValue: "a", Limit: 1},
-		"start key elsewhere":  {HashValue: "P", Limit: 1, StartKey: store.Item{store.AttrPK: "Q", store.AttrSK: "S"}},
-		"start key without SK": {HashValue: "P", Limit: 1, StartKey: store.Item{store.AttrPK: "P"}},
+		"start key elsewhere":  {HashValue: "P", Limit: 1, StartKey: store.Item{store.AttrPK: store.S("Q"), store.AttrSK: store.S("S")}},
+		"start key without SK": {HashValue: "P", Limit: 1, StartKey: store.Item{store.AttrPK: store.S("P")}},
 		"index start key without sort": {Index: store.IndexAll, HashValue: "H", Limit: 1,
-			StartKey: store.Item{store.AttrPK: "P", store.AttrSK: "S", store.AttrGSI4PK: "H"}},
+			StartKey: store.Item{store.AttrPK: store.S("P"), store.AttrSK: store.S("S"), store.AttrGSI4PK: store.S("H")}},
 	} {
 		if _, err := tbl.Query(ctx, q); store.ErrorCode(err) != store.EINVALID {
 			t.Errorf("Query %s: %v, want EINVALID", name, err)
@@ -445,7 +440,7 @@ func TestInvalid(t *testing.T) {
 			t.Errorf("Scan(%d, %d, limit %d): %v, want EINVALID", c.seg, c.total, c.limit, err)
 		}
 	}
-	if _, _, err := tbl.Scan(ctx, 0, 1, store.Item{store.AttrPK: "P"}, 1); store.ErrorCode(err) != store.EINVALID {
+	if _, _, err := tbl.Scan(ctx, 0, 1, store.Item{store.AttrPK: store.S("P")}, 1); store.ErrorCode(err) != store.EINVALID {
 		t.Errorf("Scan from a key without SK: %v", err)
 	}
 }
@@ -465,7 +460,7 @@ func TestScanSegmentsByPartition(t *testing.T) {
 	var items []store.Item
 	for p := range 20 {
 		for s := range 5 {
-			items = append(items, store.Item{store.AttrPK: fmt.Sprintf("P%02d", p), store.AttrSK: fmt.Sprint(s)})
+			items = append(items, store.Item{store.AttrPK: store.S(fmt.Sprintf("P%02d", p)), store.AttrSK: store.S(fmt.Sprint(s))})
 		}
 	}
 	storetest.MustBatchPut(t, tbl, items)
@@ -486,18 +481,18 @@ func TestScanSegmentsByPartition(t *testing.T) {
 
 func TestCodec(t *testing.T) {
 	c := comments(2)
-	c[0][store.AttrVersion] = int64(3)
-	c[0][store.AttrAuthorID] = "user"
+	c[0][store.AttrVersion] = store.N(3)
+	c[0][store.AttrAuthorID] = store.S("user")
 	odd := maps.Clone(c[1]) // derivable attributes that differ from their rule
-	odd[store.AttrGSIPK], odd[store.AttrGSISK], odd[store.AttrID] = "PRODUCT#p1/en/9", "2025#x", "other"
-	odd[store.AttrCreatedAt] = "2025-01-01T00:00:00Z" // not the fixed-width form
+	odd[store.AttrGSIPK], odd[store.AttrGSISK], odd[store.AttrID] = store.S("PRODUCT#p1/en/9"), store.S("2025#x"), store.S("other")
+	odd[store.AttrCreatedAt] = store.S("2025-01-01T00:00:00Z") // not the fixed-width form
 	items := []store.Item{
-		{store.AttrPK: "p", store.AttrSK: "s"},
-		{store.AttrPK: "p", store.AttrSK: "s", "a": ""},
-		{store.AttrPK: "p", store.AttrSK: "s", "n": int64(-1), "max": int64(math.MaxInt64), "min": int64(math.MinInt64), "z": int64(0)},
-		{store.AttrPK: "p", store.AttrSK: "s#t", "long": strings.Repeat("é", 5000), "nul": "a\x00b", strings.Repeat("k", 300): int64(300)},
-		{store.AttrPK: "COMMENT#", store.AttrSK: "x", "id": "", "t1": "1969-12-31T23:59:59.999999999Z", "t2": "9999-12-31T23:59:59.000000000Z",
-			"t3": "2025-02-30T00:00:00.000000000Z", "t4": "2025-01-01t00:00:00.000000000Z"},
+		{store.AttrPK: store.S("p"), store.AttrSK: store.S("s")},
+		{store.AttrPK: store.S("p"), store.AttrSK: store.S("s"), "a": store.S("")},
+		{store.AttrPK: store.S("p"), store.AttrSK: store.S("s"), "n": store.N(-1), "max": store.N(math.MaxInt64), "min": store.N(math.MinInt64), "z": store.N(0)},
+		{store.AttrPK: store.S("p"), store.AttrSK: store.S("s#t"), "long": store.S(strings.Repeat("é", 5000)), "nul": store.S("a\x00b"), strings.Repeat("k", 300): store.N(300)},
+		{store.AttrPK: store.S("COMMENT#"), store.AttrSK: store.S("x"), "id": store.S(""), "t1": store.S("1969-12-31T23:59:59.999999999Z"), "t2": store.S("9999-12-31T23:59:59.000000000Z"),
+			"t3": store.S("2025-02-30T00:00:00.000000000Z"), "t4": store.S("2025-01-01t00:00:00.000000000Z")},
 		c[0], c[1], odd,
 	}
 	for _, it := range items {
@@ -529,8 +524,8 @@ func TestCodec(t *testing.T) {
 	if len(b) > text+64 { // 57 here: names, tags, lengths, numbers
 		t.Errorf("a comment with %d bytes of text encodes to %d bytes", text, len(b))
 	}
-	if _, err := encodeItem(store.Item{"f": 1.5}); store.ErrorCode(err) != store.EINVALID {
-		t.Errorf("encoding a float: %v", err)
+	if _, err := encodeItem(store.Item{"f": {}}); store.ErrorCode(err) != store.EINVALID {
+		t.Errorf("encoding the zero Value: %v", err)
 	}
 	if _, err := decodeItem([]byte("no separator"), []byte{codecVersion, 0}); err == nil {
 		t.Error("decodeItem of a key without separator succeeded")
@@ -563,7 +558,7 @@ func TestCodec(t *testing.T) {
 func TestFormat1Values(t *testing.T) {
 	v := []byte{codecV1, 3, 0, 7, tagString, 2, 'c', '1', 0, 10, tagNumber, 6, 1, 'x', tagString, 0}
 	got, err := decodeItem([]byte("COMMENT#c1\x00COMMENT#c1"), v)
-	want := store.Item{store.AttrPK: "COMMENT#c1", store.AttrSK: "COMMENT#c1", "id": "c1", "rating": int64(3), "x": ""}
+	want := store.Item{store.AttrPK: store.S("COMMENT#c1"), store.AttrSK: store.S("COMMENT#c1"), "id": store.S("c1"), "rating": store.N(3), "x": store.S("")}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("format-1 value = %v, %v; want %v", got, err, want)
 	}
@@ -627,7 +622,7 @@ func TestEntryOrder(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	b, _ := encodeItem(store.Item{"a": "x", "n": int64(7)})
+	b, _ := encodeItem(store.Item{"a": store.S("x"), "n": store.N(7)})
 	f.Add(b)
 	b, _ = encodeItem(comments(1)[0])
 	f.Add(b)
@@ -667,8 +662,8 @@ func TestBatchPutDuplicates(t *testing.T) {
 	// Two versions of c[0] in one batch, in different partitions: the last
 	// one wins and the first leaves no index entry behind.
 	v1, v2 := maps.Clone(c[0]), maps.Clone(c[0])
-	v1[store.AttrGSI4PK], v1["n"] = "PRODUCT#one", int64(1)
-	v2[store.AttrGSI4PK], v2["n"] = "PRODUCT#two", int64(2)
+	v1[store.AttrGSI4PK], v1["n"] = store.S("PRODUCT#one"), store.N(1)
+	v2[store.AttrGSI4PK], v2["n"] = store.S("PRODUCT#two"), store.N(2)
 	storetest.MustBatchPut(t, tbl, []store.Item{v1, c[1], v2})
 	if got := storetest.MustGet(t, tbl, c[0].Key()); !reflect.DeepEqual(got, v2) {
 		t.Errorf("after a batch with two versions, Get = %v, want the last", got)
@@ -734,7 +729,7 @@ func TestPartitionOfTimes(t *testing.T) {
 		var keys []store.Key
 		var sorted []store.Item
 		for _, it := range all {
-			s, ok := it[store.AttrGSISK].(string)
+			s, ok := it[store.AttrGSISK].Str()
 			if it.S(store.AttrGSI4PK) != hash || !ok {
 				continue
 			}
@@ -780,7 +775,7 @@ func TestPartitionOfTimes(t *testing.T) {
 		t.Fatal("a partition of comments is not one of times")
 	}
 	check(items)
-	odd := store.Item{store.AttrPK: "X", store.AttrSK: "Y", store.AttrGSI4PK: hash, store.AttrGSISK: "2025-03"}
+	odd := store.Item{store.AttrPK: store.S("X"), store.AttrSK: store.S("Y"), store.AttrGSI4PK: store.S(hash), store.AttrGSISK: store.S("2025-03")}
 	storetest.MustPut(t, tbl, odd)
 	if isTimes() {
 		t.Fatal("the partition holds a string but is still one of times")

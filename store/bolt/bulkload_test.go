@@ -158,7 +158,7 @@ func TestLoadUnsyncedErrors(t *testing.T) {
 	}
 	var putErrs []error
 	err = tbl.LoadUnsynced(ctx, func(put func([]store.Item) error) error {
-		bad := store.Item{store.AttrPK: "x"}
+		bad := store.Item{store.AttrPK: store.S("x")}
 		putErrs = append(putErrs, put([]store.Item{bad}))
 		putErrs = append(putErrs, put(items[:200]))
 		cancel()

@@ -71,14 +71,13 @@ func appendName(b []byte, name string) []byte {
 }
 
 // appendAttr appends one attribute, of an item whose derivation sources are
-// src, in the version-2 encoding. It fails with EINVALID on a value that is
-// neither a string nor an int64, or an empty name.
-func appendAttr(b []byte, name string, v any, src sources) ([]byte, error) {
+// src, in the version-2 encoding. It fails with EINVALID on the zero Value
+// or an empty name.
+func appendAttr(b []byte, name string, val store.Value, src sources) ([]byte, error) {
 	if name == "" {
 		return nil, store.Errorf(store.EINVALID, "attribute name must not be empty")
 	}
-	switch v := v.(type) {
-	case string:
+	if v, ok := val.Str(); ok {
 		b = appendName(b, name)
 		if d, ok := derivations[name]; ok && d.matches(v, src) {
 			return append(b, tagDerive), nil
@@ -91,18 +90,17 @@ func appendAttr(b []byte, name string, v any, src sources) ([]byte, error) {
 		b = append(b, tagString)
 		b = binary.AppendUvarint(b, uint64(len(v)))
 		return append(b, v...), nil
-	case int64:
+	}
+	if v, ok := val.Num(); ok {
 		b = appendName(b, name)
 		b = append(b, tagNumber)
 		return binary.AppendVarint(b, v), nil
-	default:
-		return nil, store.ValidateValue(name, v)
 	}
+	return nil, store.ValidateValue(name, val)
 }
 
 // encodeItem encodes the value of a whole item: all its attributes but PK
-// and SK. It fails with EINVALID on a value that is neither a string nor an
-// int64.
+// and SK. It fails with EINVALID on the zero Value.
 func encodeItem(it store.Item) ([]byte, error) {
 	var buf [32]string
 	names := buf[:0]
@@ -112,10 +110,8 @@ func encodeItem(it store.Item) ([]byte, error) {
 			continue
 		}
 		names = append(names, name)
-		size += len(name) + 12
-		if s, ok := v.(string); ok {
-			size += len(s)
-		}
+		s, _ := v.Str()
+		size += len(name) + 12 + len(s)
 	}
 	slices.Sort(names)
 	src := sourcesOf(it, it.S(store.AttrPK))
@@ -162,15 +158,11 @@ func decodeKeyed(pk, sk, v string, keep *projection, kn *known) (store.Item, err
 	if err != nil {
 		return nil, err
 	}
-	var key any = pk // a comment's PK and SK are the same string: one box
 	if keep.hasName(store.AttrPK) {
-		it[store.AttrPK] = key
-	}
-	if sk != pk {
-		key = sk
+		it[store.AttrPK] = store.S(pk)
 	}
 	if keep.hasName(store.AttrSK) {
-		it[store.AttrSK] = key
+		it[store.AttrSK] = store.S(sk)
 	}
 	return it, nil
 }
@@ -210,14 +202,14 @@ func decodeValue(v string, pk string, keep *projection, kn *known) (store.Item, 
 			i++
 			continue
 		}
-		var val scalar
+		var val store.Value
 		if val, i, ok = readValue(s, i+1, tag, v2, kn); !ok {
 			return nil, errCorrupt
 		}
 		src.set(name, val)
 		if keep.has(name, code) {
 			n := len(it)
-			if it[name] = val.boxed(name, kn); len(it) == n {
+			if it[name] = val; len(it) == n {
 				return nil, errCorrupt // a duplicate name
 			}
 		}
@@ -233,67 +225,37 @@ func decodeValue(v string, pk string, keep *projection, kn *known) (store.Item, 
 	return it, nil
 }
 
-// scalar is one decoded value: a string or a number.
-type scalar struct {
-	str   string
-	num   int64
-	isNum bool
-}
-
-// boxed returns the value of attribute name as an item holds it; kn (nil:
-// none) shares the boxes of values that repeat from item to item.
-func (v scalar) boxed(name string, kn *known) any {
-	if v.isNum {
-		if v.num >= 0 && v.num < int64(len(smallNumbers)) {
-			return smallNumbers[v.num]
-		}
-		return v.num
-	}
-	return kn.box(name, v.str)
-}
-
-// smallNumbers are the numbers 0 to 4095 boxed once. Boxing a number
-// allocates unless it is under 256, and the counts and versions of the
-// stats shards a page reads (eight a product) are mostly in the hundreds
-// and thousands.
-var smallNumbers = func() (b [4096]any) {
-	for i := range b {
-		b[i] = int64(i)
-	}
-	return b
-}()
-
 // readValue reads the value of tag at i of s (v2: of a version-2
 // encoding), other than 'd'. A time that the index entry kn holds too is
 // kn's string rather than a new one.
-func readValue(s string, i int, tag byte, v2 bool, kn *known) (scalar, int, bool) {
+func readValue(s string, i int, tag byte, v2 bool, kn *known) (store.Value, int, bool) {
 	var n uint64
 	var ok bool
 	switch {
 	case tag == tagString:
 		if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {
-			return scalar{}, i, false
+			return store.Value{}, i, false
 		}
-		return scalar{str: s[i : i+int(n)]}, i + int(n), true
+		return store.S(s[i : i+int(n)]), i + int(n), true
 	case tag == tagNumber:
 		if n, i, ok = readUvarint(s, i); !ok {
-			return scalar{}, i, false
+			return store.Value{}, i, false
 		}
-		return scalar{num: zigzag(n), isNum: true}, i, true
+		return store.N(zigzag(n)), i, true
 	case tag == tagTime && v2:
 		var nanos uint64
 		if n, i, ok = readUvarint(s, i); !ok {
-			return scalar{}, i, false
+			return store.Value{}, i, false
 		}
 		if nanos, i, ok = readUvarint(s, i); !ok || nanos >= 1e9 {
-			return scalar{}, i, false
+			return store.Value{}, i, false
 		}
 		if t, ok := kn.time(zigzag(n), int64(nanos)); ok {
-			return scalar{str: t}, i, true
+			return store.S(t), i, true
 		}
-		return scalar{str: store.FormatFixedTime(zigzag(n), int64(nanos))}, i, true
+		return store.S(store.FormatFixedTime(zigzag(n), int64(nanos))), i, true
 	}
-	return scalar{}, i, false
+	return store.Value{}, i, false
 }
 
 // readName reads an attribute name from s at i, and its code (-1 when it
@@ -394,9 +356,9 @@ func keyAttr(it store.Item, name string, max int) (string, error) {
 	if !ok {
 		return "", store.Errorf(store.EINVALID, "key attribute %s is missing", name)
 	}
-	s, ok := v.(string)
+	s, ok := v.Str()
 	if !ok {
-		return "", store.Errorf(store.EINVALID, "key attribute %s must be a string, not %T", name, v)
+		return "", store.Errorf(store.EINVALID, "key attribute %s must be a string, not %v", name, v.Kind())
 	}
 	return s, store.ValidateKeyValue(name, s, max)
 }

@@ -145,27 +145,27 @@ type sources struct {
 // sourcesOf returns the sources of item it, whose PK is pk.
 func sourcesOf(it store.Item, pk string) sources {
 	s := sources{pk: pk}
-	s.id, s.hasID = it["id"].(string)
-	s.createdAt, s.hasCreatedAt = it["createdAt"].(string)
-	s.productID, s.hasProductID = it["productId"].(string)
-	s.language, s.hasLanguage = it["language"].(string)
-	s.rating, s.hasRating = it["rating"].(int64)
+	s.id, s.hasID = it["id"].Str()
+	s.createdAt, s.hasCreatedAt = it["createdAt"].Str()
+	s.productID, s.hasProductID = it["productId"].Str()
+	s.language, s.hasLanguage = it["language"].Str()
+	s.rating, s.hasRating = it["rating"].Num()
 	return s
 }
 
 // set records attribute name of the item being decoded if it is a source.
-func (s *sources) set(name string, v scalar) {
+func (s *sources) set(name string, v store.Value) {
 	switch name {
 	case "id":
-		s.id, s.hasID = v.str, !v.isNum
+		s.id, s.hasID = v.Str()
 	case "createdAt":
-		s.createdAt, s.hasCreatedAt = v.str, !v.isNum
+		s.createdAt, s.hasCreatedAt = v.Str()
 	case "productId":
-		s.productID, s.hasProductID = v.str, !v.isNum
+		s.productID, s.hasProductID = v.Str()
 	case "language":
-		s.language, s.hasLanguage = v.str, !v.isNum
+		s.language, s.hasLanguage = v.Str()
 	case "rating":
-		s.rating, s.hasRating = v.num, v.isNum
+		s.rating, s.hasRating = v.Num()
 	}
 }
 
@@ -190,7 +190,7 @@ func derive(it store.Item, src sources, names derivedSet, keep *projection, kn *
 			v = r.derive(src)
 		}
 		if kept {
-			it[name] = kn.box(name, v)
+			it[name] = store.S(v)
 		}
 		if name == "id" {
 			src.id, src.hasID = v, true

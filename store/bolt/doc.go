@@ -17,7 +17,7 @@
 //     same read transaction, returning the index's projection of it; what
 //     the entry holds (the sort value, the hash value, the table key, a
 //     time equal to the sort value's) is taken from it rather than derived
-//     from the item again (known.go). An item lacking the index's hash or
+//     from the item again (entry.go). An item lacking the index's hash or
 //     sort attribute is absent from that index (sparse);
 //   - bucket "partitions" numbers the hash key values of the indexes;
 //   - bucket "meta" records the format version and the index definitions the

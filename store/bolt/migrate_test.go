@@ -24,14 +24,14 @@ import (
 // index.
 func format1Items() []store.Item {
 	items := comments(150)
-	items[3][store.AttrAuthorID] = "user-3"
-	items[3][store.AttrVersion] = int64(4)
+	items[3][store.AttrAuthorID] = store.S("user-3")
+	items[3][store.AttrVersion] = store.N(4)
 	st := &store.Stats{ProductID: "p1", Counts: [6]int64{0, 4, 4, 5, 4, 4}, Total: 21, Version: 2}
 	// The stats item as format 1's code wrote it: its own leaderboard entry
 	// (before write sharding; rebuild-stats migrates it).
 	stats := st.Item()
-	stats[store.AttrGSIPK], stats[store.AttrGSISK] = store.LeadersPK(""), store.LeadersSK(4, "p1")
-	return append(items, stats, store.Item{store.AttrPK: "OTHER", store.AttrSK: "x", "n": int64(-7), "s": "a\x00b"})
+	stats[store.AttrGSIPK], stats[store.AttrGSISK] = store.S(store.LeadersPK("")), store.S(store.LeadersSK(4, "p1"))
+	return append(items, stats, store.Item{store.AttrPK: store.S("OTHER"), store.AttrSK: store.S("x"), "n": store.N(-7), "s": store.S("a\x00b")})
 }
 
 // mustCopyFixture copies testdata/format1.db to a temporary file.

@@ -24,21 +24,21 @@ func TestIndexPagesAreTheItemsProjected(t *testing.T) {
 	const t1, t2 = "2025-01-01T00:03:00.000000000Z", "2024-06-01T12:00:00.500000000Z"
 	odd := []store.Item{
 		// A comment whose sort value is another time than its createdAt.
-		{store.AttrPK: "COMMENT#z1", store.AttrSK: "COMMENT#z1", store.AttrID: "z1", store.AttrProductID: "p1",
-			store.AttrCreatedAt: t1, store.AttrGSISK: t2 + "#z1", store.AttrGSI4PK: "PRODUCT#p1", store.AttrRating: int64(4)},
+		{store.AttrPK: store.S("COMMENT#z1"), store.AttrSK: store.S("COMMENT#z1"), store.AttrID: store.S("z1"), store.AttrProductID: store.S("p1"),
+			store.AttrCreatedAt: store.S(t1), store.AttrGSISK: store.S(t2 + "#z1"), store.AttrGSI4PK: store.S("PRODUCT#p1"), store.AttrRating: store.N(4)},
 		// The time of its sort value, and an id that is not its own.
-		{store.AttrPK: "COMMENT#z2", store.AttrSK: "COMMENT#z2", store.AttrID: "z2", store.AttrProductID: "p1",
-			store.AttrCreatedAt: t1, "updatedAt": t1, store.AttrGSISK: t1 + "#other", store.AttrGSI4PK: "PRODUCT#p1",
-			store.AttrBody: "#"},
+		{store.AttrPK: store.S("COMMENT#z2"), store.AttrSK: store.S("COMMENT#z2"), store.AttrID: store.S("z2"), store.AttrProductID: store.S("p1"),
+			store.AttrCreatedAt: store.S(t1), "updatedAt": store.S(t1), store.AttrGSISK: store.S(t1 + "#other"), store.AttrGSI4PK: store.S("PRODUCT#p1"),
+			store.AttrBody: store.S("#")},
 		// Other keys, in a partition of times, before and after a
 		// comment's.
-		{store.AttrPK: "A", store.AttrSK: "1", store.AttrGSI4PK: "PRODUCT#p1", store.AttrGSISK: t1 + "#c00003", "count_5": int64(-7)},
-		{store.AttrPK: "ZZ", store.AttrSK: "1", store.AttrGSI4PK: "PRODUCT#p1", store.AttrGSISK: t1 + "#c00003", store.AttrTitle: ""},
+		{store.AttrPK: store.S("A"), store.AttrSK: store.S("1"), store.AttrGSI4PK: store.S("PRODUCT#p1"), store.AttrGSISK: store.S(t1 + "#c00003"), "count_5": store.N(-7)},
+		{store.AttrPK: store.S("ZZ"), store.AttrSK: store.S("1"), store.AttrGSI4PK: store.S("PRODUCT#p1"), store.AttrGSISK: store.S(t1 + "#c00003"), store.AttrTitle: store.S("")},
 		// A partition of strings, with a comment's key derived.
-		{store.AttrPK: "COMMENT#s1", store.AttrSK: "COMMENT#s1", store.AttrGSI4PK: "PRODUCT#s", store.AttrGSISK: "beta#s1",
-			store.AttrAuthor: "x"},
-		{store.AttrPK: "B", store.AttrSK: "2", store.AttrGSI4PK: "PRODUCT#s", store.AttrGSISK: "alpha", store.AttrLanguage: "de"},
-		{store.AttrPK: "C", store.AttrSK: "3", store.AttrGSI4PK: "PRODUCT#s", store.AttrGSISK: "beta#s1"},
+		{store.AttrPK: store.S("COMMENT#s1"), store.AttrSK: store.S("COMMENT#s1"), store.AttrGSI4PK: store.S("PRODUCT#s"), store.AttrGSISK: store.S("beta#s1"),
+			store.AttrAuthor: store.S("x")},
+		{store.AttrPK: store.S("B"), store.AttrSK: store.S("2"), store.AttrGSI4PK: store.S("PRODUCT#s"), store.AttrGSISK: store.S("alpha"), store.AttrLanguage: store.S("de")},
+		{store.AttrPK: store.S("C"), store.AttrSK: store.S("3"), store.AttrGSI4PK: store.S("PRODUCT#s"), store.AttrGSISK: store.S("beta#s1")},
 	}
 	items = append(items, odd...)
 	storetest.MustBatchPut(t, tbl, items)
@@ -68,8 +68,8 @@ func projectedPartitions(def store.IndexDef, items []store.Item) map[string][]st
 	parts := map[string][]store.Item{}
 	keep := append([]string{store.AttrPK, store.AttrSK, def.Hash, def.Sort}, def.Projection...)
 	for _, it := range items {
-		h, ok1 := it[def.Hash].(string)
-		_, ok2 := it[def.Sort].(string)
+		h, ok1 := it[def.Hash].Str()
+		_, ok2 := it[def.Sort].Str()
 		if !ok1 || !ok2 {
 			continue
 		}

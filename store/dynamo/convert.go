@@ -8,31 +8,31 @@ import (
 	"github.com/acme/comments-gateway/store"
 )
 
-// toAV converts a store.Item value: a string to S, an int64 to N. Any other
-// type is EINVALID.
-func toAV(name string, v any) (types.AttributeValue, error) {
-	switch x := v.(type) {
-	case string:
-		return &types.AttributeValueMemberS{Value: x}, nil
-	case int64:
-		return &types.AttributeValueMemberN{Value: strconv.FormatInt(x, 10)}, nil
+// toAV converts a store.Item value: a string to S, a number to N. The zero
+// Value is EINVALID.
+func toAV(name string, v store.Value) (types.AttributeValue, error) {
+	if s, ok := v.Str(); ok {
+		return &types.AttributeValueMemberS{Value: s}, nil
+	}
+	if n, ok := v.Num(); ok {
+		return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}, nil
 	}
 	return nil, store.ValidateValue(name, v)
 }
 
-// fromAV converts an attribute value back: S to string, N to int64.
-func fromAV(name string, av types.AttributeValue) (any, error) {
+// fromAV converts an attribute value back: S to a string, N to a number.
+func fromAV(name string, av types.AttributeValue) (store.Value, error) {
 	switch x := av.(type) {
 	case *types.AttributeValueMemberS:
-		return x.Value, nil
+		return store.S(x.Value), nil
 	case *types.AttributeValueMemberN:
 		n, err := strconv.ParseInt(x.Value, 10, 64)
 		if err != nil {
-			return nil, store.Wrap(store.EINTERNAL, err, "attribute %q: number %q is not an int64", name, x.Value)
+			return store.Value{}, store.Wrap(store.EINTERNAL, err, "attribute %q: number %q is not an int64", name, x.Value)
 		}
-		return n, nil
+		return store.N(n), nil
 	}
-	return nil, store.Errorf(store.EINTERNAL, "attribute %q: unsupported attribute type %T (want S or N)", name, av)
+	return store.Value{}, store.Errorf(store.EINTERNAL, "attribute %q: unsupported attribute type %T (want S or N)", name, av)
 }
 
 // toAVMap converts a whole item (nil for an empty or nil one).

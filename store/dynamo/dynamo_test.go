@@ -179,7 +179,7 @@ func TestGetBatchGetWrite(t *testing.T) {
 	ops := []store.Op{
 		{Kind: store.OpPut, Key: c2.Key(), Item: c2, Conds: []store.Cond{{Kind: store.CondNotExists}}},
 		{Kind: store.OpUpdate, Key: sk, Add: map[string]int64{"count_3": 1, store.AttrCountTotal: 1},
-			Set: store.Item{store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(0, "p1")}},
+			Set: store.Item{store.AttrGSIPK: store.S(store.LeadersPK("")), store.AttrGSISK: store.S(store.LeadersSK(0, "p1"))}},
 		{Kind: store.OpDelete, Key: c1.Key(), Conds: []store.Cond{{Kind: store.CondExists}}},
 	}
 	if err := tbl.Write(ctx, ops); err != nil {
@@ -189,12 +189,12 @@ func TestGetBatchGetWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStats := store.Item{"PK": sk.PK, "SK": sk.SK, "count_3": int64(1), store.AttrCountTotal: int64(1),
-		store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(0, "p1")}
+	wantStats := store.Item{"PK": store.S(sk.PK), "SK": store.S(sk.SK), "count_3": store.N(1), store.AttrCountTotal: store.N(1),
+		store.AttrGSIPK: store.S(store.LeadersPK("")), store.AttrGSISK: store.S(store.LeadersSK(0, "p1"))}
 	if want := []store.Item{nil, wantStats, c2, wantStats}; !reflect.DeepEqual(items, want) {
 		t.Fatalf("BatchGet = %v\nwant %v", items, want)
 	}
-	items[1]["x"] = "y"
+	items[1]["x"] = store.S("y")
 	if _, ok := items[3]["x"]; ok {
 		t.Error("BatchGet returned one map for two equal keys")
 	}
@@ -202,13 +202,13 @@ func TestGetBatchGetWrite(t *testing.T) {
 	// Conditions on attributes: CondEquals on count_3, CondAbsent on count_5;
 	// SET, ADD and REMOVE in one update.
 	upd := store.Op{Kind: store.OpUpdate, Key: sk, Add: map[string]int64{"count_3": -1}, Remove: []string{store.AttrGSIPK, store.AttrGSISK},
-		Set:   store.Item{"note": "x"},
-		Conds: []store.Cond{{Kind: store.CondEquals, Attr: "count_3", Value: int64(1)}, {Kind: store.CondAbsent, Attr: "count_5"}}}
+		Set:   store.Item{"note": store.S("x")},
+		Conds: []store.Cond{{Kind: store.CondEquals, Attr: "count_3", Value: store.N(1)}, {Kind: store.CondAbsent, Attr: "count_5"}}}
 	if err := tbl.Write(ctx, []store.Op{upd}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = tbl.Get(ctx, sk)
-	if want := (store.Item{"PK": sk.PK, "SK": sk.SK, "count_3": int64(0), store.AttrCountTotal: int64(1), "note": "x"}); !reflect.DeepEqual(got, want) {
+	if want := (store.Item{"PK": store.S(sk.PK), "SK": store.S(sk.SK), "count_3": store.N(0), store.AttrCountTotal: store.N(1), "note": store.S("x")}); !reflect.DeepEqual(got, want) {
 		t.Errorf("after update: %v, want %v", got, want)
 	}
 	// The same condition now fails (count_3 is 0): op 1 of 2, nothing written.
@@ -228,9 +228,9 @@ func TestGetBatchGetWrite(t *testing.T) {
 	})
 	assertConflict(t, err, 2)
 	// A value mismatch of CondEquals with a string.
-	err = tbl.Write(ctx, []store.Op{{Kind: store.OpDelete, Key: c2.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Attr: store.AttrLanguage, Value: "en"}}}})
+	err = tbl.Write(ctx, []store.Op{{Kind: store.OpDelete, Key: c2.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Attr: store.AttrLanguage, Value: store.S("en")}}}})
 	assertConflict(t, err, 0)
-	if err := tbl.Write(ctx, []store.Op{{Kind: store.OpDelete, Key: c2.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Attr: store.AttrLanguage, Value: "de"}}}}); err != nil {
+	if err := tbl.Write(ctx, []store.Op{{Kind: store.OpDelete, Key: c2.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Attr: store.AttrLanguage, Value: store.S("de")}}}}); err != nil {
 		t.Fatal(err)
 	}
 	// Two ops on one item: DynamoDB rejects the transaction.
@@ -384,7 +384,7 @@ func TestBatchAndScan(t *testing.T) {
 		keys = append(keys, it.Key())
 	}
 	dup := cloneItem(items[0])
-	dup[store.AttrTitle] = "last wins"
+	dup[store.AttrTitle] = store.S("last wins")
 	if err := tbl.BatchPut(ctx, append(slices.Clone(items), dup)); err != nil {
 		t.Fatal(err)
 	}
@@ -546,11 +546,11 @@ func TestConcurrentWrites(t *testing.T) {
 					}
 					cond := store.Cond{Kind: store.CondAbsent, Attr: "v"}
 					if it != nil {
-						cond = store.Cond{Kind: store.CondEquals, Attr: "v", Value: it.N("v")}
+						cond = store.Cond{Kind: store.CondEquals, Attr: "v", Value: store.N(it.N("v"))}
 					}
 					err = tbl.Write(gctx, []store.Op{
-						{Kind: store.OpUpdate, Key: k, Set: store.Item{"v": it.N("v") + 1}, Conds: []store.Cond{cond}},
-						{Kind: store.OpPut, Key: store.CommentKey(fmt.Sprintf("w%d-%d", w, i)), Item: store.Item{"PK": store.CommentKey(fmt.Sprintf("w%d-%d", w, i)).PK, "SK": store.CommentKey(fmt.Sprintf("w%d-%d", w, i)).SK}},
+						{Kind: store.OpUpdate, Key: k, Set: store.Item{"v": store.N(it.N("v") + 1)}, Conds: []store.Cond{cond}},
+						{Kind: store.OpPut, Key: store.CommentKey(fmt.Sprintf("w%d-%d", w, i)), Item: store.Item{"PK": store.S(store.CommentKey(fmt.Sprintf("w%d-%d", w, i)).PK), "SK": store.S(store.CommentKey(fmt.Sprintf("w%d-%d", w, i)).SK)}},
 					})
 					if store.ErrorCode(err) == store.ECONFLICT {
 						conflicts.Add(1)

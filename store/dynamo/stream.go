@@ -257,16 +257,16 @@ func streamComment(img map[string]stypes.AttributeValue) (*store.Comment, error)
 
 // fromStreamAV converts one attribute of a stream image: a string or an
 // int64, the only types the table holds.
-func fromStreamAV(name string, av stypes.AttributeValue) (any, error) {
+func fromStreamAV(name string, av stypes.AttributeValue) (store.Value, error) {
 	switch x := av.(type) {
 	case *stypes.AttributeValueMemberS:
-		return x.Value, nil
+		return store.S(x.Value), nil
 	case *stypes.AttributeValueMemberN:
 		n, err := strconv.ParseInt(x.Value, 10, 64)
 		if err != nil {
-			return nil, store.Wrap(store.EINTERNAL, err, "stream image attribute %q: number %q is not an int64", name, x.Value)
+			return store.Value{}, store.Wrap(store.EINTERNAL, err, "stream image attribute %q: number %q is not an int64", name, x.Value)
 		}
-		return n, nil
+		return store.N(n), nil
 	}
-	return nil, store.Errorf(store.EINTERNAL, "stream image attribute %q: unsupported type %T", name, av)
+	return store.Value{}, store.Errorf(store.EINTERNAL, "stream image attribute %q: unsupported type %T", name, av)
 }

@@ -45,7 +45,7 @@ func tableAccounting(t *testing.T, tbl store.Table) {
 	}
 	at := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
 	c := (&store.Comment{ID: "ac1", ProductID: "pa", Language: "en", Rating: 4, Author: "a", Title: "t", Body: "b", CreatedAt: at}).Item()
-	a1, a2 := store.Item{store.AttrPK: "A", store.AttrSK: "1"}, store.Item{store.AttrPK: "A", store.AttrSK: "2"}
+	a1, a2 := store.Item{store.AttrPK: store.S("A"), store.AttrSK: store.S("1")}, store.Item{store.AttrPK: store.S("A"), store.AttrSK: store.S("2")}
 
 	_ = tbl.Write(ctx, []store.Op{putOp(a1), putOp(a2)})
 	expect(store.CallWrite, "", 0)

@@ -15,9 +15,11 @@ import (
 // item. Single operations and transactions alike (DynamoDB answers them
 // with different calls and errors).
 func tableCondCode(t *testing.T, tbl store.Table) {
-	version := func(v int64) store.Cond { return store.Cond{Kind: store.CondEquals, Attr: store.AttrVersion, Value: v} }
+	version := func(v int64) store.Cond {
+		return store.Cond{Kind: store.CondEquals, Attr: store.AttrVersion, Value: store.N(v)}
+	}
 	owner := func(id string) store.Cond {
-		return store.Cond{Kind: store.CondEquals, Attr: store.AttrAuthorID, Value: id, Code: store.EFORBIDDEN}
+		return store.Cond{Kind: store.CondEquals, Attr: store.AttrAuthorID, Value: store.S(id), Code: store.EFORBIDDEN}
 	}
 	cases := []struct {
 		name  string
@@ -58,15 +60,15 @@ func tableCondCode(t *testing.T, tbl store.Table) {
 // (applies when code is "") and that a failed write changed nothing.
 func checkCondCode(t *testing.T, tbl store.Table, what, sk string, kind store.OpKind, inTx bool, conds []store.Cond, code string) {
 	t.Helper()
-	it := store.Item{store.AttrPK: "O", store.AttrSK: sk, store.AttrVersion: int64(3), store.AttrAuthorID: "alice", "n": int64(1)}
-	other := store.Item{store.AttrPK: "O", store.AttrSK: sk + "-other", "n": int64(1)}
+	it := store.Item{store.AttrPK: store.S("O"), store.AttrSK: store.S(sk), store.AttrVersion: store.N(3), store.AttrAuthorID: store.S("alice"), "n": store.N(1)}
+	other := store.Item{store.AttrPK: store.S("O"), store.AttrSK: store.S(sk + "-other"), "n": store.N(1)}
 	MustPut(t, tbl, it, other)
 	op := store.Op{Kind: kind, Key: it.Key(), Conds: conds}
 	switch kind {
 	case store.OpUpdate:
 		op.Add = map[string]int64{"n": 1}
 	case store.OpPut:
-		op.Item = store.Item{store.AttrPK: "O", store.AttrSK: sk, "n": int64(9)}
+		op.Item = store.Item{store.AttrPK: store.S("O"), store.AttrSK: store.S(sk), "n": store.N(9)}
 	}
 	ops := []store.Op{op}
 	if inTx {

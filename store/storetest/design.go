@@ -37,7 +37,7 @@ func putLegacyTable(t *testing.T, tbl store.Table, data []*store.Comment) {
 		if n5 := it.N(store.AttrCount(5)); n5 > 0 {
 			lang, _ := store.LangFromStatsSK(it.S(store.AttrSK))
 			pid, _ := store.ProductIDFromPK(it.S(store.AttrPK))
-			it[store.AttrGSIPK], it[store.AttrGSISK] = store.LeadersPK(lang), store.LeadersSK(n5, pid)
+			it[store.AttrGSIPK], it[store.AttrGSISK] = store.S(store.LeadersPK(lang)), store.S(store.LeadersSK(n5, pid))
 		}
 		old = append(old, it)
 	}
@@ -89,9 +89,9 @@ func testDesignLegacy(t *testing.T, tbl store.Table) {
 	checkStats(t, s, data, productIDs(data))
 	// A gateway of design 1 writing again (a rollback) puts an entry back:
 	// found although the table records design 2.
-	old := store.Item{store.AttrPK: store.ProductPK("late"), store.AttrSK: store.StatsKey("late", "").SK,
-		store.AttrCount(5): int64(1), store.AttrCountTotal: int64(1), store.AttrVersion: int64(1),
-		store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(1, "late")}
+	old := store.Item{store.AttrPK: store.S(store.ProductPK("late")), store.AttrSK: store.S(store.StatsKey("late", "").SK),
+		store.AttrCount(5): store.N(1), store.AttrCountTotal: store.N(1), store.AttrVersion: store.N(1),
+		store.AttrGSIPK: store.S(store.LeadersPK("")), store.AttrGSISK: store.S(store.LeadersSK(1, "late"))}
 	MustPut(t, tbl, old)
 	mustDesign(t, s, store.Design{Recorded: store.DesignVersion, Legacy: true})
 }
@@ -122,7 +122,7 @@ func testDesignNewer(t *testing.T, tbl store.Table) {
 		t.Fatal(err)
 	}
 	k := store.DesignKey()
-	MustPut(t, tbl, store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "design": int64(store.DesignVersion + 1)})
+	MustPut(t, tbl, store.Item{store.AttrPK: store.S(k.PK), store.AttrSK: store.S(k.SK), "design": store.N(store.DesignVersion + 1)})
 	s, ctx := store.New(tbl), context.Background()
 	_, err := s.ReadDesign(ctx)
 	MustErrorCode(t, err, store.EINVALID)

@@ -106,9 +106,9 @@ func plainItems() []store.Item {
 	var out []store.Item
 	for i, pk := range []string{"T", "T#", "TA"} {
 		for j, sk := range sks[:len(sks)-3*i] {
-			it := store.Item{store.AttrPK: pk, store.AttrSK: sk, "n": int64(100*i + j - 50), "s": pk + "/" + sk}
+			it := store.Item{store.AttrPK: store.S(pk), store.AttrSK: store.S(sk), "n": store.N(int64(100*i + j - 50)), "s": store.S(pk + "/" + sk)}
 			if sk == "c" {
-				it[store.AttrGSI4PK] = store.ProductPK("p1")
+				it[store.AttrGSI4PK] = store.S(store.ProductPK("p1"))
 			}
 			out = append(out, it)
 		}
@@ -164,11 +164,11 @@ func expectQuery(items []store.Item, q store.Query) []store.Item {
 	}
 	var es []entry
 	for _, it := range items {
-		h, ok := it[hashAttr].(string)
+		h, ok := it[hashAttr].Str()
 		if !ok || h != q.HashValue {
 			continue
 		}
-		s, ok := it[sortAttr].(string)
+		s, ok := it[sortAttr].Str()
 		if !ok {
 			continue
 		}
@@ -203,8 +203,8 @@ func partitions(items []store.Item, index string) []string {
 	hashAttr, sortAttr, _ := keyAttrs(index)
 	set := map[string]bool{}
 	for _, it := range items {
-		h, ok := it[hashAttr].(string)
-		if _, hasSort := it[sortAttr].(string); ok && hasSort {
+		h, ok := it[hashAttr].Str()
+		if _, hasSort := it[sortAttr].Str(); ok && hasSort {
 			set[h] = true
 		}
 	}

@@ -71,9 +71,9 @@ func mkKey(pk, sk string) store.Key { return store.Key{PK: pk, SK: sk} }
 
 func tableGetPut(t *testing.T, tbl store.Table) {
 	it := store.Item{
-		store.AttrPK: "G", store.AttrSK: "1",
-		"s": "héllo 世界", "empty": "", "zero": int64(0), "neg": int64(-42),
-		"max": int64(math.MaxInt64), "min": int64(math.MinInt64),
+		store.AttrPK: store.S("G"), store.AttrSK: store.S("1"),
+		"s": store.S("héllo 世界"), "empty": store.S(""), "zero": store.N(0), "neg": store.N(-42),
+		"max": store.N(math.MaxInt64), "min": store.N(math.MinInt64),
 	}
 	MustWrite(t, tbl, putOp(it))
 	got := MustGet(t, tbl, mkKey("G", "1"))
@@ -81,7 +81,7 @@ func tableGetPut(t *testing.T, tbl store.Table) {
 		t.Fatalf("Get = %v, want %v", got, it)
 	}
 	// The item returned is the caller's.
-	got["s"] = "changed"
+	got["s"] = store.S("changed")
 	if again := MustGet(t, tbl, mkKey("G", "1")); !reflect.DeepEqual(again, it) {
 		t.Errorf("changing a returned item changed the table: %v", again)
 	}
@@ -92,30 +92,31 @@ func tableGetPut(t *testing.T, tbl store.Table) {
 	}
 	// A put replaces the whole item; the table keeps no reference to the
 	// caller's item.
-	it2 := store.Item{store.AttrPK: "G", store.AttrSK: "1", "s": "other"}
+	it2 := store.Item{store.AttrPK: store.S("G"), store.AttrSK: store.S("1"), "s": store.S("other")}
 	MustWrite(t, tbl, putOp(it2))
-	it2["s"] = "mutated after the write"
-	if got := MustGet(t, tbl, mkKey("G", "1")); !reflect.DeepEqual(got, store.Item{store.AttrPK: "G", store.AttrSK: "1", "s": "other"}) {
+	it2["s"] = store.S("mutated after the write")
+	if got := MustGet(t, tbl, mkKey("G", "1")); !reflect.DeepEqual(got, store.Item{store.AttrPK: store.S("G"), store.AttrSK: store.S("1"), "s": store.S("other")}) {
 		t.Errorf("after replacing put, Get = %v", got)
 	}
 }
 
 func tableValueTypes(t *testing.T, tbl store.Table) {
 	ctx := t.Context()
-	for i, v := range []any{1.5, true, []byte("x"), nil, struct{}{}, []string{"a"}} {
+	// The zero Value is the one value a typed item can hold but not store.
+	for i, v := range []store.Value{{}} {
 		k := mkKey("V", fmt.Sprint(i))
-		it := store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "bad": v}
+		it := store.Item{store.AttrPK: store.S(k.PK), store.AttrSK: store.S(k.SK), "bad": v}
 		if err := tbl.Write(ctx, []store.Op{putOp(it)}); err == nil {
-			t.Errorf("put of a %T value: no error", v)
+			t.Errorf("put of a %v value: no error", v.Kind())
 		}
 		if err := tbl.BatchPut(ctx, []store.Item{it}); err == nil {
-			t.Errorf("BatchPut of a %T value: no error", v)
+			t.Errorf("BatchPut of a %v value: no error", v.Kind())
 		}
 		if err := tbl.Write(ctx, []store.Op{{Kind: store.OpUpdate, Key: k, Set: store.Item{"bad": v}}}); err == nil {
-			t.Errorf("update setting a %T value: no error", v)
+			t.Errorf("update setting a %v value: no error", v.Kind())
 		}
 		if got := MustGet(t, tbl, k); got != nil {
-			t.Errorf("an item with a %T value was stored: %v", v, got)
+			t.Errorf("an item with a %v value was stored: %v", v.Kind(), got)
 		}
 	}
 }
@@ -125,7 +126,7 @@ func tableBatchGet(t *testing.T, tbl store.Table) {
 	var items []store.Item
 	for i := range n {
 		if i%3 != 0 {
-			items = append(items, store.Item{store.AttrPK: fmt.Sprintf("B#%03d", i), store.AttrSK: "x", "i": int64(i)})
+			items = append(items, store.Item{store.AttrPK: store.S(fmt.Sprintf("B#%03d", i)), store.AttrSK: store.S("x"), "i": store.N(int64(i))})
 		}
 	}
 	MustBatchPut(t, tbl, items)
@@ -295,7 +296,7 @@ func indexNames() []string {
 
 func tableQueryInvalid(t *testing.T, tbl store.Table) {
 	ctx := t.Context()
-	MustPut(t, tbl, store.Item{store.AttrPK: "Q", store.AttrSK: "1"})
+	MustPut(t, tbl, store.Item{store.AttrPK: store.S("Q"), store.AttrSK: store.S("1")})
 	for _, q := range []store.Query{
 		{HashValue: "Q", Limit: 0},
 		{HashValue: "Q", Limit: -1},
@@ -336,7 +337,7 @@ func tableProjection(t *testing.T, tbl store.Table) {
 	ci := c.Item()
 	st := &store.Stats{ProductID: c.ProductID, Counts: [6]int64{0, 1, 0, 0, 0, 3}, Total: 4}
 	si := st.Item()
-	si[store.AttrGSIPK], si[store.AttrGSISK] = store.LeadersPK(""), store.LeadersSK(3, c.ProductID) // a leaderboard entry
+	si[store.AttrGSIPK], si[store.AttrGSISK] = store.S(store.LeadersPK("")), store.S(store.LeadersSK(3, c.ProductID)) // a leaderboard entry
 	MustPut(t, tbl, ci, si)
 	for _, d := range store.Indexes {
 		q := store.Query{Index: d.Name, HashValue: ci.S(d.Hash), Forward: true, Limit: 10}
@@ -390,7 +391,7 @@ func tableSparse(t *testing.T, tbl store.Table) {
 	delete(x.c2, store.AttrGSI2PK) // c2 is in no byLang partition
 	// An item with index hash attributes but no sort attribute is in no
 	// index.
-	noSort := store.Item{store.AttrPK: "X", store.AttrSK: "X", store.AttrGSI4PK: x.all, store.AttrGSIPK: x.byLR}
+	noSort := store.Item{store.AttrPK: store.S("X"), store.AttrSK: store.S("X"), store.AttrGSI4PK: store.S(x.all), store.AttrGSIPK: store.S(x.byLR)}
 	MustPut(t, tbl, x.c1, x.c2, noSort)
 	checkKeys(t, tbl, store.IndexAll, x.all, x.k1, x.k2)
 	checkKeys(t, tbl, store.IndexByLang, x.byLang, x.k1)
@@ -419,13 +420,13 @@ func checkSparseUpdates(t *testing.T, tbl store.Table, x sparseItems) (moved str
 	checkKeys(t, tbl, store.IndexByLangAndRating, x.byLR, x.k2)
 	checkKeys(t, tbl, store.IndexByLang, x.byLang, x.k1)
 	checkKeys(t, tbl, store.IndexAll, x.all, x.k1, x.k2)
-	if got := MustGet(t, tbl, x.k1); got == nil || got[store.AttrGSIPK] != nil {
+	if got := MustGet(t, tbl, x.k1); got == nil || got[store.AttrGSIPK].Kind() != store.KindNone {
 		t.Errorf("after REMOVE GSIPK, Get = %v", got)
 	}
 
 	// SET of another hash value moves it.
 	moved = store.ProductPK("p1") + "/9"
-	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: x.k1, Set: store.Item{store.AttrGSI3PK: moved}})
+	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: x.k1, Set: store.Item{store.AttrGSI3PK: store.S(moved)}})
 	checkKeys(t, tbl, store.IndexByRating, moved, x.k1)
 	checkKeys(t, tbl, store.IndexByRating, x.byRating, x.k2)
 
@@ -433,8 +434,8 @@ func checkSparseUpdates(t *testing.T, tbl store.Table, x sparseItems) (moved str
 	// back into the index.
 	early, late := "2000-01-01T00:00:00.000000000Z#x", "2100-01-01T00:00:00.000000000Z#x"
 	MustWrite(t, tbl,
-		store.Op{Kind: store.OpUpdate, Key: x.k1, Set: store.Item{store.AttrGSISK: late, store.AttrGSIPK: "SPARSE#back"}},
-		store.Op{Kind: store.OpUpdate, Key: x.k2, Set: store.Item{store.AttrGSISK: early}},
+		store.Op{Kind: store.OpUpdate, Key: x.k1, Set: store.Item{store.AttrGSISK: store.S(late), store.AttrGSIPK: store.S("SPARSE#back")}},
+		store.Op{Kind: store.OpUpdate, Key: x.k2, Set: store.Item{store.AttrGSISK: store.S(early)}},
 	)
 	checkKeys(t, tbl, store.IndexAll, x.all, x.k2, x.k1)
 	checkKeys(t, tbl, store.IndexByLangAndRating, "SPARSE#back", x.k1)
@@ -451,7 +452,7 @@ func checkSparseUpdates(t *testing.T, tbl store.Table, x sparseItems) (moved str
 func checkSparsePutAndDelete(t *testing.T, tbl store.Table, x sparseItems, moved string) {
 	// A put that replaces the item replaces its index entries.
 	c2b := maps.Clone(x.c2)
-	c2b[store.AttrGSI4PK] = store.ProductPK("p9")
+	c2b[store.AttrGSI4PK] = store.S(store.ProductPK("p9"))
 	delete(c2b, store.AttrGSI3PK)
 	MustPut(t, tbl, c2b)
 	checkKeys(t, tbl, store.IndexAll, x.all, x.k1)
@@ -473,7 +474,7 @@ func checkSparseLeaderboard(t *testing.T, tbl store.Table) {
 	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: sk, Add: map[string]int64{store.AttrCount(4): 1}})
 	checkKeys(t, tbl, store.IndexByLangAndRating, store.LeadersPK(""))
 	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: sk, Add: map[string]int64{store.AttrCount(5): 1},
-		Set: store.Item{store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(1, "p1")}})
+		Set: store.Item{store.AttrGSIPK: store.S(store.LeadersPK("")), store.AttrGSISK: store.S(store.LeadersSK(1, "p1"))}})
 	checkKeys(t, tbl, store.IndexByLangAndRating, store.LeadersPK(""), sk)
 	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: sk, Add: map[string]int64{store.AttrCount(5): -1},
 		Remove: []string{store.AttrGSIPK, store.AttrGSISK}})
@@ -481,15 +482,15 @@ func checkSparseLeaderboard(t *testing.T, tbl store.Table) {
 }
 
 func tableWriteAtomic(t *testing.T, tbl store.Table) {
-	a := store.Item{store.AttrPK: "W", store.AttrSK: "A", "n": int64(1), store.AttrGSI4PK: "W", store.AttrGSISK: "1"}
-	c := store.Item{store.AttrPK: "W", store.AttrSK: "C", "n": int64(3)}
-	d := store.Item{store.AttrPK: "W", store.AttrSK: "D"}
+	a := store.Item{store.AttrPK: store.S("W"), store.AttrSK: store.S("A"), "n": store.N(1), store.AttrGSI4PK: store.S("W"), store.AttrGSISK: store.S("1")}
+	c := store.Item{store.AttrPK: store.S("W"), store.AttrSK: store.S("C"), "n": store.N(3)}
+	d := store.Item{store.AttrPK: store.S("W"), store.AttrSK: store.S("D")}
 	MustPut(t, tbl, a, c, d)
-	b := store.Item{store.AttrPK: "W", store.AttrSK: "B", store.AttrGSI4PK: "W", store.AttrGSISK: "2"}
+	b := store.Item{store.AttrPK: store.S("W"), store.AttrSK: store.S("B"), store.AttrGSI4PK: store.S("W"), store.AttrGSISK: store.S("2")}
 	ops := []store.Op{
 		putOp(b),
-		{Kind: store.OpUpdate, Key: a.Key(), Add: map[string]int64{"n": 5}, Set: store.Item{store.AttrGSI4PK: "W2"}},
-		putOp(store.Item{store.AttrPK: "W", store.AttrSK: "C", "n": int64(30)}, store.Cond{Kind: store.CondNotExists}),
+		{Kind: store.OpUpdate, Key: a.Key(), Add: map[string]int64{"n": 5}, Set: store.Item{store.AttrGSI4PK: store.S("W2")}},
+		putOp(store.Item{store.AttrPK: store.S("W"), store.AttrSK: store.S("C"), "n": store.N(30)}, store.Cond{Kind: store.CondNotExists}),
 		{Kind: store.OpDelete, Key: d.Key()},
 	}
 	err := tbl.Write(t.Context(), ops)
@@ -500,7 +501,7 @@ func tableWriteAtomic(t *testing.T, tbl store.Table) {
 
 	// Of several failing operations, the first is reported.
 	failing := slices.Clone(ops)
-	failing[1].Conds = []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: int64(2)}}
+	failing[1].Conds = []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: store.N(2)}}
 	failing[3].Conds = []store.Cond{{Kind: store.CondNotExists}}
 	if e := MustErrorCode(t, tbl.Write(t.Context(), failing), store.ECONFLICT); e.Op != 1 {
 		t.Errorf("with operations 1, 2 and 3 failing, operation %d is reported, want 1", e.Op)
@@ -516,8 +517,8 @@ func tableWriteAtomic(t *testing.T, tbl store.Table) {
 	ops[2].Conds = nil
 	MustWrite(t, tbl, ops...)
 	a2 := maps.Clone(a)
-	a2["n"], a2[store.AttrGSI4PK] = int64(6), "W2"
-	for _, want := range []store.Item{a2, b, {store.AttrPK: "W", store.AttrSK: "C", "n": int64(30)}} {
+	a2["n"], a2[store.AttrGSI4PK] = store.N(6), store.S("W2")
+	for _, want := range []store.Item{a2, b, {store.AttrPK: store.S("W"), store.AttrSK: store.S("C"), "n": store.N(30)}} {
 		if got := MustGet(t, tbl, want.Key()); !reflect.DeepEqual(got, want) {
 			t.Errorf("after the write, %s = %v, want %v", keyString(want), got, want)
 		}
@@ -552,7 +553,7 @@ func tableConditions(t *testing.T, tbl store.Table) {
 	var setup []store.Item
 	for i, c := range cases {
 		if c.exists {
-			setup = append(setup, store.Item{store.AttrPK: "C", store.AttrSK: fmt.Sprint(i), "s": "a", "n": int64(3), "z": int64(0), "e": ""})
+			setup = append(setup, store.Item{store.AttrPK: store.S("C"), store.AttrSK: store.S(fmt.Sprint(i)), "s": store.S("a"), "n": store.N(3), "z": store.N(0), "e": store.S("")})
 		}
 	}
 	MustPut(t, tbl, setup...)
@@ -580,27 +581,27 @@ func conditionCases() []conditionCase {
 		{"exists/absent", false, store.OpUpdate, []store.Cond{{Kind: store.CondExists}}, false},
 		{"notExists/present", true, store.OpUpdate, []store.Cond{{Kind: store.CondNotExists}}, false},
 		{"notExists/absent", false, store.OpUpdate, []store.Cond{{Kind: store.CondNotExists}}, true},
-		{"equals/string", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "s", Value: "a"}}, true},
-		{"equals/otherString", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "s", Value: "b"}}, false},
-		{"equals/number", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: int64(3)}}, true},
-		{"equals/otherNumber", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: int64(4)}}, false},
-		{"equals/zero", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "z", Value: int64(0)}}, true},
-		{"equals/otherType", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: "3"}}, false},
-		{"equals/absentAttr", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: absent, Value: ""}}, false},
-		{"equals/absentItem", false, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: int64(0)}}, false},
+		{"equals/string", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "s", Value: store.S("a")}}, true},
+		{"equals/otherString", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "s", Value: store.S("b")}}, false},
+		{"equals/number", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: store.N(3)}}, true},
+		{"equals/otherNumber", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: store.N(4)}}, false},
+		{"equals/zero", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "z", Value: store.N(0)}}, true},
+		{"equals/otherType", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: store.S("3")}}, false},
+		{"equals/absentAttr", true, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: absent, Value: store.S("")}}, false},
+		{"equals/absentItem", false, store.OpUpdate, []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: store.N(0)}}, false},
 		{"absent/absentAttr", true, store.OpUpdate, []store.Cond{{Kind: store.CondAbsent, Attr: absent}}, true},
 		{"absent/presentAttr", true, store.OpUpdate, []store.Cond{{Kind: store.CondAbsent, Attr: "s"}}, false},
 		{"absent/emptyString", true, store.OpUpdate, []store.Cond{{Kind: store.CondAbsent, Attr: "e"}}, false},
 		{"absent/absentItem", false, store.OpUpdate, []store.Cond{{Kind: store.CondAbsent, Attr: "n"}}, true},
-		{"all/hold", true, store.OpUpdate, []store.Cond{{Kind: store.CondExists}, {Kind: store.CondEquals, Attr: "s", Value: "a"}, {Kind: store.CondAbsent, Attr: absent}}, true},
-		{"all/oneFails", true, store.OpUpdate, []store.Cond{{Kind: store.CondExists}, {Kind: store.CondEquals, Attr: "s", Value: "a"}, {Kind: store.CondAbsent, Attr: "n"}}, false},
+		{"all/hold", true, store.OpUpdate, []store.Cond{{Kind: store.CondExists}, {Kind: store.CondEquals, Attr: "s", Value: store.S("a")}, {Kind: store.CondAbsent, Attr: absent}}, true},
+		{"all/oneFails", true, store.OpUpdate, []store.Cond{{Kind: store.CondExists}, {Kind: store.CondEquals, Attr: "s", Value: store.S("a")}, {Kind: store.CondAbsent, Attr: "n"}}, false},
 		{"put/notExists/present", true, store.OpPut, []store.Cond{{Kind: store.CondNotExists}}, false},
 		{"put/notExists/absent", false, store.OpPut, []store.Cond{{Kind: store.CondNotExists}}, true},
-		{"put/equals", true, store.OpPut, []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: int64(3)}}, true},
+		{"put/equals", true, store.OpPut, []store.Cond{{Kind: store.CondEquals, Attr: "n", Value: store.N(3)}}, true},
 		{"delete/exists/present", true, store.OpDelete, []store.Cond{{Kind: store.CondExists}}, true},
 		{"delete/exists/absent", false, store.OpDelete, []store.Cond{{Kind: store.CondExists}}, false},
-		{"delete/equals", true, store.OpDelete, []store.Cond{{Kind: store.CondEquals, Attr: "s", Value: "a"}}, true},
-		{"delete/otherString", true, store.OpDelete, []store.Cond{{Kind: store.CondEquals, Attr: "s", Value: "x"}}, false},
+		{"delete/equals", true, store.OpDelete, []store.Cond{{Kind: store.CondEquals, Attr: "s", Value: store.S("a")}}, true},
+		{"delete/otherString", true, store.OpDelete, []store.Cond{{Kind: store.CondEquals, Attr: "s", Value: store.S("x")}}, false},
 	}
 }
 
@@ -616,11 +617,11 @@ func checkCondition(t *testing.T, tbl store.Table, k store.Key, c conditionCase)
 		op.Add = map[string]int64{"hits": 1}
 		after = maps.Clone(before)
 		if after == nil {
-			after = store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK}
+			after = store.Item{store.AttrPK: store.S(k.PK), store.AttrSK: store.S(k.SK)}
 		}
-		after["hits"] = int64(1)
+		after["hits"] = store.N(1)
 	case store.OpPut:
-		after = store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "put": "yes"}
+		after = store.Item{store.AttrPK: store.S(k.PK), store.AttrSK: store.S(k.SK), "put": store.S("yes")}
 		op.Item = after
 	}
 	err := tbl.Write(t.Context(), []store.Op{op})
@@ -649,7 +650,7 @@ func tableUpdate(t *testing.T, tbl store.Table) {
 	k := mkKey("U", "1")
 	get := func(want store.Item) {
 		t.Helper()
-		want[store.AttrPK], want[store.AttrSK] = k.PK, k.SK
+		want[store.AttrPK], want[store.AttrSK] = store.S(k.PK), store.S(k.SK)
 		if got := MustGet(t, tbl, k); !reflect.DeepEqual(got, want) {
 			t.Errorf("Get = %v, want %v", got, want)
 		}
@@ -657,14 +658,14 @@ func tableUpdate(t *testing.T, tbl store.Table) {
 	// An update of an absent item creates it; ADD counts from 0; REMOVE of
 	// an absent attribute does nothing.
 	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: k,
-		Add: map[string]int64{"a": 5, "b": -2}, Set: store.Item{"s": "x", "e": ""}, Remove: []string{"zz"}})
-	get(store.Item{"a": int64(5), "b": int64(-2), "s": "x", "e": ""})
+		Add: map[string]int64{"a": 5, "b": -2}, Set: store.Item{"s": store.S("x"), "e": store.S("")}, Remove: []string{"zz"}})
+	get(store.Item{"a": store.N(5), "b": store.N(-2), "s": store.S("x"), "e": store.S("")})
 	// ADD to existing numbers, SET replaces values (of any type), REMOVE.
 	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: k,
-		Add: map[string]int64{"a": 10, "c": 1}, Set: store.Item{"s": int64(4), "t": "new"}, Remove: []string{"b", "e"}})
-	get(store.Item{"a": int64(15), "c": int64(1), "s": int64(4), "t": "new"})
+		Add: map[string]int64{"a": 10, "c": 1}, Set: store.Item{"s": store.N(4), "t": store.S("new")}, Remove: []string{"b", "e"}})
+	get(store.Item{"a": store.N(15), "c": store.N(1), "s": store.N(4), "t": store.S("new")})
 	MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: k, Add: map[string]int64{"a": -20}})
-	get(store.Item{"a": int64(-5), "c": int64(1), "s": int64(4), "t": "new"})
+	get(store.Item{"a": store.N(-5), "c": store.N(1), "s": store.N(4), "t": store.S("new")})
 	// An update under a failing condition creates nothing.
 	k2 := mkKey("U", "2")
 	err := tbl.Write(t.Context(), []store.Op{{Kind: store.OpUpdate, Key: k2, Add: map[string]int64{"a": 1}, Conds: []store.Cond{{Kind: store.CondExists}}}})
@@ -675,10 +676,10 @@ func tableUpdate(t *testing.T, tbl store.Table) {
 	// Several updates in one write, creating and changing.
 	MustWrite(t, tbl,
 		store.Op{Kind: store.OpUpdate, Key: k, Add: map[string]int64{"a": 5}},
-		store.Op{Kind: store.OpUpdate, Key: k2, Set: store.Item{"s": "two"}, Conds: []store.Cond{{Kind: store.CondNotExists}}},
+		store.Op{Kind: store.OpUpdate, Key: k2, Set: store.Item{"s": store.S("two")}, Conds: []store.Cond{{Kind: store.CondNotExists}}},
 	)
-	get(store.Item{"a": int64(0), "c": int64(1), "s": int64(4), "t": "new"})
-	if got := MustGet(t, tbl, k2); !reflect.DeepEqual(got, store.Item{store.AttrPK: "U", store.AttrSK: "2", "s": "two"}) {
+	get(store.Item{"a": store.N(0), "c": store.N(1), "s": store.N(4), "t": store.S("new")})
+	if got := MustGet(t, tbl, k2); !reflect.DeepEqual(got, store.Item{store.AttrPK: store.S("U"), store.AttrSK: store.S("2"), "s": store.S("two")}) {
 		t.Errorf("created by update: %v", got)
 	}
 }
@@ -743,7 +744,7 @@ func tableConcurrentAdd(t *testing.T, tbl store.Table) {
 			for range perWorker {
 				ops := []store.Op{
 					{Kind: store.OpUpdate, Key: k1, Add: map[string]int64{"n": 1}},
-					{Kind: store.OpUpdate, Key: k2, Add: map[string]int64{"n": 2}, Set: store.Item{"last": int64(w)}},
+					{Kind: store.OpUpdate, Key: k2, Add: map[string]int64{"n": 2}, Set: store.Item{"last": store.N(int64(w))}},
 				}
 				// A backend may report a transaction conflict between
 				// concurrent writes as ECONFLICT: retry those.
@@ -852,11 +853,11 @@ func tableScanEmpty(t *testing.T, tbl store.Table) {
 }
 
 func tableCancelled(t *testing.T, tbl store.Table) {
-	old := store.Item{store.AttrPK: "X", store.AttrSK: "old"}
+	old := store.Item{store.AttrPK: store.S("X"), store.AttrSK: store.S("old")}
 	MustPut(t, tbl, old)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	nw := store.Item{store.AttrPK: "X", store.AttrSK: "new"}
+	nw := store.Item{store.AttrPK: store.S("X"), store.AttrSK: store.S("new")}
 	if _, err := tbl.Get(ctx, old.Key()); err == nil {
 		t.Error("Get with a cancelled context: no error")
 	}

@@ -19,43 +19,6 @@ type known struct {
 	hashAttr, hash string
 	times          bool  // sort begins with the time secs, nanos
 	secs, nanos    int64 // since 1970
-	repeats        repeats
-}
-
-// repeats keeps the boxed values of the attributes that repeat from one
-// item of a page to the next: the partition's hash value, and the product
-// and language of its comments. An item holds its values as interfaces,
-// and boxing a string allocates; a page boxes each repeated value once.
-type repeats struct{ hash, product, language boxed }
-
-// boxed is the last string boxed for an attribute.
-type boxed struct {
-	s string
-	v any
-}
-
-// box returns s boxed, the last box when it holds the same string.
-func (b *boxed) box(s string) any {
-	if b.v == nil || b.s != s {
-		b.s, b.v = s, s
-	}
-	return b.v
-}
-
-// box returns the value s of attribute name boxed, reusing the box of the
-// previous item of the page for the attributes that repeat.
-func (kn *known) box(name, s string) any {
-	switch {
-	case kn == nil:
-		return s
-	case name == kn.hashAttr:
-		return kn.repeats.hash.box(s)
-	case name == store.AttrProductID:
-		return kn.repeats.product.box(s)
-	case name == store.AttrLanguage:
-		return kn.repeats.language.box(s)
-	}
-	return s
 }
 
 // value returns the item's value of attribute name when the entry holds
