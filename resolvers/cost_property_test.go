@@ -20,6 +20,7 @@ import (
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // polyID is a product with comments in polyLanguages languages (more than
@@ -51,9 +52,9 @@ func costData(tb testing.TB) []*store.Comment {
 // (fields, page sizes, filters, aliases, fragments, variables, _entities)
 // and mutations against each store; a refused operation reads nothing.
 func TestCostBoundsItemsRead(t *testing.T) {
-	stores := map[string]func(t *testing.T) store.Table{
-		"bolt": func(t *testing.T) store.Table { return MustOpenLoaded(t, costData(t)) },
-		"dynamo": func(t *testing.T) store.Table {
+	stores := map[string]func(t *testing.T) table.Table{
+		"bolt": func(t *testing.T) table.Table { return MustOpenLoaded(t, costData(t)) },
+		"dynamo": func(t *testing.T) table.Table {
 			c := dynamotest.MustClient(t)
 			name := fmt.Sprintf("cost-%d", time.Now().UnixNano())
 			tbl := dynamo.New(c, name)

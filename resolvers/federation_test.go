@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Apollo Federation v2: the gateway is a subgraph whose Product is an entity
@@ -102,11 +103,11 @@ func TestFederationEntitiesMatchProductAndBatchStats(t *testing.T) {
 	// All 20 entities' stats in ONE BatchGet, their counter shards: comments'
 	// totalCount reuses the loader's (product, all languages) entry.
 	keys := e.spy.MustOneBatchGet(t)
-	var want []store.Key
+	var want []table.Key
 	for _, id := range federationIDs {
 		want = append(want, store.StatsShardKeys(id, "")...)
 	}
-	sortKeys := func(ks []store.Key) []string {
+	sortKeys := func(ks []table.Key) []string {
 		s := make([]string, len(ks))
 		for i, k := range ks {
 			s[i] = fmt.Sprint(k)

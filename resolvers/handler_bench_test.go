@@ -23,6 +23,7 @@ import (
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The handler benchmarks: the whole HTTP handler in process (httptest, no
@@ -144,7 +145,7 @@ func (e *benchEnv) handler(tb testing.TB, micro resolvers.MicroCacheConfig) http
 	// The server's requests account their store calls to the metrics
 	// (cmdServe's http.Server BaseContext).
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(store.WithAccountant(r.Context(), m)))
+		h.ServeHTTP(w, r.WithContext(table.WithAccountant(r.Context(), m)))
 	})
 }
 

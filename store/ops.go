@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"github.com/acme/comments-gateway/store/table"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -17,7 +18,7 @@ type StatsID struct {
 // every counter shard of each (StatsShards items an id); a product or
 // language without comments has zero stats.
 func (s *Store) GetStats(ctx context.Context, ids []StatsID) ([]*Stats, error) {
-	keys := make([]Key, 0, len(ids)*StatsShards)
+	keys := make([]table.Key, 0, len(ids)*StatsShards)
 	for _, id := range ids {
 		keys = append(keys, StatsShardKeys(id.ProductID, id.Language)...)
 	}
@@ -36,7 +37,7 @@ func (s *Store) GetStats(ctx context.Context, ids []StatsID) ([]*Stats, error) {
 // GetComments returns the comments of ids, aligned with them (nil where
 // missing), in one BatchGet.
 func (s *Store) GetComments(ctx context.Context, ids []string) ([]*Comment, error) {
-	keys := make([]Key, len(ids))
+	keys := make([]table.Key, len(ids))
 	for i, id := range ids {
 		keys[i] = CommentKey(id)
 	}
@@ -168,7 +169,7 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 		if err != nil {
 			return err
 		}
-		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []Cond{{Kind: CondNotExists}}})
+		ops = append(ops, table.Op{Kind: table.OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []table.Cond{{Kind: table.CondNotExists}}})
 		return s.commitSettled(ctx, ops, Change{Kind: ChangeAdded, Comment: c})
 	})
 	if err != nil {
@@ -220,7 +221,7 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 		if err != nil {
 			return err
 		}
-		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: in.Owner.conds(old.Version)})
+		ops = append(ops, table.Op{Kind: table.OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: in.Owner.conds(old.Version)})
 		if err := s.commitSettled(ctx, ops, Change{Kind: ChangeUpdated, Comment: &c, Old: old}); err != nil {
 			return refused(c.ID, err)
 		}
@@ -251,7 +252,7 @@ func (s *Store) DeleteComment(ctx context.Context, id string, owner Owner) error
 		if err != nil {
 			return err
 		}
-		ops = append(ops, Op{Kind: OpDelete, Key: CommentKey(id), Conds: owner.conds(old.Version)})
+		ops = append(ops, table.Op{Kind: table.OpDelete, Key: CommentKey(id), Conds: owner.conds(old.Version)})
 		return refused(id, s.commitSettled(ctx, ops, Change{Kind: ChangeDeleted, Comment: old}))
 	})
 }
@@ -315,12 +316,12 @@ func (d *statsDelta) add(c *Comment, n int64) {
 // the 5-star count changes, a leaderboard marker (see pendingOp): the
 // leaderboard entries are brought up to date after the write commits
 // (Store.commit), never under a condition that writers would contend on.
-func (s *Store) statsOps(_ context.Context, pid string, d statsDelta) ([]Op, error) {
+func (s *Store) statsOps(_ context.Context, pid string, d statsDelta) ([]table.Op, error) {
 	return deltaOps(pid, d), nil
 }
 
 // deltaOps is statsOps: it reads nothing.
-func deltaOps(pid string, d statsDelta) []Op {
+func deltaOps(pid string, d statsDelta) []table.Op {
 	langs := make([]string, 0, len(d.langs))
 	for lang, v := range d.langs {
 		if *v != ([MaxRating + 1]int64{}) {
@@ -329,22 +330,22 @@ func deltaOps(pid string, d statsDelta) []Op {
 	}
 	slices.Sort(langs)
 	var fives []string
-	ops := make([]Op, 0, len(langs)+2)
+	ops := make([]table.Op, 0, len(langs)+2)
 	for _, lang := range langs {
 		v := d.langs[lang]
 		if v[5] != 0 {
 			fives = append(fives, lang)
 		}
-		op := Op{Kind: OpUpdate, Key: StatsShardKey(pid, lang, d.shard), Add: map[string]int64{AttrVersion: 1}}
+		op := table.Op{Kind: table.OpUpdate, Key: StatsShardKey(pid, lang, d.shard), Add: map[string]int64{table.AttrVersion: 1}}
 		var total int64
 		for r := MinRating; r <= MaxRating; r++ {
 			if v[r] != 0 {
-				op.Add[AttrCount(r)] = v[r]
+				op.Add[table.AttrCount(r)] = v[r]
 				total += v[r]
 			}
 		}
 		if total != 0 {
-			op.Add[AttrCountTotal] = total
+			op.Add[table.AttrCountTotal] = total
 		}
 		if v[5] != 0 {
 			op.Add[attrVersion5] = 1

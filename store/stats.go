@@ -1,6 +1,7 @@
 package store
 
 import (
+	"github.com/acme/comments-gateway/store/table"
 	"hash/fnv"
 	"strconv"
 	"strings"
@@ -58,10 +59,10 @@ func statsShard(commentID string) int {
 // StatsShardKey is the key of counter shard n of (pid, lang). Shard 0 is the
 // unsharded stats item's key (StatsKey), so a table written before sharding
 // reads as all its counts in shard 0.
-func StatsShardKey(pid, lang string, n int) Key { return shardOf(StatsKey(pid, lang), n) }
+func StatsShardKey(pid, lang string, n int) table.Key { return shardOf(StatsKey(pid, lang), n) }
 
 // shardOf is the key of counter shard n of the stats whose shard 0 is k.
-func shardOf(k Key, n int) Key {
+func shardOf(k table.Key, n int) table.Key {
 	if n != 0 {
 		k.SK += statsShardSep + strconv.Itoa(n)
 	}
@@ -69,8 +70,8 @@ func shardOf(k Key, n int) Key {
 }
 
 // StatsShardKeys returns the keys of all counter shards of (pid, lang).
-func StatsShardKeys(pid, lang string) []Key {
-	keys := make([]Key, StatsShards)
+func StatsShardKeys(pid, lang string) []table.Key {
+	keys := make([]table.Key, StatsShards)
 	base := StatsKey(pid, lang) // its PK shared by every shard's key
 	for n := range keys {
 		keys[n] = shardOf(base, n)
@@ -97,7 +98,7 @@ func parseStatsSK(sk string) (lang string, shard int, ok bool) {
 // shards). Version is the sum of the shards' versions: every write ADDs 1
 // to one shard's, and rebuild-stats adds 1 to each, so the sum changes with
 // every change of the counts and never returns to an earlier value.
-func SumStats(pid, lang string, shards []Item) *Stats {
+func SumStats(pid, lang string, shards []table.Item) *Stats {
 	s := &Stats{ProductID: pid, Language: lang}
 	for _, it := range shards {
 		p := StatsFromItem(pid, lang, it)
@@ -112,11 +113,11 @@ func SumStats(pid, lang string, shards []Item) *Stats {
 
 // LeaderKey is the key of the leaderboard entry of (pid, lang), an item of
 // the product's partition holding the product's exact 5-star count.
-func LeaderKey(pid, lang string) Key {
+func LeaderKey(pid, lang string) table.Key {
 	if lang == "" {
-		return Key{PK: ProductPK(pid), SK: leaderSK}
+		return table.Key{PK: ProductPK(pid), SK: leaderSK}
 	}
-	return Key{PK: ProductPK(pid), SK: leaderLangSK + lang}
+	return table.Key{PK: ProductPK(pid), SK: leaderLangSK + lang}
 }
 
 // LangFromLeaderSK returns the language of a leaderboard entry's sort key
@@ -143,12 +144,12 @@ func LeadersShardPK(lang string, n int) string {
 
 // LeaderItem returns the whole leaderboard entry of (pid, lang) with 5-star
 // count n: in the leaderboard index while n > 0.
-func LeaderItem(pid, lang string, n int64) Item {
+func LeaderItem(pid, lang string, n int64) table.Item {
 	k := LeaderKey(pid, lang)
-	it := Item{AttrPK: S(k.PK), AttrSK: S(k.SK), AttrCount(5): N(n)}
+	it := table.Item{table.AttrPK: table.S(k.PK), table.AttrSK: table.S(k.SK), table.AttrCount(5): table.N(n)}
 	if n > 0 {
-		it[AttrGSIPK] = S(LeadersShardPK(lang, LeaderShard(pid)))
-		it[AttrGSISK] = S(LeadersSK(n, pid))
+		it[table.AttrGSIPK] = table.S(LeadersShardPK(lang, LeaderShard(pid)))
+		it[table.AttrGSISK] = table.S(LeadersSK(n, pid))
 	}
 	return it
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"strings"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // known is what an index entry tells of the item it points to, so that
@@ -90,12 +90,12 @@ func (p partition) itemKey(k, buf []byte) (ik, enc, _ []byte, ok bool) {
 // items-bucket key ik of an entry of the partition, and returns v, the
 // item's value: the three copied into one new string.
 func (p partition) readEntry(e *entryItem, enc, ik, v []byte) string {
-	var t [len(store.TimeLayout) + 1]byte
+	var t [len(table.TimeLayout) + 1]byte
 	var time []byte // the sort value's time and "#", in a partition of times
 	if e.times = p.times; p.times {
 		u := uint64(enc[0])<<32 | uint64(enc[1])<<24 | uint64(enc[2])<<16 | uint64(enc[3])<<8 | uint64(enc[4])
 		e.secs, e.nanos = int64(u)-timeBias, int64(binary.BigEndian.Uint32(enc[5:timeKeyLen]))
-		time = append(store.AppendFixedTime(t[:0], e.secs, e.nanos), '#')
+		time = append(table.AppendFixedTime(t[:0], e.secs, e.nanos), '#')
 		enc = enc[timeKeyLen:]
 	}
 	var b strings.Builder

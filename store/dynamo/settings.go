@@ -11,6 +11,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The production settings of a table that are not part of its definition
@@ -29,7 +30,7 @@ func (t *Table) EnableTTL(ctx context.Context) error {
 	}
 	if d := out.TimeToLiveDescription; d != nil && (d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
 		if attr := aws.ToString(d.AttributeName); attr != store.AttrExpiresAt {
-			return store.Errorf(store.EINVALID, "DynamoDB table %q has time to live on %q; the change log needs it on %q (disable it, then run create-table)", t.name, attr, store.AttrExpiresAt)
+			return table.Errorf(table.EINVALID, "DynamoDB table %q has time to live on %q; the change log needs it on %q (disable it, then run create-table)", t.name, attr, store.AttrExpiresAt)
 		}
 		return nil
 	}
