@@ -23,7 +23,7 @@ type capacityMeter struct {
 	stream  int // GetRecords calls
 }
 
-// Account is the store.Accountant of the followers' and readers' calls.
+// Account is the table.Accountant of the followers' and readers' calls.
 func (m *capacityMeter) Account(c table.Call) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

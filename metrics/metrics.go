@@ -71,8 +71,8 @@ func (c *Collectors) ObserveRequest(operation string, d time.Duration) {
 }
 
 // Account counts one Table call in the collectors (items read and
-// requests, by operation and index): Collectors is the store.Accountant of
-// the server's contexts (see store.WithAccountant). A nil Collectors counts
+// requests, by operation and index): Collectors is the table.Accountant of
+// the server's contexts (see table.WithAccountant). A nil Collectors counts
 // nothing.
 func (c *Collectors) Account(call table.Call) {
 	if c == nil {

@@ -166,7 +166,7 @@ func (a *app) startTracing(ctx context.Context) error {
 }
 
 // accounted returns ctx with the server's metrics as its store accountant
-// (store.WithAccountant): what the server and its requests read counts in
+// (table.WithAccountant): what the server and its requests read counts in
 // /metrics.
 func (a *app) accounted(ctx context.Context) context.Context {
 	return table.WithAccountant(ctx, a.metrics)

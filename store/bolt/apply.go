@@ -5,8 +5,8 @@ import (
 )
 
 // DynamoDB's write semantics, emulated: what an operation of a Write makes
-// of the stored item (the conditions are store.CondsHold, the form of an
-// operation store.ValidateOp).
+// of the stored item (the conditions are table.CondsHold, the form of an
+// operation table.ValidateOp).
 
 // applyUpdate returns the item that update op makes of old (nil: absent).
 func applyUpdate(old table.Item, op *table.Op) (table.Item, error) {

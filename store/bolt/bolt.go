@@ -55,7 +55,7 @@ const (
 	v1IndexBucketPrefix = "index:"
 )
 
-// Table is a store.Table on a bbolt file. It is safe for concurrent use;
+// Table is a table.Table on a bbolt file. It is safe for concurrent use;
 // writes are serialised by bbolt, reads run concurrently with them.
 type Table struct {
 	db        *bbolt.DB
@@ -67,7 +67,7 @@ type Table struct {
 
 var _ table.Table = (*Table)(nil)
 
-// index is one index of store.Indexes as this store keeps it.
+// index is one index of table.Indexes as this store keeps it.
 type index struct {
 	def    table.IndexDef
 	bucket []byte

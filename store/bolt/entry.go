@@ -35,7 +35,7 @@ func (kn *known) value(name string) (string, bool) {
 	return "", false
 }
 
-// time returns store.FormatFixedTime(secs, nanos) when it is the time that
+// time returns table.FormatFixedTime(secs, nanos) when it is the time that
 // begins the sort value: a substring of it, built once for both.
 func (kn *known) time(secs, nanos int64) (string, bool) {
 	if kn == nil || !kn.times || secs != kn.secs || nanos != kn.nanos {

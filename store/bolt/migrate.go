@@ -22,7 +22,7 @@ var rebuildChunkHook func(done int) error
 type fileState struct {
 	format    string // "" when the file has no meta bucket
 	empty     bool   // no items bucket: a new file
-	sigOK     bool   // the index definitions are those of store.Indexes
+	sigOK     bool   // the index definitions are those of table.Indexes
 	migrating bool   // a migration or rebuild was interrupted
 }
 

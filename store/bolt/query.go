@@ -213,7 +213,7 @@ func (t *Table) Query(ctx context.Context, q table.Query) (table.QueryResult, er
 }
 
 // QueryRound runs queries as Query does, all in one read transaction: one
-// snapshot of the file, its buckets opened once (store.RoundReader; a merge
+// snapshot of the file, its buckets opened once (table.RoundReader; a merge
 // reads its partitions so). Each query is accounted as a call of its own;
 // on an error, the queries up to the failed one.
 func (t *Table) QueryRound(ctx context.Context, qs []table.Query) (res []table.QueryResult, err error) {

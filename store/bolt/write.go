@@ -168,9 +168,9 @@ func (w *writer) delete(key []byte, old table.Item) error {
 // Write applies ops atomically in one synced write transaction. Every
 // condition is evaluated against the state before the write, within the
 // transaction; when one fails, nothing is written and the error is
-// store.CondFailure's: Op is the index of the first failing operation, the
+// table.CondFailure's: Op is the index of the first failing operation, the
 // code that of its first failing condition (store.ECONFLICT unless the
-// condition has its own). More than store.MaxWriteOps operations, two
+// condition has its own). More than table.MaxWriteOps operations, two
 // operations on one item, or an operation that is malformed is
 // store.EINVALID.
 func (t *Table) Write(ctx context.Context, ops []table.Op) error {

@@ -8,7 +8,7 @@ import (
 	"github.com/acme/comments-gateway/store/table"
 )
 
-// toAV converts a store.Item value: a string to S, a number to N. The zero
+// toAV converts a table.Item value: a string to S, a number to N. The zero
 // Value is EINVALID.
 func toAV(name string, v table.Value) (types.AttributeValue, error) {
 	if s, ok := v.Str(); ok {

@@ -576,7 +576,7 @@ func TestConcurrentWrites(t *testing.T) {
 	t.Logf("%d conflicts retried", conflicts.Load())
 }
 
-// TestConformance runs the store.Table conformance suite on DynamoDB, each
+// TestConformance runs the table.Table conformance suite on DynamoDB, each
 // subtest on a fresh table.
 func TestConformance(t *testing.T) {
 	MustClient(t) // skip early without an endpoint

@@ -105,7 +105,7 @@ func translate(ctx context.Context, op string, err error) error {
 // writeError translates the error of a write call. A failed condition of
 // op i (translate's ECONFLICT with Op i) is explained by the item DynamoDB
 // returned with it as it was (ReturnValuesOnConditionCheckFailure ALL_OLD):
-// store.CondFailure finds the condition that does not hold, so a condition
+// table.CondFailure finds the condition that does not hold, so a condition
 // with its own code (an ownership check's EFORBIDDEN) is told apart from a
 // version conflict, and from a missing item.
 func writeError(ctx context.Context, call string, ops []table.Op, err error) error {

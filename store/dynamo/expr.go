@@ -67,7 +67,7 @@ func build(op table.Op) (parts, error) {
 	return p, nil
 }
 
-// condition returns the conjunction of conds (checked by store.ValidateOp), and
+// condition returns the conjunction of conds (checked by table.ValidateOp), and
 // whether there is any.
 func condition(conds []table.Cond) (expression.ConditionBuilder, bool) {
 	var cs []expression.ConditionBuilder
@@ -93,7 +93,7 @@ func condition(conds []table.Cond) (expression.ConditionBuilder, bool) {
 	return expression.And(cs[0], cs[1], cs[2:]...), true
 }
 
-// update returns the update expression of op (checked by store.ValidateOp): ADD,
+// update returns the update expression of op (checked by table.ValidateOp): ADD,
 // SET and REMOVE.
 func update(op table.Op) (expression.UpdateBuilder, error) {
 	var u expression.UpdateBuilder

@@ -18,7 +18,7 @@ const createWait = 15 * time.Minute
 
 // CreateTableInput returns the definition CreateTable sends for a table
 // named table: string keys PK (hash) and SK (range), the four global
-// secondary indexes of store.Indexes (the index's hash attribute and GSISK,
+// secondary indexes of table.Indexes (the index's hash attribute and GSISK,
 // projecting the key attributes plus IndexDef.Projection: exactly what a
 // page shows, so an index write stays small and a page read needs no second
 // read of the base table), and on-demand (PAY_PER_REQUEST) billing.
@@ -77,7 +77,7 @@ func CreateTableInput(name string, stream bool) *dynamodb.CreateTableInput {
 // CreateTable creates the table (see CreateTableInput) and waits until the
 // table and all its indexes are ACTIVE, bounded by ctx (and by 15 minutes
 // when ctx has no deadline); then it turns on time to live on the change
-// log's store.AttrExpiresAt (EnableTTL) and point-in-time recovery
+// log's table.AttrExpiresAt (EnableTTL) and point-in-time recovery
 // (EnablePITR), as deploy/cdk's table has them. It is idempotent: when the
 // table exists it waits for it to be ACTIVE, turns TTL and PITR on when
 // they are off, with stream enables its stream when it has none

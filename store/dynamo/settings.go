@@ -18,7 +18,7 @@ import (
 // (CreateTableInput): DynamoDB sets them with calls of their own once the
 // table is ACTIVE.
 
-// EnableTTL turns on the table's time to live on store.AttrExpiresAt, so
+// EnableTTL turns on the table's time to live on table.AttrExpiresAt, so
 // that DynamoDB deletes change log items an hour after they were logged
 // (docs/live.md). TTL already on that attribute is left as it is; on
 // another attribute it is an EINVALID error (a table has one TTL

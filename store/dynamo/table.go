@@ -21,8 +21,8 @@ const (
 	maxParallel = 8
 )
 
-// Table is a store.Table on one DynamoDB table. It is safe for concurrent
-// use. Each of its calls is accounted (store.Account) with the read
+// Table is a table.Table on one DynamoDB table. It is safe for concurrent
+// use. Each of its calls is accounted (table.Account) with the read
 // capacity DynamoDB reports it consumed.
 type Table struct {
 	client Client
@@ -42,7 +42,7 @@ func New(client Client, name string) *Table {
 func (t *Table) Name() string { return t.name }
 
 // Close releases nothing: the SDK client needs no closing. It exists to
-// satisfy store.Table.
+// satisfy table.Table.
 func (t *Table) Close() error { return nil }
 
 // sum returns the sum of xs.
@@ -89,7 +89,7 @@ func (t *Table) Get(ctx context.Context, k table.Key) (it table.Item, err error)
 }
 
 // Query runs a key-condition query on the base table (q.Index "") or on
-// one of store.Indexes: equality on the hash attribute and the optional sort
+// one of table.Indexes: equality on the hash attribute and the optional sort
 // condition, in the direction and up to the limit asked, from q.StartKey.
 // It never filters. Base-table queries are strongly consistent (index
 // queries cannot be). LastKey is DynamoDB's LastEvaluatedKey: non-nil when

@@ -21,10 +21,10 @@ import (
 //
 // An update is "ADD a :a, ... SET s = :s, ... REMOVE r, ...", which creates
 // the item when it is absent. When a condition fails nothing is written and
-// Write returns store.CondFailure's error: Op is the index of the op whose
+// Write returns table.CondFailure's error: Op is the index of the op whose
 // condition failed, the code that of its condition (ECONFLICT unless it has
 // its own; see writeError); a conflict with a concurrent transaction is
-// ECONFLICT with Op -1. More than store.MaxWriteOps ops, two
+// ECONFLICT with Op -1. More than table.MaxWriteOps ops, two
 // ops on one item, or an op that is not well formed is EINVALID, and nothing
 // is sent.
 func (t *Table) Write(ctx context.Context, ops []table.Op) error {

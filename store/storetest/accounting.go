@@ -11,8 +11,8 @@ import (
 	"github.com/acme/comments-gateway/store/table"
 )
 
-// CallLog is a store.Accountant that keeps every call accounted to it, for
-// tests: put it in a context with store.WithAccountant.
+// CallLog is a table.Accountant that keeps every call accounted to it, for
+// tests: put it in a context with table.WithAccountant.
 type CallLog struct {
 	mu    sync.Mutex
 	calls []table.Call
@@ -34,7 +34,7 @@ func (l *CallLog) Calls() []table.Call {
 
 // tableAccounting checks the accounting part of the Table contract: every
 // call, whether it succeeds or fails, is accounted once to the accountant of
-// its context (store.Account), naming its method and index, with the items
+// its context (table.Account), naming its method and index, with the items
 // it returned (counted here from what it returned) and no read capacity for
 // a write.
 func tableAccounting(t *testing.T, tbl table.Table) {

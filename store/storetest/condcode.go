@@ -8,7 +8,7 @@ import (
 	"github.com/acme/comments-gateway/store/table"
 )
 
-// tableCondCode: a condition with its own code (store.Cond.Code) that fails
+// tableCondCode: a condition with its own code (table.Cond.Code) that fails
 // makes the Write fail with that code, not ECONFLICT, and writes nothing;
 // the first condition that does not hold decides, so a failed condition
 // without a code before it still means ECONFLICT, and so does an absent

@@ -42,7 +42,7 @@ func MustWrite(tb testing.TB, tbl table.Table, ops ...table.Op) {
 	}
 }
 
-// MustPut puts items with Write, store.MaxWriteOps at a time (items in one
+// MustPut puts items with Write, table.MaxWriteOps at a time (items in one
 // chunk must have distinct keys), failing tb on error.
 func MustPut(tb testing.TB, tbl table.Table, items ...table.Item) {
 	tb.Helper()

@@ -16,7 +16,7 @@ import (
 	"github.com/acme/comments-gateway/store/table"
 )
 
-// Run is the conformance suite of store.Table: every backend's tests call
+// Run is the conformance suite of table.Table: every backend's tests call
 // it. newTable must return a new, empty table on each call and arrange its
 // cleanup (t.Cleanup); it is called once per subtest, from parallel
 // subtests. The suite uses nothing but the Table interface.
