@@ -19,6 +19,7 @@ import (
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // exported is one line of an export, as the test reads it.
@@ -210,8 +211,8 @@ func TestBackupWhileServing(t *testing.T) {
 	}
 	counts := map[string]int64{}
 	for _, it := range items {
-		if _, ok := store.CommentIDFromPK(it.S(store.AttrPK)); ok {
-			counts[it.S(store.AttrProductID)]++
+		if _, ok := store.CommentIDFromPK(it.S(table.AttrPK)); ok {
+			counts[it.S(table.AttrProductID)]++
 		}
 	}
 	var total int64

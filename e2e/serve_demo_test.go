@@ -12,6 +12,7 @@ import (
 	"github.com/acme/comments-gateway/store/bolt"
 	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // TestServeLeavesAnEmptyStoreEmpty: `serve` (production mode) without
@@ -19,7 +20,7 @@ import (
 // table: it answers from the empty store, and after it stopped the store
 // holds nothing but its design record.
 func TestServeLeavesAnEmptyStoreEmpty(t *testing.T) {
-	check := func(t *testing.T, spec string, open func() (store.Table, error)) {
+	check := func(t *testing.T, spec string, open func() (table.Table, error)) {
 		s := startServer(t, MustBinary(t), append([]string{"serve", "-addr", "127.0.0.1:0", "-open-mutations"}, serveArgs(spec)...), nil, func(s *Server) { s.Stop(t) })
 		var out struct {
 			Product     struct{ Stats struct{ Total int } }
@@ -43,14 +44,14 @@ func TestServeLeavesAnEmptyStoreEmpty(t *testing.T) {
 	}
 	t.Run("bolt", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "empty.db")
-		check(t, "bolt:"+path, func() (store.Table, error) { return bolt.Open(path) })
+		check(t, "bolt:"+path, func() (table.Table, error) { return bolt.Open(path) })
 	})
 	t.Run("dynamodb", func(t *testing.T) {
 		client := dynamotest.MustClient(t) // skips without DYNAMODB_ENDPOINT
-		table := fmt.Sprintf("empty-%d-%d", os.Getpid(), time.Now().UnixNano())
-		spec := "dynamodb:" + table
+		name := fmt.Sprintf("empty-%d-%d", os.Getpid(), time.Now().UnixNano())
+		spec := "dynamodb:" + name
 		MustRun(t, "create-table", "-stream=false", "-store", spec)
-		t.Cleanup(func() { deleteTable(t, client, table) })
-		check(t, spec, func() (store.Table, error) { return dynamo.New(client, table), nil })
+		t.Cleanup(func() { deleteTable(t, client, name) })
+		check(t, spec, func() (table.Table, error) { return dynamo.New(client, name), nil })
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/acme/comments-gateway/store/bolt"
 	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // design1Fixtures are bolt files written by gateways of logical design 1
@@ -165,7 +166,7 @@ func TestServeRefusesADesign1DynamoDBTable(t *testing.T) {
 
 // copyItems copies every item of the bolt file at path into dst whole: a
 // DynamoDB table as a gateway of the file's design left it.
-func copyItems(t *testing.T, path string, dst store.Table) {
+func copyItems(t *testing.T, path string, dst table.Table) {
 	t.Helper()
 	src, err := bolt.Open(path)
 	if err != nil {
@@ -174,7 +175,7 @@ func copyItems(t *testing.T, path string, dst store.Table) {
 	defer src.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eCommandTimeout)
 	defer cancel()
-	var start store.Item
+	var start table.Item
 	for {
 		items, next, err := src.Scan(ctx, 0, 1, start, 500)
 		if err == nil {
@@ -200,8 +201,8 @@ func TestServeRefusesANewerDesign(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := store.DesignKey()
-	newer := store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "design": int64(store.DesignVersion + 1)}
-	if err := tbl.BatchPut(context.Background(), []store.Item{newer}); err != nil {
+	newer := table.Item{table.AttrPK: table.S(k.PK), table.AttrSK: table.S(k.SK), "design": table.N(store.DesignVersion + 1)}
+	if err := tbl.BatchPut(context.Background(), []table.Item{newer}); err != nil {
 		t.Fatal(err)
 	}
 	tbl.Close()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // capacityMeter counts the requests of the live machinery: change log
@@ -22,15 +23,15 @@ type capacityMeter struct {
 	stream  int // GetRecords calls
 }
 
-// Account is the store.Accountant of the followers' and readers' calls.
-func (m *capacityMeter) Account(c store.Call) {
+// Account is the table.Accountant of the followers' and readers' calls.
+func (m *capacityMeter) Account(c table.Call) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch c.Op {
-	case store.CallQuery:
+	case table.CallQuery:
 		m.units += c.ReadCapacity
 		m.queries++
-	case store.CallStreamRecords:
+	case table.CallStreamRecords:
 		m.stream++
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // instance is one gateway process on a shared DynamoDB table: its own
@@ -47,12 +48,12 @@ func mustDynamoTable(tb testing.TB) string {
 
 // readerSetup lets a test wrap what a Reader uses (to inject a crash).
 type readerSetup struct {
-	table      func(store.Table) store.Table
+	table      func(table.Table) table.Table
 	stream     func(live.StreamSource) live.StreamSource
 	sink       func(live.ChangeSink) live.ChangeSink
 	poll       time.Duration                       // the follower's poll (50 ms when 0)
 	streamPoll time.Duration                       // the reader's poll (50 ms when 0)
-	accountant store.Accountant                    // of the follower's and the reader's calls, if set
+	accountant table.Accountant                    // of the follower's and the reader's calls, if set
 	log        func(live.ChangeLog) live.ChangeLog // wraps the follower's change log, if set
 }
 
@@ -77,7 +78,7 @@ func mustInstanceWith(tb testing.TB, name string, shards int, rs readerSetup) *i
 	}
 	st := dynamo.NewStream(dynamo.StreamClientFor(c, ""), arn)
 	var src live.StreamSource = st
-	var lt store.Table = tbl
+	var lt table.Table = tbl
 	sink := live.ChangeSink(in.store.AppendChanges)
 	if rs.table != nil {
 		lt, src, sink = rs.table(lt), rs.stream(src), rs.sink(sink)
@@ -86,7 +87,7 @@ func mustInstanceWith(tb testing.TB, name string, shards int, rs readerSetup) *i
 	rd := &live.Reader{Stream: src, Lease: in.lease, Sink: sink, Poll: cmp.Or(rs.streamPoll, 50*time.Millisecond), Renew: 500 * time.Millisecond}
 	ctx := context.Background()
 	if rs.accountant != nil {
-		ctx = store.WithAccountant(ctx, rs.accountant)
+		ctx = table.WithAccountant(ctx, rs.accountant)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Lease defaults: a short lease, renewed often, so that a dead reader is
@@ -17,7 +18,7 @@ const (
 )
 
 // LeaseKey is the key of the stream reader's lease item in the table.
-var LeaseKey = store.Key{PK: "LEASE#stream", SK: "reader"}
+var LeaseKey = table.Key{PK: "LEASE#stream", SK: "reader"}
 
 // Lease item attributes.
 const (
@@ -44,7 +45,7 @@ const (
 // A Lease is safe for concurrent use (a renewing goroutine and the reader
 // checkpointing); its writes are serialized.
 type Lease struct {
-	Table    store.Table
+	Table    table.Table
 	Owner    string        // this process's unique id
 	Duration time.Duration // DefaultLeaseDuration when 0
 
@@ -107,7 +108,7 @@ func (l *Lease) TryAcquire(ctx context.Context) (st LeaseState, ok bool, err err
 	if err != nil {
 		return st, false, err
 	}
-	cond := store.Cond{Kind: store.CondNotExists}
+	cond := table.Cond{Kind: table.CondNotExists}
 	if it != nil {
 		c := it.N(attrCounter)
 		if c != l.counter || l.seenAt.IsZero() {
@@ -116,7 +117,7 @@ func (l *Lease) TryAcquire(ctx context.Context) (st LeaseState, ok bool, err err
 		if it.S(attrOwner) != "" && it.S(attrOwner) != l.Owner && now.Sub(l.seenAt) < l.duration() {
 			return st, false, nil
 		}
-		cond = store.Cond{Kind: store.CondEquals, Attr: attrCounter, Value: c}
+		cond = table.Cond{Kind: table.CondEquals, Attr: attrCounter, Value: table.N(c)}
 		if err := json.Unmarshal([]byte(it.S(attrCheckpoints)), &st.Checkpoints); err != nil {
 			return st, false, store.Wrap(store.EINTERNAL, err, "lease item: malformed checkpoints")
 		}
@@ -174,10 +175,10 @@ func (l *Lease) update(ctx context.Context, owner string, checkpoints map[string
 		return store.Wrap(store.EINTERNAL, err, "encode checkpoints")
 	}
 	now := l.clock()
-	err = l.Table.Write(ctx, []store.Op{{Kind: store.OpUpdate, Key: LeaseKey,
+	err = l.Table.Write(ctx, []table.Op{{Kind: table.OpUpdate, Key: LeaseKey,
 		Add:   map[string]int64{attrCounter: 1},
-		Set:   store.Item{attrOwner: owner, attrCheckpoints: string(b), attrHeldUntil: now.Add(l.duration()).UnixMilli()},
-		Conds: []store.Cond{{Kind: store.CondEquals, Attr: attrOwner, Value: l.Owner}}}})
+		Set:   table.Item{attrOwner: table.S(owner), attrCheckpoints: table.S(string(b)), attrHeldUntil: table.N(now.Add(l.duration()).UnixMilli())},
+		Conds: []table.Cond{{Kind: table.CondEquals, Attr: attrOwner, Value: table.S(l.Owner)}}}})
 	switch {
 	case err == nil:
 		l.renewed = now
@@ -189,15 +190,15 @@ func (l *Lease) update(ctx context.Context, owner string, checkpoints map[string
 
 // take puts the lease item with this process as owner and the next
 // counter, under cond (the item is absent, or its counter is the one seen).
-func (l *Lease) take(ctx context.Context, now time.Time, checkpoints map[string]string, cond store.Cond) error {
+func (l *Lease) take(ctx context.Context, now time.Time, checkpoints map[string]string, cond table.Cond) error {
 	b, err := json.Marshal(checkpoints)
 	if err != nil {
 		return store.Wrap(store.EINTERNAL, err, "encode checkpoints")
 	}
-	it := store.Item{store.AttrPK: LeaseKey.PK, store.AttrSK: LeaseKey.SK, attrOwner: l.Owner,
-		attrCounter: l.counter + 1, attrCheckpoints: string(b), attrSince: l.since,
-		attrHeldUntil: now.Add(l.duration()).UnixMilli()}
-	err = l.Table.Write(ctx, []store.Op{{Kind: store.OpPut, Key: LeaseKey, Item: it, Conds: []store.Cond{cond}}})
+	it := table.Item{table.AttrPK: table.S(LeaseKey.PK), table.AttrSK: table.S(LeaseKey.SK), attrOwner: table.S(l.Owner),
+		attrCounter: table.N(l.counter + 1), attrCheckpoints: table.S(string(b)), attrSince: table.N(l.since),
+		attrHeldUntil: table.N(now.Add(l.duration()).UnixMilli())}
+	err = l.Table.Write(ctx, []table.Op{{Kind: table.OpPut, Key: LeaseKey, Item: it, Conds: []table.Cond{cond}}})
 	if err == nil {
 		l.held, l.renewed = true, now
 	}

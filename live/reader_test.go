@@ -15,6 +15,7 @@ import (
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // collector is a ChangeSink that keeps what it receives.
@@ -210,18 +211,18 @@ type killSwitch struct {
 var errKilled = store.Errorf(store.EUNAVAILABLE, "killed")
 
 type killTable struct {
-	store.Table
+	table.Table
 	k *killSwitch
 }
 
-func (t killTable) Get(ctx context.Context, key store.Key) (store.Item, error) {
+func (t killTable) Get(ctx context.Context, key table.Key) (table.Item, error) {
 	if t.k.dead.Load() {
 		return nil, errKilled
 	}
 	return t.Table.Get(ctx, key)
 }
 
-func (t killTable) Write(ctx context.Context, ops []store.Op) error {
+func (t killTable) Write(ctx context.Context, ops []table.Op) error {
 	if t.k.dead.Load() {
 		return errKilled
 	}
@@ -242,7 +243,7 @@ func (s killStream) Records(ctx context.Context, it string) ([]store.StreamRecor
 
 func (k *killSwitch) setup() readerSetup {
 	return readerSetup{
-		table:  func(t store.Table) store.Table { return killTable{t, k} },
+		table:  func(t table.Table) table.Table { return killTable{t, k} },
 		stream: func(s live.StreamSource) live.StreamSource { return killStream{s, k} },
 		sink: func(next live.ChangeSink) live.ChangeSink {
 			return func(ctx context.Context, chs []store.Change) error {

@@ -4,7 +4,7 @@
 // evictions and sizes, by cache.
 //
 // The model: the backends account every Table call to the
-// store.Accountant of the call's context (store.Account). Collectors is
+// table.Accountant of the call's context (table.Account). Collectors is
 // that accountant for the server: main puts it in the context of
 // everything the server does (requests, the live follower, the demo load),
 // and a GraphQL operation's store.Usage, which totals its calls for

@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Collectors are the gateway's metrics, registered once.
@@ -71,10 +71,10 @@ func (c *Collectors) ObserveRequest(operation string, d time.Duration) {
 }
 
 // Account counts one Table call in the collectors (items read and
-// requests, by operation and index): Collectors is the store.Accountant of
-// the server's contexts (see store.WithAccountant). A nil Collectors counts
+// requests, by operation and index): Collectors is the table.Accountant of
+// the server's contexts (see table.WithAccountant). A nil Collectors counts
 // nothing.
-func (c *Collectors) Account(call store.Call) {
+func (c *Collectors) Account(call table.Call) {
 	if c == nil {
 		return
 	}
@@ -88,4 +88,4 @@ func (c *Collectors) Account(call store.Call) {
 	}
 }
 
-var _ store.Accountant = (*Collectors)(nil)
+var _ table.Accountant = (*Collectors)(nil)

@@ -20,6 +20,7 @@ import (
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // fakeJWT accepts tokens "a.SUBJECT.x" and "a.SUBJECT.moderator" (the
@@ -286,9 +287,9 @@ func TestAutomaticPersistedQueries(t *testing.T) {
 }
 
 // failingTable fails every read with an error that has no code.
-type failingTable struct{ store.Table }
+type failingTable struct{ table.Table }
 
-func (failingTable) BatchGet(context.Context, []store.Key) ([]store.Item, error) {
+func (failingTable) BatchGet(context.Context, []table.Key) ([]table.Item, error) {
 	return nil, errors.New("disk on fire")
 }
 

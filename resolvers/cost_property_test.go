@@ -20,6 +20,7 @@ import (
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // polyID is a product with comments in polyLanguages languages (more than
@@ -51,9 +52,9 @@ func costData(tb testing.TB) []*store.Comment {
 // (fields, page sizes, filters, aliases, fragments, variables, _entities)
 // and mutations against each store; a refused operation reads nothing.
 func TestCostBoundsItemsRead(t *testing.T) {
-	stores := map[string]func(t *testing.T) store.Table{
-		"bolt":   func(t *testing.T) store.Table { return MustOpenLoaded(t, costData(t)) },
-		"dynamo": func(t *testing.T) store.Table { return mustDynamoLoaded(t, costData(t)) },
+	stores := map[string]func(t *testing.T) table.Table{
+		"bolt":   func(t *testing.T) table.Table { return MustOpenLoaded(t, costData(t)) },
+		"dynamo": func(t *testing.T) table.Table { return mustDynamoLoaded(t, costData(t)) },
 	}
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) {
@@ -102,7 +103,7 @@ func TestCostBoundsItemsRead(t *testing.T) {
 // mustDynamoLoaded returns a new table on DynamoDB Local (skipping the test
 // without one; dynamotest) loaded with cs and their stats, and deletes it
 // when the test ends.
-func mustDynamoLoaded(t *testing.T, cs []*store.Comment) store.Table {
+func mustDynamoLoaded(t *testing.T, cs []*store.Comment) table.Table {
 	t.Helper()
 	c := dynamotest.MustClient(t)
 	name := fmt.Sprintf("cost-%d", time.Now().UnixNano())

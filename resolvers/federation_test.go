@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Apollo Federation v2: the gateway is a subgraph whose Product is an entity
@@ -103,14 +104,14 @@ func TestFederationEntitiesMatchProductAndBatchStats(t *testing.T) {
 	// counter shards 1 to 7 and their shards 0 in ONE BatchGet; comments'
 	// totalCount reuses the loader's (product, all languages) entry.
 	keys := e.spy.MustOneBatchGet(t)
-	var want []store.Key
+	var want []table.Key
 	for _, id := range federationIDs {
 		want = append(want, store.StatsKey(id, ""))
 	}
 	if n := len(e.spy.StatsQueries()); n != len(federationIDs) {
 		t.Errorf("stats Queries = %d, want %d (one per entity)", n, len(federationIDs))
 	}
-	sortKeys := func(ks []store.Key) []string {
+	sortKeys := func(ks []table.Key) []string {
 		s := make([]string, len(ks))
 		for i, k := range ks {
 			s[i] = fmt.Sprint(k)

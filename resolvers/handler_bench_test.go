@@ -25,6 +25,7 @@ import (
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The handler benchmarks: the whole HTTP handler in process (httptest, no
@@ -154,7 +155,7 @@ func (e *benchEnv) handlerWith(tb testing.TB, cfg resolvers.Config) http.Handler
 	// The server's requests account their store calls to the metrics
 	// (cmdServe's http.Server BaseContext).
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(store.WithAccountant(r.Context(), m)))
+		h.ServeHTTP(w, r.WithContext(table.WithAccountant(r.Context(), m)))
 	})
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // edgeReply is one raw HTTP answer of the GraphQL handler.
@@ -416,7 +417,7 @@ type reachedTable struct {
 	once    *sync.Once
 }
 
-func (r reachedTable) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
+func (r reachedTable) Query(ctx context.Context, q table.Query) (table.QueryResult, error) {
 	r.once.Do(func() { close(r.reached) })
 	return r.slowTable.Query(ctx, q)
 }

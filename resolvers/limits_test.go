@@ -14,6 +14,7 @@ import (
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // TestLimitsRefuseBeforeAnyRead sends oversized operations over HTTP: each
@@ -117,11 +118,11 @@ func TestDepthLimitSparesIntrospection(t *testing.T) {
 
 // slowTable answers queries only when the caller gives up, as a store that
 // hangs would; the backends report an expired context as EUNAVAILABLE.
-type slowTable struct{ store.Table }
+type slowTable struct{ table.Table }
 
-func (s slowTable) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
+func (s slowTable) Query(ctx context.Context, q table.Query) (table.QueryResult, error) {
 	<-ctx.Done()
-	return store.QueryResult{}, store.Wrap(store.EUNAVAILABLE, ctx.Err(), "the store did not answer in time")
+	return table.QueryResult{}, store.Wrap(store.EUNAVAILABLE, ctx.Err(), "the store did not answer in time")
 }
 
 // TestRequestTimeout: a request's work is bounded by RequestTimeout; a

@@ -23,6 +23,7 @@ import (
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // liveEnv is a handler with subscriptions over a bbolt store that publishes
@@ -47,11 +48,11 @@ func mustLiveEnvBuffer(tb testing.TB, buffer int) *liveEnv {
 
 func mustLiveEnvWith(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig, buffer int) *liveEnv {
 	tb.Helper()
-	return mustLiveEnvOn(tb, cfg, lc, buffer, func(t store.Table) store.Table { return t })
+	return mustLiveEnvOn(tb, cfg, lc, buffer, func(t table.Table) table.Table { return t })
 }
 
 // mustLiveEnvOn is a liveEnv on a fresh bbolt table wrapped by wrap.
-func mustLiveEnvOn(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig, buffer int, wrap func(store.Table) store.Table) *liveEnv {
+func mustLiveEnvOn(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig, buffer int, wrap func(table.Table) table.Table) *liveEnv {
 	tb.Helper()
 	tbl := wrap(bolttest.Open(tb))
 	e := &liveEnv{accessEnv: &accessEnv{logs: &bytes.Buffer{}}}

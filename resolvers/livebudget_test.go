@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/resolvers"
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // nextRaw reads w's next message, which must be a `next` for id, and
@@ -44,7 +44,7 @@ func (e *liveEnv) waitSubscriptions(tb testing.TB, n int) {
 // order.
 func TestFanoutSharesAcrossNamesAndAliases(t *testing.T) {
 	var spy *spyTable
-	e := mustLiveEnvOn(t, resolvers.Config{}, resolvers.LiveConfig{}, 0, func(t store.Table) store.Table { spy = newSpy(t); return spy })
+	e := mustLiveEnvOn(t, resolvers.Config{}, resolvers.LiveConfig{}, 0, func(t table.Table) table.Table { spy = newSpy(t); return spy })
 	subs := []struct{ query, want string }{
 		{`subscription A { commentAdded(productId: "p1") { title product { stats { total } } } }`,
 			`{"commentAdded":{"title":"shared","product":{"stats":{"total":1}}}}`},
@@ -145,11 +145,11 @@ func TestSubscriptionEventsCharged(t *testing.T) {
 // and the subscription goes on.
 func TestSubscriptionEventTimeout(t *testing.T) {
 	var spy *spyTable
-	e := mustLiveEnvOn(t, resolvers.Config{RequestTimeout: 100 * time.Millisecond}, resolvers.LiveConfig{}, 0, func(t store.Table) store.Table { spy = newSpy(t); return spy })
+	e := mustLiveEnvOn(t, resolvers.Config{RequestTimeout: 100 * time.Millisecond}, resolvers.LiveConfig{}, 0, func(t table.Table) table.Table { spy = newSpy(t); return spy })
 	w := e.mustAck(t)
 	w.subscribe(t, "1", `subscription { commentAdded(productId: "p1") { product { comments(first: 5) { nodes { title } } } } }`)
 	e.waitSubscriptions(t, 1)
-	spy.SetHooks(func(store.Query) error { time.Sleep(300 * time.Millisecond); return nil }, nil, nil)
+	spy.SetHooks(func(table.Query) error { time.Sleep(300 * time.Millisecond); return nil }, nil, nil)
 	e.mustCreate(t, "p1", "slow")
 	if msg, _ := w.read(t); msg["type"] != "next" || !strings.Contains(jsonString(msg), `"code":"`+resolvers.CodeUnavailable+`"`) {
 		t.Errorf("an event slower than the timeout: %v, want next with UNAVAILABLE", msg)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // mustAck opens a graphql-transport-ws connection and reads its ack.
@@ -53,7 +54,7 @@ func (e *liveEnv) mustCreate(tb testing.TB, pid, title string) *store.Comment {
 // own.
 func TestFanoutOneExecutionPerOperation(t *testing.T) {
 	var spy *spyTable
-	e := mustLiveEnvOn(t, resolvers.Config{}, resolvers.LiveConfig{}, 0, func(t store.Table) store.Table { spy = newSpy(t); return spy })
+	e := mustLiveEnvOn(t, resolvers.Config{}, resolvers.LiveConfig{}, 0, func(t table.Table) table.Table { spy = newSpy(t); return spy })
 	const shared = `subscription { commentAdded(productId: "p1") { title product { stats { total } } } }`
 	var ws []*wsConn
 	for range 3 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 	"github.com/acme/comments-gateway/trusted"
 )
 
@@ -220,7 +221,7 @@ func TestTrustedDocumentsOverLive(t *testing.T) {
 // blockingTable holds every Get and BatchGet until release is closed (the
 // fault: a slow store, so that operations stay in flight).
 type blockingTable struct {
-	store.Table
+	table.Table
 	release chan struct{}
 }
 
@@ -233,14 +234,14 @@ func (b blockingTable) wait(ctx context.Context) error {
 	}
 }
 
-func (b blockingTable) Get(ctx context.Context, k store.Key) (store.Item, error) {
+func (b blockingTable) Get(ctx context.Context, k table.Key) (table.Item, error) {
 	if err := b.wait(ctx); err != nil {
 		return nil, err
 	}
 	return b.Table.Get(ctx, k)
 }
 
-func (b blockingTable) BatchGet(ctx context.Context, ks []store.Key) ([]store.Item, error) {
+func (b blockingTable) BatchGet(ctx context.Context, ks []table.Key) ([]table.Item, error) {
 	if err := b.wait(ctx); err != nil {
 		return nil, err
 	}
@@ -254,7 +255,7 @@ func (b blockingTable) BatchGet(ctx context.Context, ks []store.Key) ([]store.It
 func TestOperationsInFlightAreCapped(t *testing.T) {
 	release := make(chan struct{})
 	e := mustLiveEnvOn(t, resolvers.Config{}, resolvers.LiveConfig{MaxInFlightPerConn: 2, MaxInFlightPerClient: 3}, 0,
-		func(tbl store.Table) store.Table { return blockingTable{Table: tbl, release: release} })
+		func(tbl table.Table) table.Table { return blockingTable{Table: tbl, release: release} })
 	const slow = `{ comment(id: "01J00000000000000000000000") { id } }`
 	a, b := e.mustAck(t), e.mustAck(t)
 	// The operations of a socket start concurrently: any one of them may

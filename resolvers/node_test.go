@@ -12,6 +12,7 @@ import (
 
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // globalID is the documented global id format (package nodeid), written
@@ -99,7 +100,7 @@ func TestNodesOrderNullsAndOneBatch(t *testing.T) {
 	}
 	ids := make([]string, len(asks))
 	var want []*nodeResult
-	wantKeys := map[store.Key]bool{}
+	wantKeys := map[table.Key]bool{}
 	for i, a := range asks {
 		if a.typ == "" {
 			ids[i] = a.id
@@ -227,7 +228,7 @@ func TestNodesLimits(t *testing.T) {
 // never a list of nulls that would look like deleted comments.
 func TestNodesStoreFailure(t *testing.T) {
 	e := MustEnvData(t, nodeData(), resolvers.Config{LoaderWait: testLoaderWait})
-	e.spy.SetHooks(nil, func([]store.Key) error {
+	e.spy.SetHooks(nil, func([]table.Key) error {
 		return store.Errorf(store.EUNAVAILABLE, "the store is throttling; try again")
 	}, nil)
 	ids := []string{globalID("Product", "big"), globalID("Comment", "big-c001")}

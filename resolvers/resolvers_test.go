@@ -26,6 +26,7 @@ import (
 	"github.com/acme/comments-gateway/store/bolt"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
 	"github.com/acme/comments-gateway/store/storetest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // testLoaderWait is the dataloaders' batching window in these tests. The
@@ -106,19 +107,19 @@ func idsOf(cs []*store.Comment) []string {
 // BatchGet and every Query, and runs optional hooks before the wrapped
 // Table (a hook may return an error or panic). Safe for concurrent use.
 type spyTable struct {
-	store.Table
+	table.Table
 
 	mu        sync.Mutex
 	calls     map[string]int
-	batchKeys [][]store.Key
-	queries   []store.Query
+	batchKeys [][]table.Key
+	queries   []table.Query
 
-	onQuery    func(store.Query) error
-	onBatchGet func([]store.Key) error
-	onGet      func(store.Key) error
+	onQuery    func(table.Query) error
+	onBatchGet func([]table.Key) error
+	onGet      func(table.Key) error
 }
 
-func newSpy(t store.Table) *spyTable { return &spyTable{Table: t, calls: map[string]int{}} }
+func newSpy(t table.Table) *spyTable { return &spyTable{Table: t, calls: map[string]int{}} }
 
 func (s *spyTable) record(method string) {
 	s.mu.Lock()
@@ -135,7 +136,7 @@ func (s *spyTable) Reset() {
 }
 
 // SetHooks installs fault hooks (nil removes one).
-func (s *spyTable) SetHooks(query func(store.Query) error, batchGet func([]store.Key) error, get func(store.Key) error) {
+func (s *spyTable) SetHooks(query func(table.Query) error, batchGet func([]table.Key) error, get func(table.Key) error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.onQuery, s.onBatchGet, s.onGet = query, batchGet, get
@@ -166,7 +167,7 @@ func (s *spyTable) CallsString() string {
 
 // MustOneBatchGet fails tb unless exactly one BatchGet was made, and
 // returns its keys.
-func (s *spyTable) MustOneBatchGet(tb testing.TB) []store.Key {
+func (s *spyTable) MustOneBatchGet(tb testing.TB) []table.Key {
 	tb.Helper()
 	batches := s.BatchKeys()
 	if len(batches) != 1 {
@@ -179,13 +180,13 @@ func (s *spyTable) MustOneBatchGet(tb testing.TB) []store.Key {
 	return batches[0]
 }
 
-func (s *spyTable) BatchKeys() [][]store.Key {
+func (s *spyTable) BatchKeys() [][]table.Key {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.batchKeys)
 }
 
-func (s *spyTable) Queries() []store.Query {
+func (s *spyTable) Queries() []table.Query {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.queries)
@@ -194,17 +195,17 @@ func (s *spyTable) Queries() []store.Query {
 // StatsQueries and PageQueries split Queries: the reads of counter shards
 // (GetStats on a remote table: a base-table Query of a product's "S…"
 // sort keys) and the rest.
-func (s *spyTable) StatsQueries() []store.Query {
-	return slices.DeleteFunc(s.Queries(), func(q store.Query) bool { return !isStatsQuery(q) })
+func (s *spyTable) StatsQueries() []table.Query {
+	return slices.DeleteFunc(s.Queries(), func(q table.Query) bool { return !isStatsQuery(q) })
 }
 
-func (s *spyTable) PageQueries() []store.Query { return slices.DeleteFunc(s.Queries(), isStatsQuery) }
+func (s *spyTable) PageQueries() []table.Query { return slices.DeleteFunc(s.Queries(), isStatsQuery) }
 
-func isStatsQuery(q store.Query) bool {
-	return q.Index == "" && q.SortOp == store.SortBeginsWith && strings.HasPrefix(q.SortValue, "S")
+func isStatsQuery(q table.Query) bool {
+	return q.Index == "" && q.SortOp == table.SortBeginsWith && strings.HasPrefix(q.SortValue, "S")
 }
 
-func (s *spyTable) Get(ctx context.Context, k store.Key) (store.Item, error) {
+func (s *spyTable) Get(ctx context.Context, k table.Key) (table.Item, error) {
 	s.mu.Lock()
 	s.calls["Get"]++
 	hook := s.onGet
@@ -217,7 +218,7 @@ func (s *spyTable) Get(ctx context.Context, k store.Key) (store.Item, error) {
 	return s.Table.Get(ctx, k)
 }
 
-func (s *spyTable) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+func (s *spyTable) BatchGet(ctx context.Context, keys []table.Key) ([]table.Item, error) {
 	s.mu.Lock()
 	s.calls["BatchGet"]++
 	s.batchKeys = append(s.batchKeys, slices.Clone(keys))
@@ -231,7 +232,7 @@ func (s *spyTable) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item
 	return s.Table.BatchGet(ctx, keys)
 }
 
-func (s *spyTable) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
+func (s *spyTable) Query(ctx context.Context, q table.Query) (table.QueryResult, error) {
 	s.mu.Lock()
 	s.calls["Query"]++
 	s.queries = append(s.queries, q)
@@ -239,23 +240,23 @@ func (s *spyTable) Query(ctx context.Context, q store.Query) (store.QueryResult,
 	s.mu.Unlock()
 	if hook != nil {
 		if err := hook(q); err != nil {
-			return store.QueryResult{}, err
+			return table.QueryResult{}, err
 		}
 	}
 	return s.Table.Query(ctx, q)
 }
 
-func (s *spyTable) Write(ctx context.Context, ops []store.Op) error {
+func (s *spyTable) Write(ctx context.Context, ops []table.Op) error {
 	s.record("Write")
 	return s.Table.Write(ctx, ops)
 }
 
-func (s *spyTable) BatchPut(ctx context.Context, items []store.Item) error {
+func (s *spyTable) BatchPut(ctx context.Context, items []table.Item) error {
 	s.record("BatchPut")
 	return s.Table.BatchPut(ctx, items)
 }
 
-func (s *spyTable) Scan(ctx context.Context, seg, total int, startKey store.Item, limit int) ([]store.Item, store.Item, error) {
+func (s *spyTable) Scan(ctx context.Context, seg, total int, startKey table.Item, limit int) ([]table.Item, table.Item, error) {
 	s.record("Scan")
 	return s.Table.Scan(ctx, seg, total, startKey, limit)
 }
@@ -481,7 +482,7 @@ func TestBatchingThirtyProductsOneBatchGet(t *testing.T) {
 	// Query; those of all languages a Query of shards 1 to 7 and shard 0
 	// by key, in one BatchGet for the request.
 	keys := e.spy.MustOneBatchGet(t)
-	want := map[store.Key]bool{}
+	want := map[table.Key]bool{}
 	wantStats := map[string]bool{}
 	for i := range 30 {
 		pid := fmt.Sprintf("p%d", i)
@@ -489,7 +490,7 @@ func TestBatchingThirtyProductsOneBatchGet(t *testing.T) {
 		wantStats[store.ProductPK(pid)+" S,"] = true
 		wantStats[store.ProductPK(pid)+" "+store.StatsKey(pid, "en").SK] = true
 	}
-	seen := map[store.Key]bool{}
+	seen := map[table.Key]bool{}
 	for _, k := range keys {
 		if !want[k] {
 			t.Errorf("unexpected BatchGet key %v", k)
@@ -626,7 +627,7 @@ func TestBatchingTopProductsOneQueryOneBatchGet(t *testing.T) {
 		shards[q.Index+" "+q.HashValue] = true
 	}
 	for n := range store.LeaderShards {
-		for _, k := range []string{store.IndexByLangAndRating + " " + store.LeadersShardPK("", n), " " + store.PendingPK(n)} {
+		for _, k := range []string{table.IndexByLangAndRating + " " + store.LeadersShardPK("", n), " " + store.PendingPK(n)} {
 			if !shards[k] {
 				t.Errorf("no query on %q: %v", k, shards)
 			}
@@ -1049,7 +1050,7 @@ func TestMissingCommentIsNotFound(t *testing.T) {
 func TestStoreUnavailableIsUnavailableWithoutPartialPage(t *testing.T) {
 	e := MustEnv(t)
 	// The pages' Queries fail; the stats' (also Queries) do not.
-	e.spy.SetHooks(func(q store.Query) error {
+	e.spy.SetHooks(func(q table.Query) error {
 		if isStatsQuery(q) {
 			return nil
 		}
@@ -1090,7 +1091,7 @@ func TestStoreUnavailableIsUnavailableWithoutPartialPage(t *testing.T) {
 	}
 
 	// Stats reads failing (BatchGet) are UNAVAILABLE too.
-	e.spy.SetHooks(nil, func([]store.Key) error {
+	e.spy.SetHooks(nil, func([]table.Key) error {
 		return store.Errorf(store.EUNAVAILABLE, "the store is throttling; try again")
 	}, nil)
 	r = e.MustDo(t, `{ product(id: "big") { stats { total } } }`)
@@ -1112,7 +1113,7 @@ func TestUnexpectedErrorIsInternalWithoutDetail(t *testing.T) {
 		{"store INTERNAL error", store.Wrap(store.EINTERNAL, errors.New("boom"), "corrupt item COMMENT#x"), `{ product(id: "big") { comments { nodes { id } } } }`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e.spy.SetHooks(func(store.Query) error { return tc.err }, nil, nil)
+			e.spy.SetHooks(func(table.Query) error { return tc.err }, nil, nil)
 			defer e.spy.SetHooks(nil, nil, nil)
 			r := e.MustDo(t, tc.query)
 			err := MustOneError(t, r, "INTERNAL")
@@ -1141,13 +1142,13 @@ func TestPanicInStoreIsInternalAndServerKeepsAnswering(t *testing.T) {
 		hooks func()
 		query string
 	}{
-		{"Query in languages", func() { e.spy.SetHooks(func(store.Query) error { panic("table exploded") }, nil, nil) },
+		{"Query in languages", func() { e.spy.SetHooks(func(table.Query) error { panic("table exploded") }, nil, nil) },
 			`{ product(id: "big") { languages { language } } }`},
-		{"Query in topProducts", func() { e.spy.SetHooks(func(store.Query) error { panic("table exploded") }, nil, nil) },
+		{"Query in topProducts", func() { e.spy.SetHooks(func(table.Query) error { panic("table exploded") }, nil, nil) },
 			`{ topProducts { rank } }`},
-		{"BatchGet in the stats loader", func() { e.spy.SetHooks(nil, func([]store.Key) error { panic("table exploded") }, nil) },
+		{"BatchGet in the stats loader", func() { e.spy.SetHooks(nil, func([]table.Key) error { panic("table exploded") }, nil) },
 			`{ product(id: "big") { stats { total } } }`},
-		{"Get in updateComment", func() { e.spy.SetHooks(nil, nil, func(store.Key) error { panic("table exploded") }) },
+		{"Get in updateComment", func() { e.spy.SetHooks(nil, nil, func(table.Key) error { panic("table exploded") }) },
 			`mutation { updateComment(input: {id: "big-c000", rating: 2}) { comment { id } } }`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1180,7 +1181,7 @@ func TestPanicInStoreIsInternalAndServerKeepsAnswering(t *testing.T) {
 func TestPanicInCommentsQueryKeepsServing(t *testing.T) {
 	if os.Getenv("RESOLVERS_TEST_PANIC_CHILD") == "1" {
 		e := MustEnv(t)
-		e.spy.SetHooks(func(store.Query) error { panic("table exploded") }, nil, nil)
+		e.spy.SetHooks(func(table.Query) error { panic("table exploded") }, nil, nil)
 		r := e.MustDo(t, `{ product(id: "big") { comments(first: 3) { nodes { id } } } }`)
 		e.spy.SetHooks(nil, nil, nil)
 		err := MustOneError(t, r, "INTERNAL")
@@ -1598,14 +1599,14 @@ func TestExplain(t *testing.T) {
 	a := find("", []int{2, 5})
 	if a.Strategy != "single" || !slices.Equal(a.Skipped, []int{2}) || len(a.Partitions) != 1 || a.ItemsReturned != 4 {
 		t.Errorf("ratings [2,5]: %+v, want single, skipped [2], one partition, 4 returned", *a)
-	} else if _, k := store.PartitionKey(bigID, "", 5); a.Partitions[0].Key != k || a.Partitions[0].Index != store.IndexByRating ||
+	} else if _, k := store.PartitionKey(bigID, "", 5); a.Partitions[0].Key != k || a.Partitions[0].Index != table.IndexByRating ||
 		len(a.Partitions[0].Limits) == 0 || a.Partitions[0].Calls != 1 || a.Partitions[0].ItemsRead < 4 {
-		t.Errorf("ratings [2,5] partition %+v, want %s %s read once", a.Partitions[0], store.IndexByRating, k)
+		t.Errorf("ratings [2,5] partition %+v, want %s %s read once", a.Partitions[0], table.IndexByRating, k)
 	}
 
 	b := find("en", nil)
 	if _, k := store.PartitionKey(bigID, "en", 0); b.Strategy != "single" || len(b.Partitions) != 1 || b.Partitions[0].Key != k ||
-		b.Partitions[0].Index != store.IndexByLang || b.ItemsReturned != 3 || b.TotalCount != 30 {
+		b.Partitions[0].Index != table.IndexByLang || b.ItemsReturned != 3 || b.TotalCount != 30 {
 		t.Errorf("language en: %+v", *b)
 	}
 

@@ -23,23 +23,24 @@ import (
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
 	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // faultTable is a real Table whose every call fails with err: the only way
 // to make bbolt (and a live DynamoDB) return each error kind on demand.
 type faultTable struct {
-	store.Table
+	table.Table
 	err error
 }
 
-func (f faultTable) Get(context.Context, store.Key) (store.Item, error) { return nil, f.err }
-func (f faultTable) BatchGet(context.Context, []store.Key) ([]store.Item, error) {
+func (f faultTable) Get(context.Context, table.Key) (table.Item, error) { return nil, f.err }
+func (f faultTable) BatchGet(context.Context, []table.Key) ([]table.Item, error) {
 	return nil, f.err
 }
-func (f faultTable) Query(context.Context, store.Query) (store.QueryResult, error) {
-	return store.QueryResult{}, f.err
+func (f faultTable) Query(context.Context, table.Query) (table.QueryResult, error) {
+	return table.QueryResult{}, f.err
 }
-func (f faultTable) Write(context.Context, []store.Op) error { return f.err }
+func (f faultTable) Write(context.Context, []table.Op) error { return f.err }
 
 // faultQueries touch every read path (dataloaders, page reads, languages,
 // leaderboard) and every mutation.
@@ -57,7 +58,7 @@ var faultQueries = []string{
 
 // mustServeHTTP serves the GraphQL handler over tbl on 127.0.0.1, behind
 // the request-id middleware as in production.
-func mustServeHTTP(tb testing.TB, tbl store.Table) string {
+func mustServeHTTP(tb testing.TB, tbl table.Table) string {
 	tb.Helper()
 	log := slog.New(slog.NewTextHandler(&testutil.SyncBuffer{}, nil))
 	h := resolvers.NewHandler(resolvers.Config{Store: store.New(tbl), Logger: log, RequestTimeout: 20 * time.Second})
@@ -99,12 +100,12 @@ func mustFailAsStoreError(t *testing.T, url, query, want string) {
 
 // faultBackends open each backend's real table, empty: bbolt on a file,
 // DynamoDB on DynamoDB Local (skipped without DYNAMODB_ENDPOINT).
-var faultBackends = map[string]func(testing.TB) store.Table{
-	"bolt": func(tb testing.TB) store.Table {
+var faultBackends = map[string]func(testing.TB) table.Table{
+	"bolt": func(tb testing.TB) table.Table {
 		tbl := bolttest.Open(tb)
 		return tbl
 	},
-	"dynamodb": func(tb testing.TB) store.Table {
+	"dynamodb": func(tb testing.TB) table.Table {
 		client := dynamotest.MustClient(tb)
 		name := fmt.Sprintf("faults-%d", time.Now().UnixNano())
 		tbl := dynamo.New(client, name)

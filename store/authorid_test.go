@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // TestAuthorIDIsOptional checks that the owner round-trips through an item
@@ -13,8 +14,8 @@ func TestAuthorIDIsOptional(t *testing.T) {
 	c := &store.Comment{ID: "01JAAAAAAAAAAAAAAAAAAAAAAA", ProductID: "p", Language: "en", Rating: 5,
 		Author: "a", Title: "t", Body: "b", CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
 	it := c.Item()
-	if _, ok := it[store.AttrAuthorID]; ok {
-		t.Errorf("a comment without an owner has %s: %v", store.AttrAuthorID, it)
+	if _, ok := it[table.AttrAuthorID]; ok {
+		t.Errorf("a comment without an owner has %s: %v", table.AttrAuthorID, it)
 	}
 	back, err := store.CommentFromItem(it)
 	if err != nil || back.AuthorID != "" {

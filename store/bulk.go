@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // PutComments bulk-loads comments (already validated) with BatchPut. It does
@@ -17,8 +19,8 @@ func (s *Store) PutComments(ctx context.Context, cs []*Comment) error {
 }
 
 // commentItems returns the items of cs.
-func commentItems(cs []*Comment) []Item {
-	items := make([]Item, len(cs))
+func commentItems(cs []*Comment) []table.Item {
+	items := make([]table.Item, len(cs))
 	for i, c := range cs {
 		items[i] = c.Item()
 	}
@@ -107,12 +109,12 @@ func (s *Store) writeStats(ctx context.Context, tally *tally, was int64) (Rebuil
 type tally struct {
 	comments int64
 	counts   map[StatsID]*Stats
-	seen     map[Key]int64
+	seen     map[table.Key]int64
 }
 
 // add counts comment item it (an item of no valid rating is skipped).
-func (t *tally) add(it Item) {
-	t.addComment(it.S(AttrProductID), it.S(AttrLanguage), int(it.N(AttrRating)))
+func (t *tally) add(it table.Item) {
+	t.addComment(it.S(table.AttrProductID), it.S(table.AttrLanguage), int(it.N(table.AttrRating)))
 }
 
 // addComment counts a comment of product pid, language lang and rating r
@@ -152,7 +154,7 @@ func (t *tally) merge(o *tally) {
 }
 
 func newTally() *tally {
-	return &tally{counts: map[StatsID]*Stats{}, seen: map[Key]int64{}}
+	return &tally{counts: map[StatsID]*Stats{}, seen: map[table.Key]int64{}}
 }
 
 // scanTally scans the table in `segments` parallel segments and tallies
@@ -176,7 +178,7 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 		g.Go(func() (err error) {
 			defer recoverTo(&err)
 			local := newTally()
-			var start Item
+			var start table.Item
 			for {
 				items, next, err := s.table.Scan(gctx, seg, segments, start, scanPage)
 				if err != nil {
@@ -184,9 +186,9 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 				}
 				report(len(items))
 				for _, it := range items {
-					if _, ok := ProductIDFromPK(it.S(AttrPK)); ok {
-						local.seen[it.Key()] = it.N(AttrVersion)
-					} else if _, ok := CommentIDFromPK(it.S(AttrPK)); ok {
+					if _, ok := ProductIDFromPK(it.S(table.AttrPK)); ok {
+						local.seen[it.Key()] = it.N(table.AttrVersion)
+					} else if _, ok := CommentIDFromPK(it.S(table.AttrPK)); ok {
 						local.add(it)
 					}
 				}
@@ -205,12 +207,12 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 }
 
 // deleteKeys deletes the items of keys, MaxWriteOps at a time.
-func (s *Store) deleteKeys(ctx context.Context, keys []Key) error {
+func (s *Store) deleteKeys(ctx context.Context, keys []table.Key) error {
 	for len(keys) > 0 {
-		n := min(len(keys), MaxWriteOps)
-		ops := make([]Op, n)
+		n := min(len(keys), table.MaxWriteOps)
+		ops := make([]table.Op, n)
 		for i, k := range keys[:n] {
-			ops[i] = Op{Kind: OpDelete, Key: k}
+			ops[i] = table.Op{Kind: table.OpDelete, Key: k}
 		}
 		if err := s.table.Write(ctx, ops); err != nil {
 			return tableError(err)
@@ -229,9 +231,9 @@ func (s *Store) deleteKeys(ctx context.Context, keys []Key) error {
 // counts stop trusting them); the entry records the shard versions it
 // counts (shard 0's version_5 = its version; deleted shards start again
 // from 0, which the entry records as absent).
-func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) ([]Item, []Key) {
+func rebuiltItems(counts map[StatsID]*Stats, seen map[table.Key]int64) ([]table.Item, []table.Key) {
 	ids := map[StatsID]int64{} // the summed versions of the existing shards
-	var deletes []Key
+	var deletes []table.Key
 	for k, v := range seen {
 		pid, _ := ProductIDFromPK(k.PK)
 		if lang, n, ok := parseStatsSK(k.SK); ok {
@@ -246,22 +248,22 @@ func rebuiltItems(counts map[StatsID]*Stats, seen map[Key]int64) ([]Item, []Key)
 	for id := range counts {
 		ids[id] += 0
 	}
-	var items []Item
+	var items []table.Item
 	for id, sum := range ids {
 		st := counts[id]
 		if st == nil {
 			st = &Stats{ProductID: id.ProductID, Language: id.Language}
 		}
 		shard := st.Item()
-		shard[AttrVersion] = sum + 1
-		shard[attrVersion5] = sum + 1
+		shard[table.AttrVersion] = table.N(sum + 1)
+		shard[attrVersion5] = table.N(sum + 1)
 		leader := LeaderItem(id.ProductID, id.Language, st.Counts[5])
-		leader[AttrVersion] = seen[leader.Key()] + 1
-		leader[attrShardVersion(0)] = sum + 1
+		leader[table.AttrVersion] = table.N(seen[leader.Key()] + 1)
+		leader[attrShardVersion(0)] = table.N(sum + 1)
 		items = append(items, shard, leader)
 	}
-	slices.SortFunc(items, func(a, b Item) int {
-		return cmp.Or(strings.Compare(a.S(AttrPK), b.S(AttrPK)), strings.Compare(a.S(AttrSK), b.S(AttrSK)))
+	slices.SortFunc(items, func(a, b table.Item) int {
+		return cmp.Or(strings.Compare(a.S(table.AttrPK), b.S(table.AttrPK)), strings.Compare(a.S(table.AttrSK), b.S(table.AttrSK)))
 	})
 	return items, deletes
 }

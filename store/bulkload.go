@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/acme/comments-gateway/store/table"
+)
 
 // ExclusiveLoader is a Table that one process holds alone (an embedded
 // file, locked while open) and that can load faster: LoadUnsynced runs fn
@@ -9,7 +13,7 @@ import "context"
 // with the commits not synced to disk; everything is synced before
 // LoadUnsynced returns, also when fn fails.
 type ExclusiveLoader interface {
-	LoadUnsynced(ctx context.Context, fn func(put func([]Item) error) error) error
+	LoadUnsynced(ctx context.Context, fn func(put func([]table.Item) error) error) error
 }
 
 // BulkLoad is an import of comments with PutComments' semantics and the
@@ -49,7 +53,7 @@ func (b *BulkLoad) Load(ctx context.Context, fn func(put func([]*Comment) error)
 	if b.loader == nil {
 		return fn(func(cs []*Comment) error { return b.s.PutComments(ctx, cs) })
 	}
-	return b.loader.LoadUnsynced(ctx, func(put func([]Item) error) error {
+	return b.loader.LoadUnsynced(ctx, func(put func([]table.Item) error) error {
 		return fn(func(cs []*Comment) error {
 			if err := put(commentItems(cs)); err != nil {
 				return err

@@ -15,6 +15,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // ChangeKind is what one committed write did to a comment.
@@ -108,7 +110,7 @@ func StreamChangeID(t time.Time, seq string) string {
 // commit writes ops atomically and then publishes ch when the store has a
 // publisher (one process). The publish lock makes the publish order the
 // commit order.
-func (s *Store) commit(ctx context.Context, ops []Op, ch Change) error {
+func (s *Store) commit(ctx context.Context, ops []table.Op, ch Change) error {
 	ch.ID = s.newID(s.now())
 	if s.publisher == nil {
 		return tableError(s.table.Write(ctx, ops), ECONFLICT, EFORBIDDEN)
@@ -163,9 +165,9 @@ func (s *Store) AppendChanges(ctx context.Context, changes []Change) error {
 					k++
 				}
 				now := s.now()
-				it := Item{AttrPK: changeLogPK(n), AttrSK: s.logKey(now), AttrExpiresAt: now.Add(changeLogTTL).Unix(),
-					attrChanges: "[" + string(bytes.Join(recs[:k], []byte(","))) + "]"}
-				if err := s.table.Write(gctx, []Op{{Kind: OpPut, Key: it.Key(), Item: it}}); err != nil {
+				it := table.Item{table.AttrPK: table.S(changeLogPK(n)), table.AttrSK: table.S(s.logKey(now)), AttrExpiresAt: table.N(now.Add(changeLogTTL).Unix()),
+					attrChanges: table.S("[" + string(bytes.Join(recs[:k], []byte(","))) + "]")}
+				if err := s.table.Write(gctx, []table.Op{{Kind: table.OpPut, Key: it.Key(), Item: it}}); err != nil {
 					return tableError(err)
 				}
 				recs = recs[k:]
@@ -201,9 +203,9 @@ const changePage = 100
 // greater than after (all when after is ""), in log order, reading the
 // whole rest of the shard in pages. Each Change has its LogKey set.
 func (s *Store) ReadChanges(ctx context.Context, n int, after string) ([]Change, error) {
-	q := Query{HashValue: changeLogPK(n), Forward: true, Limit: changePage}
+	q := table.Query{HashValue: changeLogPK(n), Forward: true, Limit: changePage}
 	if after != "" {
-		q.SortOp, q.SortValue = SortGreater, after
+		q.SortOp, q.SortValue = table.SortGreater, after
 	}
 	var out []Change
 	for {
@@ -226,10 +228,10 @@ func (s *Store) ReadChanges(ctx context.Context, n int, after string) ([]Change,
 }
 
 // logItemChanges decodes the changes of one change log item.
-func logItemChanges(it Item) ([]Change, error) {
+func logItemChanges(it table.Item) ([]Change, error) {
 	var recs []changeRecord
 	var err error
-	if v, ok := it[attrChanges].(string); ok {
+	if v, ok := it[attrChanges].Str(); ok {
 		err = json.Unmarshal([]byte(v), &recs)
 	} else {
 		recs = make([]changeRecord, 1)
@@ -238,12 +240,12 @@ func logItemChanges(it Item) ([]Change, error) {
 	out := make([]Change, len(recs))
 	for i, r := range recs {
 		if err != nil || r.Comment == nil {
-			return nil, Errorf(EINTERNAL, "change log item %q: malformed change", it.S(AttrSK))
+			return nil, Errorf(EINTERNAL, "change log item %q: malformed change", it.S(table.AttrSK))
 		}
-		out[i] = Change{ID: cmp.Or(r.ID, it.S(AttrSK)), LogKey: it.S(AttrSK), Kind: r.Kind, Comment: r.Comment, Old: r.Old}
+		out[i] = Change{ID: cmp.Or(r.ID, it.S(table.AttrSK)), LogKey: it.S(table.AttrSK), Kind: r.Kind, Comment: r.Comment, Old: r.Old}
 	}
 	if err != nil {
-		return nil, Errorf(EINTERNAL, "change log item %q: malformed changes", it.S(AttrSK))
+		return nil, Errorf(EINTERNAL, "change log item %q: malformed changes", it.S(table.AttrSK))
 	}
 	return out, nil
 }

@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/acme/comments-gateway/store/table"
+)
 
 // The logical design of the table: which items hold what. The table records
 // the design it was last made to follow in a meta item (DesignKey), and a
@@ -33,7 +37,7 @@ const (
 )
 
 // DesignKey is the key of the meta item that records the table's design.
-func DesignKey() Key { return Key{PK: metaPK, SK: designSK} }
+func DesignKey() table.Key { return table.Key{PK: metaPK, SK: designSK} }
 
 // Design is what a table tells of its logical design.
 type Design struct {
@@ -92,12 +96,12 @@ func (s *Store) recordedDesign(ctx context.Context) (int64, error) {
 // it still records was (0: no design). Losing that race to another
 // gateway that recorded DesignVersion is no error.
 func (s *Store) recordDesign(ctx context.Context, was int64) error {
-	cond := Cond{Kind: CondAbsent, Attr: attrDesign}
+	cond := table.Cond{Kind: table.CondAbsent, Attr: attrDesign}
 	if was != 0 {
-		cond = Cond{Kind: CondEquals, Attr: attrDesign, Value: was}
+		cond = table.Cond{Kind: table.CondEquals, Attr: attrDesign, Value: table.N(was)}
 	}
-	op := Op{Kind: OpUpdate, Key: DesignKey(), Set: Item{attrDesign: int64(DesignVersion)}, Conds: []Cond{cond}}
-	err := s.table.Write(ctx, []Op{op})
+	op := table.Op{Kind: table.OpUpdate, Key: DesignKey(), Set: table.Item{attrDesign: table.N(DesignVersion)}, Conds: []table.Cond{cond}}
+	err := s.table.Write(ctx, []table.Op{op})
 	if ErrorCode(err) == ECONFLICT {
 		now, rerr := s.recordedDesign(ctx)
 		if rerr != nil || now == DesignVersion {
@@ -112,11 +116,11 @@ func (s *Store) recordDesign(ctx context.Context, was int64) error {
 // LEADERS (every product with a 5-star comment had one). Design 2 never
 // writes that partition (its entries are in LEADERS/<k>).
 func (s *Store) legacyLeaders(ctx context.Context) (bool, error) {
-	res, err := s.table.Query(ctx, Query{Index: IndexByLangAndRating, HashValue: LeadersPK(""), Limit: legacyProbe})
+	res, err := s.table.Query(ctx, table.Query{Index: table.IndexByLangAndRating, HashValue: LeadersPK(""), Limit: legacyProbe})
 	if err != nil || len(res.Items) == 0 {
 		return false, tableError(err)
 	}
-	keys := make([]Key, len(res.Items))
+	keys := make([]table.Key, len(res.Items))
 	for i, it := range res.Items {
 		keys[i] = it.Key()
 	}
@@ -125,7 +129,7 @@ func (s *Store) legacyLeaders(ctx context.Context) (bool, error) {
 		return false, tableError(err)
 	}
 	for _, it := range items {
-		if it != nil && it.S(AttrGSIPK) == LeadersPK("") {
+		if it != nil && it.S(table.AttrGSIPK) == LeadersPK("") {
 			return true, nil
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // TestDesignDocExamples checks the worked examples of docs/design.md against
@@ -33,7 +34,7 @@ func TestDesignDocExamples(t *testing.T) {
 	st := &store.Stats{ProductID: "espresso-machine", Language: "de",
 		Counts: [6]int64{0, 12, 5, 20, 61, 230}, Total: 328, Version: 41}
 	leader := store.LeaderItem("espresso-machine", "de", 230)
-	for what, it := range map[string]store.Item{"comment item": c.Item(), "stats item": st.Item(), "leaderboard entry": leader} {
+	for what, it := range map[string]table.Item{"comment item": c.Item(), "stats item": st.Item(), "leaderboard entry": leader} {
 		for name, v := range it {
 			line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` +` + regexp.QuoteMeta(fmt.Sprint(v)) + `$`)
 			if !line.MatchString(doc) {

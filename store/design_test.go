@@ -6,20 +6,21 @@ import (
 
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // laggingIndex is a Table whose leaderboard index still answers with the
 // entries of items since rewritten, as a DynamoDB GSI may for a moment
 // after a rebuild: its queries of partition hash return items.
 type laggingIndex struct {
-	store.Table
+	table.Table
 	hash  string
-	items []store.Item
+	items []table.Item
 }
 
-func (l laggingIndex) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
-	if q.Index == store.IndexByLangAndRating && q.HashValue == l.hash {
-		return store.QueryResult{Items: l.items}, nil
+func (l laggingIndex) Query(ctx context.Context, q table.Query) (table.QueryResult, error) {
+	if q.Index == table.IndexByLangAndRating && q.HashValue == l.hash {
+		return table.QueryResult{Items: l.items}, nil
 	}
 	return l.Table.Query(ctx, q)
 }
@@ -31,16 +32,16 @@ func TestReadDesignChecksTheItems(t *testing.T) {
 	tbl := bolttest.Open(t)
 	ctx := context.Background()
 	rebuilt := (&store.Stats{ProductID: "p", Counts: [6]int64{0, 0, 0, 0, 0, 3}, Total: 3, Version: 2}).Item()
-	if err := tbl.BatchPut(ctx, []store.Item{rebuilt}); err != nil {
+	if err := tbl.BatchPut(ctx, []table.Item{rebuilt}); err != nil {
 		t.Fatal(err)
 	}
-	stale := store.Item{store.AttrPK: rebuilt.S(store.AttrPK), store.AttrSK: rebuilt.S(store.AttrSK),
-		store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(3, "p"), store.AttrCount(5): int64(3)}
-	s := store.New(laggingIndex{Table: tbl, hash: store.LeadersPK(""), items: []store.Item{stale}})
+	stale := table.Item{table.AttrPK: table.S(rebuilt.S(table.AttrPK)), table.AttrSK: table.S(rebuilt.S(table.AttrSK)),
+		table.AttrGSIPK: table.S(store.LeadersPK("")), table.AttrGSISK: table.S(store.LeadersSK(3, "p")), table.AttrCount(5): table.N(3)}
+	s := store.New(laggingIndex{Table: tbl, hash: store.LeadersPK(""), items: []table.Item{stale}})
 	if d, err := s.ReadDesign(ctx); err != nil || d.Legacy {
 		t.Errorf("ReadDesign with a stale index entry = %+v, %v; want not legacy", d, err)
 	}
-	if err := tbl.BatchPut(ctx, []store.Item{stale}); err != nil { // the item as design 1 left it
+	if err := tbl.BatchPut(ctx, []table.Item{stale}); err != nil { // the item as design 1 left it
 		t.Fatal(err)
 	}
 	if d, err := s.ReadDesign(ctx); err != nil || !d.Legacy {

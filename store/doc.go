@@ -1,15 +1,18 @@
 // Package store is the domain of the comments gateway: the comment and stats
 // types, the single-table key design, the pure query planner, the k-way merge
-// with its cursors, the error codes, and the Table interface that the
-// backends (store/bolt, store/dynamo) implement.
+// with its cursors, and the error codes its callers read. The storage
+// contract it is written against, the Table interface with its items,
+// typed values, queries, writes, index definitions, limits and error
+// codes, is package store/table, which the backends (store/bolt,
+// store/dynamo) implement.
 //
-// store imports neither backend, nor any other package of the module. The
-// model, Store, is written once against Table, a small typed subset of
-// DynamoDB (table.go): Get, BatchGet, key-condition Query on the base table
-// or one of the four indexes declared in Indexes (keys.go), atomic
-// conditional Write, BatchPut and a segmented Scan. Each backend accounts
-// every call to the Accountant in the call's context (usage.go): the one
-// count behind extensions.cost and the metrics.
+// store imports neither backend, and no package of the module but
+// store/table. The model, Store, is written once against table.Table:
+// Get, BatchGet, key-condition Query on the base table or one of the four
+// indexes declared in table.Indexes, atomic conditional Write, BatchPut and
+// a segmented Scan. Each backend accounts every call to the
+// table.Accountant in the call's context; a Usage (usage.go) totals a
+// request's calls: the one count behind extensions.cost and the metrics.
 //
 // One table holds everything. A comment is one item carrying the keys of
 // all four indexes, sorted by GSISK (createdAt, fixed width, then the id):

@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/acme/comments-gateway/store/table"
+)
 
 // exportPage is how many items ExportComments reads per call.
 const exportPage = 1000
@@ -17,14 +21,14 @@ func (s *Store) ExportComments(ctx context.Context, productID string, fn func(*C
 		}
 		return s.exportProduct(ctx, productID, fn)
 	}
-	var start Item
+	var start table.Item
 	for {
 		items, next, err := s.table.Scan(ctx, 0, 1, start, exportPage)
 		if err != nil {
 			return err
 		}
 		for _, it := range items {
-			if _, ok := CommentIDFromPK(it.S(AttrPK)); !ok {
+			if _, ok := CommentIDFromPK(it.S(table.AttrPK)); !ok {
 				continue // a stats item
 			}
 			c, err := CommentFromItem(it)
@@ -46,13 +50,13 @@ func (s *Store) ExportComments(ctx context.Context, productID string, fn func(*C
 // first, and each page's whole items (an index holds a projection).
 func (s *Store) exportProduct(ctx context.Context, productID string, fn func(*Comment) error) error {
 	index, hash := PartitionKey(productID, "", 0)
-	q := Query{Index: index, HashValue: hash, Limit: 100}
+	q := table.Query{Index: index, HashValue: hash, Limit: 100}
 	for {
 		res, err := s.table.Query(ctx, q)
 		if err != nil {
 			return err
 		}
-		keys := make([]Key, len(res.Items))
+		keys := make([]table.Key, len(res.Items))
 		for i, it := range res.Items {
 			keys[i] = it.Key()
 		}

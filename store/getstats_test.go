@@ -8,11 +8,12 @@ import (
 
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // remoteTable hides the bolt table's Local, so that the store reads it as
 // it reads DynamoDB.
-type remoteTable struct{ store.Table }
+type remoteTable struct{ table.Table }
 
 // TestGetStatsByQueryMatchesByKey: the stats of several ids at once, of
 // all languages and of one, of products with every shard written and with

@@ -5,78 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/acme/comments-gateway/store/table"
 )
-
-// Attribute names of the single-table design.
-const (
-	AttrPK     = "PK"
-	AttrSK     = "SK"
-	AttrGSIPK  = "GSIPK"  // PRODUCT#<pid>/<lang>/<rating>, or LEADERS[#<lang>] on stats items
-	AttrGSI2PK = "GSI2PK" // PRODUCT#<pid>/<lang>
-	AttrGSI3PK = "GSI3PK" // PRODUCT#<pid>/<rating>
-	AttrGSI4PK = "GSI4PK" // PRODUCT#<pid>
-	AttrGSISK  = "GSISK"  // sort key of all four indexes
-
-	AttrID        = "id"
-	AttrProductID = "productId"
-	AttrLanguage  = "language"
-	AttrRating    = "rating"
-	AttrAuthor    = "author"
-	AttrTitle     = "title"
-	AttrBody      = "body"
-	AttrCreatedAt = "createdAt"
-	AttrVersion   = "version"  // bumped by every update; guards read-modify-write
-	AttrAuthorID  = "authorId" // optional: the authenticated creator's subject
-
-	AttrCountTotal = "count_total"
-)
-
-// AttrCount returns the name of the counter of rating r ("count_1".."count_5").
-func AttrCount(r int) string { return "count_" + strconv.Itoa(r) }
-
-// Index names.
-const (
-	IndexByLangAndRating = "byLangAndRating"
-	IndexByLang          = "byLang"
-	IndexByRating        = "byRating"
-	IndexAll             = "all"
-)
-
-// IndexDef declares one global secondary index.
-type IndexDef struct {
-	Name string
-	Hash string // hash attribute; an item without it is absent from the index
-	Sort string // sort attribute
-	// Projection lists the non-key attributes copied into the index. Key
-	// attributes (the table's and the index's) are always projected.
-	Projection []string
-}
-
-// projected are the attributes every read of a comment or a leaderboard entry
-// needs: exactly what a page shows, nothing the write path alone uses.
-var projected = []string{
-	AttrID, AttrProductID, AttrLanguage, AttrRating, AttrAuthor, AttrTitle,
-	AttrBody, AttrCreatedAt, "count_5",
-}
-
-// Indexes are the table's four GSIs, all sorted by GSISK. Comments project
-// into all four; the stats items overload byLangAndRating as the leaderboard.
-var Indexes = []IndexDef{
-	{Name: IndexByLangAndRating, Hash: AttrGSIPK, Sort: AttrGSISK, Projection: projected},
-	{Name: IndexByLang, Hash: AttrGSI2PK, Sort: AttrGSISK, Projection: projected},
-	{Name: IndexByRating, Hash: AttrGSI3PK, Sort: AttrGSISK, Projection: projected},
-	{Name: IndexAll, Hash: AttrGSI4PK, Sort: AttrGSISK, Projection: projected},
-}
-
-// IndexByName returns the definition of the named index.
-func IndexByName(name string) (IndexDef, bool) {
-	for _, d := range Indexes {
-		if d.Name == name {
-			return d, true
-		}
-	}
-	return IndexDef{}, false
-}
 
 const (
 	commentPrefix = "COMMENT#"
@@ -86,19 +17,21 @@ const (
 	leadersPK     = "LEADERS"
 	// timeLayout is fixed width (always 9 fractional digits) so that the
 	// byte order of GSISK is the time order.
-	timeLayout = "2006-01-02T15:04:05.000000000Z"
+	timeLayout = table.TimeLayout
 )
 
 // CommentKey is the primary key of comment id.
-func CommentKey(id string) Key { return Key{PK: commentPrefix + id, SK: commentPrefix + id} }
+func CommentKey(id string) table.Key {
+	return table.Key{PK: commentPrefix + id, SK: commentPrefix + id}
+}
 
 // StatsKey is the primary key of a product's stats item for language lang
 // ("" for all languages).
-func StatsKey(productID, lang string) Key {
+func StatsKey(productID, lang string) table.Key {
 	if lang == "" {
-		return Key{PK: productPrefix + productID, SK: statsSK}
+		return table.Key{PK: productPrefix + productID, SK: statsSK}
 	}
-	return Key{PK: productPrefix + productID, SK: statsLangSK + lang}
+	return table.Key{PK: productPrefix + productID, SK: statsLangSK + lang}
 }
 
 // ProductPK is the partition key of a product's stats items.
@@ -124,13 +57,13 @@ func LeadersSK(count5 int64, productID string) string {
 func PartitionKey(pid, lang string, r int) (index, hash string) {
 	switch {
 	case lang != "" && r != 0:
-		return IndexByLangAndRating, productPrefix + pid + "/" + lang + "/" + strconv.Itoa(r)
+		return table.IndexByLangAndRating, productPrefix + pid + "/" + lang + "/" + strconv.Itoa(r)
 	case lang != "":
-		return IndexByLang, productPrefix + pid + "/" + lang
+		return table.IndexByLang, productPrefix + pid + "/" + lang
 	case r != 0:
-		return IndexByRating, productPrefix + pid + "/" + strconv.Itoa(r)
+		return table.IndexByRating, productPrefix + pid + "/" + strconv.Itoa(r)
 	default:
-		return IndexAll, productPrefix + pid
+		return table.IndexAll, productPrefix + pid
 	}
 }
 
@@ -184,3 +117,13 @@ func LangFromStatsSK(sk string) (string, bool) {
 
 // StatsLangPrefix is the SK prefix of a product's per-language stats items.
 const StatsLangPrefix = statsLangSK
+
+// parseTime parses a time of the table: by hand when it has exactly the
+// form table.TimeLayout writes, else as time.Parse does (which then says what is
+// wrong with it).
+func parseTime(s string) (time.Time, error) {
+	if secs, nanos, ok := table.ParseFixedTime(s); ok {
+		return time.Unix(secs, nanos).UTC(), nil
+	}
+	return time.Parse(table.TimeLayout, s)
+}

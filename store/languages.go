@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"strings"
+
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Languages returns the stats of the first n languages (0 to MaxLanguages)
@@ -30,7 +32,7 @@ func (s *Store) Languages(ctx context.Context, pid string, n int) ([]*Stats, err
 	}
 	out := make([]*Stats, 0, n)
 	for i := 0; i < len(items); {
-		lang, _, _ := parseStatsSK(items[i].S(AttrSK))
+		lang, _, _ := parseStatsSK(items[i].S(table.AttrSK))
 		j := i + 1
 		for j < len(items) && shardLanguage(items[j]) == lang {
 			j++
@@ -44,8 +46,8 @@ func (s *Store) Languages(ctx context.Context, pid string, n int) ([]*Stats, err
 }
 
 // shardLanguage is the language of a counter shard item ("" for all).
-func shardLanguage(it Item) string {
-	lang, _, _ := parseStatsSK(it.S(AttrSK))
+func shardLanguage(it table.Item) string {
+	lang, _, _ := parseStatsSK(it.S(table.AttrSK))
 	return lang
 }
 
@@ -56,9 +58,9 @@ func shardLanguage(it Item) string {
 // once it is reached, one query of its own shards (begins_with "S#<lang>,")
 // completes it. A product whose stats items fit in the first page takes
 // one call; one with more, two or more.
-func (s *Store) languageShards(ctx context.Context, pid string, n int) ([]Item, error) {
-	q := Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, SortValue: StatsLangPrefix, Forward: true}
-	var items []Item
+func (s *Store) languageShards(ctx context.Context, pid string, n int) ([]table.Item, error) {
+	q := table.Query{HashValue: ProductPK(pid), SortOp: table.SortBeginsWith, SortValue: StatsLangPrefix, Forward: true}
+	var items []table.Item
 	langs := 0
 	for {
 		q.Limit = n - langs
@@ -82,10 +84,10 @@ func (s *Store) languageShards(ctx context.Context, pid string, n int) ([]Item, 
 	}
 	// The n-th language's other shards: they follow its last item read.
 	last := items[len(items)-1]
-	rest := Query{HashValue: ProductPK(pid), SortOp: SortBeginsWith, Forward: true, Limit: StatsShards,
+	rest := table.Query{HashValue: ProductPK(pid), SortOp: table.SortBeginsWith, Forward: true, Limit: StatsShards,
 		SortValue: StatsKey(pid, shardLanguage(last)).SK + statsShardSep}
-	if strings.HasPrefix(last.S(AttrSK), rest.SortValue) {
-		rest.StartKey = Item{AttrPK: last.S(AttrPK), AttrSK: last.S(AttrSK)}
+	if strings.HasPrefix(last.S(table.AttrSK), rest.SortValue) {
+		rest.StartKey = table.Item{table.AttrPK: table.S(last.S(table.AttrPK)), table.AttrSK: table.S(last.S(table.AttrSK))}
 	}
 	more, err := s.queryAll(ctx, rest, -1)
 	if err != nil {

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // listPageLater is listPage for a caller whose stats are still loading (a
@@ -56,7 +58,7 @@ func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page
 	}
 	plan := s.planEarly(pid, f, pg, pg.position(pid, f), early)
 	tr := &Trace{Plan: plan, Reads: make([]partitionReads, len(plan.Partitions))}
-	var items []Item
+	var items []table.Item
 	var more bool
 	var err error
 	if plan.Strategy != StrategyEmpty {

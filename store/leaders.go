@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The leaderboard entries (LeaderKey) hold each product's exact 5-star
@@ -71,10 +73,10 @@ func PendingPK(n int) string { return pendingPrefix + fmt.Sprint(n) }
 
 // pendingOp puts a marker saying that the leaderboard entries of pid in
 // langs ("" for all languages) are to be settled.
-func pendingOp(pid string, langs []string) Op {
-	k := Key{PK: PendingPK(LeaderShard(pid)), SK: fmt.Sprintf("%s#%016x", pid, rand.Uint64())}
-	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrProductID: pid, AttrLanguage: strings.Join(langs, ",")}
-	return Op{Kind: OpPut, Key: k, Item: it, Conds: []Cond{{Kind: CondNotExists}}}
+func pendingOp(pid string, langs []string) table.Op {
+	k := table.Key{PK: PendingPK(LeaderShard(pid)), SK: fmt.Sprintf("%s#%016x", pid, rand.Uint64())}
+	it := table.Item{table.AttrPK: table.S(k.PK), table.AttrSK: table.S(k.SK), table.AttrProductID: table.S(pid), table.AttrLanguage: table.S(strings.Join(langs, ","))}
+	return table.Op{Kind: table.OpPut, Key: k, Item: it, Conds: []table.Cond{{Kind: table.CondNotExists}}}
 }
 
 // CreateOps returns the atomic write that creates comment c (as
@@ -82,23 +84,23 @@ func pendingOp(pid string, langs []string) Op {
 // leaderboard marker (the zero Key when its 5-star count is unchanged).
 // Written alone, it is a create cut short before its settle, as by a crash:
 // for tests.
-func CreateOps(c *Comment) ([]Op, Key) {
+func CreateOps(c *Comment) ([]table.Op, table.Key) {
 	d := statsDelta{}
 	d.add(c, +1)
-	ops := append(deltaOps(c.ProductID, d), Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []Cond{{Kind: CondNotExists}}})
+	ops := append(deltaOps(c.ProductID, d), table.Op{Kind: table.OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []table.Cond{{Kind: table.CondNotExists}}})
 	for _, op := range ops {
 		if strings.HasPrefix(op.Key.PK, pendingPrefix) {
 			return ops, op.Key
 		}
 	}
-	return ops, Key{}
+	return ops, table.Key{}
 }
 
 // commitSettled commits ops with change ch (commit) and then settles the
 // leaderboard entries a marker among them names. The write is the
 // mutation: once it has committed, a failed settle is not an error of the
 // mutation (its marker stays, and the next topProducts settles it).
-func (s *Store) commitSettled(ctx context.Context, ops []Op, ch Change) error {
+func (s *Store) commitSettled(ctx context.Context, ops []table.Op, ch Change) error {
 	if err := s.commit(ctx, ops, ch); err != nil {
 		return err
 	}
@@ -117,22 +119,22 @@ func (s *Store) commitSettled(ctx context.Context, ops []Op, ch Change) error {
 // at least the shards of its first read, so every write to them that
 // committed before the call; after a lost race, an entry that another
 // writer brought that far is left alone.
-func (s *Store) settle(ctx context.Context, marker Item) error {
-	pid := marker.S(AttrProductID)
-	langs := strings.Split(marker.S(AttrLanguage), ",")
-	var keys []Key
+func (s *Store) settle(ctx context.Context, marker table.Item) error {
+	pid := marker.S(table.AttrProductID)
+	langs := strings.Split(marker.S(table.AttrLanguage), ",")
+	var keys []table.Key
 	for _, lang := range langs {
 		keys = append(append(keys, LeaderKey(pid, lang)), StatsShardKeys(pid, lang)...)
 	}
 	const per = settleReadsPerLanguage // an entry and its shards
-	var need [][]Item                  // per language, the shards of the first read: what the entry must count
+	var need [][]table.Item            // per language, the shards of the first read: what the entry must count
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
 		items, err := s.table.BatchGet(ctx, keys)
 		if err != nil {
 			return tableError(err)
 		}
-		ops, mixed := []Op{}, false
+		ops, mixed := []table.Op{}, false
 		for i, lang := range langs {
 			entry, shards := items[i*per], items[i*per+1:(i+1)*per]
 			if len(need) <= i {
@@ -149,7 +151,7 @@ func (s *Store) settle(ctx context.Context, marker Item) error {
 			}
 		}
 		if !mixed {
-			err = s.table.Write(ctx, append(ops, Op{Kind: OpDelete, Key: marker.Key()}))
+			err = s.table.Write(ctx, append(ops, table.Op{Kind: table.OpDelete, Key: marker.Key()}))
 			if ErrorCode(err) != ECONFLICT {
 				return tableError(err)
 			}
@@ -167,7 +169,7 @@ func (s *Store) settle(ctx context.Context, marker Item) error {
 // compareShards compares the shard versions a leaderboard entry was summed
 // from with those of shards: newer, some shard is newer than the entry's;
 // older, some is older.
-func compareShards(entry Item, shards []Item) (newer, older bool) {
+func compareShards(entry table.Item, shards []table.Item) (newer, older bool) {
 	for n, it := range shards {
 		v, w := it.N(attrVersion5), entry.N(attrShardVersion(n))
 		newer = newer || v > w
@@ -179,23 +181,23 @@ func compareShards(entry Item, shards []Item) (newer, older bool) {
 // leaderSetOp replaces the leaderboard entry of (pid, lang), read as entry,
 // with the 5-star count of shards and their versions, on condition that the
 // entry is still the one read (its version).
-func leaderSetOp(pid, lang string, entry Item, shards []Item) Op {
+func leaderSetOp(pid, lang string, entry table.Item, shards []table.Item) table.Op {
 	st := SumStats(pid, lang, shards)
-	op := Op{Kind: OpUpdate, Key: LeaderKey(pid, lang), Add: map[string]int64{AttrVersion: 1},
-		Set: Item{AttrCount(5): st.Counts[5]}}
+	op := table.Op{Kind: table.OpUpdate, Key: LeaderKey(pid, lang), Add: map[string]int64{table.AttrVersion: 1},
+		Set: table.Item{table.AttrCount(5): table.N(st.Counts[5])}}
 	for n, it := range shards {
-		op.Set[attrShardVersion(n)] = it.N(attrVersion5)
+		op.Set[attrShardVersion(n)] = table.N(it.N(attrVersion5))
 	}
-	if v, ok := entry[AttrVersion].(int64); ok {
-		op.Conds = []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: v}}
+	if v, ok := entry[table.AttrVersion].Num(); ok {
+		op.Conds = []table.Cond{{Kind: table.CondEquals, Attr: table.AttrVersion, Value: table.N(v)}}
 	} else {
-		op.Conds = []Cond{{Kind: CondAbsent, Attr: AttrVersion}}
+		op.Conds = []table.Cond{{Kind: table.CondAbsent, Attr: table.AttrVersion}}
 	}
 	if st.Counts[5] > 0 {
-		op.Set[AttrGSIPK] = LeadersShardPK(lang, LeaderShard(pid))
-		op.Set[AttrGSISK] = LeadersSK(st.Counts[5], pid)
+		op.Set[table.AttrGSIPK] = table.S(LeadersShardPK(lang, LeaderShard(pid)))
+		op.Set[table.AttrGSISK] = table.S(LeadersSK(st.Counts[5], pid))
 	} else {
-		op.Remove = []string{AttrGSIPK, AttrGSISK}
+		op.Remove = []string{table.AttrGSIPK, table.AttrGSISK}
 	}
 	return op
 }
@@ -220,13 +222,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 // (zero-padded 5-star count, then product id), so the first n of the union,
 // in descending GSISK order, are the first n overall.
 func (s *Store) topOfShards(ctx context.Context, lang string, n int) ([]Rank, error) {
-	heads := make([][]Item, LeaderShards)
-	markers := make([][]Item, LeaderShards)
+	heads := make([][]table.Item, LeaderShards)
+	markers := make([][]table.Item, LeaderShards)
 	err := s.each(ctx, 2*LeaderShards, func(ctx context.Context, i int) (err error) {
 		if i < LeaderShards {
-			heads[i], err = s.queryAll(ctx, Query{Index: IndexByLangAndRating, HashValue: LeadersShardPK(lang, i), Limit: n}, n)
+			heads[i], err = s.queryAll(ctx, table.Query{Index: table.IndexByLangAndRating, HashValue: LeadersShardPK(lang, i), Limit: n}, n)
 		} else {
-			markers[i-LeaderShards], err = s.queryAll(ctx, Query{HashValue: PendingPK(i - LeaderShards), Forward: true, Limit: pendingReadLimit}, pendingReadLimit)
+			markers[i-LeaderShards], err = s.queryAll(ctx, table.Query{HashValue: PendingPK(i - LeaderShards), Forward: true, Limit: pendingReadLimit}, pendingReadLimit)
 		}
 		return err
 	})
@@ -240,7 +242,7 @@ func (s *Store) topOfShards(ctx context.Context, lang string, n int) ([]Rank, er
 			}
 		}
 		err := s.each(ctx, LeaderShards, func(ctx context.Context, i int) (err error) {
-			heads[i], err = s.queryAll(ctx, Query{Index: IndexByLangAndRating, HashValue: LeadersShardPK(lang, i), Limit: n}, n)
+			heads[i], err = s.queryAll(ctx, table.Query{Index: table.IndexByLangAndRating, HashValue: LeadersShardPK(lang, i), Limit: n}, n)
 			return err
 		})
 		if err != nil {
@@ -248,18 +250,18 @@ func (s *Store) topOfShards(ctx context.Context, lang string, n int) ([]Rank, er
 		}
 	}
 	all := slices.Concat(heads...)
-	slices.SortFunc(all, func(a, b Item) int { return strings.Compare(b.S(AttrGSISK), a.S(AttrGSISK)) })
+	slices.SortFunc(all, func(a, b table.Item) int { return strings.Compare(b.S(table.AttrGSISK), a.S(table.AttrGSISK)) })
 	out := make([]Rank, 0, min(n, len(all)))
 	for _, it := range all[:min(n, len(all))] {
-		pid, _ := ProductIDFromPK(it.S(AttrPK))
-		out = append(out, Rank{Rank: len(out) + 1, ProductID: pid, FiveStarCount: it.N(AttrCount(5))})
+		pid, _ := ProductIDFromPK(it.S(table.AttrPK))
+		out = append(out, Rank{Rank: len(out) + 1, ProductID: pid, FiveStarCount: it.N(table.AttrCount(5))})
 	}
 	return out, nil
 }
 
 // queryAll reads q page by page until max items (max < 0: all of them).
-func (s *Store) queryAll(ctx context.Context, q Query, max int) ([]Item, error) {
-	var out []Item
+func (s *Store) queryAll(ctx context.Context, q table.Query, max int) ([]table.Item, error) {
+	var out []table.Item
 	for max < 0 || len(out) < max {
 		res, err := s.table.Query(ctx, q)
 		if err != nil {

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"slices"
+
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Page size limits.
@@ -256,7 +258,7 @@ func (pg Page) counts(pid string, f Filter, st *Stats) (rem []int64, version int
 // fillConnection sets conn's edges, with the cursors of a page whose
 // remaining counts at its start are rem (nil: unknown) under stats version
 // version, and its "more" flag.
-func fillConnection(conn *Connection, pid string, f Filter, pg Page, items []Item, more bool, rem []int64, version int64) error {
+func fillConnection(conn *Connection, pid string, f Filter, pg Page, items []table.Item, more bool, rem []int64, version int64) error {
 	tr := conn.Trace
 	var next *Position
 	if rem != nil {
@@ -278,7 +280,7 @@ func fillConnection(conn *Connection, pid string, f Filter, pg Page, items []Ite
 				next.Remaining[i]--
 			}
 		}
-		conn.Edges = append(conn.Edges, Edge{Cursor: EncodePositionCursor(it.S(AttrGSISK), next), Comment: c})
+		conn.Edges = append(conn.Edges, Edge{Cursor: EncodePositionCursor(it.S(table.AttrGSISK), next), Comment: c})
 	}
 	if pg.backward {
 		slices.Reverse(conn.Edges)

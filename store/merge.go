@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The k-way merge engine: a page of comments read from one or more index
@@ -18,9 +20,9 @@ import (
 // to continue from while the partition may hold more.
 type stream struct {
 	part Partition
-	buf  []Item
-	next Item // StartKey of the next read; nil once exhausted or covered
-	done bool // exhausted (or past the stop bound)
+	buf  []table.Item
+	next table.Item // StartKey of the next read; nil once exhausted or covered
+	done bool       // exhausted (or past the stop bound)
 	// covered is set when a read bounded by until ended at its bound: the
 	// partition holds nothing more before that sort key (in page order),
 	// and its next read starts past it.
@@ -38,8 +40,8 @@ type stream struct {
 // buffered does showing "more" take a read: none when knownMore (the counts
 // say so), else a read of one item (which costs nothing on an exhausted
 // partition).
-func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownMore func() bool) ([]Item, bool, error) {
-	m := &merger{s: s, plan: plan, pg: pg, tr: tr, streams: make([]*stream, len(plan.Partitions)), out: make([]Item, 0, pg.size)}
+func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownMore func() bool) ([]table.Item, bool, error) {
+	m := &merger{s: s, plan: plan, pg: pg, tr: tr, streams: make([]*stream, len(plan.Partitions)), out: make([]table.Item, 0, pg.size)}
 	all := make([]int, len(plan.Partitions))
 	for i, p := range plan.Partitions {
 		m.streams[i] = &stream{part: p}
@@ -74,7 +76,7 @@ type merger struct {
 	tr      *Trace
 	streams []*stream
 	counted int64 // the partitions' counts
-	out     []Item
+	out     []table.Item
 }
 
 // heads trims the buffers and returns the stream whose first buffered item
@@ -84,7 +86,7 @@ func (m *merger) heads() (best int, dry []int) {
 	best = -1
 	for i, st := range m.streams {
 		st.trim(m.pg, m.plan.Keep)
-		if len(st.buf) > 0 && (best < 0 || before(st.buf[0].S(AttrGSISK), m.streams[best].buf[0].S(AttrGSISK), m.pg.backward)) {
+		if len(st.buf) > 0 && (best < 0 || before(st.buf[0].S(table.AttrGSISK), m.streams[best].buf[0].S(table.AttrGSISK), m.pg.backward)) {
 			best = i
 		}
 	}
@@ -94,7 +96,7 @@ func (m *merger) heads() (best int, dry []int) {
 		}
 		// A covered stream holds nothing before its bound: it is dry only
 		// once the page has reached the bound.
-		if st.covered != "" && best >= 0 && before(m.streams[best].buf[0].S(AttrGSISK), st.covered, m.pg.backward) {
+		if st.covered != "" && best >= 0 && before(m.streams[best].buf[0].S(table.AttrGSISK), st.covered, m.pg.backward) {
 			continue
 		}
 		dry = append(dry, i)
@@ -155,7 +157,7 @@ func (m *merger) finish(ctx context.Context, remaining int) error {
 			}
 		case st.covered != "" && !before(st.covered, bound, m.pg.backward):
 			continue // covered up to the bound or past it
-		case len(st.buf) > 0 && !before(st.buf[len(st.buf)-1].S(AttrGSISK), bound, m.pg.backward):
+		case len(st.buf) > 0 && !before(st.buf[len(st.buf)-1].S(table.AttrGSISK), bound, m.pg.backward):
 			continue // has read up to the bound
 		}
 		if bound != "" && st.next != nil {
@@ -172,8 +174,8 @@ func (m *merger) bound(n int) string {
 	var keys []string
 	for _, st := range m.streams {
 		for _, it := range st.buf {
-			if m.plan.Keep == nil || slices.Contains(m.plan.Keep, int(it.N(AttrRating))) {
-				keys = append(keys, it.S(AttrGSISK))
+			if m.plan.Keep == nil || slices.Contains(m.plan.Keep, int(it.N(table.AttrRating))) {
+				keys = append(keys, it.S(table.AttrGSISK))
 			}
 		}
 	}
@@ -229,12 +231,12 @@ func nearlyDry(streams []*stream, share func(*stream) int) []int {
 // page's cursor; on a finish refill (until), up to that bound and no
 // further. A Query has one sort condition: a read with a StartKey needs no
 // other start, so it can take the bound.
-func (st *stream) query(pg Page, limit int) Query {
-	past, upTo := SortLess, SortGreater // a forward page walks descending keys
+func (st *stream) query(pg Page, limit int) table.Query {
+	past, upTo := table.SortLess, table.SortGreater // a forward page walks descending keys
 	if pg.backward {
-		past, upTo = SortGreater, SortLess
+		past, upTo = table.SortGreater, table.SortLess
 	}
-	q := Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.backward, Limit: limit, StartKey: st.next}
+	q := table.Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.backward, Limit: limit, StartKey: st.next}
 	switch {
 	case st.until != "" && st.next != nil:
 		q.SortValue, q.SortOp = st.until, upTo
@@ -252,11 +254,11 @@ func (st *stream) query(pg Page, limit int) Query {
 func (st *stream) trim(pg Page, keep []int) {
 	for len(st.buf) > 0 {
 		it := st.buf[0]
-		if pg.stop != "" && !before(it.S(AttrGSISK), pg.stop, pg.backward) {
+		if pg.stop != "" && !before(it.S(table.AttrGSISK), pg.stop, pg.backward) {
 			st.done, st.buf = true, nil
 			return
 		}
-		if keep != nil && !slices.Contains(keep, int(it.N(AttrRating))) {
+		if keep != nil && !slices.Contains(keep, int(it.N(table.AttrRating))) {
 			st.buf = st.buf[1:]
 			continue
 		}
@@ -293,7 +295,7 @@ func refillLimit(remaining int, count, total int64, k int, lean bool) int {
 func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page, tr *Trace, limit func(*stream) int) error {
 	tr.Rounds++
 	had := make([]int, len(idx)) // items buffered before this round
-	queries := make([]Query, len(idx))
+	queries := make([]table.Query, len(idx))
 	for n, i := range idx {
 		st := streams[i]
 		had[n] = len(st.buf)
@@ -302,7 +304,7 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page,
 		tr.Reads[i].Calls++
 		queries[n] = st.query(pg, lim)
 	}
-	err := s.readRound(ctx, queries, func(n int, res QueryResult) { streams[idx[n]].take(res) })
+	err := s.readRound(ctx, queries, func(n int, res table.QueryResult) { streams[idx[n]].take(res) })
 	for n, i := range idx {
 		tr.Reads[i].Items += len(streams[i].buf) - had[n]
 	}
@@ -312,7 +314,7 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page,
 // readRound runs queries, passing each result to take(n, result): at once
 // on a RoundReader, else as each runs them. take is called once for each n,
 // from any goroutine.
-func (s *Store) readRound(ctx context.Context, queries []Query, take func(n int, res QueryResult)) error {
+func (s *Store) readRound(ctx context.Context, queries []table.Query, take func(n int, res table.QueryResult)) error {
 	if s.rounds != nil && len(queries) > 1 {
 		res, err := s.rounds.QueryRound(ctx, queries)
 		if err != nil {
@@ -364,7 +366,7 @@ func (s *Store) each(ctx context.Context, n int, fn func(ctx context.Context, i 
 
 // take appends a read's items to the stream and notes where it stands: more
 // to read from next, covered up to its bound, or done.
-func (st *stream) take(res QueryResult) {
+func (st *stream) take(res table.QueryResult) {
 	st.buf = append(st.buf, res.Items...)
 	st.next = res.LastKey
 	switch {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"golang.org/x/text/language"
+
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Limits on user input.
@@ -156,74 +158,74 @@ func (c *Comment) Validate() error {
 }
 
 // Item returns the table item of c, with all four index keys.
-func (c *Comment) Item() Item {
+func (c *Comment) Item() table.Item {
 	k := CommentKey(c.ID)
 	_, gsi1 := PartitionKey(c.ProductID, c.Language, c.Rating)
 	_, gsi2 := PartitionKey(c.ProductID, c.Language, 0)
 	_, gsi3 := PartitionKey(c.ProductID, "", c.Rating)
 	_, gsi4 := PartitionKey(c.ProductID, "", 0)
-	it := Item{
-		AttrPK: k.PK, AttrSK: k.SK,
-		AttrGSIPK: gsi1, AttrGSI2PK: gsi2, AttrGSI3PK: gsi3, AttrGSI4PK: gsi4,
-		AttrGSISK:     c.SortKey(),
-		AttrID:        c.ID,
-		AttrProductID: c.ProductID,
-		AttrLanguage:  c.Language,
-		AttrRating:    int64(c.Rating),
-		AttrAuthor:    c.Author,
-		AttrTitle:     c.Title,
-		AttrBody:      c.Body,
-		AttrCreatedAt: c.CreatedAt.UTC().Format(timeLayout),
-		AttrVersion:   c.Version,
+	it := table.Item{
+		table.AttrPK: table.S(k.PK), table.AttrSK: table.S(k.SK),
+		table.AttrGSIPK: table.S(gsi1), table.AttrGSI2PK: table.S(gsi2), table.AttrGSI3PK: table.S(gsi3), table.AttrGSI4PK: table.S(gsi4),
+		table.AttrGSISK:     table.S(c.SortKey()),
+		table.AttrID:        table.S(c.ID),
+		table.AttrProductID: table.S(c.ProductID),
+		table.AttrLanguage:  table.S(c.Language),
+		table.AttrRating:    table.N(int64(c.Rating)),
+		table.AttrAuthor:    table.S(c.Author),
+		table.AttrTitle:     table.S(c.Title),
+		table.AttrBody:      table.S(c.Body),
+		table.AttrCreatedAt: table.S(c.CreatedAt.UTC().Format(timeLayout)),
+		table.AttrVersion:   table.N(c.Version),
 	}
 	if c.AuthorID != "" {
-		it[AttrAuthorID] = c.AuthorID
+		it[table.AttrAuthorID] = table.S(c.AuthorID)
 	}
 	return it
 }
 
 // CommentFromItem decodes a comment item (from the table or an index).
-func CommentFromItem(it Item) (*Comment, error) {
-	t, err := parseTime(it.S(AttrCreatedAt))
+func CommentFromItem(it table.Item) (*Comment, error) {
+	t, err := parseTime(it.S(table.AttrCreatedAt))
 	if err != nil {
-		return nil, Wrap(EINTERNAL, err, "corrupt comment item %q", it.S(AttrPK))
+		return nil, Wrap(EINTERNAL, err, "corrupt comment item %q", it.S(table.AttrPK))
 	}
 	return &Comment{
-		ID:        it.S(AttrID),
-		ProductID: it.S(AttrProductID),
-		Language:  it.S(AttrLanguage),
-		Rating:    int(it.N(AttrRating)),
-		Author:    it.S(AttrAuthor),
-		Title:     it.S(AttrTitle),
-		Body:      it.S(AttrBody),
+		ID:        it.S(table.AttrID),
+		ProductID: it.S(table.AttrProductID),
+		Language:  it.S(table.AttrLanguage),
+		Rating:    int(it.N(table.AttrRating)),
+		Author:    it.S(table.AttrAuthor),
+		Title:     it.S(table.AttrTitle),
+		Body:      it.S(table.AttrBody),
 		CreatedAt: t,
-		Version:   it.N(AttrVersion),
-		AuthorID:  it.S(AttrAuthorID),
+		Version:   it.N(table.AttrVersion),
+		AuthorID:  it.S(table.AttrAuthorID),
 	}, nil
 }
 
 // StatsFromItem decodes a stats item; a nil item is all zeros.
-func StatsFromItem(productID, lang string, it Item) *Stats {
+func StatsFromItem(productID, lang string, it table.Item) *Stats {
 	s := &Stats{ProductID: productID, Language: lang}
 	if it == nil {
 		return s
 	}
 	for r := MinRating; r <= MaxRating; r++ {
-		s.Counts[r] = it.N(AttrCount(r))
+		s.Counts[r] = it.N(table.AttrCount(r))
 	}
-	s.Total = it.N(AttrCountTotal)
-	s.Version = it.N(AttrVersion)
+	s.Total = it.N(table.AttrCountTotal)
+	s.Version = it.N(table.AttrVersion)
 	return s
 }
 
 // Item returns s as the whole item of counter shard 0 of its product and
 // language (rebuild-stats writes the counts there and zeroes the other
 // shards). The leaderboard entry is another item (LeaderItem).
-func (s *Stats) Item() Item {
+func (s *Stats) Item() table.Item {
 	k := StatsKey(s.ProductID, s.Language)
-	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrCountTotal: s.Total, AttrVersion: s.Version}
+	it := table.Item{table.AttrPK: table.S(k.PK), table.AttrSK: table.S(k.SK), table.AttrCountTotal: table.N(s.Total), table.AttrVersion: table.N(s.Version)}
 	for r := MinRating; r <= MaxRating; r++ {
-		it[AttrCount(r)] = s.Counts[r]
+		it[table.AttrCount(r)] = table.N(s.Counts[r])
 	}
 	return it
 }

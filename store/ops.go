@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // StatsID addresses the stats of a product for one language ("" for all).
@@ -54,8 +56,8 @@ func (s *Store) ReadStats(ctx context.Context, ids []StatsID) ([]*Stats, []Stats
 
 // statsByKey reads the counter shards of ids in one BatchGet of all their
 // keys (nil items where a shard does not exist), and adds it to reads.
-func (s *Store) statsByKey(ctx context.Context, ids []StatsID, reads []StatsRead) ([][]Item, error) {
-	keys := make([]Key, 0, len(ids)*StatsShards)
+func (s *Store) statsByKey(ctx context.Context, ids []StatsID, reads []StatsRead) ([][]table.Item, error) {
+	keys := make([]table.Key, 0, len(ids)*StatsShards)
 	for _, id := range ids {
 		keys = append(keys, StatsShardKeys(id.ProductID, id.Language)...)
 	}
@@ -63,10 +65,10 @@ func (s *Store) statsByKey(ctx context.Context, ids []StatsID, reads []StatsRead
 	if err != nil {
 		return nil, tableError(err)
 	}
-	shards := make([][]Item, len(ids))
+	shards := make([][]table.Item, len(ids))
 	for i := range ids {
 		shards[i] = items[i*StatsShards : (i+1)*StatsShards]
-		reads[i].Items = Found(shards[i]...)
+		reads[i].Items = table.Found(shards[i]...)
 	}
 	if len(ids) > 0 {
 		reads[0].Calls = 1
@@ -77,15 +79,15 @@ func (s *Store) statsByKey(ctx context.Context, ids []StatsID, reads []StatsRead
 // statsByQuery reads the counter shards of ids with one Query each and,
 // for the ids of all languages, their shards 0 in one BatchGet (see
 // statsShardsQuery), all at once, and adds them to reads.
-func (s *Store) statsByQuery(ctx context.Context, ids []StatsID, reads []StatsRead) ([][]Item, error) {
-	var zeros []Key
+func (s *Store) statsByQuery(ctx context.Context, ids []StatsID, reads []StatsRead) ([][]table.Item, error) {
+	var zeros []table.Key
 	for _, id := range ids {
 		if id.Language == "" {
 			zeros = append(zeros, StatsKey(id.ProductID, ""))
 		}
 	}
-	shards := make([][]Item, len(ids))
-	var zeroItems []Item
+	shards := make([][]table.Item, len(ids))
+	var zeroItems []table.Item
 	err := s.each(ctx, len(ids)+min(len(zeros), 1), func(ctx context.Context, n int) error {
 		if n == len(ids) {
 			items, err := s.table.BatchGet(ctx, zeros)
@@ -108,7 +110,7 @@ func (s *Store) statsByQuery(ctx context.Context, ids []StatsID, reads []StatsRe
 		if id.Language == "" {
 			shards[i] = append(shards[i], zeroItems[0])
 			reads[i].Calls += batchCall
-			reads[i].Items += Found(zeroItems[0])
+			reads[i].Items += table.Found(zeroItems[0])
 			zeroItems, batchCall = zeroItems[1:], 0
 		}
 	}
@@ -118,7 +120,7 @@ func (s *Store) statsByQuery(ctx context.Context, ids []StatsID, reads []StatsRe
 // GetComments returns the comments of ids, aligned with them (nil where
 // missing), in one BatchGet.
 func (s *Store) GetComments(ctx context.Context, ids []string) ([]*Comment, error) {
-	keys := make([]Key, len(ids))
+	keys := make([]table.Key, len(ids))
 	for i, id := range ids {
 		keys[i] = CommentKey(id)
 	}
@@ -250,7 +252,7 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 		if err != nil {
 			return err
 		}
-		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []Cond{{Kind: CondNotExists}}})
+		ops = append(ops, table.Op{Kind: table.OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []table.Cond{{Kind: table.CondNotExists}}})
 		return s.commitSettled(ctx, ops, Change{Kind: ChangeAdded, Comment: c})
 	})
 	if err != nil {
@@ -302,7 +304,7 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 		if err != nil {
 			return err
 		}
-		ops = append(ops, Op{Kind: OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: in.Owner.conds(old.Version)})
+		ops = append(ops, table.Op{Kind: table.OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: in.Owner.conds(old.Version)})
 		if err := s.commitSettled(ctx, ops, Change{Kind: ChangeUpdated, Comment: &c, Old: old}); err != nil {
 			return refused(c.ID, err)
 		}
@@ -333,7 +335,7 @@ func (s *Store) DeleteComment(ctx context.Context, id string, owner Owner) error
 		if err != nil {
 			return err
 		}
-		ops = append(ops, Op{Kind: OpDelete, Key: CommentKey(id), Conds: owner.conds(old.Version)})
+		ops = append(ops, table.Op{Kind: table.OpDelete, Key: CommentKey(id), Conds: owner.conds(old.Version)})
 		return refused(id, s.commitSettled(ctx, ops, Change{Kind: ChangeDeleted, Comment: old}))
 	})
 }
@@ -397,12 +399,12 @@ func (d *statsDelta) add(c *Comment, n int64) {
 // the 5-star count changes, a leaderboard marker (see pendingOp): the
 // leaderboard entries are brought up to date after the write commits
 // (Store.commit), never under a condition that writers would contend on.
-func (s *Store) statsOps(_ context.Context, pid string, d statsDelta) ([]Op, error) {
+func (s *Store) statsOps(_ context.Context, pid string, d statsDelta) ([]table.Op, error) {
 	return deltaOps(pid, d), nil
 }
 
 // deltaOps is statsOps: it reads nothing.
-func deltaOps(pid string, d statsDelta) []Op {
+func deltaOps(pid string, d statsDelta) []table.Op {
 	langs := make([]string, 0, len(d.langs))
 	for lang, v := range d.langs {
 		if *v != ([MaxRating + 1]int64{}) {
@@ -411,22 +413,22 @@ func deltaOps(pid string, d statsDelta) []Op {
 	}
 	slices.Sort(langs)
 	var fives []string
-	ops := make([]Op, 0, len(langs)+2)
+	ops := make([]table.Op, 0, len(langs)+2)
 	for _, lang := range langs {
 		v := d.langs[lang]
 		if v[5] != 0 {
 			fives = append(fives, lang)
 		}
-		op := Op{Kind: OpUpdate, Key: StatsShardKey(pid, lang, d.shard), Add: map[string]int64{AttrVersion: 1}}
+		op := table.Op{Kind: table.OpUpdate, Key: StatsShardKey(pid, lang, d.shard), Add: map[string]int64{table.AttrVersion: 1}}
 		var total int64
 		for r := MinRating; r <= MaxRating; r++ {
 			if v[r] != 0 {
-				op.Add[AttrCount(r)] = v[r]
+				op.Add[table.AttrCount(r)] = v[r]
 				total += v[r]
 			}
 		}
 		if total != 0 {
-			op.Add[AttrCountTotal] = total
+			op.Add[table.AttrCountTotal] = total
 		}
 		if v[5] != 0 {
 			op.Add[attrVersion5] = 1

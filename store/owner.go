@@ -1,5 +1,7 @@
 package store
 
+import "github.com/acme/comments-gateway/store/table"
+
 // Owner says whose comments a change may touch: the ownership rule of
 // UpdateComment and DeleteComment. AnyOwner (the zero Owner) allows any
 // comment: a moderator's change, an API key's, or any change on a gateway
@@ -33,10 +35,10 @@ func (o Owner) check(c *Comment) error {
 // conds returns the conditions of a comment's write: version, as read (a
 // concurrent change is a conflict, and a deleted comment one too, found
 // missing on the retry), then ownership, whose failure is EFORBIDDEN.
-func (o Owner) conds(version int64) []Cond {
-	conds := []Cond{{Kind: CondEquals, Attr: AttrVersion, Value: version}}
+func (o Owner) conds(version int64) []table.Cond {
+	conds := []table.Cond{{Kind: table.CondEquals, Attr: table.AttrVersion, Value: table.N(version)}}
 	if o.only {
-		conds = append(conds, Cond{Kind: CondEquals, Attr: AttrAuthorID, Value: o.authorID, Code: EFORBIDDEN})
+		conds = append(conds, table.Cond{Kind: table.CondEquals, Attr: table.AttrAuthorID, Value: table.S(o.authorID), Code: EFORBIDDEN})
 	}
 	return conds
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Write sharding. A hot product's writes must not queue on one item: on
@@ -60,10 +62,10 @@ func statsShard(commentID string) int {
 // StatsShardKey is the key of counter shard n of (pid, lang). Shard 0 is the
 // unsharded stats item's key (StatsKey), so a table written before sharding
 // reads as all its counts in shard 0.
-func StatsShardKey(pid, lang string, n int) Key { return shardOf(StatsKey(pid, lang), n) }
+func StatsShardKey(pid, lang string, n int) table.Key { return shardOf(StatsKey(pid, lang), n) }
 
 // shardOf is the key of counter shard n of the stats whose shard 0 is k.
-func shardOf(k Key, n int) Key {
+func shardOf(k table.Key, n int) table.Key {
 	if n != 0 {
 		k.SK += statsShardSep + strconv.Itoa(n)
 	}
@@ -71,8 +73,8 @@ func shardOf(k Key, n int) Key {
 }
 
 // StatsShardKeys returns the keys of all counter shards of (pid, lang).
-func StatsShardKeys(pid, lang string) []Key {
-	keys := make([]Key, StatsShards)
+func StatsShardKeys(pid, lang string) []table.Key {
+	keys := make([]table.Key, StatsShards)
 	base := StatsKey(pid, lang) // its PK shared by every shard's key
 	for n := range keys {
 		keys[n] = shardOf(base, n)
@@ -95,8 +97,8 @@ func StatsShardKeys(pid, lang string) []Key {
 
 // statsShardsQuery is the Query of the counter shards of id: all of them
 // for a language, shards 1 to StatsShards-1 for all languages.
-func statsShardsQuery(id StatsID) Query {
-	q := Query{HashValue: ProductPK(id.ProductID), SortOp: SortBeginsWith, Forward: true, Limit: StatsShards,
+func statsShardsQuery(id StatsID) table.Query {
+	q := table.Query{HashValue: ProductPK(id.ProductID), SortOp: table.SortBeginsWith, Forward: true, Limit: StatsShards,
 		SortValue: StatsKey(id.ProductID, id.Language).SK}
 	if id.Language == "" {
 		q.SortValue, q.Limit = statsSK+statsShardSep, StatsShards-1
@@ -106,9 +108,9 @@ func statsShardsQuery(id StatsID) Query {
 
 // ofStats returns the items of items that are counter shards of language
 // lang (in place).
-func ofStats(lang string, items []Item) []Item {
-	return slices.DeleteFunc(items, func(it Item) bool {
-		l, _, ok := parseStatsSK(it.S(AttrSK))
+func ofStats(lang string, items []table.Item) []table.Item {
+	return slices.DeleteFunc(items, func(it table.Item) bool {
+		l, _, ok := parseStatsSK(it.S(table.AttrSK))
 		return !ok || l != lang
 	})
 }
@@ -132,7 +134,7 @@ func parseStatsSK(sk string) (lang string, shard int, ok bool) {
 // shards). Version is the sum of the shards' versions: every write ADDs 1
 // to one shard's, and rebuild-stats adds 1 to each, so the sum changes with
 // every change of the counts and never returns to an earlier value.
-func SumStats(pid, lang string, shards []Item) *Stats {
+func SumStats(pid, lang string, shards []table.Item) *Stats {
 	s := &Stats{ProductID: pid, Language: lang}
 	for _, it := range shards {
 		p := StatsFromItem(pid, lang, it)
@@ -147,11 +149,11 @@ func SumStats(pid, lang string, shards []Item) *Stats {
 
 // LeaderKey is the key of the leaderboard entry of (pid, lang), an item of
 // the product's partition holding the product's exact 5-star count.
-func LeaderKey(pid, lang string) Key {
+func LeaderKey(pid, lang string) table.Key {
 	if lang == "" {
-		return Key{PK: ProductPK(pid), SK: leaderSK}
+		return table.Key{PK: ProductPK(pid), SK: leaderSK}
 	}
-	return Key{PK: ProductPK(pid), SK: leaderLangSK + lang}
+	return table.Key{PK: ProductPK(pid), SK: leaderLangSK + lang}
 }
 
 // LangFromLeaderSK returns the language of a leaderboard entry's sort key
@@ -178,12 +180,12 @@ func LeadersShardPK(lang string, n int) string {
 
 // LeaderItem returns the whole leaderboard entry of (pid, lang) with 5-star
 // count n: in the leaderboard index while n > 0.
-func LeaderItem(pid, lang string, n int64) Item {
+func LeaderItem(pid, lang string, n int64) table.Item {
 	k := LeaderKey(pid, lang)
-	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrCount(5): n}
+	it := table.Item{table.AttrPK: table.S(k.PK), table.AttrSK: table.S(k.SK), table.AttrCount(5): table.N(n)}
 	if n > 0 {
-		it[AttrGSIPK] = LeadersShardPK(lang, LeaderShard(pid))
-		it[AttrGSISK] = LeadersSK(n, pid)
+		it[table.AttrGSIPK] = table.S(LeadersShardPK(lang, LeaderShard(pid)))
+		it[table.AttrGSISK] = table.S(LeadersSK(n, pid))
 	}
 	return it
 }

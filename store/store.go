@@ -6,17 +6,19 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Store is the comments model over a Table: comment and stats operations,
 // the planner-driven comment listing, the leaderboard, and bulk loads.
 type Store struct {
-	table Table
+	table table.Table
 	// local: the table answers in-process, so a merge reads its partitions
 	// one after another (a goroutine would cost more than the read).
 	local  bool
-	rounds RoundReader // the table, when it reads a round of queries at once
-	sizing Sizing      // BalancedSizing unless WithSizing
+	rounds table.RoundReader // the table, when it reads a round of queries at once
+	sizing Sizing            // BalancedSizing unless WithSizing
 	now    func() time.Time
 	newID  func(time.Time) string
 	publishState
@@ -35,7 +37,7 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // New returns a Store over t. A Table that has a method Local() bool
 // returning true (an embedded store) is read sequentially; one that is a
 // RoundReader reads each round of a merge at once.
-func New(t Table, opts ...Option) *Store {
+func New(t table.Table, opts ...Option) *Store {
 	s := &Store{
 		table:  t,
 		now:    time.Now,
@@ -48,7 +50,7 @@ func New(t Table, opts ...Option) *Store {
 	if l, ok := t.(interface{ Local() bool }); ok {
 		s.local = l.Local()
 	}
-	s.rounds, _ = t.(RoundReader)
+	s.rounds, _ = t.(table.RoundReader)
 	return s
 }
 
@@ -62,7 +64,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // IsEmpty reports whether the table holds no item but its meta item
 // (DesignKey).
 func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
-	var start Item
+	var start table.Item
 	for {
 		items, next, err := s.table.Scan(ctx, 0, 1, start, 2)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // callCounter is an Accountant that counts calls and items.
@@ -14,7 +15,7 @@ type callCounter struct {
 	calls, items int
 }
 
-func (c *callCounter) Account(call store.Call) {
+func (c *callCounter) Account(call table.Call) {
 	c.mu.Lock()
 	c.calls++
 	c.items += call.Items
@@ -28,9 +29,9 @@ func TestUsageTotalsAndPassesOn(t *testing.T) {
 	if store.UsageFrom(context.Background()) != nil {
 		t.Fatal("a context without a Usage has one")
 	}
-	store.Account(context.Background(), store.Call{Op: store.CallGet, Items: 1}) // no accountant: nothing happens
+	table.Account(context.Background(), table.Call{Op: table.CallGet, Items: 1}) // no accountant: nothing happens
 	process := &callCounter{}
-	ctx, outer := store.WithUsage(store.WithAccountant(context.Background(), process))
+	ctx, outer := store.WithUsage(table.WithAccountant(context.Background(), process))
 	inner, op := store.WithUsage(ctx)
 	if store.UsageFrom(ctx) != outer || store.UsageFrom(inner) != op {
 		t.Fatal("UsageFrom does not return the context's Usage")
@@ -38,11 +39,11 @@ func TestUsageTotalsAndPassesOn(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 100 {
 		wg.Go(func() {
-			store.Account(inner, store.Call{Op: store.CallQuery, Items: i % 3, ReadCapacity: 0.5})
+			table.Account(inner, table.Call{Op: table.CallQuery, Items: i % 3, ReadCapacity: 0.5})
 		})
 	}
 	wg.Wait()
-	store.Account(ctx, store.Call{Op: store.CallWrite})
+	table.Account(ctx, table.Call{Op: table.CallWrite})
 	wantItems := int64(0)
 	for i := range 100 {
 		wantItems += int64(i % 3)

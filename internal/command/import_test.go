@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/acme/comments-gateway/demo"
-	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // importFile writes n demo comments (seed) as JSON lines to a file, with
@@ -39,7 +39,7 @@ func storeItems(t *testing.T, path string) []string {
 	}
 	defer tbl.Close()
 	var out []string
-	var start store.Item
+	var start table.Item
 	for {
 		items, next, err := tbl.Scan(context.Background(), 0, 1, start, 1000)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/acme/comments-gateway/jsonl"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The admin listener (-admin-addr): GET /backup and GET /export, through
@@ -41,7 +42,7 @@ func WriteExport(ctx context.Context, s *store.Store, product string, w *jsonl.W
 // /export[?product=ID] (the comments as JSON lines). They are not
 // authenticated: bind addr to loopback or a private network. It returns
 // the address it listens on.
-func serveAdmin(ctx context.Context, addr string, tbl store.Table, s *store.Store, log *slog.Logger) (net.Addr, error) {
+func serveAdmin(ctx context.Context, addr string, tbl table.Table, s *store.Store, log *slog.Logger) (net.Addr, error) {
 	if err := checkAdminAddr(addr); err != nil {
 		return nil, err
 	}

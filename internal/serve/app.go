@@ -21,6 +21,7 @@ import (
 	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 	"github.com/acme/comments-gateway/tracing"
 	"github.com/acme/comments-gateway/trusted"
 )
@@ -33,7 +34,7 @@ type app struct {
 	tracer  trace.TracerProvider // nil: no tracing
 	reg     *prometheus.Registry // this server's metrics
 	metrics *metrics.Collectors
-	raw     store.Table  // the backend itself, for the admin listener's /backup
+	raw     table.Table  // the backend itself, for the admin listener's /backup
 	store   *store.Store // the domain over the counted table
 	live    *liveRun     // subscriptions (an empty liveRun when they are off)
 	// graphql is resolvers.NewHandler's configuration; routes adds the
@@ -167,10 +168,10 @@ func (a *app) startTracing(ctx context.Context) error {
 }
 
 // accounted returns ctx with the server's metrics as its store accountant
-// (store.WithAccountant): what the server and its requests read counts in
+// (table.WithAccountant): what the server and its requests read counts in
 // /metrics.
 func (a *app) accounted(ctx context.Context) context.Context {
-	return store.WithAccountant(ctx, a.metrics)
+	return table.WithAccountant(ctx, a.metrics)
 }
 
 // newMetrics makes the server's own registry (the Go runtime's and the

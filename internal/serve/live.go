@@ -16,6 +16,7 @@ import (
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/dynamo"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // liveFlags are the serve command's subscription settings.
@@ -91,7 +92,7 @@ func (f *liveFlags) newLive(kind string, log *slog.Logger) *liveRun {
 // start begins, for a store s on DynamoDB table raw, following the change
 // log and taking part in the election of the table's stream reader. A table
 // without a stream is an error that names the command enabling it.
-func (lr *liveRun) start(ctx context.Context, s *store.Store, raw store.Table, f *liveFlags, m *metrics.Collectors, log *slog.Logger) error {
+func (lr *liveRun) start(ctx context.Context, s *store.Store, raw table.Table, f *liveFlags, m *metrics.Collectors, log *slog.Logger) error {
 	lr.s = s
 	tbl, ok := raw.(*dynamo.Table)
 	if lr.hub == nil || s.ChangeShards() == 0 || !ok {

@@ -1,6 +1,6 @@
 // Package storespec reads a -store value, bolt:PATH (the embedded bbolt
 // file, package store/bolt) or dynamodb:TABLE (package store/dynamo), and
-// opens the store.Table it names: the one place where the gateway chooses
+// opens the table.Table it names: the one place where the gateway chooses
 // a backend. Every command and serve open their table through Open.
 //
 // A DynamoDB table is opened the same way by every command: the AWS SDK's

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // TestOpenDynamoTracesEveryCall: the DynamoDB table every command opens
@@ -30,7 +31,7 @@ func TestOpenDynamoTracesEveryCall(t *testing.T) {
 	if _, err := tbl.Get(context.Background(), store.StatsKey("p1", "")); err != nil {
 		t.Fatalf("Get: %v", err)
 	}
-	if _, err := tbl.Query(context.Background(), store.Query{HashValue: "PRODUCT#p1", Limit: 1}); err != nil {
+	if _, err := tbl.Query(context.Background(), table.Query{HashValue: "PRODUCT#p1", Limit: 1}); err != nil {
 		t.Fatalf("Query: %v", err)
 	}
 	var names []string

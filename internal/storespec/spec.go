@@ -8,8 +8,8 @@ import (
 
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Default is -store's default: a bolt file in the working directory.
@@ -44,7 +44,7 @@ func Parse(spec string) (Spec, error) {
 
 // Open opens the Table the spec names; apiOptions go to a DynamoDB
 // client's middleware stack (OpenDynamo).
-func (s Spec) Open(ctx context.Context, apiOptions ...func(*middleware.Stack) error) (store.Table, error) {
+func (s Spec) Open(ctx context.Context, apiOptions ...func(*middleware.Stack) error) (table.Table, error) {
 	if s.Kind == Bolt {
 		return bolt.Open(s.Arg)
 	}
@@ -52,7 +52,7 @@ func (s Spec) Open(ctx context.Context, apiOptions ...func(*middleware.Stack) er
 }
 
 // Open opens the Table a -store spec names: bolt:PATH or dynamodb:TABLE.
-func Open(ctx context.Context, spec string) (store.Table, error) {
+func Open(ctx context.Context, spec string) (table.Table, error) {
 	s, err := Parse(spec)
 	if err != nil {
 		return nil, err

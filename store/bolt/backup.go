@@ -8,7 +8,7 @@ import (
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Size returns the size of the file as a read transaction sees it: what
@@ -47,9 +47,9 @@ func BackupFile(path string, w io.Writer, lockTimeout time.Duration, onSize func
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: lockTimeout})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
-			return 0, store.Wrap(store.EUNAVAILABLE, err, "bolt store %s is held open by another process (a server?)", path)
+			return 0, table.Wrap(table.EUNAVAILABLE, err, "bolt store %s is held open by another process (a server?)", path)
 		}
-		return 0, store.Wrap(store.EUNAVAILABLE, err, "cannot open bolt store %s", path)
+		return 0, table.Wrap(table.EUNAVAILABLE, err, "cannot open bolt store %s", path)
 	}
 	defer db.Close()
 	t := &Table{db: db, path: path}

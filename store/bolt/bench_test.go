@@ -11,6 +11,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 const benchComments = 100_000
@@ -43,8 +44,8 @@ func benchData(n int) []store.Comment {
 	return out
 }
 
-func benchItems(cs []store.Comment) []store.Item {
-	items := make([]store.Item, len(cs))
+func benchItems(cs []store.Comment) []table.Item {
+	items := make([]table.Item, len(cs))
 	for i := range cs {
 		items[i] = cs[i].Item()
 	}
@@ -55,11 +56,11 @@ func benchItems(cs []store.Comment) []store.Item {
 // order (import, seed) and shuffled.
 func BenchmarkBatchPut(b *testing.B) {
 	ordered := benchItems(benchData(benchComments))
-	shuffled := append([]store.Item(nil), ordered...)
+	shuffled := append([]table.Item(nil), ordered...)
 	mrand.New(mrand.NewSource(2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	for _, c := range []struct {
 		name  string
-		items []store.Item
+		items []table.Item
 	}{{"ordered", ordered}, {"shuffled", shuffled}} {
 		b.Run(c.name, func(b *testing.B) {
 			var size int64
@@ -104,9 +105,9 @@ func BenchmarkQuery(b *testing.B) {
 	}
 	ctx := b.Context()
 	// query runs q; every query but that of a deep page finds items.
-	query := func(b *testing.B, q store.Query) {
+	query := func(b *testing.B, q table.Query) {
 		res, err := t.Query(ctx, q)
-		if err != nil || len(res.Items) == 0 && q.SortOp == store.SortNone {
+		if err != nil || len(res.Items) == 0 && q.SortOp == table.SortNone {
 			b.Errorf("%+v: %d items, %v", q, len(res.Items), err)
 		}
 	}
@@ -117,7 +118,7 @@ func BenchmarkQuery(b *testing.B) {
 			c := pick(i)
 			i++
 			_, h := store.PartitionKey(c.ProductID, "", 0)
-			query(b, store.Query{Index: store.IndexAll, HashValue: h, Limit: 20})
+			query(b, table.Query{Index: table.IndexAll, HashValue: h, Limit: 20})
 		}
 	})
 	b.Run("deep-page", func(b *testing.B) {
@@ -126,7 +127,7 @@ func BenchmarkQuery(b *testing.B) {
 			c := pick(i)
 			i++
 			_, h := store.PartitionKey(c.ProductID, "", 0)
-			query(b, store.Query{Index: store.IndexAll, HashValue: h, SortOp: store.SortLess, SortValue: c.SortKey(), Limit: 20})
+			query(b, table.Query{Index: table.IndexAll, HashValue: h, SortOp: table.SortLess, SortValue: c.SortKey(), Limit: 20})
 		}
 	})
 	b.Run("lang-rating", func(b *testing.B) {
@@ -135,7 +136,7 @@ func BenchmarkQuery(b *testing.B) {
 			c := pick(i)
 			i++
 			_, h := store.PartitionKey(c.ProductID, c.Language, c.Rating)
-			query(b, store.Query{Index: store.IndexByLangAndRating, HashValue: h, Limit: 20})
+			query(b, table.Query{Index: table.IndexByLangAndRating, HashValue: h, Limit: 20})
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
@@ -145,7 +146,7 @@ func BenchmarkQuery(b *testing.B) {
 				c := pick(i)
 				i++
 				_, h := store.PartitionKey(c.ProductID, "", 0)
-				query(b, store.Query{Index: store.IndexAll, HashValue: h, Limit: 20})
+				query(b, table.Query{Index: table.IndexAll, HashValue: h, Limit: 20})
 			}
 		})
 	})

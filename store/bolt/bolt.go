@@ -13,7 +13,7 @@ import (
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Defaults of the Options.
@@ -55,7 +55,7 @@ const (
 	v1IndexBucketPrefix = "index:"
 )
 
-// Table is a store.Table on a bbolt file. It is safe for concurrent use;
+// Table is a table.Table on a bbolt file. It is safe for concurrent use;
 // writes are serialised by bbolt, reads run concurrently with them.
 type Table struct {
 	db        *bbolt.DB
@@ -65,11 +65,11 @@ type Table struct {
 	log       *slog.Logger
 }
 
-var _ store.Table = (*Table)(nil)
+var _ table.Table = (*Table)(nil)
 
-// index is one index of store.Indexes as this store keeps it.
+// index is one index of table.Indexes as this store keeps it.
 type index struct {
-	def    store.IndexDef
+	def    table.IndexDef
 	bucket []byte
 	// keep are the attributes a query of the index returns: the
 	// projection and the key attributes (the table's and the index's).
@@ -78,21 +78,21 @@ type index struct {
 
 // entry returns the entry of it in the index, or false when it is absent
 // from the index (it lacks the hash or the sort attribute).
-func (ix *index) entry(it store.Item) (entryRef, bool) {
-	h, ok := it[ix.def.Hash].(string)
+func (ix *index) entry(it table.Item) (entryRef, bool) {
+	h, ok := it[ix.def.Hash].Str()
 	if !ok {
 		return entryRef{}, false
 	}
-	s, ok := it[ix.def.Sort].(string)
+	s, ok := it[ix.def.Sort].Str()
 	if !ok {
 		return entryRef{}, false
 	}
-	return entryRef{hash: h, sort: s, pk: it.S(store.AttrPK), sk: it.S(store.AttrSK)}, true
+	return entryRef{hash: h, sort: s, pk: it.S(table.AttrPK), sk: it.S(table.AttrSK)}, true
 }
 
 // signature describes the index definitions; the index buckets are rebuilt
 // when it changes.
-func signature(defs []store.IndexDef) string {
+func signature(defs []table.IndexDef) string {
 	var b strings.Builder
 	for _, d := range defs {
 		fmt.Fprintf(&b, "%s|%s|%s|%s\n", d.Name, d.Hash, d.Sort, strings.Join(d.Projection, ","))
@@ -151,11 +151,11 @@ func Open(path string, opts ...Option) (*Table, error) {
 		return nil, openError(path, o.lockTimeout, err)
 	}
 	t := &Table{db: db, path: path, batchSize: o.batchSize, log: o.log}
-	for _, d := range store.Indexes {
+	for _, d := range table.Indexes {
 		t.indexes = append(t.indexes, &index{
 			def:    d,
 			bucket: []byte(indexBucketPrefix + d.Name),
-			keep:   newProjection(append([]string{store.AttrPK, store.AttrSK, d.Hash, d.Sort}, d.Projection...)),
+			keep:   newProjection(append([]string{table.AttrPK, table.AttrSK, d.Hash, d.Sort}, d.Projection...)),
 		})
 	}
 	if err := t.init(); err != nil {
@@ -170,12 +170,12 @@ func Open(path string, opts ...Option) (*Table, error) {
 func openError(path string, lockTimeout time.Duration, err error) error {
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
-		return store.Wrap(store.EUNAVAILABLE, err,
+		return table.Wrap(table.EUNAVAILABLE, err,
 			"bolt store %s is locked by another process (gave up after %v); stop it or use another file", path, lockTimeout)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
-		return store.Wrap(store.EINTERNAL, err, "%s is not a bolt store or is corrupt", path)
+		return table.Wrap(table.EINTERNAL, err, "%s is not a bolt store or is corrupt", path)
 	}
-	return store.Wrap(store.EUNAVAILABLE, err, "cannot open bolt store %s", path)
+	return table.Wrap(table.EUNAVAILABLE, err, "cannot open bolt store %s", path)
 }
 
 // Local reports that the table answers in-process, so store.Store reads
@@ -188,12 +188,12 @@ func (t *Table) Close() error {
 }
 
 // Get returns the item with key k, or nil when it does not exist.
-func (t *Table) Get(ctx context.Context, k store.Key) (it store.Item, err error) {
-	defer func() { store.Account(ctx, store.Call{Op: store.CallGet, Items: store.Found(it)}) }()
+func (t *Table) Get(ctx context.Context, k table.Key) (it table.Item, err error) {
+	defer func() { table.Account(ctx, table.Call{Op: table.CallGet, Items: table.Found(it)}) }()
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
-	if err := store.ValidateKey(k); err != nil {
+	if err := table.ValidateKey(k); err != nil {
 		return nil, err
 	}
 	key := baseKey(k)
@@ -211,19 +211,19 @@ func (t *Table) Get(ctx context.Context, k store.Key) (it store.Item, err error)
 
 // BatchGet returns the items of keys, aligned with keys (nil where an item
 // does not exist), read in one transaction.
-func (t *Table) BatchGet(ctx context.Context, keys []store.Key) (out []store.Item, err error) {
-	defer func() { store.Account(ctx, store.Call{Op: store.CallBatchGet, Items: store.Found(out...)}) }()
+func (t *Table) BatchGet(ctx context.Context, keys []table.Key) (out []table.Item, err error) {
+	defer func() { table.Account(ctx, table.Call{Op: table.CallBatchGet, Items: table.Found(out...)}) }()
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
 	bkeys := make([][]byte, len(keys))
 	for i, k := range keys {
-		if err := store.ValidateKey(k); err != nil {
+		if err := table.ValidateKey(k); err != nil {
 			return nil, err
 		}
 		bkeys[i] = baseKey(k)
 	}
-	out = make([]store.Item, len(keys))
+	out = make([]table.Item, len(keys))
 	err = t.view(func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bucketItems).Cursor() // one cursor for every key
 		for i, k := range bkeys {

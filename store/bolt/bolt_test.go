@@ -20,6 +20,7 @@ import (
 
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/storetest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // MustOpen opens a Table on a new file in a temporary directory; at the end
@@ -123,17 +124,17 @@ func (t *Table) checkIndexes() error {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Table { return MustOpen(t) })
+	storetest.Run(t, func(t *testing.T) table.Table { return MustOpen(t) })
 }
 
 func TestConformanceSmallBatches(t *testing.T) {
 	// BatchPut in many small transactions, with replacements across them.
-	storetest.Run(t, func(t *testing.T) store.Table { return MustOpen(t, WithBatchSize(7)) })
+	storetest.Run(t, func(t *testing.T) table.Table { return MustOpen(t, WithBatchSize(7)) })
 }
 
-func comments(n int) []store.Item {
+func comments(n int) []table.Item {
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	out := make([]store.Item, n)
+	out := make([]table.Item, n)
 	for i := range out {
 		c := store.Comment{
 			ID: fmt.Sprintf("c%05d", i), ProductID: fmt.Sprintf("p%d", i%7), Language: []string{"en", "de"}[i%2],
@@ -154,15 +155,15 @@ func TestReopenKeepsData(t *testing.T) {
 	}
 	items := comments(300)
 	storetest.MustBatchPut(t, tbl, items)
-	storetest.MustWrite(t, tbl, store.Op{Kind: store.OpUpdate, Key: store.StatsKey("p1", ""), Add: map[string]int64{"count_5": 3},
-		Set: store.Item{store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(3, "p1")}})
-	q := store.Query{Index: store.IndexByLang, HashValue: "PRODUCT#p3/de", Limit: 7}
+	storetest.MustWrite(t, tbl, table.Op{Kind: table.OpUpdate, Key: store.StatsKey("p1", ""), Add: map[string]int64{"count_5": 3},
+		Set: table.Item{table.AttrGSIPK: table.S(store.LeadersPK("")), table.AttrGSISK: table.S(store.LeadersSK(3, "p1"))}})
+	q := table.Query{Index: table.IndexByLang, HashValue: "PRODUCT#p3/de", Limit: 7}
 	before := storetest.MustQueryAll(t, tbl, q)
 	if err := tbl.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tbl.Get(ctx, items[0].Key()); store.ErrorCode(err) != store.EUNAVAILABLE {
-		t.Errorf("Get after Close: %v, want %s", err, store.EUNAVAILABLE)
+	if _, err := tbl.Get(ctx, items[0].Key()); table.ErrorCode(err) != table.EUNAVAILABLE {
+		t.Errorf("Get after Close: %v, want %s", err, table.EUNAVAILABLE)
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("file mode %v (%v), want 0600", fi.Mode(), err)
@@ -176,7 +177,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if err := tbl.checkIndexes(); err != nil {
 		t.Fatal(err)
 	}
-	for _, it := range []store.Item{items[0], items[150], items[299]} {
+	for _, it := range []table.Item{items[0], items[150], items[299]} {
 		if got := storetest.MustGet(t, tbl, it.Key()); !reflect.DeepEqual(got, it) {
 			t.Errorf("after reopen, %v = %v", it.Key(), got)
 		}
@@ -184,7 +185,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if after := storetest.MustQueryAll(t, tbl, q); !reflect.DeepEqual(after, before) || len(after) == 0 {
 		t.Errorf("after reopen the query returns %d items, before %d", len(after), len(before))
 	}
-	lead := storetest.MustQueryAll(t, tbl, store.Query{Index: store.IndexByLangAndRating, HashValue: store.LeadersPK(""), Limit: 5})
+	lead := storetest.MustQueryAll(t, tbl, table.Query{Index: table.IndexByLangAndRating, HashValue: store.LeadersPK(""), Limit: 5})
 	if len(lead) != 1 || lead[0].N("count_5") != 3 {
 		t.Errorf("after reopen the leaderboard is %v", lead)
 	}
@@ -206,7 +207,7 @@ func TestLockedFile(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("the second Open took %v to fail", d)
 	}
-	if store.ErrorCode(err) != store.EUNAVAILABLE || !strings.Contains(err.Error(), "locked by another process") || !strings.Contains(err.Error(), path) {
+	if table.ErrorCode(err) != table.EUNAVAILABLE || !strings.Contains(err.Error(), "locked by another process") || !strings.Contains(err.Error(), path) {
 		t.Errorf("second Open: %v; want EUNAVAILABLE saying the file is locked", err)
 	}
 	// Once the first closes, the file opens.
@@ -220,7 +221,7 @@ func TestLockedFile(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Open(filepath.Join(dir, "missing", "x.db")); store.ErrorCode(err) != store.EUNAVAILABLE {
+	if _, err := Open(filepath.Join(dir, "missing", "x.db")); table.ErrorCode(err) != table.EUNAVAILABLE {
 		t.Errorf("Open in a missing directory: %v", err)
 	}
 	junk := filepath.Join(dir, "junk.db")
@@ -240,7 +241,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl.Close()
-	if _, err := Open(path); store.ErrorCode(err) != store.EINTERNAL || !strings.Contains(err.Error(), "format") {
+	if _, err := Open(path); table.ErrorCode(err) != table.EINTERNAL || !strings.Contains(err.Error(), "format") {
 		t.Errorf("Open of a later format: %v", err)
 	}
 }
@@ -292,18 +293,18 @@ func TestIndexRebuild(t *testing.T) {
 
 func TestExactLastKey(t *testing.T) {
 	tbl := MustOpen(t)
-	var items []store.Item
+	var items []table.Item
 	for i := range 10 {
-		items = append(items, store.Item{store.AttrPK: "P", store.AttrSK: fmt.Sprintf("s%02d", i),
-			store.AttrGSI4PK: "H", store.AttrGSISK: fmt.Sprintf("g%02d", i)})
+		items = append(items, table.Item{table.AttrPK: table.S("P"), table.AttrSK: table.S(fmt.Sprintf("s%02d", i)),
+			table.AttrGSI4PK: table.S("H"), table.AttrGSISK: table.S(fmt.Sprintf("g%02d", i))})
 	}
 	storetest.MustBatchPut(t, tbl, items)
-	for _, q := range []store.Query{
+	for _, q := range []table.Query{
 		{HashValue: "P"},
-		{Index: store.IndexAll, HashValue: "H"},
-		{Index: store.IndexAll, HashValue: "H", SortOp: store.SortLess, SortValue: "g05"},
-		{Index: store.IndexAll, HashValue: "H", SortOp: store.SortGreater, SortValue: "g04"},
-		{Index: store.IndexAll, HashValue: "H", SortOp: store.SortBeginsWith, SortValue: "g0"},
+		{Index: table.IndexAll, HashValue: "H"},
+		{Index: table.IndexAll, HashValue: "H", SortOp: table.SortLess, SortValue: "g05"},
+		{Index: table.IndexAll, HashValue: "H", SortOp: table.SortGreater, SortValue: "g04"},
+		{Index: table.IndexAll, HashValue: "H", SortOp: table.SortBeginsWith, SortValue: "g0"},
 	} {
 		for _, fwd := range []bool{true, false} {
 			q.Forward = fwd
@@ -337,115 +338,110 @@ func TestInvalid(t *testing.T) {
 	tbl := MustOpen(t)
 	ctx := t.Context()
 	long := strings.Repeat("x", 3000)
-	good := store.Item{store.AttrPK: "P", store.AttrSK: "S"}
+	good := table.Item{table.AttrPK: table.S("P"), table.AttrSK: table.S("S")}
 	storetest.MustPut(t, tbl, good)
-	with := func(kv ...any) store.Item {
-		it := store.Item{store.AttrPK: "P", store.AttrSK: "new"}
-		for i := 0; i < len(kv); i += 2 {
-			it[kv[i].(string)] = kv[i+1]
-		}
-		return it
+	with := func(name string, v table.Value) table.Item {
+		return table.Item{table.AttrPK: table.S("P"), table.AttrSK: table.S("new"), name: v}
 	}
-	puts := map[string]store.Item{
-		"NUL in PK":            {store.AttrPK: "P\x00", store.AttrSK: "S"},
-		"NUL in SK":            {store.AttrPK: "P", store.AttrSK: "\x00"},
-		"empty PK":             {store.AttrPK: "", store.AttrSK: "S"},
-		"missing SK":           {store.AttrPK: "P"},
-		"number PK":            {store.AttrPK: int64(1), store.AttrSK: "S"},
-		"NUL in index hash":    with(store.AttrGSI2PK, "a\x00b"),
-		"NUL in index sort":    with(store.AttrGSISK, "\x00"),
-		"empty index hash":     with(store.AttrGSI3PK, ""),
-		"number index hash":    with(store.AttrGSI4PK, int64(4)),
-		"long PK":              {store.AttrPK: long, store.AttrSK: "S"},
-		"long index sort":      with(store.AttrGSISK, long[:1025]),
-		"int value":            with("n", 1),
-		"float value":          with("n", 1.0),
-		"empty attribute name": with("", "x"),
-		"item over 400 KB":     with("body", strings.Repeat("b", 401*1024)),
+	puts := map[string]table.Item{
+		"NUL in PK":            {table.AttrPK: table.S("P\x00"), table.AttrSK: table.S("S")},
+		"NUL in SK":            {table.AttrPK: table.S("P"), table.AttrSK: table.S("\x00")},
+		"empty PK":             {table.AttrPK: table.S(""), table.AttrSK: table.S("S")},
+		"missing SK":           {table.AttrPK: table.S("P")},
+		"number PK":            {table.AttrPK: table.N(1), table.AttrSK: table.S("S")},
+		"NUL in index hash":    with(table.AttrGSI2PK, table.S("a\x00b")),
+		"NUL in index sort":    with(table.AttrGSISK, table.S("\x00")),
+		"empty index hash":     with(table.AttrGSI3PK, table.S("")),
+		"number index hash":    with(table.AttrGSI4PK, table.N(4)),
+		"long PK":              {table.AttrPK: table.S(long), table.AttrSK: table.S("S")},
+		"long index sort":      with(table.AttrGSISK, table.S(long[:1025])),
+		"no value":             with("n", table.Value{}),
+		"empty attribute name": with("", table.S("x")),
+		"item over 400 KB":     with("body", table.S(strings.Repeat("b", 401*1024))),
 	}
 	for name, it := range puts {
-		k := store.Key{PK: "P", SK: "new"}
-		if s, ok := it[store.AttrPK].(string); ok && it.S(store.AttrSK) != "" {
-			k = store.Key{PK: s, SK: it.S(store.AttrSK)}
+		k := table.Key{PK: "P", SK: "new"}
+		if s, ok := it[table.AttrPK].Str(); ok && it.S(table.AttrSK) != "" {
+			k = table.Key{PK: s, SK: it.S(table.AttrSK)}
 		}
-		if err := tbl.Write(ctx, []store.Op{{Kind: store.OpPut, Key: k, Item: it}}); store.ErrorCode(err) != store.EINVALID {
+		if err := tbl.Write(ctx, []table.Op{{Kind: table.OpPut, Key: k, Item: it}}); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("Write put %s: %v, want EINVALID", name, err)
 		}
-		if err := tbl.BatchPut(ctx, []store.Item{good, it}); store.ErrorCode(err) != store.EINVALID {
+		if err := tbl.BatchPut(ctx, []table.Item{good, it}); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("BatchPut %s: %v, want EINVALID", name, err)
 		}
 	}
 	// NUL bytes are fine outside key attributes.
-	storetest.MustPut(t, tbl, with("s", "a\x00b"))
+	storetest.MustPut(t, tbl, with("s", table.S("a\x00b")))
 
-	ops := map[string]store.Op{
-		"put key mismatch":    {Kind: store.OpPut, Key: store.Key{PK: "P", SK: "other"}, Item: good},
-		"put with Add":        {Kind: store.OpPut, Key: good.Key(), Item: good, Add: map[string]int64{"n": 1}},
-		"delete with Item":    {Kind: store.OpDelete, Key: good.Key(), Item: good},
-		"update with Item":    {Kind: store.OpUpdate, Key: good.Key(), Item: good},
-		"update sets PK":      {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{store.AttrPK: "Q"}},
-		"update removes SK":   {Kind: store.OpUpdate, Key: good.Key(), Remove: []string{store.AttrSK}},
-		"set and remove":      {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": "x"}, Remove: []string{"a"}},
-		"set and add":         {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": "x"}, Add: map[string]int64{"a": 1}},
-		"set NUL index hash":  {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{store.AttrGSIPK: "\x00"}},
-		"set int":             {Kind: store.OpUpdate, Key: good.Key(), Set: store.Item{"a": 1}},
+	ops := map[string]table.Op{
+		"put key mismatch":    {Kind: table.OpPut, Key: table.Key{PK: "P", SK: "other"}, Item: good},
+		"put with Add":        {Kind: table.OpPut, Key: good.Key(), Item: good, Add: map[string]int64{"n": 1}},
+		"delete with Item":    {Kind: table.OpDelete, Key: good.Key(), Item: good},
+		"update with Item":    {Kind: table.OpUpdate, Key: good.Key(), Item: good},
+		"update sets PK":      {Kind: table.OpUpdate, Key: good.Key(), Set: table.Item{table.AttrPK: table.S("Q")}},
+		"update removes SK":   {Kind: table.OpUpdate, Key: good.Key(), Remove: []string{table.AttrSK}},
+		"set and remove":      {Kind: table.OpUpdate, Key: good.Key(), Set: table.Item{"a": table.S("x")}, Remove: []string{"a"}},
+		"set and add":         {Kind: table.OpUpdate, Key: good.Key(), Set: table.Item{"a": table.S("x")}, Add: map[string]int64{"a": 1}},
+		"set NUL index hash":  {Kind: table.OpUpdate, Key: good.Key(), Set: table.Item{table.AttrGSIPK: table.S("\x00")}},
+		"set no value":        {Kind: table.OpUpdate, Key: good.Key(), Set: table.Item{"a": {}}},
 		"unknown kind":        {Kind: 99, Key: good.Key()},
 		"zero kind":           {Key: good.Key()},
-		"NUL in key":          {Kind: store.OpDelete, Key: store.Key{PK: "P", SK: "a\x00"}},
-		"unknown cond":        {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: 42}}},
-		"equals without attr": {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Value: "x"}}},
-		"equals an int":       {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Attr: "a", Value: 1}}},
-		"absent without attr": {Kind: store.OpDelete, Key: good.Key(), Conds: []store.Cond{{Kind: store.CondAbsent}}},
+		"NUL in key":          {Kind: table.OpDelete, Key: table.Key{PK: "P", SK: "a\x00"}},
+		"unknown cond":        {Kind: table.OpDelete, Key: good.Key(), Conds: []table.Cond{{Kind: 42}}},
+		"equals without attr": {Kind: table.OpDelete, Key: good.Key(), Conds: []table.Cond{{Kind: table.CondEquals, Value: table.S("x")}}},
+		"equals no value":     {Kind: table.OpDelete, Key: good.Key(), Conds: []table.Cond{{Kind: table.CondEquals, Attr: "a"}}},
+		"absent without attr": {Kind: table.OpDelete, Key: good.Key(), Conds: []table.Cond{{Kind: table.CondAbsent}}},
 	}
 	for name, op := range ops {
-		if err := tbl.Write(ctx, []store.Op{op}); store.ErrorCode(err) != store.EINVALID {
+		if err := tbl.Write(ctx, []table.Op{op}); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("Write %s: %v, want EINVALID", name, err)
 		}
 	}
 	// State-dependent failures abort the whole write.
-	storetest.MustPut(t, tbl, store.Item{store.AttrPK: "P", store.AttrSK: "num", "s": "text", "max": int64(math.MaxInt64)})
-	for name, op := range map[string]store.Op{
-		"ADD to a string": {Kind: store.OpUpdate, Key: store.Key{PK: "P", SK: "num"}, Add: map[string]int64{"s": 1}},
-		"ADD overflows":   {Kind: store.OpUpdate, Key: store.Key{PK: "P", SK: "num"}, Add: map[string]int64{"max": 1}},
+	storetest.MustPut(t, tbl, table.Item{table.AttrPK: table.S("P"), table.AttrSK: table.S("num"), "s": table.S("text"), "max": table.N(math.MaxInt64)})
+	for name, op := range map[string]table.Op{
+		"ADD to a string": {Kind: table.OpUpdate, Key: table.Key{PK: "P", SK: "num"}, Add: map[string]int64{"s": 1}},
+		"ADD overflows":   {Kind: table.OpUpdate, Key: table.Key{PK: "P", SK: "num"}, Add: map[string]int64{"max": 1}},
 	} {
-		err := tbl.Write(ctx, []store.Op{{Kind: store.OpPut, Key: store.Key{PK: "P", SK: "side"}, Item: store.Item{store.AttrPK: "P", store.AttrSK: "side"}}, op})
-		if store.ErrorCode(err) != store.EINVALID || !strings.Contains(store.ErrorMessage(err), "operation 1") {
+		err := tbl.Write(ctx, []table.Op{{Kind: table.OpPut, Key: table.Key{PK: "P", SK: "side"}, Item: table.Item{table.AttrPK: table.S("P"), table.AttrSK: table.S("side")}}, op})
+		if table.ErrorCode(err) != table.EINVALID || !strings.Contains(table.ErrorMessage(err), "operation 1") {
 			t.Errorf("Write %s: %v, want EINVALID naming operation 1", name, err)
 		}
-		if got := storetest.MustGet(t, tbl, store.Key{PK: "P", SK: "side"}); got != nil {
+		if got := storetest.MustGet(t, tbl, table.Key{PK: "P", SK: "side"}); got != nil {
 			t.Errorf("Write %s wrote its other operation", name)
 		}
 	}
 
-	for name, k := range map[string]store.Key{"NUL": {PK: "a\x00", SK: "b"}, "empty": {PK: "a"}, "long": {PK: long, SK: "b"}} {
-		if _, err := tbl.Get(ctx, k); store.ErrorCode(err) != store.EINVALID {
+	for name, k := range map[string]table.Key{"NUL": {PK: "a\x00", SK: "b"}, "empty": {PK: "a"}, "long": {PK: long, SK: "b"}} {
+		if _, err := tbl.Get(ctx, k); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("Get %s key: %v", name, err)
 		}
-		if _, err := tbl.BatchGet(ctx, []store.Key{good.Key(), k}); store.ErrorCode(err) != store.EINVALID {
+		if _, err := tbl.BatchGet(ctx, []table.Key{good.Key(), k}); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("BatchGet %s key: %v", name, err)
 		}
 	}
-	for name, q := range map[string]store.Query{
+	for name, q := range map[string]table.Query{
 		"NUL in hash":          {HashValue: "P\x00S", Limit: 1},
 		"empty hash":           {Limit: 1},
-		"NUL in sort":          {HashValue: "P", SortOp: store.SortLess, SortValue: "a\x00", Limit: 1},
-		"empty sort":           {HashValue: "P", SortOp: store.SortBeginsWith, Limit: 1},
+		"NUL in sort":          {HashValue: "P", SortOp: table.SortLess, SortValue: "a\x00", Limit: 1},
+		"empty sort":           {HashValue: "P", SortOp: table.SortBeginsWith, Limit: 1},
 		"unknown sort op":      {HashValue: "P", SortOp: 9, SortValue: "a", Limit: 1},
-		"start key elsewhere":  {HashValue: "P", Limit: 1, StartKey: store.Item{store.AttrPK: "Q", store.AttrSK: "S"}},
-		"start key without SK": {HashValue: "P", Limit: 1, StartKey: store.Item{store.AttrPK: "P"}},
-		"index start key without sort": {Index: store.IndexAll, HashValue: "H", Limit: 1,
-			StartKey: store.Item{store.AttrPK: "P", store.AttrSK: "S", store.AttrGSI4PK: "H"}},
+		"start key elsewhere":  {HashValue: "P", Limit: 1, StartKey: table.Item{table.AttrPK: table.S("Q"), table.AttrSK: table.S("S")}},
+		"start key without SK": {HashValue: "P", Limit: 1, StartKey: table.Item{table.AttrPK: table.S("P")}},
+		"index start key without sort": {Index: table.IndexAll, HashValue: "H", Limit: 1,
+			StartKey: table.Item{table.AttrPK: table.S("P"), table.AttrSK: table.S("S"), table.AttrGSI4PK: table.S("H")}},
 	} {
-		if _, err := tbl.Query(ctx, q); store.ErrorCode(err) != store.EINVALID {
+		if _, err := tbl.Query(ctx, q); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("Query %s: %v, want EINVALID", name, err)
 		}
 	}
 	for _, c := range []struct{ seg, total, limit int }{{0, 0, 1}, {1, 1, 1}, {-1, 2, 1}, {0, 1, 0}} {
-		if _, _, err := tbl.Scan(ctx, c.seg, c.total, nil, c.limit); store.ErrorCode(err) != store.EINVALID {
+		if _, _, err := tbl.Scan(ctx, c.seg, c.total, nil, c.limit); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("Scan(%d, %d, limit %d): %v, want EINVALID", c.seg, c.total, c.limit, err)
 		}
 	}
-	if _, _, err := tbl.Scan(ctx, 0, 1, store.Item{store.AttrPK: "P"}, 1); store.ErrorCode(err) != store.EINVALID {
+	if _, _, err := tbl.Scan(ctx, 0, 1, table.Item{table.AttrPK: table.S("P")}, 1); table.ErrorCode(err) != table.EINVALID {
 		t.Errorf("Scan from a key without SK: %v", err)
 	}
 }
@@ -454,25 +450,25 @@ func TestCancelledIsUnavailable(t *testing.T) {
 	tbl := MustOpen(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := tbl.Get(ctx, store.Key{PK: "a", SK: "b"})
-	if store.ErrorCode(err) != store.EUNAVAILABLE || !errors.Is(err, context.Canceled) {
+	_, err := tbl.Get(ctx, table.Key{PK: "a", SK: "b"})
+	if table.ErrorCode(err) != table.EUNAVAILABLE || !errors.Is(err, context.Canceled) {
 		t.Errorf("Get with a cancelled context: %v", err)
 	}
 }
 
 func TestScanSegmentsByPartition(t *testing.T) {
 	tbl := MustOpen(t)
-	var items []store.Item
+	var items []table.Item
 	for p := range 20 {
 		for s := range 5 {
-			items = append(items, store.Item{store.AttrPK: fmt.Sprintf("P%02d", p), store.AttrSK: fmt.Sprint(s)})
+			items = append(items, table.Item{table.AttrPK: table.S(fmt.Sprintf("P%02d", p)), table.AttrSK: table.S(fmt.Sprint(s))})
 		}
 	}
 	storetest.MustBatchPut(t, tbl, items)
 	segOf := map[string]int{}
 	for seg := range 3 {
 		for _, it := range storetest.MustScanAll(t, tbl, seg, 3, 4) {
-			pk := it.S(store.AttrPK)
+			pk := it.S(table.AttrPK)
 			if s, ok := segOf[pk]; ok && s != seg {
 				t.Errorf("partition %s is in segments %d and %d", pk, s, seg)
 			}
@@ -486,18 +482,18 @@ func TestScanSegmentsByPartition(t *testing.T) {
 
 func TestCodec(t *testing.T) {
 	c := comments(2)
-	c[0][store.AttrVersion] = int64(3)
-	c[0][store.AttrAuthorID] = "user"
+	c[0][table.AttrVersion] = table.N(3)
+	c[0][table.AttrAuthorID] = table.S("user")
 	odd := maps.Clone(c[1]) // derivable attributes that differ from their rule
-	odd[store.AttrGSIPK], odd[store.AttrGSISK], odd[store.AttrID] = "PRODUCT#p1/en/9", "2025#x", "other"
-	odd[store.AttrCreatedAt] = "2025-01-01T00:00:00Z" // not the fixed-width form
-	items := []store.Item{
-		{store.AttrPK: "p", store.AttrSK: "s"},
-		{store.AttrPK: "p", store.AttrSK: "s", "a": ""},
-		{store.AttrPK: "p", store.AttrSK: "s", "n": int64(-1), "max": int64(math.MaxInt64), "min": int64(math.MinInt64), "z": int64(0)},
-		{store.AttrPK: "p", store.AttrSK: "s#t", "long": strings.Repeat("é", 5000), "nul": "a\x00b", strings.Repeat("k", 300): int64(300)},
-		{store.AttrPK: "COMMENT#", store.AttrSK: "x", "id": "", "t1": "1969-12-31T23:59:59.999999999Z", "t2": "9999-12-31T23:59:59.000000000Z",
-			"t3": "2025-02-30T00:00:00.000000000Z", "t4": "2025-01-01t00:00:00.000000000Z"},
+	odd[table.AttrGSIPK], odd[table.AttrGSISK], odd[table.AttrID] = table.S("PRODUCT#p1/en/9"), table.S("2025#x"), table.S("other")
+	odd[table.AttrCreatedAt] = table.S("2025-01-01T00:00:00Z") // not the fixed-width form
+	items := []table.Item{
+		{table.AttrPK: table.S("p"), table.AttrSK: table.S("s")},
+		{table.AttrPK: table.S("p"), table.AttrSK: table.S("s"), "a": table.S("")},
+		{table.AttrPK: table.S("p"), table.AttrSK: table.S("s"), "n": table.N(-1), "max": table.N(math.MaxInt64), "min": table.N(math.MinInt64), "z": table.N(0)},
+		{table.AttrPK: table.S("p"), table.AttrSK: table.S("s#t"), "long": table.S(strings.Repeat("é", 5000)), "nul": table.S("a\x00b"), strings.Repeat("k", 300): table.N(300)},
+		{table.AttrPK: table.S("COMMENT#"), table.AttrSK: table.S("x"), "id": table.S(""), "t1": table.S("1969-12-31T23:59:59.999999999Z"), "t2": table.S("9999-12-31T23:59:59.000000000Z"),
+			"t3": table.S("2025-02-30T00:00:00.000000000Z"), "t4": table.S("2025-01-01t00:00:00.000000000Z")},
 		c[0], c[1], odd,
 	}
 	for _, it := range items {
@@ -523,14 +519,14 @@ func TestCodec(t *testing.T) {
 	// and its createdAt in a few bytes: far less than its strings.
 	b, _ := encodeItem(c[1])
 	var text int
-	for _, a := range []string{store.AttrProductID, store.AttrLanguage, store.AttrAuthor, store.AttrTitle, store.AttrBody} {
+	for _, a := range []string{table.AttrProductID, table.AttrLanguage, table.AttrAuthor, table.AttrTitle, table.AttrBody} {
 		text += len(c[1].S(a))
 	}
 	if len(b) > text+64 { // 57 here: names, tags, lengths, numbers
 		t.Errorf("a comment with %d bytes of text encodes to %d bytes", text, len(b))
 	}
-	if _, err := encodeItem(store.Item{"f": 1.5}); store.ErrorCode(err) != store.EINVALID {
-		t.Errorf("encoding a float: %v", err)
+	if _, err := encodeItem(table.Item{"f": {}}); table.ErrorCode(err) != table.EINVALID {
+		t.Errorf("encoding the zero Value: %v", err)
 	}
 	if _, err := decodeItem([]byte("no separator"), []byte{codecVersion, 0}); err == nil {
 		t.Error("decodeItem of a key without separator succeeded")
@@ -546,8 +542,8 @@ func TestCodec(t *testing.T) {
 	for _, ix := range tbl.indexes {
 		b, _ := encodeItem(c[0])
 		got, err := decodeProjected(baseKey(c[0].Key()), b, ix.keep)
-		want := store.Item{}
-		for _, a := range append([]string{store.AttrPK, store.AttrSK, ix.def.Hash, ix.def.Sort}, ix.def.Projection...) {
+		want := table.Item{}
+		for _, a := range append([]string{table.AttrPK, table.AttrSK, ix.def.Hash, ix.def.Sort}, ix.def.Projection...) {
 			if v, ok := c[0][a]; ok {
 				want[a] = v
 			}
@@ -563,7 +559,7 @@ func TestCodec(t *testing.T) {
 func TestFormat1Values(t *testing.T) {
 	v := []byte{codecV1, 3, 0, 7, tagString, 2, 'c', '1', 0, 10, tagNumber, 6, 1, 'x', tagString, 0}
 	got, err := decodeItem([]byte("COMMENT#c1\x00COMMENT#c1"), v)
-	want := store.Item{store.AttrPK: "COMMENT#c1", store.AttrSK: "COMMENT#c1", "id": "c1", "rating": int64(3), "x": ""}
+	want := table.Item{table.AttrPK: table.S("COMMENT#c1"), table.AttrSK: table.S("COMMENT#c1"), "id": table.S("c1"), "rating": table.N(3), "x": table.S("")}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("format-1 value = %v, %v; want %v", got, err, want)
 	}
@@ -598,7 +594,7 @@ func TestEntryOrder(t *testing.T) {
 		}
 		for _, x := range ts {
 			sort, ik, ok := p.decode(enc(x))
-			if !ok || sort != x.sort || !bytes.Equal(ik, baseKey(store.Key{PK: x.pk, SK: x.sk})) {
+			if !ok || sort != x.sort || !bytes.Equal(ik, baseKey(table.Key{PK: x.pk, SK: x.sk})) {
 				t.Errorf("entry of %v decodes to %q, %q, %v", x, sort, ik, ok)
 			}
 			for _, y := range ts {
@@ -627,7 +623,7 @@ func TestEntryOrder(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	b, _ := encodeItem(store.Item{"a": "x", "n": int64(7)})
+	b, _ := encodeItem(table.Item{"a": table.S("x"), "n": table.N(7)})
 	f.Add(b)
 	b, _ = encodeItem(comments(1)[0])
 	f.Add(b)
@@ -667,14 +663,14 @@ func TestBatchPutDuplicates(t *testing.T) {
 	// Two versions of c[0] in one batch, in different partitions: the last
 	// one wins and the first leaves no index entry behind.
 	v1, v2 := maps.Clone(c[0]), maps.Clone(c[0])
-	v1[store.AttrGSI4PK], v1["n"] = "PRODUCT#one", int64(1)
-	v2[store.AttrGSI4PK], v2["n"] = "PRODUCT#two", int64(2)
-	storetest.MustBatchPut(t, tbl, []store.Item{v1, c[1], v2})
+	v1[table.AttrGSI4PK], v1["n"] = table.S("PRODUCT#one"), table.N(1)
+	v2[table.AttrGSI4PK], v2["n"] = table.S("PRODUCT#two"), table.N(2)
+	storetest.MustBatchPut(t, tbl, []table.Item{v1, c[1], v2})
 	if got := storetest.MustGet(t, tbl, c[0].Key()); !reflect.DeepEqual(got, v2) {
 		t.Errorf("after a batch with two versions, Get = %v, want the last", got)
 	}
-	for h, n := range map[string]int{"PRODUCT#one": 0, "PRODUCT#two": 1, c[0].S(store.AttrGSI4PK): 0} {
-		got := storetest.MustQueryAll(t, tbl, store.Query{Index: store.IndexAll, HashValue: h, Limit: 10})
+	for h, n := range map[string]int{"PRODUCT#one": 0, "PRODUCT#two": 1, c[0].S(table.AttrGSI4PK): 0} {
+		got := storetest.MustQueryAll(t, tbl, table.Query{Index: table.IndexAll, HashValue: h, Limit: 10})
 		if len(got) != n {
 			t.Errorf("partition %s has %d items, want %d", h, len(got), n)
 		}
@@ -720,7 +716,7 @@ func TestPartitionOfTimes(t *testing.T) {
 	tbl := MustOpen(t)
 	items := comments(60) // product p3: 9 comments
 	storetest.MustBatchPut(t, tbl, items)
-	hash := items[3].S(store.AttrGSI4PK)
+	hash := items[3].S(table.AttrGSI4PK)
 	isTimes := func() bool {
 		var times bool
 		tbl.db.View(func(tx *bbolt.Tx) error {
@@ -730,22 +726,22 @@ func TestPartitionOfTimes(t *testing.T) {
 		})
 		return times
 	}
-	recount := func(q store.Query, all []store.Item) []store.Key {
-		var keys []store.Key
-		var sorted []store.Item
+	recount := func(q table.Query, all []table.Item) []table.Key {
+		var keys []table.Key
+		var sorted []table.Item
 		for _, it := range all {
-			s, ok := it[store.AttrGSISK].(string)
-			if it.S(store.AttrGSI4PK) != hash || !ok {
+			s, ok := it[table.AttrGSISK].Str()
+			if it.S(table.AttrGSI4PK) != hash || !ok {
 				continue
 			}
-			if q.SortOp == store.SortLess && !(s < q.SortValue) || q.SortOp == store.SortGreater && !(s > q.SortValue) ||
-				q.SortOp == store.SortBeginsWith && !strings.HasPrefix(s, q.SortValue) {
+			if q.SortOp == table.SortLess && !(s < q.SortValue) || q.SortOp == table.SortGreater && !(s > q.SortValue) ||
+				q.SortOp == table.SortBeginsWith && !strings.HasPrefix(s, q.SortValue) {
 				continue
 			}
 			sorted = append(sorted, it)
 		}
-		slices.SortFunc(sorted, func(a, b store.Item) int {
-			c := cmp.Or(strings.Compare(a.S(store.AttrGSISK), b.S(store.AttrGSISK)), strings.Compare(a.S(store.AttrPK), b.S(store.AttrPK)))
+		slices.SortFunc(sorted, func(a, b table.Item) int {
+			c := cmp.Or(strings.Compare(a.S(table.AttrGSISK), b.S(table.AttrGSISK)), strings.Compare(a.S(table.AttrPK), b.S(table.AttrPK)))
 			if !q.Forward {
 				c = -c
 			}
@@ -756,17 +752,17 @@ func TestPartitionOfTimes(t *testing.T) {
 		}
 		return keys
 	}
-	check := func(all []store.Item) {
+	check := func(all []table.Item) {
 		t.Helper()
-		mid := items[3].S(store.AttrGSISK)
+		mid := items[3].S(table.AttrGSISK)
 		for _, c := range []struct {
-			op store.SortOp
+			op table.SortOp
 			v  string
-		}{{store.SortNone, ""}, {store.SortLess, mid}, {store.SortGreater, mid}, {store.SortLess, mid[:7]}, {store.SortGreater, mid[:13]},
-			{store.SortBeginsWith, mid[:8]}, {store.SortLess, "zzz"}, {store.SortGreater, "0"}, {store.SortGreater, mid + "!"}} {
+		}{{table.SortNone, ""}, {table.SortLess, mid}, {table.SortGreater, mid}, {table.SortLess, mid[:7]}, {table.SortGreater, mid[:13]},
+			{table.SortBeginsWith, mid[:8]}, {table.SortLess, "zzz"}, {table.SortGreater, "0"}, {table.SortGreater, mid + "!"}} {
 			for _, fwd := range []bool{true, false} {
-				q := store.Query{Index: store.IndexAll, HashValue: hash, SortOp: c.op, SortValue: c.v, Forward: fwd, Limit: 2}
-				var got []store.Key
+				q := table.Query{Index: table.IndexAll, HashValue: hash, SortOp: c.op, SortValue: c.v, Forward: fwd, Limit: 2}
+				var got []table.Key
 				for _, it := range storetest.MustQueryAll(t, tbl, q) {
 					got = append(got, it.Key())
 				}
@@ -780,7 +776,7 @@ func TestPartitionOfTimes(t *testing.T) {
 		t.Fatal("a partition of comments is not one of times")
 	}
 	check(items)
-	odd := store.Item{store.AttrPK: "X", store.AttrSK: "Y", store.AttrGSI4PK: hash, store.AttrGSISK: "2025-03"}
+	odd := table.Item{table.AttrPK: table.S("X"), table.AttrSK: table.S("Y"), table.AttrGSI4PK: table.S(hash), table.AttrGSISK: table.S("2025-03")}
 	storetest.MustPut(t, tbl, odd)
 	if isTimes() {
 		t.Fatal("the partition holds a string but is still one of times")
@@ -790,6 +786,6 @@ func TestPartitionOfTimes(t *testing.T) {
 	if err := tbl.checkIndexes(); err != nil {
 		t.Fatal(err)
 	}
-	storetest.MustWrite(t, tbl, store.Op{Kind: store.OpDelete, Key: odd.Key()})
+	storetest.MustWrite(t, tbl, table.Op{Kind: table.OpDelete, Key: odd.Key()})
 	check(items)
 }

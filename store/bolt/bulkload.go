@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 var _ store.ExclusiveLoader = (*Table)(nil)
@@ -26,10 +27,10 @@ var _ store.ExclusiveLoader = (*Table)(nil)
 // load uses two cores. An error of a commit is returned by a later put (and
 // by LoadUnsynced); from then on nothing more is written. A cancelled ctx
 // fails the next put.
-func (t *Table) LoadUnsynced(ctx context.Context, fn func(put func([]store.Item) error) error) error {
+func (t *Table) LoadUnsynced(ctx context.Context, fn func(put func([]table.Item) error) error) error {
 	t.db.NoSync, t.db.NoGrowSync = true, true // growing the file syncs it too
 	w := t.startWriter()
-	err := fn(func(items []store.Item) error { return w.put(ctx, items) })
+	err := fn(func(items []table.Item) error { return w.put(ctx, items) })
 	if werr := w.close(); err == nil {
 		err = werr
 	}
@@ -78,8 +79,8 @@ func (w *asyncWriter) failed() error {
 
 // put validates and encodes items and queues their chunks; it stops at a
 // cancelled ctx or a failed commit, between chunks.
-func (w *asyncWriter) put(ctx context.Context, items []store.Item) error {
-	defer store.Account(ctx, store.Call{Op: store.CallBatchPut})
+func (w *asyncWriter) put(ctx context.Context, items []table.Item) error {
+	defer table.Account(ctx, table.Call{Op: table.CallBatchPut})
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
@@ -113,9 +114,9 @@ func (w *asyncWriter) close() error {
 }
 
 // validateItems validates every item of a BatchPut.
-func validateItems(items []store.Item) error {
+func validateItems(items []table.Item) error {
 	for i, it := range items {
-		if err := store.ValidateItem(it); err != nil {
+		if err := table.ValidateItem(it); err != nil {
 			return prefixed(fmt.Sprintf("item %d", i), err)
 		}
 	}

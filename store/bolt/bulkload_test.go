@@ -10,13 +10,14 @@ import (
 
 	"github.com/acme/comments-gateway/demo"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // allItems returns every item of t, each as JSON, sorted.
 func allItems(tb testing.TB, t *Table) []string {
 	tb.Helper()
 	var out []string
-	var start store.Item
+	var start table.Item
 	for {
 		items, next, err := t.Scan(context.Background(), 0, 1, start, 500)
 		if err != nil {
@@ -157,19 +158,19 @@ func TestLoadUnsyncedErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var putErrs []error
-	err = tbl.LoadUnsynced(ctx, func(put func([]store.Item) error) error {
-		bad := store.Item{store.AttrPK: "x"}
-		putErrs = append(putErrs, put([]store.Item{bad}))
+	err = tbl.LoadUnsynced(ctx, func(put func([]table.Item) error) error {
+		bad := table.Item{table.AttrPK: table.S("x")}
+		putErrs = append(putErrs, put([]table.Item{bad}))
 		putErrs = append(putErrs, put(items[:200]))
 		cancel()
 		err := put(items[200:])
 		putErrs = append(putErrs, err)
 		return err
 	})
-	if store.ErrorCode(putErrs[0]) != store.EINVALID || putErrs[1] != nil || store.ErrorCode(putErrs[2]) != store.EUNAVAILABLE {
+	if table.ErrorCode(putErrs[0]) != table.EINVALID || putErrs[1] != nil || table.ErrorCode(putErrs[2]) != table.EUNAVAILABLE {
 		t.Fatalf("puts: %v", putErrs)
 	}
-	if store.ErrorCode(err) != store.EUNAVAILABLE {
+	if table.ErrorCode(err) != table.EUNAVAILABLE {
 		t.Fatalf("LoadUnsynced: %v", err)
 	}
 	if err := tbl.Close(); err != nil {
@@ -185,7 +186,7 @@ func TestLoadUnsyncedErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = closed.LoadUnsynced(context.Background(), func(put func([]store.Item) error) error {
+	err = closed.LoadUnsynced(context.Background(), func(put func([]table.Item) error) error {
 		closed.db.Close()
 		for range 10 {
 			if err := put(items[:50]); err != nil {

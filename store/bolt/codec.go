@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The value encoding of format 1 (still read: files are migrated from it)
@@ -71,19 +71,18 @@ func appendName(b []byte, name string) []byte {
 }
 
 // appendAttr appends one attribute, of an item whose derivation sources are
-// src, in the version-2 encoding. It fails with EINVALID on a value that is
-// neither a string nor an int64, or an empty name.
-func appendAttr(b []byte, name string, v any, src sources) ([]byte, error) {
+// src, in the version-2 encoding. It fails with EINVALID on the zero Value
+// or an empty name.
+func appendAttr(b []byte, name string, val table.Value, src sources) ([]byte, error) {
 	if name == "" {
-		return nil, store.Errorf(store.EINVALID, "attribute name must not be empty")
+		return nil, table.Errorf(table.EINVALID, "attribute name must not be empty")
 	}
-	switch v := v.(type) {
-	case string:
+	if v, ok := val.Str(); ok {
 		b = appendName(b, name)
 		if d, ok := derivations[name]; ok && d.matches(v, src) {
 			return append(b, tagDerive), nil
 		}
-		if secs, nanos, ok := store.ParseFixedTime(v); ok {
+		if secs, nanos, ok := table.ParseFixedTime(v); ok {
 			b = append(b, tagTime)
 			b = binary.AppendVarint(b, secs)
 			return binary.AppendUvarint(b, uint64(nanos)), nil
@@ -91,34 +90,31 @@ func appendAttr(b []byte, name string, v any, src sources) ([]byte, error) {
 		b = append(b, tagString)
 		b = binary.AppendUvarint(b, uint64(len(v)))
 		return append(b, v...), nil
-	case int64:
+	}
+	if v, ok := val.Num(); ok {
 		b = appendName(b, name)
 		b = append(b, tagNumber)
 		return binary.AppendVarint(b, v), nil
-	default:
-		return nil, store.ValidateValue(name, v)
 	}
+	return nil, table.ValidateValue(name, val)
 }
 
 // encodeItem encodes the value of a whole item: all its attributes but PK
-// and SK. It fails with EINVALID on a value that is neither a string nor an
-// int64.
-func encodeItem(it store.Item) ([]byte, error) {
+// and SK. It fails with EINVALID on the zero Value.
+func encodeItem(it table.Item) ([]byte, error) {
 	var buf [32]string
 	names := buf[:0]
 	size := 2
 	for name, v := range it {
-		if name == store.AttrPK || name == store.AttrSK {
+		if name == table.AttrPK || name == table.AttrSK {
 			continue
 		}
 		names = append(names, name)
-		size += len(name) + 12
-		if s, ok := v.(string); ok {
-			size += len(s)
-		}
+		s, _ := v.Str()
+		size += len(name) + 12 + len(s)
 	}
 	slices.Sort(names)
-	src := sourcesOf(it, it.S(store.AttrPK))
+	src := sourcesOf(it, it.S(table.AttrPK))
 	b := make([]byte, 0, size)
 	b = append(b, codecVersion)
 	b = binary.AppendUvarint(b, uint64(len(names)))
@@ -132,7 +128,7 @@ func encodeItem(it store.Item) ([]byte, error) {
 }
 
 // decodeItem decodes the item stored at key k of the items bucket.
-func decodeItem(k, v []byte) (store.Item, error) {
+func decodeItem(k, v []byte) (table.Item, error) {
 	return decodeProjected(k, v, nil)
 }
 
@@ -140,7 +136,7 @@ func decodeItem(k, v []byte) (store.Item, error) {
 // keeping only the attributes in keep (all when keep is nil). The item does
 // not alias k or v (bbolt's memory is valid only during its transaction):
 // its strings share one copy of both.
-func decodeProjected(k, v []byte, keep *projection) (store.Item, error) {
+func decodeProjected(k, v []byte, keep *projection) (table.Item, error) {
 	var b strings.Builder
 	b.Grow(len(k) + len(v))
 	b.Write(k)
@@ -157,20 +153,16 @@ func decodeProjected(k, v []byte, keep *projection) (store.Item, error) {
 // table key is pk and sk, keeping only the attributes in keep (all when
 // keep is nil); kn (nil: nothing) is what the index entry that led to the
 // item tells of it.
-func decodeKeyed(pk, sk, v string, keep *projection, kn *known) (store.Item, error) {
+func decodeKeyed(pk, sk, v string, keep *projection, kn *known) (table.Item, error) {
 	it, err := decodeValue(v, pk, keep, kn)
 	if err != nil {
 		return nil, err
 	}
-	var key any = pk // a comment's PK and SK are the same string: one box
-	if keep.hasName(store.AttrPK) {
-		it[store.AttrPK] = key
+	if keep.hasName(table.AttrPK) {
+		it[table.AttrPK] = table.S(pk)
 	}
-	if sk != pk {
-		key = sk
-	}
-	if keep.hasName(store.AttrSK) {
-		it[store.AttrSK] = key
+	if keep.hasName(table.AttrSK) {
+		it[table.AttrSK] = table.S(sk)
 	}
 	return it, nil
 }
@@ -180,7 +172,7 @@ func decodeKeyed(pk, sk, v string, keep *projection, kn *known) (store.Item, err
 // key attributes. pk is the item's PK, the source of derived attributes;
 // kn is decodeKeyed's. The item's strings are substrings of v, or
 // kn's.
-func decodeValue(v string, pk string, keep *projection, kn *known) (store.Item, error) {
+func decodeValue(v string, pk string, keep *projection, kn *known) (table.Item, error) {
 	if len(v) == 0 || (v[0] != codecV1 && v[0] != codecV2) {
 		return nil, errCorrupt
 	}
@@ -191,7 +183,7 @@ func decodeValue(v string, pk string, keep *projection, kn *known) (store.Item, 
 	if !ok || count > uint64(len(s)/2+1) {
 		return nil, errCorrupt
 	}
-	it := make(store.Item, keep.size(int(count)))
+	it := make(table.Item, keep.size(int(count)))
 	src := sources{pk: pk}
 	var derived derivedSet
 	for range count {
@@ -210,14 +202,14 @@ func decodeValue(v string, pk string, keep *projection, kn *known) (store.Item, 
 			i++
 			continue
 		}
-		var val scalar
+		var val table.Value
 		if val, i, ok = readValue(s, i+1, tag, v2, kn); !ok {
 			return nil, errCorrupt
 		}
 		src.set(name, val)
 		if keep.has(name, code) {
 			n := len(it)
-			if it[name] = val.boxed(name, kn); len(it) == n {
+			if it[name] = val; len(it) == n {
 				return nil, errCorrupt // a duplicate name
 			}
 		}
@@ -233,67 +225,37 @@ func decodeValue(v string, pk string, keep *projection, kn *known) (store.Item, 
 	return it, nil
 }
 
-// scalar is one decoded value: a string or a number.
-type scalar struct {
-	str   string
-	num   int64
-	isNum bool
-}
-
-// boxed returns the value of attribute name as an item holds it; kn (nil:
-// none) shares the boxes of values that repeat from item to item.
-func (v scalar) boxed(name string, kn *known) any {
-	if v.isNum {
-		if v.num >= 0 && v.num < int64(len(smallNumbers)) {
-			return smallNumbers[v.num]
-		}
-		return v.num
-	}
-	return kn.box(name, v.str)
-}
-
-// smallNumbers are the numbers 0 to 4095 boxed once. Boxing a number
-// allocates unless it is under 256, and the counts and versions of the
-// stats shards a page reads (eight a product) are mostly in the hundreds
-// and thousands.
-var smallNumbers = func() (b [4096]any) {
-	for i := range b {
-		b[i] = int64(i)
-	}
-	return b
-}()
-
 // readValue reads the value of tag at i of s (v2: of a version-2
 // encoding), other than 'd'. A time that the index entry kn holds too is
 // kn's string rather than a new one.
-func readValue(s string, i int, tag byte, v2 bool, kn *known) (scalar, int, bool) {
+func readValue(s string, i int, tag byte, v2 bool, kn *known) (table.Value, int, bool) {
 	var n uint64
 	var ok bool
 	switch {
 	case tag == tagString:
 		if n, i, ok = readUvarint(s, i); !ok || n > uint64(len(s)-i) {
-			return scalar{}, i, false
+			return table.Value{}, i, false
 		}
-		return scalar{str: s[i : i+int(n)]}, i + int(n), true
+		return table.S(s[i : i+int(n)]), i + int(n), true
 	case tag == tagNumber:
 		if n, i, ok = readUvarint(s, i); !ok {
-			return scalar{}, i, false
+			return table.Value{}, i, false
 		}
-		return scalar{num: zigzag(n), isNum: true}, i, true
+		return table.N(zigzag(n)), i, true
 	case tag == tagTime && v2:
 		var nanos uint64
 		if n, i, ok = readUvarint(s, i); !ok {
-			return scalar{}, i, false
+			return table.Value{}, i, false
 		}
 		if nanos, i, ok = readUvarint(s, i); !ok || nanos >= 1e9 {
-			return scalar{}, i, false
+			return table.Value{}, i, false
 		}
 		if t, ok := kn.time(zigzag(n), int64(nanos)); ok {
-			return scalar{str: t}, i, true
+			return table.S(t), i, true
 		}
-		return scalar{str: store.FormatFixedTime(zigzag(n), int64(nanos))}, i, true
+		return table.S(table.FormatFixedTime(zigzag(n), int64(nanos))), i, true
 	}
-	return scalar{}, i, false
+	return table.Value{}, i, false
 }
 
 // readName reads an attribute name from s at i, and its code (-1 when it
@@ -389,14 +351,14 @@ func readUvarint(s string, i int) (uint64, int, bool) {
 }
 
 // keyAttr returns the string value of key attribute name of it, checked.
-func keyAttr(it store.Item, name string, max int) (string, error) {
+func keyAttr(it table.Item, name string, max int) (string, error) {
 	v, ok := it[name]
 	if !ok {
-		return "", store.Errorf(store.EINVALID, "key attribute %s is missing", name)
+		return "", table.Errorf(table.EINVALID, "key attribute %s is missing", name)
 	}
-	s, ok := v.(string)
+	s, ok := v.Str()
 	if !ok {
-		return "", store.Errorf(store.EINVALID, "key attribute %s must be a string, not %T", name, v)
+		return "", table.Errorf(table.EINVALID, "key attribute %s must be a string, not %v", name, v.Kind())
 	}
-	return s, store.ValidateKeyValue(name, s, max)
+	return s, table.ValidateKeyValue(name, s, max)
 }

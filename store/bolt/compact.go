@@ -10,7 +10,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // compactTxSize bounds the bytes of keys and values CompactFile copies per
@@ -87,7 +87,7 @@ func slack(db *bbolt.DB) (free, size int64, err error) {
 func compactInto(path string, src *bbolt.DB) error {
 	dst, err := bbolt.Open(path, 0o600, &bbolt.Options{NoSync: true, NoGrowSync: true, FreelistType: bbolt.FreelistMapType})
 	if err != nil {
-		return store.Wrap(store.EUNAVAILABLE, err, "cannot create %s", path)
+		return table.Wrap(table.EUNAVAILABLE, err, "cannot create %s", path)
 	}
 	err = bbolt.Compact(dst, src, compactTxSize)
 	if err == nil {
@@ -103,7 +103,7 @@ func compactInto(path string, src *bbolt.DB) error {
 func fileSize(path string) (int64, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, store.Wrap(store.ENOTFOUND, err, "no bolt store %s", path)
+		return 0, table.Wrap(table.ENOTFOUND, err, "no bolt store %s", path)
 	}
 	if err != nil {
 		return 0, wrapErr(err)

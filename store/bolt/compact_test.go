@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // TestCompactFileMinGain: a file written in random key order is compacted
@@ -63,10 +63,10 @@ func TestCompactFileMinGain(t *testing.T) {
 }
 
 // scanAll returns every item of tbl, in key order.
-func scanAll(t *testing.T, tbl *Table) []store.Item {
+func scanAll(t *testing.T, tbl *Table) []table.Item {
 	t.Helper()
-	var out []store.Item
-	var start store.Item
+	var out []table.Item
+	var start table.Item
 	for {
 		items, next, err := tbl.Scan(t.Context(), 0, 1, start, 1000)
 		if err != nil {

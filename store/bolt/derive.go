@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The rules of the 'd' tag (see codec.go): attributes of a comment that the
@@ -143,29 +143,29 @@ type sources struct {
 }
 
 // sourcesOf returns the sources of item it, whose PK is pk.
-func sourcesOf(it store.Item, pk string) sources {
+func sourcesOf(it table.Item, pk string) sources {
 	s := sources{pk: pk}
-	s.id, s.hasID = it["id"].(string)
-	s.createdAt, s.hasCreatedAt = it["createdAt"].(string)
-	s.productID, s.hasProductID = it["productId"].(string)
-	s.language, s.hasLanguage = it["language"].(string)
-	s.rating, s.hasRating = it["rating"].(int64)
+	s.id, s.hasID = it["id"].Str()
+	s.createdAt, s.hasCreatedAt = it["createdAt"].Str()
+	s.productID, s.hasProductID = it["productId"].Str()
+	s.language, s.hasLanguage = it["language"].Str()
+	s.rating, s.hasRating = it["rating"].Num()
 	return s
 }
 
 // set records attribute name of the item being decoded if it is a source.
-func (s *sources) set(name string, v scalar) {
+func (s *sources) set(name string, v table.Value) {
 	switch name {
 	case "id":
-		s.id, s.hasID = v.str, !v.isNum
+		s.id, s.hasID = v.Str()
 	case "createdAt":
-		s.createdAt, s.hasCreatedAt = v.str, !v.isNum
+		s.createdAt, s.hasCreatedAt = v.Str()
 	case "productId":
-		s.productID, s.hasProductID = v.str, !v.isNum
+		s.productID, s.hasProductID = v.Str()
 	case "language":
-		s.language, s.hasLanguage = v.str, !v.isNum
+		s.language, s.hasLanguage = v.Str()
 	case "rating":
-		s.rating, s.hasRating = v.num, v.isNum
+		s.rating, s.hasRating = v.Num()
 	}
 }
 
@@ -174,7 +174,7 @@ func (s *sources) set(name string, v scalar) {
 // sources are src; kn is decodeKeyed's. A rule whose sources are
 // missing means a corrupt value. The index entry that led to the item
 // holds its sort and hash values: those are kn's, not built again.
-func derive(it store.Item, src sources, names derivedSet, keep *projection, kn *known) error {
+func derive(it table.Item, src sources, names derivedSet, keep *projection, kn *known) error {
 	for j, name := range deriveOrder {
 		// The id is a source of GSISK: derived even when not kept.
 		kept := keep.has(name, deriveCodes[j])
@@ -190,7 +190,7 @@ func derive(it store.Item, src sources, names derivedSet, keep *projection, kn *
 			v = r.derive(src)
 		}
 		if kept {
-			it[name] = kn.box(name, v)
+			it[name] = table.S(v)
 		}
 		if name == "id" {
 			src.id, src.hasID = v, true

@@ -1,4 +1,4 @@
-// Package bolt implements store.Table on an embedded bbolt file: the
+// Package bolt implements table.Table on an embedded bbolt file: the
 // zero-setup store of the comments gateway.
 //
 // It owns the on-disk layout of the single-table design, format 2, which
@@ -9,7 +9,7 @@
 //     codec.go): a comment's id, GSISK and four index hash keys follow from
 //     its other attributes and are not stored, and its createdAt takes a
 //     few bytes (derive.go);
-//   - one bucket per index of store.Indexes ("ix:<name>") holds one entry
+//   - one bucket per index of table.Indexes ("ix:<name>") holds one entry
 //     per item in the index: a key of the partition's number, the sort
 //     value and the item's table key (left out for a comment, whose key
 //     follows from its sort value), and an empty value (layout.go). A query
@@ -17,14 +17,14 @@
 //     same read transaction, returning the index's projection of it; what
 //     the entry holds (the sort value, the hash value, the table key, a
 //     time equal to the sort value's) is taken from it rather than derived
-//     from the item again (known.go). An item lacking the index's hash or
+//     from the item again (entry.go). An item lacking the index's hash or
 //     sort attribute is absent from that index (sparse);
 //   - bucket "partitions" numbers the hash key values of the indexes;
 //   - bucket "meta" records the format version and the index definitions the
 //     index buckets were built for.
 //
 // Open migrates a file of format 1 (whose index entries held a copy of the
-// projected item) and rebuilds the index buckets when store.Indexes has
+// projected item) and rebuilds the index buckets when table.Indexes has
 // changed, a chunk of items per transaction, resuming where it stopped if
 // it was interrupted (migrate.go).
 //

@@ -8,7 +8,7 @@ import (
 
 	berrors "go.etcd.io/bbolt/errors"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The backend's errors: what it returns is a *store.Error, with the code
@@ -21,7 +21,7 @@ var errCorrupt = errors.New("bolt: corrupt item encoding")
 // ctxErr returns an EUNAVAILABLE error wrapping ctx.Err() once ctx is done.
 func ctxErr(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
-		return store.Wrap(store.EUNAVAILABLE, err, "request cancelled")
+		return table.Wrap(table.EUNAVAILABLE, err, "request cancelled")
 	}
 	return nil
 }
@@ -32,31 +32,31 @@ func wrapErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	var se *store.Error
+	var se *table.Error
 	if errors.As(err, &se) {
 		return err
 	}
 	switch {
 	case errors.Is(err, errCorrupt):
-		return store.Wrap(store.EINTERNAL, err, "corrupt item in bolt store")
+		return table.Wrap(table.EINTERNAL, err, "corrupt item in bolt store")
 	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return store.Wrap(store.EUNAVAILABLE, err, "the store is closed (the server is shutting down); try again")
+		return table.Wrap(table.EUNAVAILABLE, err, "the store is closed (the server is shutting down); try again")
 	case errors.Is(err, berrors.ErrKeyTooLarge), errors.Is(err, berrors.ErrValueTooLarge):
-		return store.Wrap(store.EINVALID, err, "item too large")
+		return table.Wrap(table.EINVALID, err, "item too large")
 	case errors.Is(err, berrors.ErrMaxSizeReached), errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return store.Wrap(store.EUNAVAILABLE, err, "bolt store is full")
+		return table.Wrap(table.EUNAVAILABLE, err, "bolt store is full")
 	case errors.Is(err, berrors.ErrDatabaseReadOnly), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EIO):
-		return store.Wrap(store.EUNAVAILABLE, err, "bolt store cannot be written")
+		return table.Wrap(table.EUNAVAILABLE, err, "bolt store cannot be written")
 	}
-	return store.Wrap(store.EINTERNAL, err, "bolt store error")
+	return table.Wrap(table.EINTERNAL, err, "bolt store error")
 }
 
 // prefixed prefixes the message of err, a *store.Error, with what (such as
 // "operation 3").
 func prefixed(what string, err error) error {
-	var e *store.Error
+	var e *table.Error
 	if errors.As(err, &e) {
-		return &store.Error{Code: e.Code, Message: what + ": " + e.Message, Op: e.Op, Err: e.Err}
+		return &table.Error{Code: e.Code, Message: what + ": " + e.Message, Op: e.Op, Err: e.Err}
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

@@ -8,7 +8,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // sep separates the parts of a bucket key. No key attribute value contains
@@ -16,7 +16,7 @@ import (
 const sep = 0
 
 // baseKey is the key of item k in the items bucket: PK + "\x00" + SK.
-func baseKey(k store.Key) []byte {
+func baseKey(k table.Key) []byte {
 	b := make([]byte, 0, len(k.PK)+1+len(k.SK))
 	b = append(b, k.PK...)
 	b = append(b, sep)
@@ -97,7 +97,7 @@ const (
 // timeSortLen is the length of the time that begins a comment's sort
 // value, and timeKeyLen that of its encoding in an entry key.
 const (
-	timeSortLen = len(store.TimeLayout)
+	timeSortLen = len(table.TimeLayout)
 	timeKeyLen  = 9
 	// timeBias makes the seconds of year 0 zero, so that they are unsigned
 	// and those of year 9999 fit in 5 bytes.
@@ -114,7 +114,7 @@ func isTimeSort(sort string) bool {
 	if len(sort) < timeSortLen+2 || sort[timeSortLen] != '#' {
 		return false
 	}
-	_, _, ok := store.ParseFixedTime(sort[:timeSortLen])
+	_, _, ok := table.ParseFixedTime(sort[:timeSortLen])
 	return ok
 }
 
@@ -133,7 +133,7 @@ func (p partition) appendSort(b []byte, sort string) ([]byte, bool) {
 	if !isTimeSort(sort) {
 		return b, false
 	}
-	secs, nanos, _ := store.ParseFixedTime(sort[:timeSortLen])
+	secs, nanos, _ := table.ParseFixedTime(sort[:timeSortLen])
 	u := uint64(secs + timeBias)
 	b = append(b, byte(u>>32), byte(u>>24), byte(u>>16), byte(u>>8), byte(u))
 	b = binary.BigEndian.AppendUint32(b, uint32(nanos))

@@ -6,7 +6,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // migrateChunk is the number of items a migration re-encodes and indexes per
@@ -22,7 +22,7 @@ var rebuildChunkHook func(done int) error
 type fileState struct {
 	format    string // "" when the file has no meta bucket
 	empty     bool   // no items bucket: a new file
-	sigOK     bool   // the index definitions are those of store.Indexes
+	sigOK     bool   // the index definitions are those of table.Indexes
 	migrating bool   // a migration or rebuild was interrupted
 }
 
@@ -30,7 +30,7 @@ type fileState struct {
 // one, migrates a file of format 1, and rebuilds the index buckets when the
 // index definitions have changed (or a migration was interrupted).
 func (t *Table) init() error {
-	sig := []byte(signature(store.Indexes))
+	sig := []byte(signature(table.Indexes))
 	var st fileState
 	err := t.view(func(tx *bbolt.Tx) error {
 		st.empty = tx.Bucket(bucketItems) == nil
@@ -50,7 +50,7 @@ func (t *Table) init() error {
 	case st.format == formatVersion && st.sigOK && !st.migrating:
 		return nil
 	case st.format != "" && st.format != "1" && st.format != formatVersion:
-		return store.Errorf(store.EINTERNAL, "bolt store %s has format %q; this program reads formats 1 and %s", t.path, st.format, formatVersion)
+		return table.Errorf(table.EINTERNAL, "bolt store %s has format %q; this program reads formats 1 and %s", t.path, st.format, formatVersion)
 	}
 	return t.rebuild(st)
 }
@@ -100,7 +100,7 @@ func (t *Table) rebuild(st fileState) error {
 		if err := meta.Delete(metaMigrating); err != nil {
 			return err
 		}
-		return meta.Put(metaIndexes, []byte(signature(store.Indexes)))
+		return meta.Put(metaIndexes, []byte(signature(table.Indexes)))
 	})
 	if err == nil {
 		t.log.Info("bolt store: done "+what, "path", t.path, "items", n, "took", time.Since(start).Round(time.Millisecond).String())
@@ -147,7 +147,7 @@ func (t *Table) startRebuild(tx *bbolt.Tx, done bool) error {
 		return err
 	}
 	if done {
-		return meta.Put(metaIndexes, []byte(signature(store.Indexes)))
+		return meta.Put(metaIndexes, []byte(signature(table.Indexes)))
 	}
 	return meta.Put(metaMigrating, []byte{})
 }
@@ -157,12 +157,12 @@ func (t *Table) startRebuild(tx *bbolt.Tx, done bool) error {
 func (t *Table) rebuildChunk(tx *bbolt.Tx) (int, error) {
 	meta := tx.Bucket(bucketMeta)
 	next := bytes.Clone(meta.Get(metaMigrating))
-	var items []store.Item
+	var items []table.Item
 	c := tx.Bucket(bucketItems).Cursor()
 	for k, v := c.Seek(next); k != nil && len(items) < migrateChunk; k, v = c.Next() {
 		it, err := decodeItem(k, v)
 		if err != nil {
-			return 0, store.Wrap(store.EINTERNAL, err, "migrating item %q", k)
+			return 0, table.Wrap(table.EINTERNAL, err, "migrating item %q", k)
 		}
 		items = append(items, it)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/storetest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // format1Items are the items of testdata/format1.db, a file written by the
@@ -22,16 +23,16 @@ import (
 // comments of 7 products in two languages, one of them with an owner and a
 // version, the stats of product p1 on the leaderboard, and an item of no
 // index.
-func format1Items() []store.Item {
+func format1Items() []table.Item {
 	items := comments(150)
-	items[3][store.AttrAuthorID] = "user-3"
-	items[3][store.AttrVersion] = int64(4)
+	items[3][table.AttrAuthorID] = table.S("user-3")
+	items[3][table.AttrVersion] = table.N(4)
 	st := &store.Stats{ProductID: "p1", Counts: [6]int64{0, 4, 4, 5, 4, 4}, Total: 21, Version: 2}
 	// The stats item as format 1's code wrote it: its own leaderboard entry
 	// (before write sharding; rebuild-stats migrates it).
 	stats := st.Item()
-	stats[store.AttrGSIPK], stats[store.AttrGSISK] = store.LeadersPK(""), store.LeadersSK(4, "p1")
-	return append(items, stats, store.Item{store.AttrPK: "OTHER", store.AttrSK: "x", "n": int64(-7), "s": "a\x00b"})
+	stats[table.AttrGSIPK], stats[table.AttrGSISK] = table.S(store.LeadersPK("")), table.S(store.LeadersSK(4, "p1"))
+	return append(items, stats, table.Item{table.AttrPK: table.S("OTHER"), table.AttrSK: table.S("x"), "n": table.N(-7), "s": table.S("a\x00b")})
 }
 
 // mustCopyFixture copies testdata/format1.db to a temporary file.
@@ -87,21 +88,21 @@ func checkMigrated(t *testing.T, tbl *Table) {
 		}
 	}
 	// Product p3's comments, newest first, in each index: a recount.
-	for _, d := range store.Indexes {
-		var keys []store.Key
+	for _, d := range table.Indexes {
+		var keys []table.Key
 		hash := want[3].S(d.Hash) // a comment of product p3
-		var sorted []store.Item
+		var sorted []table.Item
 		for _, it := range want {
 			if it.S(d.Hash) == hash {
 				sorted = append(sorted, it)
 			}
 		}
-		slices.SortFunc(sorted, func(a, b store.Item) int { return strings.Compare(b.S(store.AttrGSISK), a.S(store.AttrGSISK)) })
+		slices.SortFunc(sorted, func(a, b table.Item) int { return strings.Compare(b.S(table.AttrGSISK), a.S(table.AttrGSISK)) })
 		for _, it := range sorted {
 			keys = append(keys, it.Key())
 		}
-		res := storetest.MustQueryAll(t, tbl, store.Query{Index: d.Name, HashValue: hash, Limit: 4})
-		var gotKeys []store.Key
+		res := storetest.MustQueryAll(t, tbl, table.Query{Index: d.Name, HashValue: hash, Limit: 4})
+		var gotKeys []table.Key
 		for _, it := range res {
 			gotKeys = append(gotKeys, it.Key())
 		}
@@ -109,7 +110,7 @@ func checkMigrated(t *testing.T, tbl *Table) {
 			t.Errorf("index %s, partition %s: %v, want %v", d.Name, hash, gotKeys, keys)
 		}
 	}
-	lead := storetest.MustQueryAll(t, tbl, store.Query{Index: store.IndexByLangAndRating, HashValue: store.LeadersPK(""), Limit: 5})
+	lead := storetest.MustQueryAll(t, tbl, table.Query{Index: table.IndexByLangAndRating, HashValue: store.LeadersPK(""), Limit: 5})
 	if len(lead) != 1 || lead[0].N("count_5") != 4 {
 		t.Errorf("leaderboard after migration: %v", lead)
 	}

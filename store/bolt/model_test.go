@@ -3,14 +3,14 @@ package bolt_test
 import (
 	"testing"
 
-	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
 	"github.com/acme/comments-gateway/store/storetest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // TestModel runs the comments model conformance suite on a bbolt file.
 func TestModel(t *testing.T) {
-	storetest.RunModel(t, func(t *testing.T) store.Table {
+	storetest.RunModel(t, func(t *testing.T) table.Table {
 		tbl := bolttest.Open(t)
 		return tbl
 	})
@@ -19,10 +19,10 @@ func TestModel(t *testing.T) {
 // remote is a table that hides the bbolt table's Local and QueryRound, so
 // the store reads it as it reads DynamoDB: the stats by Query, a merge's
 // rounds in parallel.
-type remote struct{ store.Table }
+type remote struct{ table.Table }
 
 // TestModelAsRemote runs the model conformance suite on a bbolt file read
 // by the store's remote paths.
 func TestModelAsRemote(t *testing.T) {
-	storetest.RunModel(t, func(t *testing.T) store.Table { return remote{bolttest.Open(t)} })
+	storetest.RunModel(t, func(t *testing.T) table.Table { return remote{bolttest.Open(t)} })
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/storetest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // TestIndexPagesAreTheItemsProjected: every index query returns exactly
@@ -22,31 +22,31 @@ func TestIndexPagesAreTheItemsProjected(t *testing.T) {
 	tbl := MustOpen(t)
 	items := comments(40)
 	const t1, t2 = "2025-01-01T00:03:00.000000000Z", "2024-06-01T12:00:00.500000000Z"
-	odd := []store.Item{
+	odd := []table.Item{
 		// A comment whose sort value is another time than its createdAt.
-		{store.AttrPK: "COMMENT#z1", store.AttrSK: "COMMENT#z1", store.AttrID: "z1", store.AttrProductID: "p1",
-			store.AttrCreatedAt: t1, store.AttrGSISK: t2 + "#z1", store.AttrGSI4PK: "PRODUCT#p1", store.AttrRating: int64(4)},
+		{table.AttrPK: table.S("COMMENT#z1"), table.AttrSK: table.S("COMMENT#z1"), table.AttrID: table.S("z1"), table.AttrProductID: table.S("p1"),
+			table.AttrCreatedAt: table.S(t1), table.AttrGSISK: table.S(t2 + "#z1"), table.AttrGSI4PK: table.S("PRODUCT#p1"), table.AttrRating: table.N(4)},
 		// The time of its sort value, and an id that is not its own.
-		{store.AttrPK: "COMMENT#z2", store.AttrSK: "COMMENT#z2", store.AttrID: "z2", store.AttrProductID: "p1",
-			store.AttrCreatedAt: t1, "updatedAt": t1, store.AttrGSISK: t1 + "#other", store.AttrGSI4PK: "PRODUCT#p1",
-			store.AttrBody: "#"},
+		{table.AttrPK: table.S("COMMENT#z2"), table.AttrSK: table.S("COMMENT#z2"), table.AttrID: table.S("z2"), table.AttrProductID: table.S("p1"),
+			table.AttrCreatedAt: table.S(t1), "updatedAt": table.S(t1), table.AttrGSISK: table.S(t1 + "#other"), table.AttrGSI4PK: table.S("PRODUCT#p1"),
+			table.AttrBody: table.S("#")},
 		// Other keys, in a partition of times, before and after a
 		// comment's.
-		{store.AttrPK: "A", store.AttrSK: "1", store.AttrGSI4PK: "PRODUCT#p1", store.AttrGSISK: t1 + "#c00003", "count_5": int64(-7)},
-		{store.AttrPK: "ZZ", store.AttrSK: "1", store.AttrGSI4PK: "PRODUCT#p1", store.AttrGSISK: t1 + "#c00003", store.AttrTitle: ""},
+		{table.AttrPK: table.S("A"), table.AttrSK: table.S("1"), table.AttrGSI4PK: table.S("PRODUCT#p1"), table.AttrGSISK: table.S(t1 + "#c00003"), "count_5": table.N(-7)},
+		{table.AttrPK: table.S("ZZ"), table.AttrSK: table.S("1"), table.AttrGSI4PK: table.S("PRODUCT#p1"), table.AttrGSISK: table.S(t1 + "#c00003"), table.AttrTitle: table.S("")},
 		// A partition of strings, with a comment's key derived.
-		{store.AttrPK: "COMMENT#s1", store.AttrSK: "COMMENT#s1", store.AttrGSI4PK: "PRODUCT#s", store.AttrGSISK: "beta#s1",
-			store.AttrAuthor: "x"},
-		{store.AttrPK: "B", store.AttrSK: "2", store.AttrGSI4PK: "PRODUCT#s", store.AttrGSISK: "alpha", store.AttrLanguage: "de"},
-		{store.AttrPK: "C", store.AttrSK: "3", store.AttrGSI4PK: "PRODUCT#s", store.AttrGSISK: "beta#s1"},
+		{table.AttrPK: table.S("COMMENT#s1"), table.AttrSK: table.S("COMMENT#s1"), table.AttrGSI4PK: table.S("PRODUCT#s"), table.AttrGSISK: table.S("beta#s1"),
+			table.AttrAuthor: table.S("x")},
+		{table.AttrPK: table.S("B"), table.AttrSK: table.S("2"), table.AttrGSI4PK: table.S("PRODUCT#s"), table.AttrGSISK: table.S("alpha"), table.AttrLanguage: table.S("de")},
+		{table.AttrPK: table.S("C"), table.AttrSK: table.S("3"), table.AttrGSI4PK: table.S("PRODUCT#s"), table.AttrGSISK: table.S("beta#s1")},
 	}
 	items = append(items, odd...)
 	storetest.MustBatchPut(t, tbl, items)
-	for _, def := range store.Indexes {
+	for _, def := range table.Indexes {
 		for hash, want := range projectedPartitions(def, items) {
 			for _, limit := range []int{1, 3, 1000} {
 				for _, fwd := range []bool{true, false} {
-					q := store.Query{Index: def.Name, HashValue: hash, Forward: fwd, Limit: limit}
+					q := table.Query{Index: def.Name, HashValue: hash, Forward: fwd, Limit: limit}
 					got := storetest.MustQueryAll(t, tbl, q)
 					w := slices.Clone(want)
 					if !fwd {
@@ -64,16 +64,16 @@ func TestIndexPagesAreTheItemsProjected(t *testing.T) {
 // projectedPartitions returns the items of each partition of index def:
 // the projection of those with a string hash and sort value, in sort
 // order, ties by table key.
-func projectedPartitions(def store.IndexDef, items []store.Item) map[string][]store.Item {
-	parts := map[string][]store.Item{}
-	keep := append([]string{store.AttrPK, store.AttrSK, def.Hash, def.Sort}, def.Projection...)
+func projectedPartitions(def table.IndexDef, items []table.Item) map[string][]table.Item {
+	parts := map[string][]table.Item{}
+	keep := append([]string{table.AttrPK, table.AttrSK, def.Hash, def.Sort}, def.Projection...)
 	for _, it := range items {
-		h, ok1 := it[def.Hash].(string)
-		_, ok2 := it[def.Sort].(string)
+		h, ok1 := it[def.Hash].Str()
+		_, ok2 := it[def.Sort].Str()
 		if !ok1 || !ok2 {
 			continue
 		}
-		p := store.Item{}
+		p := table.Item{}
 		for _, name := range keep {
 			if v, ok := it[name]; ok {
 				p[name] = v
@@ -82,9 +82,9 @@ func projectedPartitions(def store.IndexDef, items []store.Item) map[string][]st
 		parts[h] = append(parts[h], p)
 	}
 	for _, p := range parts {
-		slices.SortFunc(p, func(a, b store.Item) int {
+		slices.SortFunc(p, func(a, b table.Item) int {
 			return cmp.Or(strings.Compare(a.S(def.Sort), b.S(def.Sort)),
-				strings.Compare(a.S(store.AttrPK), b.S(store.AttrPK)), strings.Compare(a.S(store.AttrSK), b.S(store.AttrSK)))
+				strings.Compare(a.S(table.AttrPK), b.S(table.AttrPK)), strings.Compare(a.S(table.AttrSK), b.S(table.AttrSK)))
 		})
 	}
 	return parts

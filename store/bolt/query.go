@@ -9,6 +9,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // span is what a query reads: the key range [prefix+lo, prefix+hi) of a
@@ -28,11 +29,11 @@ type span struct {
 type startKey struct{ sort, pk, sk string }
 
 // plan validates q and computes the range it reads within its partition.
-func (t *Table) plan(q *store.Query) (*span, error) {
+func (t *Table) plan(q *table.Query) (*span, error) {
 	if q.Limit <= 0 {
-		return nil, store.Errorf(store.EINVALID, "query limit must be positive, got %d", q.Limit)
+		return nil, table.Errorf(table.EINVALID, "query limit must be positive, got %d", q.Limit)
 	}
-	sp := &span{bucket: bucketItems, hashAttr: store.AttrPK, sortAttr: store.AttrSK}
+	sp := &span{bucket: bucketItems, hashAttr: table.AttrPK, sortAttr: table.AttrSK}
 	if q.Index != "" {
 		for _, ix := range t.indexes {
 			if ix.def.Name == q.Index {
@@ -40,15 +41,15 @@ func (t *Table) plan(q *store.Query) (*span, error) {
 			}
 		}
 		if sp.ix == nil {
-			return nil, store.Errorf(store.EINVALID, "unknown index %q", q.Index)
+			return nil, table.Errorf(table.EINVALID, "unknown index %q", q.Index)
 		}
 		sp.bucket, sp.hashAttr, sp.sortAttr = sp.ix.bucket, sp.ix.def.Hash, sp.ix.def.Sort
 	}
-	if err := store.ValidateKeyValue("query hash value", q.HashValue, store.MaxHashKeyLen); err != nil {
+	if err := table.ValidateKeyValue("query hash value", q.HashValue, table.MaxHashKeyLen); err != nil {
 		return nil, err
 	}
-	if q.SortOp != store.SortNone {
-		if err := store.ValidateKeyValue("query sort value", q.SortValue, store.MaxSortKeyLen); err != nil {
+	if q.SortOp != table.SortNone {
+		if err := table.ValidateKeyValue("query sort value", q.SortValue, table.MaxSortKeyLen); err != nil {
 			return nil, err
 		}
 	}
@@ -60,15 +61,15 @@ func (t *Table) plan(q *store.Query) (*span, error) {
 	//   ks begins with s  ⇔ k begins with s
 	s := []byte(q.SortValue)
 	switch q.SortOp {
-	case store.SortNone:
-	case store.SortLess:
+	case table.SortNone:
+	case table.SortLess:
 		sp.hi = s
-	case store.SortGreater:
+	case table.SortGreater:
 		sp.lo = append(s, 1)
-	case store.SortBeginsWith:
+	case table.SortBeginsWith:
 		sp.lo, sp.hi = s, prefixEnd(s)
 	default:
-		return nil, store.Errorf(store.EINVALID, "unknown sort condition %d", q.SortOp)
+		return nil, table.Errorf(table.EINVALID, "unknown sort condition %d", q.SortOp)
 	}
 	if q.StartKey != nil {
 		start, err := sp.startKey(q)
@@ -81,23 +82,23 @@ func (t *Table) plan(q *store.Query) (*span, error) {
 }
 
 // startKey checks q.StartKey.
-func (sp *span) startKey(q *store.Query) (*startKey, error) {
-	h, err := keyAttr(q.StartKey, sp.hashAttr, store.MaxHashKeyLen)
+func (sp *span) startKey(q *table.Query) (*startKey, error) {
+	h, err := keyAttr(q.StartKey, sp.hashAttr, table.MaxHashKeyLen)
 	if err != nil {
 		return nil, prefixed("start key", err)
 	}
 	if h != q.HashValue {
-		return nil, store.Errorf(store.EINVALID, "start key is not in the queried partition")
+		return nil, table.Errorf(table.EINVALID, "start key is not in the queried partition")
 	}
 	st := &startKey{}
-	if st.pk, err = keyAttr(q.StartKey, store.AttrPK, store.MaxHashKeyLen); err != nil {
+	if st.pk, err = keyAttr(q.StartKey, table.AttrPK, table.MaxHashKeyLen); err != nil {
 		return nil, prefixed("start key", err)
 	}
-	if st.sk, err = keyAttr(q.StartKey, store.AttrSK, store.MaxSortKeyLen); err != nil {
+	if st.sk, err = keyAttr(q.StartKey, table.AttrSK, table.MaxSortKeyLen); err != nil {
 		return nil, prefixed("start key", err)
 	}
 	if sp.ix != nil {
-		if st.sort, err = keyAttr(q.StartKey, sp.sortAttr, store.MaxSortKeyLen); err != nil {
+		if st.sort, err = keyAttr(q.StartKey, sp.sortAttr, table.MaxSortKeyLen); err != nil {
 			return nil, prefixed("start key", err)
 		}
 	}
@@ -110,7 +111,7 @@ func (sp *span) startKey(q *store.Query) (*startKey, error) {
 // descending, up to the last key before it. In a partition of times, a
 // condition or start key whose sort value is not a time cannot be a bound;
 // match then says which keys of the range the query returns (nil: all).
-func (sp *span) bounds(prefix []byte, p *partition, q *store.Query) (lo, hi []byte, match func([]byte) bool) {
+func (sp *span) bounds(prefix []byte, p *partition, q *table.Query) (lo, hi []byte, match func([]byte) bool) {
 	rlo, rhi := sp.lo, sp.hi
 	var conds []func(sort string, pk, sk string) bool
 	if p != nil && p.times {
@@ -128,7 +129,7 @@ func (sp *span) bounds(prefix []byte, p *partition, q *store.Query) (lo, hi []by
 	if st := sp.start; st != nil {
 		var start []byte
 		if p == nil {
-			start = baseKey(store.Key{PK: st.pk, SK: st.sk})
+			start = baseKey(table.Key{PK: st.pk, SK: st.sk})
 		} else if k, ok := p.key(entryRef{q.HashValue, st.sort, st.pk, st.sk}); ok {
 			start = k
 		} else {
@@ -168,18 +169,18 @@ func (sp *span) bounds(prefix []byte, p *partition, q *store.Query) (lo, hi []by
 // timeBounds returns the range of q's sort condition within partition p of
 // times, relative to its prefix, or a condition on the sort value when the
 // bound is not a time.
-func timeBounds(p *partition, q *store.Query) (lo, hi []byte, cond func(sort string, pk, sk string) bool) {
+func timeBounds(p *partition, q *table.Query) (lo, hi []byte, cond func(sort string, pk, sk string) bool) {
 	v := q.SortValue
 	switch e, ok := p.appendSort(nil, v); {
-	case q.SortOp == store.SortLess && ok:
+	case q.SortOp == table.SortLess && ok:
 		return nil, e, nil
-	case q.SortOp == store.SortLess:
+	case q.SortOp == table.SortLess:
 		return nil, nil, func(s, _, _ string) bool { return s < v }
-	case q.SortOp == store.SortGreater && ok:
+	case q.SortOp == table.SortGreater && ok:
 		return append(e, 1), nil, nil
-	case q.SortOp == store.SortGreater:
+	case q.SortOp == table.SortGreater:
 		return nil, nil, func(s, _, _ string) bool { return s > v }
-	case q.SortOp == store.SortBeginsWith:
+	case q.SortOp == table.SortBeginsWith:
 		return nil, nil, func(s, _, _ string) bool { return strings.HasPrefix(s, v) }
 	}
 	return nil, nil, nil
@@ -187,8 +188,8 @@ func timeBounds(p *partition, q *store.Query) (lo, hi []byte, cond func(sort str
 
 // lastKey is the LastKey of a page ending with it: the table's key
 // attributes and, on an index, the index's.
-func (sp *span) lastKey(it store.Item) store.Item {
-	k := store.Item{store.AttrPK: it[store.AttrPK], store.AttrSK: it[store.AttrSK]}
+func (sp *span) lastKey(it table.Item) table.Item {
+	k := table.Item{table.AttrPK: it[table.AttrPK], table.AttrSK: it[table.AttrSK]}
 	if sp.ix != nil {
 		k[sp.hashAttr] = it[sp.hashAttr]
 		k[sp.sortAttr] = it[sp.sortAttr]
@@ -203,27 +204,27 @@ func (sp *span) lastKey(it store.Item) store.Item {
 // more items satisfying the condition follow the last one returned. A limit
 // below 1, an unknown index, a start key outside the partition or a
 // malformed value is store.EINVALID.
-func (t *Table) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
-	res, err := t.QueryRound(ctx, []store.Query{q})
+func (t *Table) Query(ctx context.Context, q table.Query) (table.QueryResult, error) {
+	res, err := t.QueryRound(ctx, []table.Query{q})
 	if err != nil {
-		return store.QueryResult{}, err
+		return table.QueryResult{}, err
 	}
 	return res[0], nil
 }
 
 // QueryRound runs queries as Query does, all in one read transaction: one
-// snapshot of the file, its buckets opened once (store.RoundReader; a merge
+// snapshot of the file, its buckets opened once (table.RoundReader; a merge
 // reads its partitions so). Each query is accounted as a call of its own;
 // on an error, the queries up to the failed one.
-func (t *Table) QueryRound(ctx context.Context, qs []store.Query) (res []store.QueryResult, err error) {
+func (t *Table) QueryRound(ctx context.Context, qs []table.Query) (res []table.QueryResult, err error) {
 	if len(qs) == 0 {
 		return nil, nil
 	}
-	res = make([]store.QueryResult, len(qs))
+	res = make([]table.QueryResult, len(qs))
 	tried := 0 // a call that fails before reading is still accounted
 	defer func() {
 		for i, q := range qs[:max(tried, 1)] {
-			store.Account(ctx, store.Call{Op: store.CallQuery, Index: q.Index, Items: len(res[i].Items)})
+			table.Account(ctx, table.Call{Op: table.CallQuery, Index: q.Index, Items: len(res[i].Items)})
 		}
 	}()
 	if err := ctxErr(ctx); err != nil {
@@ -276,8 +277,8 @@ func (s *snapshot) open(name []byte) *bbolt.Cursor {
 }
 
 // read runs the query of the span in the snapshot.
-func (sp *span) read(snap *snapshot, q *store.Query) (store.QueryResult, error) {
-	var res store.QueryResult
+func (sp *span) read(snap *snapshot, q *table.Query) (table.QueryResult, error) {
+	var res table.QueryResult
 	if snap.items == nil {
 		if items := snap.tx.Bucket(bucketItems); items != nil {
 			snap.items = items.Cursor() // one cursor for every item the round reads
@@ -286,7 +287,7 @@ func (sp *span) read(snap *snapshot, q *store.Query) (store.QueryResult, error) 
 	}
 	c := snap.open(sp.bucket)
 	if c == nil || snap.items == nil || sp.ix != nil && snap.partitions == nil {
-		return res, store.Errorf(store.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
+		return res, table.Errorf(table.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
 	}
 	prefix := append([]byte(q.HashValue), sep)
 	var p *partition
@@ -299,7 +300,7 @@ func (sp *span) read(snap *snapshot, q *store.Query) (store.QueryResult, error) 
 	}
 	lo, hi, match := sp.bounds(prefix, p, q)
 	page, more := sp.walk(c, lo, hi, match, q)
-	res.Items = make([]store.Item, len(page))
+	res.Items = make([]table.Item, len(page))
 	r := pageReader{sp: sp, p: p, items: snap.items, buf: snap.buf}
 	if sp.ix != nil {
 		r.e.sortAttr, r.e.hashAttr, r.e.hash = sp.sortAttr, sp.hashAttr, q.HashValue
@@ -310,7 +311,7 @@ func (sp *span) read(snap *snapshot, q *store.Query) (store.QueryResult, error) 
 	for i, kv := range page {
 		it, err := r.item(kv.k, kv.v)
 		if err != nil {
-			return store.QueryResult{}, err
+			return table.QueryResult{}, err
 		}
 		res.Items[i] = it
 	}
@@ -326,7 +327,7 @@ type pair struct{ k, v []byte }
 
 // walk returns the pairs of the page that c's bucket holds in [lo, hi)
 // for q, in q's order, and whether more follow them.
-func (sp *span) walk(c *bbolt.Cursor, lo, hi []byte, match func([]byte) bool, q *store.Query) ([]pair, bool) {
+func (sp *span) walk(c *bbolt.Cursor, lo, hi []byte, match func([]byte) bool, q *table.Query) ([]pair, bool) {
 	var k, v []byte
 	next := c.Next
 	if q.Forward {
@@ -371,18 +372,18 @@ type pageReader struct {
 // item returns the item of key k and value v of the span's bucket: the
 // item itself in the items bucket, the projection of the item it points to
 // in an index.
-func (r *pageReader) item(k, v []byte) (store.Item, error) {
+func (r *pageReader) item(k, v []byte) (table.Item, error) {
 	ix := r.sp.ix
 	if ix == nil {
 		return decodeItem(k, v)
 	}
 	ik, enc, buf, ok := r.p.itemKey(k, r.buf)
 	if r.buf = buf; !ok {
-		return nil, store.Wrap(store.EINTERNAL, errCorrupt, "index %s: malformed entry %q", ix.def.Name, k)
+		return nil, table.Wrap(table.EINTERNAL, errCorrupt, "index %s: malformed entry %q", ix.def.Name, k)
 	}
 	fk, iv := r.items.Seek(ik)
 	if !bytes.Equal(fk, ik) || iv == nil {
-		return nil, store.Errorf(store.EINTERNAL, "index %s: entry %q of a missing item", ix.def.Name, k)
+		return nil, table.Errorf(table.EINTERNAL, "index %s: entry %q of a missing item", ix.def.Name, k)
 	}
 	val := r.p.readEntry(&r.e, enc, ik, iv)
 	return decodeKeyed(r.e.pk, r.e.sk, val, ix.keep, &r.e.known)
@@ -393,28 +394,28 @@ func (r *pageReader) item(k, v []byte) (store.Item, error) {
 // of them after startKey (nil: from the start). The key returned is nil
 // exactly when the segment holds nothing more; otherwise it is the key of
 // the last item, to pass as the next call's startKey.
-func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, limit int) (items []store.Item, last store.Item, err error) {
-	defer func() { store.Account(ctx, store.Call{Op: store.CallScan, Items: len(items)}) }()
+func (t *Table) Scan(ctx context.Context, seg, total int, startKey table.Item, limit int) (items []table.Item, last table.Item, err error) {
+	defer func() { table.Account(ctx, table.Call{Op: table.CallScan, Items: len(items)}) }()
 	if err := ctxErr(ctx); err != nil {
 		return nil, nil, err
 	}
 	if total < 1 || seg < 0 || seg >= total {
-		return nil, nil, store.Errorf(store.EINVALID, "scan segment %d of %d is out of range", seg, total)
+		return nil, nil, table.Errorf(table.EINVALID, "scan segment %d of %d is out of range", seg, total)
 	}
 	if limit <= 0 {
-		return nil, nil, store.Errorf(store.EINVALID, "scan limit must be positive, got %d", limit)
+		return nil, nil, table.Errorf(table.EINVALID, "scan limit must be positive, got %d", limit)
 	}
 	var from []byte
 	if startKey != nil {
-		pk, err := keyAttr(startKey, store.AttrPK, store.MaxHashKeyLen)
+		pk, err := keyAttr(startKey, table.AttrPK, table.MaxHashKeyLen)
 		if err != nil {
 			return nil, nil, prefixed("start key", err)
 		}
-		sk, err := keyAttr(startKey, store.AttrSK, store.MaxSortKeyLen)
+		sk, err := keyAttr(startKey, table.AttrSK, table.MaxSortKeyLen)
 		if err != nil {
 			return nil, nil, prefixed("start key", err)
 		}
-		from = append(baseKey(store.Key{PK: pk, SK: sk}), sep)
+		from = append(baseKey(table.Key{PK: pk, SK: sk}), sep)
 	}
 	more := false
 	err = t.view(func(tx *bbolt.Tx) error {
@@ -448,7 +449,7 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, l
 		return items, nil, nil
 	}
 	end := items[len(items)-1]
-	return items, store.Item{store.AttrPK: end[store.AttrPK], store.AttrSK: end[store.AttrSK]}, nil
+	return items, table.Item{table.AttrPK: end[table.AttrPK], table.AttrSK: end[table.AttrSK]}, nil
 }
 
 // segmentOf is the scan segment of the items of partition pk: a stable hash

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/storetest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // calls counts the calls a table accounts.
@@ -19,7 +19,7 @@ type calls struct {
 	items int
 }
 
-func (c *calls) Account(call store.Call) {
+func (c *calls) Account(call table.Call) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n++
@@ -35,10 +35,10 @@ func TestQueryRoundIsEachQuery(t *testing.T) {
 	tbl := MustOpen(t)
 	items := comments(60)
 	storetest.MustBatchPut(t, tbl, items)
-	var qs []store.Query
-	var want [][]store.Item
+	var qs []table.Query
+	var want [][]table.Item
 	var more []bool
-	for _, def := range store.Indexes {
+	for _, def := range table.Indexes {
 		parts := projectedPartitions(def, items)
 		hashes := make([]string, 0, len(parts))
 		for h := range parts {
@@ -46,7 +46,7 @@ func TestQueryRoundIsEachQuery(t *testing.T) {
 		}
 		sort.Strings(hashes)
 		for i, h := range hashes {
-			q := store.Query{Index: def.Name, HashValue: h, Forward: i%2 == 0, Limit: []int{1, 3, 1000}[i%3]}
+			q := table.Query{Index: def.Name, HashValue: h, Forward: i%2 == 0, Limit: []int{1, 3, 1000}[i%3]}
 			w := slices.Clone(parts[h])
 			if !q.Forward {
 				slices.Reverse(w)
@@ -54,14 +54,14 @@ func TestQueryRoundIsEachQuery(t *testing.T) {
 			qs, want, more = append(qs, q), append(want, w[:min(q.Limit, len(w))]), append(more, len(w) > q.Limit)
 		}
 	}
-	qs = append(qs, store.Query{Index: store.IndexAll, HashValue: "PRODUCT#none", Limit: 5})
-	want, more = append(want, []store.Item{}), append(more, false)
+	qs = append(qs, table.Query{Index: table.IndexAll, HashValue: "PRODUCT#none", Limit: 5})
+	want, more = append(want, []table.Item{}), append(more, false)
 	base := items[3]
-	qs = append(qs, store.Query{HashValue: base.S(store.AttrPK), Forward: true, Limit: 2})
-	want, more = append(want, []store.Item{base}), append(more, false)
+	qs = append(qs, table.Query{HashValue: base.S(table.AttrPK), Forward: true, Limit: 2})
+	want, more = append(want, []table.Item{base}), append(more, false)
 
 	var c calls
-	res, err := tbl.QueryRound(store.WithAccountant(context.Background(), &c), qs)
+	res, err := tbl.QueryRound(table.WithAccountant(context.Background(), &c), qs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,12 +85,12 @@ func TestQueryRoundIsEachQuery(t *testing.T) {
 func TestQueryRoundFailsWhole(t *testing.T) {
 	tbl := MustOpen(t)
 	storetest.MustBatchPut(t, tbl, comments(10))
-	qs := []store.Query{
-		{Index: store.IndexAll, HashValue: "PRODUCT#p1", Limit: 5},
-		{Index: store.IndexAll, HashValue: "PRODUCT#p2", Limit: 0},
+	qs := []table.Query{
+		{Index: table.IndexAll, HashValue: "PRODUCT#p1", Limit: 5},
+		{Index: table.IndexAll, HashValue: "PRODUCT#p2", Limit: 0},
 	}
 	res, err := tbl.QueryRound(context.Background(), qs)
-	if store.ErrorCode(err) != store.EINVALID {
+	if table.ErrorCode(err) != table.EINVALID {
 		t.Fatalf("err %v, want EINVALID", err)
 	}
 	for i := range res {

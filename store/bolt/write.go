@@ -10,7 +10,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // writer changes items and their index entries within one write
@@ -26,18 +26,18 @@ func (t *Table) newWriter(tx *bbolt.Tx) (*writer, error) {
 	w := &writer{t: t, items: tx.Bucket(bucketItems), idx: make([]*bbolt.Bucket, len(t.indexes))}
 	w.parts = partitions{b: tx.Bucket(bucketPartitions)}
 	if w.items == nil || w.parts.b == nil {
-		return nil, store.Errorf(store.EINTERNAL, "bolt store has no items or partitions bucket")
+		return nil, table.Errorf(table.EINTERNAL, "bolt store has no items or partitions bucket")
 	}
 	for i, ix := range t.indexes {
 		if w.idx[i] = tx.Bucket(ix.bucket); w.idx[i] == nil {
-			return nil, store.Errorf(store.EINTERNAL, "bolt store has no bucket %q", ix.bucket)
+			return nil, table.Errorf(table.EINTERNAL, "bolt store has no bucket %q", ix.bucket)
 		}
 	}
 	return w, nil
 }
 
 // get returns the stored item at key, or nil.
-func (w *writer) get(key []byte) (store.Item, error) {
+func (w *writer) get(key []byte) (table.Item, error) {
 	v := w.items.Get(key)
 	if v == nil {
 		return nil, nil
@@ -46,7 +46,7 @@ func (w *writer) get(key []byte) (store.Item, error) {
 }
 
 // put stores it (validated) at key in place of old (nil: absent).
-func (w *writer) put(key []byte, old, it store.Item) error {
+func (w *writer) put(key []byte, old, it table.Item) error {
 	v, err := encodeItem(it)
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func (w *writer) toStrings(i int, hash string, p partition) (partition, error) {
 	for k, _ := c.Seek(p.prefix); k != nil && bytes.HasPrefix(k, p.prefix); k, _ = c.Next() {
 		sort, ik, ok := p.decode(k)
 		if !ok {
-			return p, store.Errorf(store.EINTERNAL, "index %s: malformed entry %q", w.t.indexes[i].def.Name, k)
+			return p, table.Errorf(table.EINTERNAL, "index %s: malformed entry %q", w.t.indexes[i].def.Name, k)
 		}
 		pk, sk, _ := splitBaseKey(ik)
 		refs, keys = append(refs, entryRef{hash, sort, pk, sk}), append(keys, bytes.Clone(k))
@@ -137,7 +137,7 @@ func (w *writer) toStrings(i int, hash string, p partition) (partition, error) {
 
 // existingEntryKey returns the key of the entry of old, a stored item, in
 // index i, or nil when it has none.
-func (w *writer) existingEntryKey(i int, old store.Item) []byte {
+func (w *writer) existingEntryKey(i int, old table.Item) []byte {
 	e, ok := w.t.indexes[i].entry(old)
 	if !ok {
 		return nil
@@ -151,7 +151,7 @@ func (w *writer) existingEntryKey(i int, old store.Item) []byte {
 }
 
 // delete removes old, stored at key, and its index entries.
-func (w *writer) delete(key []byte, old store.Item) error {
+func (w *writer) delete(key []byte, old table.Item) error {
 	if err := w.items.Delete(key); err != nil {
 		return err
 	}
@@ -168,13 +168,13 @@ func (w *writer) delete(key []byte, old store.Item) error {
 // Write applies ops atomically in one synced write transaction. Every
 // condition is evaluated against the state before the write, within the
 // transaction; when one fails, nothing is written and the error is
-// store.CondFailure's: Op is the index of the first failing operation, the
+// table.CondFailure's: Op is the index of the first failing operation, the
 // code that of its first failing condition (store.ECONFLICT unless the
-// condition has its own). More than store.MaxWriteOps operations, two
+// condition has its own). More than table.MaxWriteOps operations, two
 // operations on one item, or an operation that is malformed is
 // store.EINVALID.
-func (t *Table) Write(ctx context.Context, ops []store.Op) error {
-	defer store.Account(ctx, store.Call{Op: store.CallWrite})
+func (t *Table) Write(ctx context.Context, ops []table.Op) error {
+	defer table.Account(ctx, table.Call{Op: table.CallWrite})
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
@@ -202,19 +202,19 @@ func (t *Table) Write(ctx context.Context, ops []store.Op) error {
 
 // checkWrite checks the form of a Write (everything but its conditions)
 // and returns the bucket keys of its operations.
-func checkWrite(ops []store.Op) ([][]byte, error) {
-	if len(ops) > store.MaxWriteOps {
-		return nil, store.Errorf(store.EINVALID, "a write has at most %d operations, got %d", store.MaxWriteOps, len(ops))
+func checkWrite(ops []table.Op) ([][]byte, error) {
+	if len(ops) > table.MaxWriteOps {
+		return nil, table.Errorf(table.EINVALID, "a write has at most %d operations, got %d", table.MaxWriteOps, len(ops))
 	}
 	keys := make([][]byte, len(ops))
-	seen := make(map[store.Key]int, len(ops))
+	seen := make(map[table.Key]int, len(ops))
 	for i := range ops {
 		op := &ops[i]
-		if err := store.ValidateOp(*op); err != nil {
+		if err := table.ValidateOp(*op); err != nil {
 			return nil, prefixed(fmt.Sprintf("operation %d", i), err)
 		}
 		if j, dup := seen[op.Key]; dup {
-			return nil, store.Errorf(store.EINVALID, "operations %d and %d address the same item", j, i)
+			return nil, table.Errorf(table.EINVALID, "operations %d and %d address the same item", j, i)
 		}
 		seen[op.Key] = i
 		keys[i] = baseKey(op.Key)
@@ -224,26 +224,26 @@ func checkWrite(ops []store.Op) ([][]byte, error) {
 
 // checkConds reads the items ops write (nil where absent) and evaluates
 // every condition against them, before anything is written.
-func (w *writer) checkConds(ops []store.Op, keys [][]byte) ([]store.Item, error) {
-	olds := make([]store.Item, len(ops))
+func (w *writer) checkConds(ops []table.Op, keys [][]byte) ([]table.Item, error) {
+	olds := make([]table.Item, len(ops))
 	for i := range ops {
 		var err error
 		if olds[i], err = w.get(keys[i]); err != nil {
 			return nil, err
 		}
-		if !store.CondsHold(ops[i].Conds, olds[i]) {
-			return nil, store.CondFailure(i, ops[i].Conds, olds[i], nil)
+		if !table.CondsHold(ops[i].Conds, olds[i]) {
+			return nil, table.CondFailure(i, ops[i].Conds, olds[i], nil)
 		}
 	}
 	return olds, nil
 }
 
 // apply writes one operation at key, where old is stored (nil: absent).
-func (w *writer) apply(op *store.Op, key []byte, old store.Item) error {
+func (w *writer) apply(op *table.Op, key []byte, old table.Item) error {
 	switch op.Kind {
-	case store.OpPut:
+	case table.OpPut:
 		return w.put(key, old, op.Item)
-	case store.OpDelete:
+	case table.OpDelete:
 		if old == nil {
 			return nil
 		}
@@ -253,7 +253,7 @@ func (w *writer) apply(op *store.Op, key []byte, old store.Item) error {
 	if err != nil {
 		return err
 	}
-	if err := store.ValidateItem(it); err != nil {
+	if err := table.ValidateItem(it); err != nil {
 		return err
 	}
 	return w.put(key, old, it)
@@ -283,7 +283,7 @@ const (
 // chunk's items and index entries are put in key order, so that bbolt
 // appends rather than inserts, and the next chunk is encoded while one is
 // written.
-func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
+func (t *Table) BatchPut(ctx context.Context, items []table.Item) error {
 	w := t.startWriter() // this call encodes the chunks, the writer commits them
 	err := w.put(ctx, items)
 	if cerr := w.close(); err == nil {
@@ -294,15 +294,15 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 
 // dedupe returns items without those replaced by a later item with the
 // same key, in input order.
-func dedupe(items []store.Item) []store.Item {
-	last := make(map[store.Key]int, len(items))
+func dedupe(items []table.Item) []table.Item {
+	last := make(map[table.Key]int, len(items))
 	for i, it := range items {
 		last[it.Key()] = i
 	}
 	if len(last) == len(items) {
 		return items
 	}
-	out := make([]store.Item, 0, len(last))
+	out := make([]table.Item, 0, len(last))
 	for i, it := range items {
 		if last[it.Key()] == i {
 			out = append(out, it)
@@ -331,7 +331,7 @@ type chunk struct {
 
 // encodeChunk encodes items (distinct keys, validated) for one transaction:
 // all of them, or as many as make maxChunkBytes.
-func (t *Table) encodeChunk(items []store.Item) (*chunk, error) {
+func (t *Table) encodeChunk(items []table.Item) (*chunk, error) {
 	c := &chunk{
 		t:     t,
 		base:  make([]kv, 0, len(items)),

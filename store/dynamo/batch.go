@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The batched calls: BatchGetItem and BatchWriteItem, chunked to DynamoDB's
@@ -21,18 +21,18 @@ import (
 // leaves unprocessed are requested again with jittered exponential backoff
 // until all are read or ctx is done. Reads are strongly consistent, like
 // Get.
-func (t *Table) BatchGet(ctx context.Context, keys []store.Key) (out []store.Item, err error) {
+func (t *Table) BatchGet(ctx context.Context, keys []table.Key) (out []table.Item, err error) {
 	chunkRCU := make([]float64, (len(keys)+maxBatchGet-1)/maxBatchGet) // per chunk: they run in parallel
 	defer func() {
-		store.Account(ctx, store.Call{Op: store.CallBatchGet, Items: store.Found(out...), ReadCapacity: sum(chunkRCU)})
+		table.Account(ctx, table.Call{Op: table.CallBatchGet, Items: table.Found(out...), ReadCapacity: sum(chunkRCU)})
 	}()
-	out = make([]store.Item, len(keys))
+	out = make([]table.Item, len(keys))
 	if len(keys) == 0 {
 		return out, nil
 	}
 	// Distinct keys in first-seen order: BatchGetItem rejects duplicates.
-	pos := make(map[store.Key][]int, len(keys))
-	var distinct []store.Key
+	pos := make(map[table.Key][]int, len(keys))
+	var distinct []table.Key
 	for i, k := range keys {
 		if _, ok := pos[k]; !ok {
 			distinct = append(distinct, k)
@@ -106,13 +106,13 @@ func (t *Table) batchGetChunk(ctx context.Context, keys []map[string]types.Attri
 		}
 		req = map[string]types.KeysAndAttributes{t.name: next}
 		if err := sleep(ctx, jitter(attempt, unprocessedBase, unprocessedMax)); err != nil {
-			return nil, rcu, store.Wrap(store.EUNAVAILABLE, err, "DynamoDB BatchGetItem: %d keys still unprocessed at the request's deadline", len(next.Keys))
+			return nil, rcu, table.Wrap(table.EUNAVAILABLE, err, "DynamoDB BatchGetItem: %d keys still unprocessed at the request's deadline", len(next.Keys))
 		}
 	}
 }
 
-func cloneItem(it store.Item) store.Item {
-	c := make(store.Item, len(it))
+func cloneItem(it table.Item) table.Item {
+	c := make(table.Item, len(it))
 	for k, v := range it {
 		c[k] = v
 	}
@@ -124,12 +124,12 @@ func cloneItem(it store.Item) store.Item {
 // unprocessed are written again with jittered exponential backoff until all
 // are written or ctx is done. When several items have the same key, the last
 // one wins (as if they were put one after another).
-func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
-	defer store.Account(ctx, store.Call{Op: store.CallBatchPut})
+func (t *Table) BatchPut(ctx context.Context, items []table.Item) error {
+	defer table.Account(ctx, table.Call{Op: table.CallBatchPut})
 	// Last item per key, in first-seen order: BatchWriteItem rejects
 	// duplicate keys in one call.
-	last := make(map[store.Key]int, len(items))
-	var order []store.Key
+	last := make(map[table.Key]int, len(items))
+	var order []table.Key
 	for i, it := range items {
 		k := it.Key()
 		if _, ok := last[k]; !ok {
@@ -138,7 +138,7 @@ func (t *Table) BatchPut(ctx context.Context, items []store.Item) error {
 		last[k] = i
 	}
 	for _, it := range items {
-		if err := store.ValidateItem(it); err != nil {
+		if err := table.ValidateItem(it); err != nil {
 			return err
 		}
 	}
@@ -179,7 +179,7 @@ func (t *Table) batchWriteChunk(ctx context.Context, reqs []types.WriteRequest) 
 		}
 		reqs = next
 		if err := sleep(ctx, jitter(attempt, unprocessedBase, unprocessedMax)); err != nil {
-			return store.Wrap(store.EUNAVAILABLE, err, "DynamoDB BatchWriteItem: %d items still unprocessed at the request's deadline", len(next))
+			return table.Wrap(table.EUNAVAILABLE, err, "DynamoDB BatchWriteItem: %d items still unprocessed at the request's deadline", len(next))
 		}
 	}
 }

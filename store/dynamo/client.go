@@ -17,7 +17,7 @@ import (
 	"github.com/aws/smithy-go/logging"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // Client is the part of the DynamoDB API the package uses. *dynamodb.Client
@@ -62,7 +62,7 @@ const (
 	unprocessedMax  = 5 * time.Second
 )
 
-// Open returns a Table on the DynamoDB table named table, with the client
+// Open returns a Table on the DynamoDB table named name, with the client
 // configured the standard SDK way: region from AWS_REGION or the shared
 // config, credentials from the default chain, the endpoint from
 // AWS_ENDPOINT_URL_DYNAMODB (or AWS_ENDPOINT_URL) for a local server. It
@@ -72,13 +72,13 @@ const (
 // set, overrides MaxAttempts. apiOptions are added to the client's
 // middleware stack, around every call (the server installs its call
 // tracing this way). Open makes no request.
-func Open(ctx context.Context, table string, apiOptions ...func(*middleware.Stack) error) (*Table, error) {
+func Open(ctx context.Context, name string, apiOptions ...func(*middleware.Stack) error) (*Table, error) {
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithRetryer(NewRetryer), config.WithLogger(sdkLogger))
 	if err != nil {
-		return nil, store.Wrap(store.EUNAVAILABLE, err, "load the AWS configuration")
+		return nil, table.Wrap(table.EUNAVAILABLE, err, "load the AWS configuration")
 	}
 	cfg.APIOptions = append(cfg.APIOptions, apiOptions...)
-	return New(dynamodb.NewFromConfig(cfg), table), nil
+	return New(dynamodb.NewFromConfig(cfg), name), nil
 }
 
 // sdkLogger sends the SDK's own log lines (a response body it could not

@@ -1,17 +1,17 @@
-// Package dynamo implements store.Table on Amazon DynamoDB with
+// Package dynamo implements table.Table on Amazon DynamoDB with
 // aws-sdk-go-v2.
 //
 // It owns everything DynamoDB-specific and nothing else: the table and index
 // definition (CreateTable, mirrored in deploy/dynamodb-table.json for
 // `aws dynamodb create-table --cli-input-json`), the mapping between
-// store.Item values (string and int64) and attribute values (S and N), key
+// table.Item values (string and int64) and attribute values (S and N), key
 // condition and update expressions built with the expression builder, the
 // DynamoDB limits (100 keys a BatchGetItem, 25 items a BatchWriteItem, 100
 // items a TransactWriteItems), the retry of unprocessed batch keys and items,
 // and the translation of DynamoDB errors into store error codes:
 //
 //	ConditionalCheckFailed (also inside a cancelled transaction) → ECONFLICT, or the failed condition's
-//	                                                               own code (store.Cond.Code, told from the
+//	                                                               own code (table.Cond.Code, told from the
 //	                                                               item returned with the failure), Op = index
 //	                                                               of the failed operation
 //	TransactionConflict                                          → ECONFLICT, Op = -1

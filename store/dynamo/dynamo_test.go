@@ -27,6 +27,7 @@ import (
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
 	"github.com/acme/comments-gateway/store/storetest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // MustClient returns a DynamoDB client for DYNAMODB_ENDPOINT, configured
@@ -67,7 +68,7 @@ func MustTable(tb testing.TB, real *dynamodb.Client, client Client) *Table {
 }
 
 // newTable is the factory the conformance suites get.
-func newTable(t *testing.T) store.Table {
+func newTable(t *testing.T) table.Table {
 	t.Helper()
 	c := MustClient(t)
 	return MustTable(t, c, c)
@@ -79,7 +80,7 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
-func comment(id, pid, lang string, rating int, at time.Time) store.Item {
+func comment(id, pid, lang string, rating int, at time.Time) table.Item {
 	c := &store.Comment{ID: id, ProductID: pid, Language: lang, Rating: rating,
 		Author: "a", Title: "t", Body: "b", CreatedAt: at}
 	return c.Item()
@@ -113,7 +114,7 @@ func TestCreateTable(t *testing.T) {
 		t.Errorf("billing %+v, want PAY_PER_REQUEST", d.BillingModeSummary)
 	}
 	for _, g := range d.GlobalSecondaryIndexes {
-		def, _ := store.IndexByName(aws.ToString(g.IndexName))
+		def, _ := table.IndexByName(aws.ToString(g.IndexName))
 		if g.Projection.ProjectionType != types.ProjectionTypeInclude || !reflect.DeepEqual(g.Projection.NonKeyAttributes, def.Projection) {
 			t.Errorf("index %s projection %s %v", def.Name, g.Projection.ProjectionType, g.Projection.NonKeyAttributes)
 		}
@@ -135,7 +136,7 @@ func TestCreateTable(t *testing.T) {
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := New(c, withTTL).CreateTable(ctx, false); store.ErrorCode(err) != store.EINVALID {
+	if err := New(c, withTTL).CreateTable(ctx, false); table.ErrorCode(err) != table.EINVALID {
 		t.Errorf("CreateTable over a table with TTL on another attribute: %v, want EINVALID", err)
 	}
 	// An existing table without our indexes is reported, not accepted.
@@ -149,7 +150,7 @@ func TestCreateTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(other)})
-	if err := New(c, other).CreateTable(ctx, false); store.ErrorCode(err) != store.EINVALID {
+	if err := New(c, other).CreateTable(ctx, false); table.ErrorCode(err) != table.EINVALID {
 		t.Errorf("CreateTable over a table without indexes: %v, want EINVALID", err)
 	}
 }
@@ -159,7 +160,7 @@ func TestGetBatchGetWrite(t *testing.T) {
 	ctx := ctxT(t)
 	at := time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
 	c1 := comment("c1", "p1", "en", 5, at)
-	if err := tbl.Write(ctx, []store.Op{{Kind: store.OpPut, Key: c1.Key(), Item: c1, Conds: []store.Cond{{Kind: store.CondNotExists}}}}); err != nil {
+	if err := tbl.Write(ctx, []table.Op{{Kind: table.OpPut, Key: c1.Key(), Item: c1, Conds: []table.Cond{{Kind: table.CondNotExists}}}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := tbl.Get(ctx, c1.Key())
@@ -170,50 +171,50 @@ func TestGetBatchGetWrite(t *testing.T) {
 		t.Errorf("Get missing = %v, %v; want nil, nil", got, err)
 	}
 	// Put-if-absent of an existing item: ECONFLICT, Op 0.
-	err = tbl.Write(ctx, []store.Op{{Kind: store.OpPut, Key: c1.Key(), Item: c1, Conds: []store.Cond{{Kind: store.CondNotExists}}}})
+	err = tbl.Write(ctx, []table.Op{{Kind: table.OpPut, Key: c1.Key(), Item: c1, Conds: []table.Cond{{Kind: table.CondNotExists}}}})
 	assertConflict(t, err, 0)
 
 	// A transaction: create c2, bump the stats with ADD/SET, delete c1 if present.
 	c2 := comment("c2", "p1", "de", 3, at.Add(time.Second))
 	sk := store.StatsKey("p1", "")
-	ops := []store.Op{
-		{Kind: store.OpPut, Key: c2.Key(), Item: c2, Conds: []store.Cond{{Kind: store.CondNotExists}}},
-		{Kind: store.OpUpdate, Key: sk, Add: map[string]int64{"count_3": 1, store.AttrCountTotal: 1},
-			Set: store.Item{store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(0, "p1")}},
-		{Kind: store.OpDelete, Key: c1.Key(), Conds: []store.Cond{{Kind: store.CondExists}}},
+	ops := []table.Op{
+		{Kind: table.OpPut, Key: c2.Key(), Item: c2, Conds: []table.Cond{{Kind: table.CondNotExists}}},
+		{Kind: table.OpUpdate, Key: sk, Add: map[string]int64{"count_3": 1, table.AttrCountTotal: 1},
+			Set: table.Item{table.AttrGSIPK: table.S(store.LeadersPK("")), table.AttrGSISK: table.S(store.LeadersSK(0, "p1"))}},
+		{Kind: table.OpDelete, Key: c1.Key(), Conds: []table.Cond{{Kind: table.CondExists}}},
 	}
 	if err := tbl.Write(ctx, ops); err != nil {
 		t.Fatal(err)
 	}
-	items, err := tbl.BatchGet(ctx, []store.Key{c1.Key(), sk, c2.Key(), sk})
+	items, err := tbl.BatchGet(ctx, []table.Key{c1.Key(), sk, c2.Key(), sk})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStats := store.Item{"PK": sk.PK, "SK": sk.SK, "count_3": int64(1), store.AttrCountTotal: int64(1),
-		store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(0, "p1")}
-	if want := []store.Item{nil, wantStats, c2, wantStats}; !reflect.DeepEqual(items, want) {
+	wantStats := table.Item{"PK": table.S(sk.PK), "SK": table.S(sk.SK), "count_3": table.N(1), table.AttrCountTotal: table.N(1),
+		table.AttrGSIPK: table.S(store.LeadersPK("")), table.AttrGSISK: table.S(store.LeadersSK(0, "p1"))}
+	if want := []table.Item{nil, wantStats, c2, wantStats}; !reflect.DeepEqual(items, want) {
 		t.Fatalf("BatchGet = %v\nwant %v", items, want)
 	}
-	items[1]["x"] = "y"
+	items[1]["x"] = table.S("y")
 	if _, ok := items[3]["x"]; ok {
 		t.Error("BatchGet returned one map for two equal keys")
 	}
 
 	// Conditions on attributes: CondEquals on count_3, CondAbsent on count_5;
 	// SET, ADD and REMOVE in one update.
-	upd := store.Op{Kind: store.OpUpdate, Key: sk, Add: map[string]int64{"count_3": -1}, Remove: []string{store.AttrGSIPK, store.AttrGSISK},
-		Set:   store.Item{"note": "x"},
-		Conds: []store.Cond{{Kind: store.CondEquals, Attr: "count_3", Value: int64(1)}, {Kind: store.CondAbsent, Attr: "count_5"}}}
-	if err := tbl.Write(ctx, []store.Op{upd}); err != nil {
+	upd := table.Op{Kind: table.OpUpdate, Key: sk, Add: map[string]int64{"count_3": -1}, Remove: []string{table.AttrGSIPK, table.AttrGSISK},
+		Set:   table.Item{"note": table.S("x")},
+		Conds: []table.Cond{{Kind: table.CondEquals, Attr: "count_3", Value: table.N(1)}, {Kind: table.CondAbsent, Attr: "count_5"}}}
+	if err := tbl.Write(ctx, []table.Op{upd}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = tbl.Get(ctx, sk)
-	if want := (store.Item{"PK": sk.PK, "SK": sk.SK, "count_3": int64(0), store.AttrCountTotal: int64(1), "note": "x"}); !reflect.DeepEqual(got, want) {
+	if want := (table.Item{"PK": table.S(sk.PK), "SK": table.S(sk.SK), "count_3": table.N(0), table.AttrCountTotal: table.N(1), "note": table.S("x")}); !reflect.DeepEqual(got, want) {
 		t.Errorf("after update: %v, want %v", got, want)
 	}
 	// The same condition now fails (count_3 is 0): op 1 of 2, nothing written.
-	err = tbl.Write(ctx, []store.Op{
-		{Kind: store.OpUpdate, Key: store.StatsKey("p1", "de"), Add: map[string]int64{"count_3": 1}},
+	err = tbl.Write(ctx, []table.Op{
+		{Kind: table.OpUpdate, Key: store.StatsKey("p1", "de"), Add: map[string]int64{"count_3": 1}},
 		upd,
 	})
 	assertConflict(t, err, 1)
@@ -221,29 +222,29 @@ func TestGetBatchGetWrite(t *testing.T) {
 		t.Errorf("a cancelled transaction wrote %v", got)
 	}
 	// Delete of an absent item with CondExists: ECONFLICT at its index.
-	err = tbl.Write(ctx, []store.Op{
-		{Kind: store.OpUpdate, Key: sk, Add: map[string]int64{"count_1": 1}},
-		{Kind: store.OpPut, Key: store.CommentKey("c9"), Item: comment("c9", "p1", "en", 1, at)},
-		{Kind: store.OpDelete, Key: c1.Key(), Conds: []store.Cond{{Kind: store.CondExists}}},
+	err = tbl.Write(ctx, []table.Op{
+		{Kind: table.OpUpdate, Key: sk, Add: map[string]int64{"count_1": 1}},
+		{Kind: table.OpPut, Key: store.CommentKey("c9"), Item: comment("c9", "p1", "en", 1, at)},
+		{Kind: table.OpDelete, Key: c1.Key(), Conds: []table.Cond{{Kind: table.CondExists}}},
 	})
 	assertConflict(t, err, 2)
 	// A value mismatch of CondEquals with a string.
-	err = tbl.Write(ctx, []store.Op{{Kind: store.OpDelete, Key: c2.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Attr: store.AttrLanguage, Value: "en"}}}})
+	err = tbl.Write(ctx, []table.Op{{Kind: table.OpDelete, Key: c2.Key(), Conds: []table.Cond{{Kind: table.CondEquals, Attr: table.AttrLanguage, Value: table.S("en")}}}})
 	assertConflict(t, err, 0)
-	if err := tbl.Write(ctx, []store.Op{{Kind: store.OpDelete, Key: c2.Key(), Conds: []store.Cond{{Kind: store.CondEquals, Attr: store.AttrLanguage, Value: "de"}}}}); err != nil {
+	if err := tbl.Write(ctx, []table.Op{{Kind: table.OpDelete, Key: c2.Key(), Conds: []table.Cond{{Kind: table.CondEquals, Attr: table.AttrLanguage, Value: table.S("de")}}}}); err != nil {
 		t.Fatal(err)
 	}
 	// Two ops on one item: DynamoDB rejects the transaction.
-	err = tbl.Write(ctx, []store.Op{{Kind: store.OpDelete, Key: sk}, {Kind: store.OpDelete, Key: sk}})
-	if code := store.ErrorCode(err); code == "" || code == store.ECONFLICT {
+	err = tbl.Write(ctx, []table.Op{{Kind: table.OpDelete, Key: sk}, {Kind: table.OpDelete, Key: sk}})
+	if code := table.ErrorCode(err); code == "" || code == table.ECONFLICT {
 		t.Errorf("two ops on one item: %v", err)
 	}
 }
 
 func assertConflict(t *testing.T, err error, op int) {
 	t.Helper()
-	var se *store.Error
-	if !errors.As(err, &se) || se.Code != store.ECONFLICT || se.Op != op {
+	var se *table.Error
+	if !errors.As(err, &se) || se.Code != table.ECONFLICT || se.Op != op {
 		t.Fatalf("err = %v, want ECONFLICT with Op %d", err, op)
 	}
 }
@@ -254,7 +255,7 @@ func TestQuery(t *testing.T) {
 	tbl := newTable(t).(*Table)
 	ctx := ctxT(t)
 	base := time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC)
-	var items []store.Item
+	var items []table.Item
 	for i := range 30 {
 		lang := []string{"en", "de"}[i%2]
 		items = append(items, comment(fmt.Sprintf("c%02d", i), "p", lang, 1+i%5, base.Add(time.Duration(i)*time.Minute)))
@@ -266,18 +267,18 @@ func TestQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sortKeys := func(res []store.Item) []string {
+	sortKeys := func(res []table.Item) []string {
 		var out []string
 		for _, it := range res {
-			out = append(out, it.S(store.AttrGSISK))
+			out = append(out, it.S(table.AttrGSISK))
 		}
 		return out
 	}
-	want := func(pred func(store.Item) bool, desc bool) []string {
+	want := func(pred func(table.Item) bool, desc bool) []string {
 		var out []string
 		for _, it := range items[:30] {
 			if pred(it) {
-				out = append(out, it.S(store.AttrGSISK))
+				out = append(out, it.S(table.AttrGSISK))
 			}
 		}
 		sort.Strings(out)
@@ -286,8 +287,8 @@ func TestQuery(t *testing.T) {
 		}
 		return out
 	}
-	readAll := func(q store.Query) []store.Item {
-		var all []store.Item
+	readAll := func(q table.Query) []table.Item {
+		var all []table.Item
 		for pages := 0; ; pages++ {
 			res, err := tbl.Query(ctx, q)
 			if err != nil {
@@ -308,18 +309,18 @@ func TestQuery(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		index, hash string
-		pred        func(store.Item) bool
+		pred        func(table.Item) bool
 	}{
-		{store.IndexAll, "PRODUCT#p", func(store.Item) bool { return true }},
-		{store.IndexByLang, "PRODUCT#p/de", func(it store.Item) bool { return it.S(store.AttrLanguage) == "de" }},
-		{store.IndexByRating, "PRODUCT#p/3", func(it store.Item) bool { return it.N(store.AttrRating) == 3 }},
-		{store.IndexByLangAndRating, "PRODUCT#p/en/5", func(it store.Item) bool {
-			return it.S(store.AttrLanguage) == "en" && it.N(store.AttrRating) == 5
+		{table.IndexAll, "PRODUCT#p", func(table.Item) bool { return true }},
+		{table.IndexByLang, "PRODUCT#p/de", func(it table.Item) bool { return it.S(table.AttrLanguage) == "de" }},
+		{table.IndexByRating, "PRODUCT#p/3", func(it table.Item) bool { return it.N(table.AttrRating) == 3 }},
+		{table.IndexByLangAndRating, "PRODUCT#p/en/5", func(it table.Item) bool {
+			return it.S(table.AttrLanguage) == "en" && it.N(table.AttrRating) == 5
 		}},
 	} {
 		for _, forward := range []bool{false, true} {
 			for _, limit := range []int{1, 4, 100} {
-				got := sortKeys(readAll(store.Query{Index: tc.index, HashValue: tc.hash, Forward: forward, Limit: limit}))
+				got := sortKeys(readAll(table.Query{Index: tc.index, HashValue: tc.hash, Forward: forward, Limit: limit}))
 				if w := want(tc.pred, !forward); !slices.Equal(got, w) {
 					t.Errorf("%s %s forward=%v limit=%d:\n got %v\nwant %v", tc.index, tc.hash, forward, limit, got, w)
 				}
@@ -328,11 +329,11 @@ func TestQuery(t *testing.T) {
 		// sort conditions: < and > a middle key
 		all := want(tc.pred, true)
 		mid := all[len(all)/2]
-		got := sortKeys(readAll(store.Query{Index: tc.index, HashValue: tc.hash, SortOp: store.SortLess, SortValue: mid, Limit: 3}))
+		got := sortKeys(readAll(table.Query{Index: tc.index, HashValue: tc.hash, SortOp: table.SortLess, SortValue: mid, Limit: 3}))
 		if w := all[len(all)/2+1:]; !slices.Equal(got, w) {
 			t.Errorf("%s < %s: got %v, want %v", tc.index, mid, got, w)
 		}
-		got = sortKeys(readAll(store.Query{Index: tc.index, HashValue: tc.hash, SortOp: store.SortGreater, SortValue: mid, Forward: true, Limit: 3}))
+		got = sortKeys(readAll(table.Query{Index: tc.index, HashValue: tc.hash, SortOp: table.SortGreater, SortValue: mid, Forward: true, Limit: 3}))
 		w := slices.Clone(all[:len(all)/2])
 		slices.Reverse(w)
 		if !slices.Equal(got, w) {
@@ -340,28 +341,28 @@ func TestQuery(t *testing.T) {
 		}
 	}
 	// Projection: index items carry the projected attributes, not version.
-	res, err := tbl.Query(ctx, store.Query{Index: store.IndexAll, HashValue: "PRODUCT#p", Limit: 1})
+	res, err := tbl.Query(ctx, table.Query{Index: table.IndexAll, HashValue: "PRODUCT#p", Limit: 1})
 	if err != nil || len(res.Items) != 1 {
 		t.Fatal(res, err)
 	}
-	if _, ok := res.Items[0][store.AttrVersion]; ok {
-		t.Errorf("index item has %s: projection is not INCLUDE", store.AttrVersion)
+	if _, ok := res.Items[0][table.AttrVersion]; ok {
+		t.Errorf("index item has %s: projection is not INCLUDE", table.AttrVersion)
 	}
 	if c, err := store.CommentFromItem(res.Items[0]); err != nil || c.ID != "c29" {
 		t.Errorf("newest comment = %+v, %v", c, err)
 	}
 	// Base table: PK = PRODUCT#p, SK begins_with "S#".
-	res, err = tbl.Query(ctx, store.Query{HashValue: store.ProductPK("p"), SortOp: store.SortBeginsWith, SortValue: store.StatsLangPrefix, Forward: true, Limit: 10})
+	res, err = tbl.Query(ctx, table.Query{HashValue: store.ProductPK("p"), SortOp: table.SortBeginsWith, SortValue: store.StatsLangPrefix, Forward: true, Limit: 10})
 	if err != nil || len(res.Items) != 1 || !reflect.DeepEqual(res.Items[0], statsDE) || res.LastKey != nil {
 		t.Errorf("languages query = %v, %v", res, err)
 	}
 	// Leaderboard: the sparse use of byLangAndRating holds only leaderboard
 	// entries with a GSIPK; the German one (no 5-star comment) has none.
-	res, err = tbl.Query(ctx, store.Query{Index: store.IndexByLangAndRating, HashValue: store.LeadersShardPK("", store.LeaderShard("p")), Limit: 10})
+	res, err = tbl.Query(ctx, table.Query{Index: table.IndexByLangAndRating, HashValue: store.LeadersShardPK("", store.LeaderShard("p")), Limit: 10})
 	if err != nil || len(res.Items) != 1 || res.Items[0].N("count_5") != 3 {
 		t.Errorf("leaderboard = %v, %v", res, err)
 	}
-	res, err = tbl.Query(ctx, store.Query{Index: store.IndexByLangAndRating, HashValue: store.LeadersShardPK("de", store.LeaderShard("p")), Limit: 10})
+	res, err = tbl.Query(ctx, table.Query{Index: table.IndexByLangAndRating, HashValue: store.LeadersShardPK("de", store.LeaderShard("p")), Limit: 10})
 	if err != nil || len(res.Items) != 0 || res.LastKey != nil {
 		t.Errorf("empty leaderboard = %v, %v", res, err)
 	}
@@ -374,17 +375,17 @@ func TestBatchAndScan(t *testing.T) {
 	counter := &countingClient{Client: c}
 	tbl := MustTable(t, c, counter)
 	log := &storetest.CallLog{}
-	ctx := store.WithAccountant(ctxT(t), log)
+	ctx := table.WithAccountant(ctxT(t), log)
 	at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	var items []store.Item
-	var keys []store.Key
+	var items []table.Item
+	var keys []table.Key
 	for i := range 230 {
 		it := comment(fmt.Sprintf("b%03d", i), fmt.Sprintf("p%d", i%7), "en", 1+i%5, at.Add(time.Duration(i)*time.Second))
 		items = append(items, it)
 		keys = append(keys, it.Key())
 	}
 	dup := cloneItem(items[0])
-	dup[store.AttrTitle] = "last wins"
+	dup[table.AttrTitle] = table.S("last wins")
 	if err := tbl.BatchPut(ctx, append(slices.Clone(items), dup)); err != nil {
 		t.Fatal(err)
 	}
@@ -404,10 +405,10 @@ func TestBatchAndScan(t *testing.T) {
 		t.Errorf("%d BatchGetItem calls, want 3", n)
 	}
 	// Parallel scan: 3 segments, pages of 40.
-	seen := map[store.Key]bool{}
+	seen := map[table.Key]bool{}
 	scans := 0
 	for seg := range 3 {
-		var start store.Item
+		var start table.Item
 		for {
 			page, last, err := tbl.Scan(ctx, seg, 3, start, 40)
 			scans++
@@ -444,7 +445,7 @@ func TestBatchAndScan(t *testing.T) {
 		ops[call.Op]++
 		rcu += call.ReadCapacity
 	}
-	if want := map[string]int{store.CallBatchPut: 1, store.CallBatchGet: 1, store.CallScan: scans + 1}; !maps.Equal(ops, want) {
+	if want := map[string]int{table.CallBatchPut: 1, table.CallBatchGet: 1, table.CallScan: scans + 1}; !maps.Equal(ops, want) {
 		t.Errorf("accounted calls %v, want %v", ops, want)
 	}
 	if want := counter.readCapacity(); rcu != want {
@@ -544,15 +545,15 @@ func TestConcurrentWrites(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					cond := store.Cond{Kind: store.CondAbsent, Attr: "v"}
+					cond := table.Cond{Kind: table.CondAbsent, Attr: "v"}
 					if it != nil {
-						cond = store.Cond{Kind: store.CondEquals, Attr: "v", Value: it.N("v")}
+						cond = table.Cond{Kind: table.CondEquals, Attr: "v", Value: table.N(it.N("v"))}
 					}
-					err = tbl.Write(gctx, []store.Op{
-						{Kind: store.OpUpdate, Key: k, Set: store.Item{"v": it.N("v") + 1}, Conds: []store.Cond{cond}},
-						{Kind: store.OpPut, Key: store.CommentKey(fmt.Sprintf("w%d-%d", w, i)), Item: store.Item{"PK": store.CommentKey(fmt.Sprintf("w%d-%d", w, i)).PK, "SK": store.CommentKey(fmt.Sprintf("w%d-%d", w, i)).SK}},
+					err = tbl.Write(gctx, []table.Op{
+						{Kind: table.OpUpdate, Key: k, Set: table.Item{"v": table.N(it.N("v") + 1)}, Conds: []table.Cond{cond}},
+						{Kind: table.OpPut, Key: store.CommentKey(fmt.Sprintf("w%d-%d", w, i)), Item: table.Item{"PK": table.S(store.CommentKey(fmt.Sprintf("w%d-%d", w, i)).PK), "SK": table.S(store.CommentKey(fmt.Sprintf("w%d-%d", w, i)).SK)}},
 					})
-					if store.ErrorCode(err) == store.ECONFLICT {
+					if table.ErrorCode(err) == table.ECONFLICT {
 						conflicts.Add(1)
 						continue
 					}
@@ -575,7 +576,7 @@ func TestConcurrentWrites(t *testing.T) {
 	t.Logf("%d conflicts retried", conflicts.Load())
 }
 
-// TestConformance runs the store.Table conformance suite on DynamoDB, each
+// TestConformance runs the table.Table conformance suite on DynamoDB, each
 // subtest on a fresh table.
 func TestConformance(t *testing.T) {
 	MustClient(t) // skip early without an endpoint

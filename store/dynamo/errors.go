@@ -11,7 +11,7 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // throttleCodes are the error codes with which DynamoDB says "slow down".
@@ -49,17 +49,17 @@ func translate(ctx context.Context, op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var se *store.Error
+	var se *table.Error
 	if errors.As(err, &se) {
 		return err
 	}
 	msg := "DynamoDB " + op
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return store.Wrap(store.EUNAVAILABLE, err, "%s: gave up at the request's deadline", msg)
+		return table.Wrap(table.EUNAVAILABLE, err, "%s: gave up at the request's deadline", msg)
 	}
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		return &store.Error{Code: store.ECONFLICT, Message: msg + ": condition failed", Op: 0, Err: err}
+		return &table.Error{Code: table.ECONFLICT, Message: msg + ": condition failed", Op: 0, Err: err}
 	}
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
@@ -70,55 +70,55 @@ func translate(ctx context.Context, op string, err error) error {
 		code := api.ErrorCode()
 		switch {
 		case throttleCodes[code]:
-			return store.Wrap(store.EUNAVAILABLE, err, "%s: throttled", msg)
+			return table.Wrap(table.EUNAVAILABLE, err, "%s: throttled", msg)
 		case code == "TransactionConflictException":
-			return store.Wrap(store.ECONFLICT, err, "%s: conflicts with a concurrent transaction", msg)
+			return table.Wrap(table.ECONFLICT, err, "%s: conflicts with a concurrent transaction", msg)
 		case unreachableCodes[code]:
-			return store.Wrap(store.EUNAVAILABLE, err, "%s: %s", msg, code)
+			return table.Wrap(table.EUNAVAILABLE, err, "%s: %s", msg, code)
 		case code == "ValidationException" || code == "ItemCollectionSizeLimitExceededException":
 			if tooLarge(api.ErrorMessage()) || code == "ItemCollectionSizeLimitExceededException" {
-				return store.Wrap(store.EINVALID, err, "%s: item too large", msg)
+				return table.Wrap(table.EINVALID, err, "%s: item too large", msg)
 			}
 			// Anything else DynamoDB rejects is a bug of ours: the store
 			// validates user input before it reaches a backend.
-			return store.Wrap(store.EINTERNAL, err, "%s: rejected", msg)
+			return table.Wrap(table.EINTERNAL, err, "%s: rejected", msg)
 		}
 		if api.ErrorFault() == smithy.FaultServer {
-			return store.Wrap(store.EUNAVAILABLE, err, "%s: server error", msg)
+			return table.Wrap(table.EUNAVAILABLE, err, "%s: server error", msg)
 		}
 	}
 	var re *smithyhttp.ResponseError
 	if errors.As(err, &re) && re.HTTPStatusCode() >= 500 {
-		return store.Wrap(store.EUNAVAILABLE, err, "%s: server error", msg)
+		return table.Wrap(table.EUNAVAILABLE, err, "%s: server error", msg)
 	}
 	var send *smithyhttp.RequestSendError
 	var ne net.Error
 	if errors.As(err, &send) || errors.As(err, &ne) {
-		return store.Wrap(store.EUNAVAILABLE, err, "%s: cannot reach DynamoDB", msg)
+		return table.Wrap(table.EUNAVAILABLE, err, "%s: cannot reach DynamoDB", msg)
 	}
 	if strings.Contains(err.Error(), "failed to retrieve credentials") {
-		return store.Wrap(store.EUNAVAILABLE, err, "%s: no AWS credentials", msg)
+		return table.Wrap(table.EUNAVAILABLE, err, "%s: no AWS credentials", msg)
 	}
-	return store.Wrap(store.EINTERNAL, err, "%s failed", msg)
+	return table.Wrap(table.EINTERNAL, err, "%s failed", msg)
 }
 
 // writeError translates the error of a write call. A failed condition of
 // op i (translate's ECONFLICT with Op i) is explained by the item DynamoDB
 // returned with it as it was (ReturnValuesOnConditionCheckFailure ALL_OLD):
-// store.CondFailure finds the condition that does not hold, so a condition
+// table.CondFailure finds the condition that does not hold, so a condition
 // with its own code (an ownership check's EFORBIDDEN) is told apart from a
 // version conflict, and from a missing item.
-func writeError(ctx context.Context, call string, ops []store.Op, err error) error {
+func writeError(ctx context.Context, call string, ops []table.Op, err error) error {
 	terr := translate(ctx, call, err)
-	var se *store.Error
-	if !errors.As(terr, &se) || se.Code != store.ECONFLICT || se.Op < 0 || se.Op >= len(ops) {
+	var se *table.Error
+	if !errors.As(terr, &se) || se.Code != table.ECONFLICT || se.Op < 0 || se.Op >= len(ops) {
 		return terr
 	}
 	old, cerr := fromAVMap(itemAtFailure(err, se.Op))
 	if cerr != nil {
 		return terr
 	}
-	return store.CondFailure(se.Op, ops[se.Op].Conds, old, err)
+	return table.CondFailure(se.Op, ops[se.Op].Conds, old, err)
 }
 
 // itemAtFailure returns the item DynamoDB returned with the failed
@@ -143,7 +143,7 @@ func cancellation(msg string, tce *types.TransactionCanceledException, err error
 	for i, r := range tce.CancellationReasons {
 		switch aws.ToString(r.Code) {
 		case "ConditionalCheckFailed":
-			return &store.Error{Code: store.ECONFLICT, Message: msg + ": condition failed", Op: i, Err: err}
+			return &table.Error{Code: table.ECONFLICT, Message: msg + ": condition failed", Op: i, Err: err}
 		case "TransactionConflict":
 			conflict = true
 		case "ThrottlingError", "ProvisionedThroughputExceeded":
@@ -154,13 +154,13 @@ func cancellation(msg string, tce *types.TransactionCanceledException, err error
 	}
 	switch {
 	case conflict:
-		return store.Wrap(store.ECONFLICT, err, "%s: conflicts with a concurrent transaction", msg)
+		return table.Wrap(table.ECONFLICT, err, "%s: conflicts with a concurrent transaction", msg)
 	case throttled:
-		return store.Wrap(store.EUNAVAILABLE, err, "%s: throttled", msg)
+		return table.Wrap(table.EUNAVAILABLE, err, "%s: throttled", msg)
 	case invalid:
-		return store.Wrap(store.EINVALID, err, "%s: item too large", msg)
+		return table.Wrap(table.EINVALID, err, "%s: item too large", msg)
 	}
-	return store.Wrap(store.EINTERNAL, err, "%s: transaction cancelled", msg)
+	return table.Wrap(table.EINTERNAL, err, "%s: transaction cancelled", msg)
 }
 
 // tooLarge reports whether a validation message is about DynamoDB's item

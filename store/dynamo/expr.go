@@ -6,7 +6,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The expressions of a write operation: its condition, and an update's
@@ -26,9 +26,9 @@ type parts struct {
 }
 
 // build validates op and builds its parameters.
-func build(op store.Op) (parts, error) {
+func build(op table.Op) (parts, error) {
 	var p parts
-	if err := store.ValidateOp(op); err != nil {
+	if err := table.ValidateOp(op); err != nil {
 		return p, err
 	}
 	var err error
@@ -41,11 +41,11 @@ func build(op store.Op) (parts, error) {
 		b, hasExpr = b.WithCondition(cond), true
 	}
 	switch op.Kind {
-	case store.OpPut:
+	case table.OpPut:
 		if p.item, err = toAVMap(op.Item); err != nil {
 			return p, err
 		}
-	case store.OpUpdate:
+	case table.OpUpdate:
 		upd, err := update(op)
 		if err != nil {
 			return p, err
@@ -57,7 +57,7 @@ func build(op store.Op) (parts, error) {
 	}
 	expr, err := b.Build()
 	if err != nil {
-		return p, store.Wrap(store.EINTERNAL, err, "write: build the expressions")
+		return p, table.Wrap(table.EINTERNAL, err, "write: build the expressions")
 	}
 	p.update, p.cond = expr.Update(), expr.Condition()
 	if p.cond != nil {
@@ -67,20 +67,20 @@ func build(op store.Op) (parts, error) {
 	return p, nil
 }
 
-// condition returns the conjunction of conds (checked by store.ValidateOp), and
+// condition returns the conjunction of conds (checked by table.ValidateOp), and
 // whether there is any.
-func condition(conds []store.Cond) (expression.ConditionBuilder, bool) {
+func condition(conds []table.Cond) (expression.ConditionBuilder, bool) {
 	var cs []expression.ConditionBuilder
 	for _, c := range conds {
 		switch c.Kind {
-		case store.CondExists:
-			cs = append(cs, expression.AttributeExists(name(store.AttrPK)))
-		case store.CondNotExists:
-			cs = append(cs, expression.AttributeNotExists(name(store.AttrPK)))
-		case store.CondEquals:
+		case table.CondExists:
+			cs = append(cs, expression.AttributeExists(name(table.AttrPK)))
+		case table.CondNotExists:
+			cs = append(cs, expression.AttributeNotExists(name(table.AttrPK)))
+		case table.CondEquals:
 			av, _ := toAV(c.Attr, c.Value)
 			cs = append(cs, name(c.Attr).Equal(expression.Value(av)))
-		case store.CondAbsent:
+		case table.CondAbsent:
 			cs = append(cs, expression.AttributeNotExists(name(c.Attr)))
 		}
 	}
@@ -93,9 +93,9 @@ func condition(conds []store.Cond) (expression.ConditionBuilder, bool) {
 	return expression.And(cs[0], cs[1], cs[2:]...), true
 }
 
-// update returns the update expression of op (checked by store.ValidateOp): ADD,
+// update returns the update expression of op (checked by table.ValidateOp): ADD,
 // SET and REMOVE.
-func update(op store.Op) (expression.UpdateBuilder, error) {
+func update(op table.Op) (expression.UpdateBuilder, error) {
 	var u expression.UpdateBuilder
 	for attr, d := range op.Add {
 		u = u.Add(name(attr), expression.Value(&types.AttributeValueMemberN{Value: strconv.FormatInt(d, 10)}))

@@ -26,6 +26,7 @@ import (
 
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/storetest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // faultClient wraps a real Client and injects faults.
@@ -109,9 +110,9 @@ func (f *faultClient) cut() bool {
 
 func (f *faultClient) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
 	f.batchGets.Add(1)
-	var table string
+	var tableName string
 	var req types.KeysAndAttributes
-	for table, req = range in.RequestItems {
+	for tableName, req = range in.RequestItems {
 	}
 	f.maxBatchSeen.Store(max(f.maxBatchSeen.Load(), int64(len(req.Keys))))
 	if len(req.Keys) < 2 || !f.cut() {
@@ -121,22 +122,22 @@ func (f *faultClient) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetIte
 	part := req
 	part.Keys = req.Keys[:half]
 	out, err := f.Client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-		RequestItems: map[string]types.KeysAndAttributes{table: part}, ReturnConsumedCapacity: in.ReturnConsumedCapacity,
+		RequestItems: map[string]types.KeysAndAttributes{tableName: part}, ReturnConsumedCapacity: in.ReturnConsumedCapacity,
 	}, o...)
 	if err != nil {
 		return nil, err
 	}
 	rest := req
 	rest.Keys = req.Keys[half:]
-	out.UnprocessedKeys = map[string]types.KeysAndAttributes{table: rest}
+	out.UnprocessedKeys = map[string]types.KeysAndAttributes{tableName: rest}
 	return out, nil
 }
 
 func (f *faultClient) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 	f.batchWrites.Add(1)
-	var table string
+	var tableName string
 	var reqs []types.WriteRequest
-	for table, reqs = range in.RequestItems {
+	for tableName, reqs = range in.RequestItems {
 	}
 	f.maxBatchSeen.Store(max(f.maxBatchSeen.Load(), int64(len(reqs))))
 	if len(reqs) < 2 || !f.cut() {
@@ -144,12 +145,12 @@ func (f *faultClient) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWrit
 	}
 	half := len(reqs) / 2
 	out, err := f.Client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-		RequestItems: map[string][]types.WriteRequest{table: reqs[:half]}, ReturnConsumedCapacity: in.ReturnConsumedCapacity,
+		RequestItems: map[string][]types.WriteRequest{tableName: reqs[:half]}, ReturnConsumedCapacity: in.ReturnConsumedCapacity,
 	}, o...)
 	if err != nil {
 		return nil, err
 	}
-	out.UnprocessedItems = map[string][]types.WriteRequest{table: reqs[half:]}
+	out.UnprocessedItems = map[string][]types.WriteRequest{tableName: reqs[half:]}
 	return out, nil
 }
 
@@ -176,12 +177,12 @@ func loadPartitions(t *testing.T, tbl *Table) map[int][]string {
 	t.Helper()
 	base := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
 	want := map[int][]string{}
-	var items []store.Item
+	var items []table.Item
 	for i := range 36 {
 		r := 1 + i%3
 		it := comment(fmt.Sprintf("f%02d", i), "fp", "en", r, base.Add(time.Duration(i)*time.Second))
 		items = append(items, it)
-		want[r] = append([]string{it.S(store.AttrGSISK)}, want[r]...)
+		want[r] = append([]string{it.S(table.AttrGSISK)}, want[r]...)
 	}
 	if err := tbl.BatchPut(ctxT(t), items); err != nil {
 		t.Fatal(err)
@@ -216,15 +217,15 @@ func TestFaultThrottledSubQueryRetried(t *testing.T) {
 			return nil
 		}
 	}
-	ctx := store.WithAccountant(ctxT(t), log)
+	ctx := table.WithAccountant(ctxT(t), log)
 	got := make([][]string, 4)
 	g, gctx := errgroup.WithContext(ctx)
 	for r := 1; r <= 3; r++ {
 		g.Go(func() error {
 			_, hash := store.PartitionKey("fp", "en", r)
-			res, err := tbl.Query(gctx, store.Query{Index: store.IndexByLangAndRating, HashValue: hash, Limit: 100})
+			res, err := tbl.Query(gctx, table.Query{Index: table.IndexByLangAndRating, HashValue: hash, Limit: 100})
 			for _, it := range res.Items {
-				got[r] = append(got[r], it.S(store.AttrGSISK))
+				got[r] = append(got[r], it.S(table.AttrGSISK))
 			}
 			return err
 		})
@@ -277,9 +278,9 @@ func TestFaultPermanentFailure(t *testing.T) {
 			}
 			_, hash := store.PartitionKey("fp", "en", 1)
 			start := time.Now()
-			res, err := tbl.Query(ctx, store.Query{Index: store.IndexByLangAndRating, HashValue: hash, Limit: 100})
+			res, err := tbl.Query(ctx, table.Query{Index: table.IndexByLangAndRating, HashValue: hash, Limit: 100})
 			elapsed := time.Since(start)
-			if store.ErrorCode(err) != store.EUNAVAILABLE {
+			if table.ErrorCode(err) != table.EUNAVAILABLE {
 				t.Fatalf("err = %v, want EUNAVAILABLE", err)
 			}
 			if res.Items != nil || res.LastKey != nil {
@@ -305,8 +306,8 @@ func TestFaultUnprocessedKeys(t *testing.T) {
 	f := &faultClient{Client: c}
 	tbl := MustTable(t, c, f)
 	at := time.Date(2023, 6, 1, 0, 0, 0, 0, time.UTC)
-	var items []store.Item
-	var keys []store.Key
+	var items []table.Item
+	var keys []table.Key
 	for i := range 150 {
 		it := comment(fmt.Sprintf("u%03d", i), "up", "fr", 4, at.Add(time.Duration(i)*time.Millisecond))
 		items = append(items, it)
@@ -337,7 +338,7 @@ func TestFaultUnprocessedKeys(t *testing.T) {
 	f.partial.Store(1 << 30)
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	if _, err := tbl.BatchGet(ctx, keys); store.ErrorCode(err) != store.EUNAVAILABLE {
+	if _, err := tbl.BatchGet(ctx, keys); table.ErrorCode(err) != table.EUNAVAILABLE {
 		t.Errorf("BatchGet with keys never processed: %v, want EUNAVAILABLE", err)
 	}
 }
@@ -353,17 +354,17 @@ func TestFaultTransactionCancelled(t *testing.T) {
 	ctx := ctxT(t)
 	at := time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC)
 	a, b, d := comment("ta", "tp", "en", 1, at), comment("tb", "tp", "en", 2, at), comment("td", "tp", "en", 3, at)
-	put := func(it store.Item, conds ...store.Cond) store.Op {
-		return store.Op{Kind: store.OpPut, Key: it.Key(), Item: it, Conds: conds}
+	put := func(it table.Item, conds ...table.Cond) table.Op {
+		return table.Op{Kind: table.OpPut, Key: it.Key(), Item: it, Conds: conds}
 	}
-	if err := tbl.Write(ctx, []store.Op{put(a), put(b)}); err != nil {
+	if err := tbl.Write(ctx, []table.Op{put(a), put(b)}); err != nil {
 		t.Fatal(err)
 	}
 	// Real: DynamoDB cancels for the condition of op 2.
-	err := tbl.Write(ctx, []store.Op{
-		put(d, store.Cond{Kind: store.CondNotExists}),
-		{Kind: store.OpUpdate, Key: a.Key(), Add: map[string]int64{store.AttrVersion: 1}, Conds: []store.Cond{{Kind: store.CondExists}}},
-		put(b, store.Cond{Kind: store.CondNotExists}),
+	err := tbl.Write(ctx, []table.Op{
+		put(d, table.Cond{Kind: table.CondNotExists}),
+		{Kind: table.OpUpdate, Key: a.Key(), Add: map[string]int64{table.AttrVersion: 1}, Conds: []table.Cond{{Kind: table.CondExists}}},
+		put(b, table.Cond{Kind: table.CondNotExists}),
 	})
 	assertConflict(t, err, 2)
 	if it, _ := tbl.Get(ctx, d.Key()); it != nil {
@@ -377,7 +378,7 @@ func TestFaultTransactionCancelled(t *testing.T) {
 		}
 		return rs
 	}
-	ops := []store.Op{put(d), {Kind: store.OpDelete, Key: a.Key()}, {Kind: store.OpDelete, Key: b.Key()}}
+	ops := []table.Op{put(d), {Kind: table.OpDelete, Key: a.Key()}, {Kind: table.OpDelete, Key: b.Key()}}
 	// Injected responses.
 	f.txResult = &types.TransactionCanceledException{Message: aws.String("injected"), CancellationReasons: reasons("None", "ConditionalCheckFailed", "None")}
 	assertConflict(t, tbl.Write(ctx, ops), 1)
@@ -400,7 +401,7 @@ func TestFaultTransactionCancelled(t *testing.T) {
 	if n := f.injected.Load(); n != 2 {
 		t.Errorf("%d faults injected, want 2", n)
 	}
-	got, err := tbl.BatchGet(ctx, []store.Key{a.Key(), b.Key(), d.Key()})
+	got, err := tbl.BatchGet(ctx, []table.Key{a.Key(), b.Key(), d.Key()})
 	if err != nil || got[0] != nil || got[1] != nil || !reflect.DeepEqual(got[2], d) {
 		t.Errorf("after the retried transaction: %v, %v", got, err)
 	}
@@ -410,7 +411,7 @@ func TestFaultTransactionCancelled(t *testing.T) {
 	}
 	ctx2, cancel := context.WithTimeout(ctx, 400*time.Millisecond)
 	defer cancel()
-	if err := tbl.Write(ctx2, ops); store.ErrorCode(err) != store.EUNAVAILABLE {
+	if err := tbl.Write(ctx2, ops); table.ErrorCode(err) != table.EUNAVAILABLE {
 		t.Errorf("throttled transaction past the deadline: %v, want EUNAVAILABLE", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // hotWriters is how many writers BenchmarkHotProduct runs at once.
@@ -19,14 +20,14 @@ const hotWriters = 16
 // ECONFLICT (a failed condition or a conflicting transaction; the store
 // retries them).
 type conflictCounter struct {
-	store.Table
+	table.Table
 	conflicts    atomic.Int64
 	transactions atomic.Int64 // of which conflicts between transactions (the rest: failed conditions)
 }
 
-func (c *conflictCounter) Write(ctx context.Context, ops []store.Op) error {
+func (c *conflictCounter) Write(ctx context.Context, ops []table.Op) error {
 	err := c.Table.Write(ctx, ops)
-	if store.ErrorCode(err) == store.ECONFLICT {
+	if table.ErrorCode(err) == table.ECONFLICT {
 		c.conflicts.Add(1)
 		if strings.Contains(err.Error(), "concurrent transaction") {
 			c.transactions.Add(1)

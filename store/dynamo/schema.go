@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // createWait bounds how long CreateTable waits for the table and its indexes
@@ -18,7 +18,7 @@ const createWait = 15 * time.Minute
 
 // CreateTableInput returns the definition CreateTable sends for a table
 // named table: string keys PK (hash) and SK (range), the four global
-// secondary indexes of store.Indexes (the index's hash attribute and GSISK,
+// secondary indexes of table.Indexes (the index's hash attribute and GSISK,
 // projecting the key attributes plus IndexDef.Projection: exactly what a
 // page shows, so an index write stays small and a page read needs no second
 // read of the base table), and on-demand (PAY_PER_REQUEST) billing.
@@ -29,12 +29,12 @@ const createWait = 15 * time.Minute
 // subscriptions across instances read; without, none (a gateway run with
 // -no-subscriptions needs none, and DynamoDB Local writes much more slowly
 // to a table with a stream).
-func CreateTableInput(table string, stream bool) *dynamodb.CreateTableInput {
+func CreateTableInput(name string, stream bool) *dynamodb.CreateTableInput {
 	in := &dynamodb.CreateTableInput{
-		TableName: aws.String(table),
+		TableName: aws.String(name),
 		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(store.AttrPK), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(store.AttrSK), KeyType: types.KeyTypeRange},
+			{AttributeName: aws.String(table.AttrPK), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(table.AttrSK), KeyType: types.KeyTypeRange},
 		},
 		BillingMode: types.BillingModePayPerRequest,
 	}
@@ -50,15 +50,15 @@ func CreateTableInput(table string, stream bool) *dynamodb.CreateTableInput {
 			})
 		}
 	}
-	attr(store.AttrPK)
-	attr(store.AttrSK)
-	for _, d := range store.Indexes {
+	attr(table.AttrPK)
+	attr(table.AttrSK)
+	for _, d := range table.Indexes {
 		attr(d.Hash)
 	}
-	for _, d := range store.Indexes {
+	for _, d := range table.Indexes {
 		attr(d.Sort)
 	}
-	for _, d := range store.Indexes {
+	for _, d := range table.Indexes {
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName: aws.String(d.Name),
 			KeySchema: []types.KeySchemaElement{
@@ -77,7 +77,7 @@ func CreateTableInput(table string, stream bool) *dynamodb.CreateTableInput {
 // CreateTable creates the table (see CreateTableInput) and waits until the
 // table and all its indexes are ACTIVE, bounded by ctx (and by 15 minutes
 // when ctx has no deadline); then it turns on time to live on the change
-// log's store.AttrExpiresAt (EnableTTL) and point-in-time recovery
+// log's table.AttrExpiresAt (EnableTTL) and point-in-time recovery
 // (EnablePITR), as deploy/cdk's table has them. It is idempotent: when the
 // table exists it waits for it to be ACTIVE, turns TTL and PITR on when
 // they are off, with stream enables its stream when it has none
@@ -130,7 +130,7 @@ func (t *Table) waitActive(ctx context.Context) error {
 			}
 		}
 		if err := sleep(ctx, delay); err != nil {
-			return store.Wrap(store.EUNAVAILABLE, err, "DynamoDB table %q is not ACTIVE yet", t.name)
+			return table.Wrap(table.EUNAVAILABLE, err, "DynamoDB table %q is not ACTIVE yet", t.name)
 		}
 		delay = min(2*delay, 5*time.Second)
 	}
@@ -157,10 +157,10 @@ func checkSchema(d *types.TableDescription) error {
 		return nil
 	}
 	name := aws.ToString(d.TableName)
-	if !sameKeys(d.KeySchema, store.AttrPK, store.AttrSK) {
-		return store.Errorf(store.EINVALID, "DynamoDB table %q exists with another key schema (want PK, SK)", name)
+	if !sameKeys(d.KeySchema, table.AttrPK, table.AttrSK) {
+		return table.Errorf(table.EINVALID, "DynamoDB table %q exists with another key schema (want PK, SK)", name)
 	}
-	for _, want := range store.Indexes {
+	for _, want := range table.Indexes {
 		found := false
 		for _, g := range d.GlobalSecondaryIndexes {
 			if aws.ToString(g.IndexName) == want.Name {
@@ -169,7 +169,7 @@ func checkSchema(d *types.TableDescription) error {
 			}
 		}
 		if !found {
-			return store.Errorf(store.EINVALID, "DynamoDB table %q lacks index %s (%s, %s)", name, want.Name, want.Hash, want.Sort)
+			return table.Errorf(table.EINVALID, "DynamoDB table %q lacks index %s (%s, %s)", name, want.Name, want.Hash, want.Sort)
 		}
 	}
 	return nil

@@ -11,13 +11,14 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // The production settings of a table that are not part of its definition
 // (CreateTableInput): DynamoDB sets them with calls of their own once the
 // table is ACTIVE.
 
-// EnableTTL turns on the table's time to live on store.AttrExpiresAt, so
+// EnableTTL turns on the table's time to live on table.AttrExpiresAt, so
 // that DynamoDB deletes change log items an hour after they were logged
 // (docs/live.md). TTL already on that attribute is left as it is; on
 // another attribute it is an EINVALID error (a table has one TTL
@@ -29,7 +30,7 @@ func (t *Table) EnableTTL(ctx context.Context) error {
 	}
 	if d := out.TimeToLiveDescription; d != nil && (d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
 		if attr := aws.ToString(d.AttributeName); attr != store.AttrExpiresAt {
-			return store.Errorf(store.EINVALID, "DynamoDB table %q has time to live on %q; the change log needs it on %q (disable it, then run create-table)", t.name, attr, store.AttrExpiresAt)
+			return table.Errorf(table.EINVALID, "DynamoDB table %q has time to live on %q; the change log needs it on %q (disable it, then run create-table)", t.name, attr, store.AttrExpiresAt)
 		}
 		return nil
 	}

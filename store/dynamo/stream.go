@@ -12,6 +12,7 @@ import (
 	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // StreamSpec is the table's stream: every item write with its new and old
@@ -30,7 +31,7 @@ func (t *Table) EnableStream(ctx context.Context) error {
 	}
 	if sp := out.Table.StreamSpecification; sp != nil && aws.ToBool(sp.StreamEnabled) {
 		if sp.StreamViewType != types.StreamViewTypeNewAndOldImages {
-			return store.Errorf(store.EINVALID, "DynamoDB table %q has a %s stream; live updates need NEW_AND_OLD_IMAGES (disable the stream, then run create-table)", t.name, sp.StreamViewType)
+			return table.Errorf(table.EINVALID, "DynamoDB table %q has a %s stream; live updates need NEW_AND_OLD_IMAGES (disable the stream, then run create-table)", t.name, sp.StreamViewType)
 		}
 		return nil
 	}
@@ -50,10 +51,10 @@ func (t *Table) StreamARN(ctx context.Context) (string, error) {
 	}
 	sp := out.Table.StreamSpecification
 	if sp == nil || !aws.ToBool(sp.StreamEnabled) || out.Table.LatestStreamArn == nil {
-		return "", store.Errorf(store.EINVALID, "DynamoDB table %q has no stream: run `create-table -store dynamodb:%s` to enable it", t.name, t.name)
+		return "", table.Errorf(table.EINVALID, "DynamoDB table %q has no stream: run `create-table -store dynamodb:%s` to enable it", t.name, t.name)
 	}
 	if sp.StreamViewType != types.StreamViewTypeNewAndOldImages {
-		return "", store.Errorf(store.EINVALID, "DynamoDB table %q has a %s stream; live updates need NEW_AND_OLD_IMAGES", t.name, sp.StreamViewType)
+		return "", table.Errorf(table.EINVALID, "DynamoDB table %q has a %s stream; live updates need NEW_AND_OLD_IMAGES", t.name, sp.StreamViewType)
 	}
 	return aws.ToString(out.Table.LatestStreamArn), nil
 }
@@ -111,7 +112,7 @@ func (s *Stream) Shards(ctx context.Context) ([]store.StreamShard, error) {
 	in := &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(s.arn)}
 	for {
 		out, err := s.client.DescribeStream(ctx, in)
-		store.Account(ctx, store.Call{Op: store.CallStreamShards})
+		table.Account(ctx, table.Call{Op: table.CallStreamShards})
 		if err != nil {
 			return nil, translate(ctx, "DescribeStream", err)
 		}
@@ -162,7 +163,7 @@ func (s *Stream) Iterator(ctx context.Context, shard, after string) (string, err
 		in.ShardIteratorType, in.SequenceNumber = stypes.ShardIteratorTypeAfterSequenceNumber, aws.String(after)
 	}
 	out, err := s.client.GetShardIterator(ctx, in)
-	store.Account(ctx, store.Call{Op: store.CallStreamIterator})
+	table.Account(ctx, table.Call{Op: table.CallStreamIterator})
 	if err != nil {
 		return "", streamError(ctx, "GetShardIterator", err)
 	}
@@ -178,7 +179,7 @@ func (s *Stream) Records(ctx context.Context, iterator string) ([]store.StreamRe
 	if out != nil {
 		n = len(out.Records)
 	}
-	store.Account(ctx, store.Call{Op: store.CallStreamRecords, Items: n})
+	table.Account(ctx, table.Call{Op: table.CallStreamRecords, Items: n})
 	if err != nil {
 		return nil, "", streamError(ctx, "GetRecords", err)
 	}
@@ -199,7 +200,7 @@ func streamError(ctx context.Context, op string, err error) error {
 	var expired *stypes.ExpiredIteratorException
 	var trimmed *stypes.TrimmedDataAccessException
 	if errors.As(err, &expired) || errors.As(err, &trimmed) {
-		return store.Wrap(store.EUNAVAILABLE, errors.Join(store.ErrIteratorExpired, err), "%s", op)
+		return table.Wrap(table.EUNAVAILABLE, errors.Join(store.ErrIteratorExpired, err), "%s", op)
 	}
 	return translate(ctx, op, err)
 }
@@ -210,10 +211,10 @@ func streamError(ctx context.Context, op string, err error) error {
 func recordChange(r stypes.Record) (store.StreamRecord, error) {
 	d := r.Dynamodb
 	if d == nil {
-		return store.StreamRecord{}, store.Errorf(store.EINTERNAL, "stream record %s without data", aws.ToString(r.EventID))
+		return store.StreamRecord{}, table.Errorf(table.EINTERNAL, "stream record %s without data", aws.ToString(r.EventID))
 	}
 	rec := store.StreamRecord{Seq: aws.ToString(d.SequenceNumber), Created: aws.ToTime(d.ApproximateCreationDateTime)}
-	pk, _ := d.Keys[store.AttrPK].(*stypes.AttributeValueMemberS)
+	pk, _ := d.Keys[table.AttrPK].(*stypes.AttributeValueMemberS)
 	if pk == nil {
 		return rec, nil
 	}
@@ -240,7 +241,7 @@ func recordChange(r stypes.Record) (store.StreamRecord, error) {
 	case r.EventName == stypes.OperationTypeRemove && oldC != nil:
 		ch.Kind, ch.Comment = store.ChangeDeleted, oldC
 	default:
-		return rec, store.Errorf(store.EINTERNAL, "stream record %s: %s of %s lacks its image (the stream must be NEW_AND_OLD_IMAGES)", rec.Seq, r.EventName, pk.Value)
+		return rec, table.Errorf(table.EINTERNAL, "stream record %s: %s of %s lacks its image (the stream must be NEW_AND_OLD_IMAGES)", rec.Seq, r.EventName, pk.Value)
 	}
 	rec.Change = &ch
 	return rec, nil
@@ -257,16 +258,16 @@ func streamComment(img map[string]stypes.AttributeValue) (*store.Comment, error)
 
 // fromStreamAV converts one attribute of a stream image: a string or an
 // int64, the only types the table holds.
-func fromStreamAV(name string, av stypes.AttributeValue) (any, error) {
+func fromStreamAV(name string, av stypes.AttributeValue) (table.Value, error) {
 	switch x := av.(type) {
 	case *stypes.AttributeValueMemberS:
-		return x.Value, nil
+		return table.S(x.Value), nil
 	case *stypes.AttributeValueMemberN:
 		n, err := strconv.ParseInt(x.Value, 10, 64)
 		if err != nil {
-			return nil, store.Wrap(store.EINTERNAL, err, "stream image attribute %q: number %q is not an int64", name, x.Value)
+			return table.Value{}, table.Wrap(table.EINTERNAL, err, "stream image attribute %q: number %q is not an int64", name, x.Value)
 		}
-		return n, nil
+		return table.N(n), nil
 	}
-	return nil, store.Errorf(store.EINTERNAL, "stream image attribute %q: unsupported type %T", name, av)
+	return table.Value{}, table.Errorf(table.EINTERNAL, "stream image attribute %q: unsupported type %T", name, av)
 }

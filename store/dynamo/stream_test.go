@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // TestCreateTableEnablesStream: a table created without a stream (by an
@@ -31,7 +32,7 @@ func TestCreateTableEnablesStream(t *testing.T) {
 	if err := tbl.waitActive(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tbl.StreamARN(ctx); store.ErrorCode(err) != store.EINVALID {
+	if _, err := tbl.StreamARN(ctx); table.ErrorCode(err) != table.EINVALID {
 		t.Fatalf("StreamARN of a table without a stream: %v, want EINVALID", err)
 	}
 	for range 2 {

@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // DynamoDB limits.
@@ -21,28 +21,28 @@ const (
 	maxParallel = 8
 )
 
-// Table is a store.Table on one DynamoDB table. It is safe for concurrent
-// use. Each of its calls is accounted (store.Account) with the read
+// Table is a table.Table on one DynamoDB table. It is safe for concurrent
+// use. Each of its calls is accounted (table.Account) with the read
 // capacity DynamoDB reports it consumed.
 type Table struct {
 	client Client
 	name   string
 }
 
-var _ store.Table = (*Table)(nil)
+var _ table.Table = (*Table)(nil)
 
 // New returns a Table on the DynamoDB table named table, using client for
 // every request. Retries of throttled or failed requests are the client's
 // (see NewRetryer, which Open installs).
-func New(client Client, table string) *Table {
-	return &Table{client: client, name: table}
+func New(client Client, name string) *Table {
+	return &Table{client: client, name: name}
 }
 
 // Name returns the name of the DynamoDB table.
 func (t *Table) Name() string { return t.name }
 
 // Close releases nothing: the SDK client needs no closing. It exists to
-// satisfy store.Table.
+// satisfy table.Table.
 func (t *Table) Close() error { return nil }
 
 // sum returns the sum of xs.
@@ -68,9 +68,9 @@ func units(cc ...*types.ConsumedCapacity) float64 {
 
 // Get returns the item with key k, or nil when it does not exist. The read
 // is strongly consistent.
-func (t *Table) Get(ctx context.Context, k store.Key) (it store.Item, err error) {
+func (t *Table) Get(ctx context.Context, k table.Key) (it table.Item, err error) {
 	var rcu float64
-	defer func() { store.Account(ctx, store.Call{Op: store.CallGet, Items: store.Found(it), ReadCapacity: rcu}) }()
+	defer func() { table.Account(ctx, table.Call{Op: table.CallGet, Items: table.Found(it), ReadCapacity: rcu}) }()
 	key, err := keyAV(k)
 	if err != nil {
 		return nil, err
@@ -89,52 +89,52 @@ func (t *Table) Get(ctx context.Context, k store.Key) (it store.Item, err error)
 }
 
 // Query runs a key-condition query on the base table (q.Index "") or on
-// one of store.Indexes: equality on the hash attribute and the optional sort
+// one of table.Indexes: equality on the hash attribute and the optional sort
 // condition, in the direction and up to the limit asked, from q.StartKey.
 // It never filters. Base-table queries are strongly consistent (index
 // queries cannot be). LastKey is DynamoDB's LastEvaluatedKey: non-nil when
 // the limit or DynamoDB's 1 MB page stopped the query.
-func (t *Table) Query(ctx context.Context, q store.Query) (res store.QueryResult, err error) {
+func (t *Table) Query(ctx context.Context, q table.Query) (res table.QueryResult, err error) {
 	var rcu float64
 	defer func() {
-		store.Account(ctx, store.Call{Op: store.CallQuery, Index: q.Index, Items: len(res.Items), ReadCapacity: rcu})
+		table.Account(ctx, table.Call{Op: table.CallQuery, Index: q.Index, Items: len(res.Items), ReadCapacity: rcu})
 	}()
 	in, none, err := t.queryInput(q)
 	if err != nil || none {
-		return store.QueryResult{}, err
+		return table.QueryResult{}, err
 	}
 	out, err := t.client.Query(ctx, in)
 	if err != nil {
-		return store.QueryResult{}, translate(ctx, "Query", err)
+		return table.QueryResult{}, translate(ctx, "Query", err)
 	}
 	rcu = units(out.ConsumedCapacity)
 	items, err := fromAVMaps(out.Items)
 	if err != nil {
-		return store.QueryResult{}, err
+		return table.QueryResult{}, err
 	}
 	last, err := fromAVMap(out.LastEvaluatedKey)
 	if err != nil {
-		return store.QueryResult{}, err
+		return table.QueryResult{}, err
 	}
-	return store.QueryResult{Items: items, LastKey: last}, nil
+	return table.QueryResult{Items: items, LastKey: last}, nil
 }
 
 // queryInput checks q and builds its request; none reports a query that
 // cannot match anything (sort less than ""), which is not sent.
-func (t *Table) queryInput(q store.Query) (in *dynamodb.QueryInput, none bool, err error) {
-	hash, sort := store.AttrPK, store.AttrSK
+func (t *Table) queryInput(q table.Query) (in *dynamodb.QueryInput, none bool, err error) {
+	hash, sort := table.AttrPK, table.AttrSK
 	if q.Index != "" {
-		def, ok := store.IndexByName(q.Index)
+		def, ok := table.IndexByName(q.Index)
 		if !ok {
-			return nil, false, store.Errorf(store.EINVALID, "query: unknown index %q", q.Index)
+			return nil, false, table.Errorf(table.EINVALID, "query: unknown index %q", q.Index)
 		}
 		hash, sort = def.Hash, def.Sort
 	}
 	if q.Limit <= 0 {
-		return nil, false, store.Errorf(store.EINVALID, "query: limit must be > 0, got %d", q.Limit)
+		return nil, false, table.Errorf(table.EINVALID, "query: limit must be > 0, got %d", q.Limit)
 	}
 	if q.HashValue == "" {
-		return nil, false, store.Errorf(store.EINVALID, "query: empty %s value", hash)
+		return nil, false, table.Errorf(table.EINVALID, "query: empty %s value", hash)
 	}
 	kc, none, err := keyCondition(expression.Key(hash).Equal(expression.Value(q.HashValue)), sort, q)
 	if err != nil || none {
@@ -142,7 +142,7 @@ func (t *Table) queryInput(q store.Query) (in *dynamodb.QueryInput, none bool, e
 	}
 	expr, err := expression.NewBuilder().WithKeyCondition(kc).Build()
 	if err != nil {
-		return nil, false, store.Wrap(store.EINTERNAL, err, "query: build the key condition")
+		return nil, false, table.Wrap(table.EINTERNAL, err, "query: build the key condition")
 	}
 	startKey, err := toAVMap(q.StartKey)
 	if err != nil {
@@ -169,24 +169,24 @@ func (t *Table) queryInput(q store.Query) (in *dynamodb.QueryInput, none bool, e
 // keyCondition adds q's sort condition on attribute sort to kc, the hash
 // equality. An empty sort value bounds nothing, except that nothing sorts
 // before it (none).
-func keyCondition(kc expression.KeyConditionBuilder, sort string, q store.Query) (_ expression.KeyConditionBuilder, none bool, _ error) {
+func keyCondition(kc expression.KeyConditionBuilder, sort string, q table.Query) (_ expression.KeyConditionBuilder, none bool, _ error) {
 	switch q.SortOp {
-	case store.SortNone:
-	case store.SortLess:
+	case table.SortNone:
+	case table.SortLess:
 		if q.SortValue == "" { // nothing sorts before ""
 			return kc, true, nil
 		}
 		kc = kc.And(expression.Key(sort).LessThan(expression.Value(q.SortValue)))
-	case store.SortGreater:
+	case table.SortGreater:
 		if q.SortValue != "" { // everything sorts after ""
 			kc = kc.And(expression.Key(sort).GreaterThan(expression.Value(q.SortValue)))
 		}
-	case store.SortBeginsWith:
+	case table.SortBeginsWith:
 		if q.SortValue != "" { // every value begins with ""
 			kc = kc.And(expression.Key(sort).BeginsWith(q.SortValue))
 		}
 	default:
-		return kc, false, store.Errorf(store.EINVALID, "query: unknown sort condition %d", q.SortOp)
+		return kc, false, table.Errorf(table.EINVALID, "query: unknown sort condition %d", q.SortOp)
 	}
 	return kc, false, nil
 }
@@ -196,9 +196,9 @@ func keyCondition(kc expression.KeyConditionBuilder, sort string, q store.Query)
 // items (fewer when DynamoDB's 1 MB page ends first) after startKey, and the
 // key to continue from (nil when the segment is done).
 // The read is strongly consistent. Only rebuild-stats scans.
-func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, limit int) (items []store.Item, last store.Item, err error) {
+func (t *Table) Scan(ctx context.Context, seg, total int, startKey table.Item, limit int) (items []table.Item, last table.Item, err error) {
 	var rcu float64
-	defer func() { store.Account(ctx, store.Call{Op: store.CallScan, Items: len(items), ReadCapacity: rcu}) }()
+	defer func() { table.Account(ctx, table.Call{Op: table.CallScan, Items: len(items), ReadCapacity: rcu}) }()
 	in := &dynamodb.ScanInput{
 		TableName:              aws.String(t.name),
 		ConsistentRead:         aws.Bool(true),
@@ -206,13 +206,13 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey store.Item, l
 	}
 	total = max(total, 1)
 	if seg < 0 || seg >= total || total > 1_000_000 {
-		return nil, nil, store.Errorf(store.EINVALID, "scan: segment %d of %d", seg, total)
+		return nil, nil, table.Errorf(table.EINVALID, "scan: segment %d of %d", seg, total)
 	}
 	if total > 1 {
 		in.Segment, in.TotalSegments = aws.Int32(int32(seg)), aws.Int32(int32(total))
 	}
 	if limit <= 0 {
-		return nil, nil, store.Errorf(store.EINVALID, "scan: limit must be > 0, got %d", limit)
+		return nil, nil, table.Errorf(table.EINVALID, "scan: limit must be > 0, got %d", limit)
 	}
 	in.Limit = aws.Int32(int32(min(limit, 1<<30)))
 	if in.ExclusiveStartKey, err = toAVMap(startKey); err != nil {

@@ -23,7 +23,7 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // TestDeployJSONMatchesCreateTable checks that deploy/dynamodb-table.json,
@@ -52,10 +52,10 @@ func TestDeployJSONMatchesCreateTable(t *testing.T) {
 
 func TestCreateTableInputIndexes(t *testing.T) {
 	in := CreateTableInput("x", true)
-	if len(in.GlobalSecondaryIndexes) != len(store.Indexes) {
-		t.Fatalf("%d GSIs, want %d", len(in.GlobalSecondaryIndexes), len(store.Indexes))
+	if len(in.GlobalSecondaryIndexes) != len(table.Indexes) {
+		t.Fatalf("%d GSIs, want %d", len(in.GlobalSecondaryIndexes), len(table.Indexes))
 	}
-	for i, d := range store.Indexes {
+	for i, d := range table.Indexes {
 		g := in.GlobalSecondaryIndexes[i]
 		if aws.ToString(g.IndexName) != d.Name || !sameKeys(g.KeySchema, d.Hash, d.Sort) {
 			t.Errorf("GSI %d = %s %v, want %s (%s, %s)", i, aws.ToString(g.IndexName), g.KeySchema, d.Name, d.Hash, d.Sort)
@@ -70,7 +70,7 @@ func TestCreateTableInputIndexes(t *testing.T) {
 }
 
 func TestConvertRoundTrip(t *testing.T) {
-	it := store.Item{"PK": "a", "SK": "b", "s": "", "n": int64(-42), "big": int64(1 << 62)}
+	it := table.Item{"PK": table.S("a"), "SK": table.S("b"), "s": table.S(""), "n": table.N(-42), "big": table.N(1 << 62)}
 	m, err := toAVMap(it)
 	if err != nil {
 		t.Fatal(err)
@@ -88,18 +88,16 @@ func TestConvertRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(back, it) {
 		t.Errorf("round trip = %v, want %v", back, it)
 	}
-	for _, v := range []any{1.5, 7, true, nil, []byte("x")} {
-		if _, err := toAV("v", v); store.ErrorCode(err) != store.EINVALID {
-			t.Errorf("%T: %v, want EINVALID", v, err)
-		}
+	if _, err := toAV("v", table.Value{}); table.ErrorCode(err) != table.EINVALID {
+		t.Errorf("the zero Value: %v, want EINVALID", err)
 	}
-	if _, err := fromAV("b", &types.AttributeValueMemberBOOL{Value: true}); store.ErrorCode(err) != store.EINTERNAL {
+	if _, err := fromAV("b", &types.AttributeValueMemberBOOL{Value: true}); table.ErrorCode(err) != table.EINTERNAL {
 		t.Errorf("BOOL: %v, want EINTERNAL", err)
 	}
-	if _, err := fromAV("n", &types.AttributeValueMemberN{Value: "1.5"}); store.ErrorCode(err) != store.EINTERNAL {
+	if _, err := fromAV("n", &types.AttributeValueMemberN{Value: "1.5"}); table.ErrorCode(err) != table.EINTERNAL {
 		t.Errorf("N 1.5: %v, want EINTERNAL", err)
 	}
-	if _, err := keyAV(store.Key{PK: "a"}); store.ErrorCode(err) != store.EINVALID {
+	if _, err := keyAV(table.Key{PK: "a"}); table.ErrorCode(err) != table.EINVALID {
 		t.Errorf("empty SK: %v, want EINVALID", err)
 	}
 }
@@ -123,27 +121,27 @@ func TestTranslate(t *testing.T) {
 		code string
 		op   int
 	}{
-		{"throttle", ctx, &types.ProvisionedThroughputExceededException{}, store.EUNAVAILABLE, -1},
-		{"throttle after retries", ctx, &retry.MaxAttemptsError{Attempt: 10, Err: &types.ThrottlingException{}}, store.EUNAVAILABLE, -1},
-		{"request limit", ctx, &types.RequestLimitExceeded{}, store.EUNAVAILABLE, -1},
-		{"5xx", ctx, resp500, store.EUNAVAILABLE, -1},
-		{"internal server error", ctx, &types.InternalServerError{}, store.EUNAVAILABLE, -1},
-		{"send error", ctx, &smithyhttp.RequestSendError{Err: errors.New("connection refused")}, store.EUNAVAILABLE, -1},
-		{"deadline", ctx, fmt.Errorf("op: %w", context.DeadlineExceeded), store.EUNAVAILABLE, -1},
-		{"ctx done", done, errors.New("whatever"), store.EUNAVAILABLE, -1},
-		{"no table", ctx, &types.ResourceNotFoundException{}, store.EUNAVAILABLE, -1},
-		{"condition", ctx, &types.ConditionalCheckFailedException{}, store.ECONFLICT, 0},
-		{"cancelled: condition", ctx, &types.TransactionCanceledException{CancellationReasons: reasons("None", "None", "ConditionalCheckFailed")}, store.ECONFLICT, 2},
-		{"cancelled: conflict", ctx, &types.TransactionCanceledException{CancellationReasons: reasons("None", "TransactionConflict")}, store.ECONFLICT, -1},
-		{"cancelled: throttled", ctx, &types.TransactionCanceledException{CancellationReasons: reasons("ThrottlingError", "None")}, store.EUNAVAILABLE, -1},
-		{"conflict", ctx, &types.TransactionConflictException{}, store.ECONFLICT, -1},
-		{"validation", ctx, &smithyAPIError{code: "ValidationException", msg: "Invalid KeyConditionExpression"}, store.EINTERNAL, -1},
-		{"too large", ctx, &smithyAPIError{code: "ValidationException", msg: "Item size has exceeded the maximum allowed size"}, store.EINVALID, -1},
-		{"other", ctx, errors.New("something else"), store.EINTERNAL, -1},
-		{"store error kept", ctx, store.Errorf(store.ENOTFOUND, "x"), store.ENOTFOUND, -1},
+		{"throttle", ctx, &types.ProvisionedThroughputExceededException{}, table.EUNAVAILABLE, -1},
+		{"throttle after retries", ctx, &retry.MaxAttemptsError{Attempt: 10, Err: &types.ThrottlingException{}}, table.EUNAVAILABLE, -1},
+		{"request limit", ctx, &types.RequestLimitExceeded{}, table.EUNAVAILABLE, -1},
+		{"5xx", ctx, resp500, table.EUNAVAILABLE, -1},
+		{"internal server error", ctx, &types.InternalServerError{}, table.EUNAVAILABLE, -1},
+		{"send error", ctx, &smithyhttp.RequestSendError{Err: errors.New("connection refused")}, table.EUNAVAILABLE, -1},
+		{"deadline", ctx, fmt.Errorf("op: %w", context.DeadlineExceeded), table.EUNAVAILABLE, -1},
+		{"ctx done", done, errors.New("whatever"), table.EUNAVAILABLE, -1},
+		{"no table", ctx, &types.ResourceNotFoundException{}, table.EUNAVAILABLE, -1},
+		{"condition", ctx, &types.ConditionalCheckFailedException{}, table.ECONFLICT, 0},
+		{"cancelled: condition", ctx, &types.TransactionCanceledException{CancellationReasons: reasons("None", "None", "ConditionalCheckFailed")}, table.ECONFLICT, 2},
+		{"cancelled: conflict", ctx, &types.TransactionCanceledException{CancellationReasons: reasons("None", "TransactionConflict")}, table.ECONFLICT, -1},
+		{"cancelled: throttled", ctx, &types.TransactionCanceledException{CancellationReasons: reasons("ThrottlingError", "None")}, table.EUNAVAILABLE, -1},
+		{"conflict", ctx, &types.TransactionConflictException{}, table.ECONFLICT, -1},
+		{"validation", ctx, &smithyAPIError{code: "ValidationException", msg: "Invalid KeyConditionExpression"}, table.EINTERNAL, -1},
+		{"too large", ctx, &smithyAPIError{code: "ValidationException", msg: "Item size has exceeded the maximum allowed size"}, table.EINVALID, -1},
+		{"other", ctx, errors.New("something else"), table.EINTERNAL, -1},
+		{"store error kept", ctx, table.Errorf(table.ENOTFOUND, "x"), table.ENOTFOUND, -1},
 	} {
 		err := translate(tc.ctx, "Op", tc.err)
-		var se *store.Error
+		var se *table.Error
 		if !errors.As(err, &se) {
 			t.Errorf("%s: %v is not a *store.Error", tc.name, err)
 			continue
@@ -208,72 +206,71 @@ func TestJitter(t *testing.T) {
 func TestArgumentValidation(t *testing.T) {
 	tbl := New(nil, "unused") // a request would panic on the nil client
 	ctx := context.Background()
-	for name, q := range map[string]store.Query{
+	for name, q := range map[string]table.Query{
 		"unknown index": {Index: "nope", HashValue: "h", Limit: 1},
 		"zero limit":    {HashValue: "h"},
 		"empty hash":    {Limit: 1},
 		"bad sort op":   {HashValue: "h", Limit: 1, SortOp: 99},
 	} {
-		if _, err := tbl.Query(ctx, q); store.ErrorCode(err) != store.EINVALID {
+		if _, err := tbl.Query(ctx, q); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("%s: %v, want EINVALID", name, err)
 		}
 	}
-	if res, err := tbl.Query(ctx, store.Query{HashValue: "h", Limit: 1, SortOp: store.SortLess}); err != nil || len(res.Items) != 0 || res.LastKey != nil {
+	if res, err := tbl.Query(ctx, table.Query{HashValue: "h", Limit: 1, SortOp: table.SortLess}); err != nil || len(res.Items) != 0 || res.LastKey != nil {
 		t.Errorf("sort < \"\": %v %v, want empty", res, err)
 	}
-	k := store.Key{PK: "a", SK: "b"}
-	for name, ops := range map[string][]store.Op{
-		"too many":      make([]store.Op, store.MaxWriteOps+1),
+	k := table.Key{PK: "a", SK: "b"}
+	for name, ops := range map[string][]table.Op{
+		"too many":      make([]table.Op, table.MaxWriteOps+1),
 		"bad kind":      {{Kind: 42, Key: k}},
-		"put no item":   {{Kind: store.OpPut, Key: k}},
-		"put wrong key": {{Kind: store.OpPut, Key: k, Item: store.Item{"PK": "a", "SK": "c"}}},
-		"empty update":  {{Kind: store.OpUpdate, Key: k}},
-		"empty key":     {{Kind: store.OpDelete, Key: store.Key{PK: "a"}}},
-		"bad cond":      {{Kind: store.OpDelete, Key: k, Conds: []store.Cond{{Kind: 9}}}},
-		"bad value":     {{Kind: store.OpUpdate, Key: k, Set: store.Item{"x": 1.5}}},
-		"int value":     {{Kind: store.OpUpdate, Key: k, Set: store.Item{"x": 1}}},
-		"put with add":  {{Kind: store.OpPut, Key: k, Item: store.Item{"PK": "a", "SK": "b"}, Add: map[string]int64{"n": 1}}},
-		"delete item":   {{Kind: store.OpDelete, Key: k, Item: store.Item{"PK": "a", "SK": "b"}}},
-		"update item":   {{Kind: store.OpUpdate, Key: k, Item: store.Item{"PK": "a", "SK": "b"}, Set: store.Item{"x": "y"}}},
-		"update PK":     {{Kind: store.OpUpdate, Key: k, Set: store.Item{"PK": "z"}}},
-		"twice":         {{Kind: store.OpUpdate, Key: k, Set: store.Item{"x": "y"}, Remove: []string{"x"}}},
-		"add to GSIPK":  {{Kind: store.OpUpdate, Key: k, Add: map[string]int64{store.AttrGSIPK: 1}}},
-		"int GSISK":     {{Kind: store.OpUpdate, Key: k, Set: store.Item{store.AttrGSISK: int64(1)}}},
-		"empty GSIPK":   {{Kind: store.OpPut, Key: k, Item: store.Item{"PK": "a", "SK": "b", store.AttrGSIPK: ""}}},
-		"long PK":       {{Kind: store.OpDelete, Key: store.Key{PK: strings.Repeat("x", 2049), SK: "b"}}},
-		"cond value":    {{Kind: store.OpDelete, Key: k, Conds: []store.Cond{{Kind: store.CondEquals, Attr: "x", Value: 1.5}}}},
-		"cond no attr":  {{Kind: store.OpDelete, Key: k, Conds: []store.Cond{{Kind: store.CondAbsent}}}},
-		"empty name":    {{Kind: store.OpUpdate, Key: k, Remove: []string{""}}},
+		"put no item":   {{Kind: table.OpPut, Key: k}},
+		"put wrong key": {{Kind: table.OpPut, Key: k, Item: table.Item{"PK": table.S("a"), "SK": table.S("c")}}},
+		"empty update":  {{Kind: table.OpUpdate, Key: k}},
+		"empty key":     {{Kind: table.OpDelete, Key: table.Key{PK: "a"}}},
+		"bad cond":      {{Kind: table.OpDelete, Key: k, Conds: []table.Cond{{Kind: 9}}}},
+		"bad value":     {{Kind: table.OpUpdate, Key: k, Set: table.Item{"x": {}}}},
+		"put with add":  {{Kind: table.OpPut, Key: k, Item: table.Item{"PK": table.S("a"), "SK": table.S("b")}, Add: map[string]int64{"n": 1}}},
+		"delete item":   {{Kind: table.OpDelete, Key: k, Item: table.Item{"PK": table.S("a"), "SK": table.S("b")}}},
+		"update item":   {{Kind: table.OpUpdate, Key: k, Item: table.Item{"PK": table.S("a"), "SK": table.S("b")}, Set: table.Item{"x": table.S("y")}}},
+		"update PK":     {{Kind: table.OpUpdate, Key: k, Set: table.Item{"PK": table.S("z")}}},
+		"twice":         {{Kind: table.OpUpdate, Key: k, Set: table.Item{"x": table.S("y")}, Remove: []string{"x"}}},
+		"add to GSIPK":  {{Kind: table.OpUpdate, Key: k, Add: map[string]int64{table.AttrGSIPK: 1}}},
+		"int GSISK":     {{Kind: table.OpUpdate, Key: k, Set: table.Item{table.AttrGSISK: table.N(1)}}},
+		"empty GSIPK":   {{Kind: table.OpPut, Key: k, Item: table.Item{"PK": table.S("a"), "SK": table.S("b"), table.AttrGSIPK: table.S("")}}},
+		"long PK":       {{Kind: table.OpDelete, Key: table.Key{PK: strings.Repeat("x", 2049), SK: "b"}}},
+		"cond value":    {{Kind: table.OpDelete, Key: k, Conds: []table.Cond{{Kind: table.CondEquals, Attr: "x"}}}},
+		"cond no attr":  {{Kind: table.OpDelete, Key: k, Conds: []table.Cond{{Kind: table.CondAbsent}}}},
+		"empty name":    {{Kind: table.OpUpdate, Key: k, Remove: []string{""}}},
 	} {
-		if err := tbl.Write(ctx, ops); store.ErrorCode(err) != store.EINVALID {
+		if err := tbl.Write(ctx, ops); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("%s: %v, want EINVALID", name, err)
 		}
 		// The same op as one of several (a transaction) is invalid too.
 		if len(ops) == 1 {
-			two := append(ops, store.Op{Kind: store.OpDelete, Key: store.Key{PK: "other", SK: "x"}})
-			if err := tbl.Write(ctx, two); store.ErrorCode(err) != store.EINVALID {
+			two := append(ops, table.Op{Kind: table.OpDelete, Key: table.Key{PK: "other", SK: "x"}})
+			if err := tbl.Write(ctx, two); table.ErrorCode(err) != table.EINVALID {
 				t.Errorf("%s in a transaction: %v, want EINVALID", name, err)
 			}
 		}
 	}
-	for name, items := range map[string][]store.Item{
-		"no SK":       {{"PK": "a"}},
+	for name, items := range map[string][]table.Item{
+		"no SK":       {{"PK": table.S("a")}},
 		"nil":         {nil},
-		"bad value":   {{"PK": "a", "SK": "b", "f": 1.5}},
-		"empty GSISK": {{"PK": "a", "SK": "b", store.AttrGSISK: ""}},
+		"bad value":   {{"PK": table.S("a"), "SK": table.S("b"), "f": {}}},
+		"empty GSISK": {{"PK": table.S("a"), "SK": table.S("b"), table.AttrGSISK: table.S("")}},
 	} {
-		if err := tbl.BatchPut(ctx, items); store.ErrorCode(err) != store.EINVALID {
+		if err := tbl.BatchPut(ctx, items); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("BatchPut %s: %v, want EINVALID", name, err)
 		}
 	}
-	if _, err := tbl.Get(ctx, store.Key{PK: "a"}); store.ErrorCode(err) != store.EINVALID {
+	if _, err := tbl.Get(ctx, table.Key{PK: "a"}); table.ErrorCode(err) != table.EINVALID {
 		t.Errorf("Get with an empty SK: %v", err)
 	}
-	if _, _, err := tbl.Scan(ctx, 0, 1, nil, 0); store.ErrorCode(err) != store.EINVALID {
+	if _, _, err := tbl.Scan(ctx, 0, 1, nil, 0); table.ErrorCode(err) != table.EINVALID {
 		t.Errorf("Scan with limit 0: %v", err)
 	}
 	for _, seg := range [][2]int{{1, 1}, {-1, 2}, {2, 2}} {
-		if _, _, err := tbl.Scan(ctx, seg[0], seg[1], nil, 1); store.ErrorCode(err) != store.EINVALID {
+		if _, _, err := tbl.Scan(ctx, seg[0], seg[1], nil, 1); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("Scan segment %d of %d: %v", seg[0], seg[1], err)
 		}
 	}

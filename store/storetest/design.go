@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // testDesign: the table's logical design (store.DesignVersion) is read
@@ -14,8 +15,8 @@ import (
 // equal a recount); a new table and a design-1 table without a 5-star
 // comment are read as they are and have their design recorded; a table of
 // a newer design is refused.
-func testDesign(t *testing.T, newTable func(t *testing.T) store.Table) {
-	cases := map[string]func(*testing.T, store.Table){
+func testDesign(t *testing.T, newTable func(t *testing.T) table.Table) {
+	cases := map[string]func(*testing.T, table.Table){
 		"New": testDesignNew, "Legacy": testDesignLegacy,
 		"LegacyWithoutFiveStars": testDesignNoFiveStars, "Newer": testDesignNewer,
 	}
@@ -27,17 +28,17 @@ func testDesign(t *testing.T, newTable func(t *testing.T) store.Table) {
 // putLegacyTable writes data as a gateway of design 1 left it: the
 // comments, and one stats item per (product, language) that is also its
 // leaderboard entry while its 5-star count is above 0.
-func putLegacyTable(t *testing.T, tbl store.Table, data []*store.Comment) {
+func putLegacyTable(t *testing.T, tbl table.Table, data []*store.Comment) {
 	t.Helper()
-	var old []store.Item
+	var old []table.Item
 	for _, it := range statsItems(valuesOf(data)) {
-		if _, isLeader := store.LangFromLeaderSK(it.S(store.AttrSK)); isLeader {
+		if _, isLeader := store.LangFromLeaderSK(it.S(table.AttrSK)); isLeader {
 			continue
 		}
-		if n5 := it.N(store.AttrCount(5)); n5 > 0 {
-			lang, _ := store.LangFromStatsSK(it.S(store.AttrSK))
-			pid, _ := store.ProductIDFromPK(it.S(store.AttrPK))
-			it[store.AttrGSIPK], it[store.AttrGSISK] = store.LeadersPK(lang), store.LeadersSK(n5, pid)
+		if n5 := it.N(table.AttrCount(5)); n5 > 0 {
+			lang, _ := store.LangFromStatsSK(it.S(table.AttrSK))
+			pid, _ := store.ProductIDFromPK(it.S(table.AttrPK))
+			it[table.AttrGSIPK], it[table.AttrGSISK] = table.S(store.LeadersPK(lang)), table.S(store.LeadersSK(n5, pid))
 		}
 		old = append(old, it)
 	}
@@ -54,7 +55,7 @@ func mustDesign(t *testing.T, s *store.Store, want store.Design) {
 	}
 }
 
-func testDesignNew(t *testing.T, tbl store.Table) {
+func testDesignNew(t *testing.T, tbl table.Table) {
 	s, ctx := store.New(tbl), context.Background()
 	mustDesign(t, s, store.Design{})
 	if d, err := s.CheckDesign(ctx); err != nil || d != (store.Design{}) {
@@ -69,7 +70,7 @@ func testDesignNew(t *testing.T, tbl store.Table) {
 	}
 }
 
-func testDesignLegacy(t *testing.T, tbl store.Table) {
+func testDesignLegacy(t *testing.T, tbl table.Table) {
 	data := Dataset(8)
 	putLegacyTable(t, tbl, data)
 	s, ctx := store.New(tbl), context.Background()
@@ -89,14 +90,14 @@ func testDesignLegacy(t *testing.T, tbl store.Table) {
 	checkStats(t, s, data, productIDs(data))
 	// A gateway of design 1 writing again (a rollback) puts an entry back:
 	// found although the table records design 2.
-	old := store.Item{store.AttrPK: store.ProductPK("late"), store.AttrSK: store.StatsKey("late", "").SK,
-		store.AttrCount(5): int64(1), store.AttrCountTotal: int64(1), store.AttrVersion: int64(1),
-		store.AttrGSIPK: store.LeadersPK(""), store.AttrGSISK: store.LeadersSK(1, "late")}
+	old := table.Item{table.AttrPK: table.S(store.ProductPK("late")), table.AttrSK: table.S(store.StatsKey("late", "").SK),
+		table.AttrCount(5): table.N(1), table.AttrCountTotal: table.N(1), table.AttrVersion: table.N(1),
+		table.AttrGSIPK: table.S(store.LeadersPK("")), table.AttrGSISK: table.S(store.LeadersSK(1, "late"))}
 	MustPut(t, tbl, old)
 	mustDesign(t, s, store.Design{Recorded: store.DesignVersion, Legacy: true})
 }
 
-func testDesignNoFiveStars(t *testing.T, tbl store.Table) {
+func testDesignNoFiveStars(t *testing.T, tbl table.Table) {
 	var data []*store.Comment
 	for _, c := range Dataset(9) {
 		if c.Rating != 5 {
@@ -116,20 +117,20 @@ func testDesignNoFiveStars(t *testing.T, tbl store.Table) {
 	checkStats(t, s, append(data, c), productIDs(data))
 }
 
-func testDesignNewer(t *testing.T, tbl store.Table) {
+func testDesignNewer(t *testing.T, tbl table.Table) {
 	data := Dataset(10)[:40]
 	if err := store.New(tbl).PutComments(context.Background(), data); err != nil {
 		t.Fatal(err)
 	}
 	k := store.DesignKey()
-	MustPut(t, tbl, store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "design": int64(store.DesignVersion + 1)})
+	MustPut(t, tbl, table.Item{table.AttrPK: table.S(k.PK), table.AttrSK: table.S(k.SK), "design": table.N(store.DesignVersion + 1)})
 	s, ctx := store.New(tbl), context.Background()
 	_, err := s.ReadDesign(ctx)
-	MustErrorCode(t, err, store.EINVALID)
+	MustErrorCode(t, err, table.EINVALID)
 	_, err = s.CheckDesign(ctx)
-	MustErrorCode(t, err, store.EINVALID)
+	MustErrorCode(t, err, table.EINVALID)
 	_, err = s.RebuildStats(ctx, 2)
-	MustErrorCode(t, err, store.EINVALID)
+	MustErrorCode(t, err, table.EINVALID)
 	if n := len(MustScanAll(t, tbl, 0, 1, 100)); n != len(data)+1 {
 		t.Errorf("the refused rebuild left %d items, want the %d it found", n, len(data)+1)
 	}

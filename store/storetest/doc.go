@@ -1,11 +1,11 @@
-// Package storetest holds the conformance suites every store.Table backend
+// Package storetest holds the conformance suites every table.Table backend
 // runs from its own tests:
 //
 //   - Run checks the Table contract itself (Get, BatchGet, Query on the base
 //     table and every index, Write with its conditions and atomicity,
 //     BatchPut, Scan) against an in-memory model of what the table must
 //     hold, and that every call is accounted to its context's
-//     store.Accountant (CallLog records them);
+//     table.Accountant (CallLog records them);
 //   - RunModel checks the comments model (store.Store) on top of a Table.
 //
 // Both call newTable once per subtest for a new, empty table. The suites use

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // fixtureComments returns n deterministic comments of products p1, p10 and
@@ -60,8 +61,8 @@ func gcd(a, b int) int {
 }
 
 // commentItems returns the table items of cs.
-func commentItems(cs []store.Comment) []store.Item {
-	out := make([]store.Item, len(cs))
+func commentItems(cs []store.Comment) []table.Item {
+	out := make([]table.Item, len(cs))
 	for i := range cs {
 		out[i] = cs[i].Item()
 	}
@@ -71,7 +72,7 @@ func commentItems(cs []store.Comment) []store.Item {
 // statsItems returns the stats items of cs: one per product and one per
 // product and language (counter shard 0), each with its leaderboard entry
 // while count_5 > 0.
-func statsItems(cs []store.Comment) []store.Item {
+func statsItems(cs []store.Comment) []table.Item {
 	type key struct{ pid, lang string }
 	stats := map[key]*store.Stats{}
 	for _, c := range cs {
@@ -85,7 +86,7 @@ func statsItems(cs []store.Comment) []store.Item {
 			st.Total++
 		}
 	}
-	var out []store.Item
+	var out []table.Item
 	for _, k := range slices.SortedFunc(maps.Keys(stats), func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.pid, b.pid), cmp.Compare(a.lang, b.lang))
 	}) {
@@ -101,14 +102,14 @@ func statsItems(cs []store.Comment) []store.Item {
 // prefix of the next in byte order) with sort keys that are prefixes of each
 // other and non-ASCII ones. One has an index hash attribute but no sort
 // attribute: it is in no index.
-func plainItems() []store.Item {
+func plainItems() []table.Item {
 	sks := []string{"a", "a#1", "a#2", "ab", "b", "ba", "c", "é", "日本", "~"}
-	var out []store.Item
+	var out []table.Item
 	for i, pk := range []string{"T", "T#", "TA"} {
 		for j, sk := range sks[:len(sks)-3*i] {
-			it := store.Item{store.AttrPK: pk, store.AttrSK: sk, "n": int64(100*i + j - 50), "s": pk + "/" + sk}
+			it := table.Item{table.AttrPK: table.S(pk), table.AttrSK: table.S(sk), "n": table.N(int64(100*i + j - 50)), "s": table.S(pk + "/" + sk)}
 			if sk == "c" {
-				it[store.AttrGSI4PK] = store.ProductPK("p1")
+				it[table.AttrGSI4PK] = table.S(store.ProductPK("p1"))
 			}
 			out = append(out, it)
 		}
@@ -118,7 +119,7 @@ func plainItems() []store.Item {
 
 // fixtureItems is the standard data set: 120 comments, their stats items
 // and the plain items.
-func fixtureItems() []store.Item {
+func fixtureItems() []table.Item {
 	cs := fixtureComments(120, 1)
 	items := commentItems(cs)
 	items = append(items, statsItems(cs)...)
@@ -127,11 +128,11 @@ func fixtureItems() []store.Item {
 
 // keyAttrs returns the hash and sort attributes of index ("" for the base
 // table) and its definition (nil for the base table).
-func keyAttrs(index string) (hash, sort string, def *store.IndexDef) {
+func keyAttrs(index string) (hash, sort string, def *table.IndexDef) {
 	if index == "" {
-		return store.AttrPK, store.AttrSK, nil
+		return table.AttrPK, table.AttrSK, nil
 	}
-	d, ok := store.IndexByName(index)
+	d, ok := table.IndexByName(index)
 	if !ok {
 		panic("storetest: unknown index " + index)
 	}
@@ -139,12 +140,12 @@ func keyAttrs(index string) (hash, sort string, def *store.IndexDef) {
 }
 
 // project returns what index def (nil: the base table) holds of it.
-func project(def *store.IndexDef, it store.Item) store.Item {
+func project(def *table.IndexDef, it table.Item) table.Item {
 	if def == nil {
 		return maps.Clone(it)
 	}
-	out := store.Item{}
-	for _, a := range append([]string{store.AttrPK, store.AttrSK, def.Hash, def.Sort}, def.Projection...) {
+	out := table.Item{}
+	for _, a := range append([]string{table.AttrPK, table.AttrSK, def.Hash, def.Sort}, def.Projection...) {
 		if v, ok := it[a]; ok {
 			out[a] = v
 		}
@@ -155,29 +156,29 @@ func project(def *store.IndexDef, it store.Item) store.Item {
 // expectQuery is the model of Query: all the items q must return, over all
 // its pages, from a table holding exactly items. q.Limit and q.StartKey are
 // ignored.
-func expectQuery(items []store.Item, q store.Query) []store.Item {
+func expectQuery(items []table.Item, q table.Query) []table.Item {
 	hashAttr, sortAttr, def := keyAttrs(q.Index)
 	type entry struct {
 		sort string
-		key  store.Key
-		it   store.Item
+		key  table.Key
+		it   table.Item
 	}
 	var es []entry
 	for _, it := range items {
-		h, ok := it[hashAttr].(string)
+		h, ok := it[hashAttr].Str()
 		if !ok || h != q.HashValue {
 			continue
 		}
-		s, ok := it[sortAttr].(string)
+		s, ok := it[sortAttr].Str()
 		if !ok {
 			continue
 		}
 		switch q.SortOp {
-		case store.SortLess:
+		case table.SortLess:
 			ok = s < q.SortValue
-		case store.SortGreater:
+		case table.SortGreater:
 			ok = s > q.SortValue
-		case store.SortBeginsWith:
+		case table.SortBeginsWith:
 			ok = strings.HasPrefix(s, q.SortValue)
 		}
 		if ok {
@@ -190,7 +191,7 @@ func expectQuery(items []store.Item, q store.Query) []store.Item {
 	if !q.Forward {
 		slices.Reverse(es)
 	}
-	out := make([]store.Item, len(es))
+	out := make([]table.Item, len(es))
 	for i, e := range es {
 		out[i] = e.it
 	}
@@ -199,12 +200,12 @@ func expectQuery(items []store.Item, q store.Query) []store.Item {
 
 // partitions returns the hash values of the partitions of index ("": base
 // table) that items populate, sorted.
-func partitions(items []store.Item, index string) []string {
+func partitions(items []table.Item, index string) []string {
 	hashAttr, sortAttr, _ := keyAttrs(index)
 	set := map[string]bool{}
 	for _, it := range items {
-		h, ok := it[hashAttr].(string)
-		if _, hasSort := it[sortAttr].(string); ok && hasSort {
+		h, ok := it[hashAttr].Str()
+		if _, hasSort := it[sortAttr].Str(); ok && hasSort {
 			set[h] = true
 		}
 	}
@@ -212,7 +213,7 @@ func partitions(items []store.Item, index string) []string {
 }
 
 // sortValues returns the sort attribute values of items.
-func sortValues(items []store.Item, index string) []string {
+func sortValues(items []table.Item, index string) []string {
 	_, sortAttr, _ := keyAttrs(index)
 	out := make([]string, len(items))
 	for i, it := range items {
@@ -222,26 +223,26 @@ func sortValues(items []store.Item, index string) []string {
 }
 
 // tableModel is the expected content of a table.
-type tableModel map[store.Key]store.Item
+type tableModel map[table.Key]table.Item
 
-func newTableModel(items ...store.Item) tableModel {
+func newTableModel(items ...table.Item) tableModel {
 	m := tableModel{}
 	m.put(items...)
 	return m
 }
 
-func (m tableModel) put(items ...store.Item) {
+func (m tableModel) put(items ...table.Item) {
 	for _, it := range items {
 		m[it.Key()] = maps.Clone(it)
 	}
 }
 
 // items returns the tableModel's items in key order.
-func (m tableModel) items() []store.Item {
-	keys := slices.SortedFunc(maps.Keys(m), func(a, b store.Key) int {
+func (m tableModel) items() []table.Item {
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b table.Key) int {
 		return cmp.Or(strings.Compare(a.PK, b.PK), strings.Compare(a.SK, b.SK))
 	})
-	out := make([]store.Item, len(keys))
+	out := make([]table.Item, len(keys))
 	for i, k := range keys {
 		out[i] = m[k]
 	}

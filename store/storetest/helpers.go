@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // MustGet returns the item with key k (nil when absent), failing tb on error.
-func MustGet(tb testing.TB, tbl store.Table, k store.Key) store.Item {
+func MustGet(tb testing.TB, tbl table.Table, k table.Key) table.Item {
 	tb.Helper()
 	it, err := tbl.Get(tb.Context(), k)
 	if err != nil {
@@ -22,7 +22,7 @@ func MustGet(tb testing.TB, tbl store.Table, k store.Key) store.Item {
 
 // MustBatchGet returns the items of keys, aligned with them, failing tb on
 // error or on an answer of the wrong length.
-func MustBatchGet(tb testing.TB, tbl store.Table, keys []store.Key) []store.Item {
+func MustBatchGet(tb testing.TB, tbl table.Table, keys []table.Key) []table.Item {
 	tb.Helper()
 	items, err := tbl.BatchGet(tb.Context(), keys)
 	if err != nil {
@@ -35,22 +35,22 @@ func MustBatchGet(tb testing.TB, tbl store.Table, keys []store.Key) []store.Item
 }
 
 // MustWrite applies ops in one Write, failing tb on error.
-func MustWrite(tb testing.TB, tbl store.Table, ops ...store.Op) {
+func MustWrite(tb testing.TB, tbl table.Table, ops ...table.Op) {
 	tb.Helper()
 	if err := tbl.Write(tb.Context(), ops); err != nil {
 		tb.Fatalf("Write(%d ops): %v", len(ops), err)
 	}
 }
 
-// MustPut puts items with Write, store.MaxWriteOps at a time (items in one
+// MustPut puts items with Write, table.MaxWriteOps at a time (items in one
 // chunk must have distinct keys), failing tb on error.
-func MustPut(tb testing.TB, tbl store.Table, items ...store.Item) {
+func MustPut(tb testing.TB, tbl table.Table, items ...table.Item) {
 	tb.Helper()
 	for len(items) > 0 {
-		n := min(len(items), store.MaxWriteOps)
-		ops := make([]store.Op, n)
+		n := min(len(items), table.MaxWriteOps)
+		ops := make([]table.Op, n)
 		for i, it := range items[:n] {
-			ops[i] = store.Op{Kind: store.OpPut, Key: it.Key(), Item: it}
+			ops[i] = table.Op{Kind: table.OpPut, Key: it.Key(), Item: it}
 		}
 		MustWrite(tb, tbl, ops...)
 		items = items[n:]
@@ -58,7 +58,7 @@ func MustPut(tb testing.TB, tbl store.Table, items ...store.Item) {
 }
 
 // MustBatchPut bulk-loads items, failing tb on error.
-func MustBatchPut(tb testing.TB, tbl store.Table, items []store.Item) {
+func MustBatchPut(tb testing.TB, tbl table.Table, items []table.Item) {
 	tb.Helper()
 	if err := tbl.BatchPut(tb.Context(), items); err != nil {
 		tb.Fatalf("BatchPut(%d items): %v", len(items), err)
@@ -67,7 +67,7 @@ func MustBatchPut(tb testing.TB, tbl store.Table, items []store.Item) {
 
 // MustQuery runs one Query, failing tb on error or on more than q.Limit
 // items.
-func MustQuery(tb testing.TB, tbl store.Table, q store.Query) store.QueryResult {
+func MustQuery(tb testing.TB, tbl table.Table, q table.Query) table.QueryResult {
 	tb.Helper()
 	res, err := tbl.Query(tb.Context(), q)
 	if err != nil {
@@ -82,9 +82,9 @@ func MustQuery(tb testing.TB, tbl store.Table, q store.Query) store.QueryResult 
 // MustQueryAll runs q and the queries continuing it from each LastKey until
 // LastKey is nil, and returns all the items in order. It fails tb on error,
 // on a page over q.Limit, or when the pages do not end.
-func MustQueryAll(tb testing.TB, tbl store.Table, q store.Query) []store.Item {
+func MustQueryAll(tb testing.TB, tbl table.Table, q table.Query) []table.Item {
 	tb.Helper()
-	var out []store.Item
+	var out []table.Item
 	seen := map[string]bool{}
 	for page := 1; ; page++ {
 		res := MustQuery(tb, tbl, q)
@@ -109,10 +109,10 @@ const maxPages = 10_000
 // MustScanAll reads segment seg of total to its end, limit items a page, and
 // returns the items. It fails tb on error, on a page over limit, or when
 // the pages do not end.
-func MustScanAll(tb testing.TB, tbl store.Table, seg, total, limit int) []store.Item {
+func MustScanAll(tb testing.TB, tbl table.Table, seg, total, limit int) []table.Item {
 	tb.Helper()
-	var out []store.Item
-	var start store.Item
+	var out []table.Item
+	var start table.Item
 	seen := map[string]bool{}
 	for page := 1; ; page++ {
 		items, next, err := tbl.Scan(tb.Context(), seg, total, start, limit)
@@ -137,30 +137,30 @@ func MustScanAll(tb testing.TB, tbl store.Table, seg, total, limit int) []store.
 
 // MustErrorCode fails tb unless err is a store error with code (checked
 // with store.ErrorCode), and returns the *store.Error.
-func MustErrorCode(tb testing.TB, err error, code string) *store.Error {
+func MustErrorCode(tb testing.TB, err error, code string) *table.Error {
 	tb.Helper()
-	if got := store.ErrorCode(err); got != code {
+	if got := table.ErrorCode(err); got != code {
 		tb.Fatalf("error %v has code %q, want %q", err, got, code)
 	}
-	var e *store.Error
+	var e *table.Error
 	if !errors.As(err, &e) {
 		tb.Fatalf("error %v is not a *store.Error", err)
 	}
 	return e
 }
 
-func describeQuery(q store.Query) string {
+func describeQuery(q table.Query) string {
 	index := q.Index
 	if index == "" {
 		index = "base table"
 	}
 	cond := ""
 	switch q.SortOp {
-	case store.SortLess:
+	case table.SortLess:
 		cond = fmt.Sprintf(" sort < %q", q.SortValue)
-	case store.SortGreater:
+	case table.SortGreater:
 		cond = fmt.Sprintf(" sort > %q", q.SortValue)
-	case store.SortBeginsWith:
+	case table.SortBeginsWith:
 		cond = fmt.Sprintf(" begins_with(sort, %q)", q.SortValue)
 	}
 	dir := "descending"
@@ -175,14 +175,14 @@ func describeQuery(q store.Query) string {
 }
 
 // keyString shows an item by its key.
-func keyString(it store.Item) string {
+func keyString(it table.Item) string {
 	if it == nil {
 		return "<nil>"
 	}
-	return it.S(store.AttrPK) + "|" + it.S(store.AttrSK)
+	return it.S(table.AttrPK) + "|" + it.S(table.AttrSK)
 }
 
-func keyStrings(items []store.Item) string {
+func keyStrings(items []table.Item) string {
 	s := make([]string, len(items))
 	for i, it := range items {
 		s[i] = keyString(it)
@@ -192,7 +192,7 @@ func keyStrings(items []store.Item) string {
 
 // sameItems reports (with tb.Errorf) whether got equals want, item by item
 // and in order.
-func sameItems(tb testing.TB, what string, got, want []store.Item) bool {
+func sameItems(tb testing.TB, what string, got, want []table.Item) bool {
 	tb.Helper()
 	if len(got) == len(want) {
 		same := true
@@ -210,7 +210,7 @@ func sameItems(tb testing.TB, what string, got, want []store.Item) bool {
 	for i < len(got) && i < len(want) && reflect.DeepEqual(got[i], want[i]) {
 		i++
 	}
-	var g, w store.Item
+	var g, w table.Item
 	if i < len(got) {
 		g = got[i]
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 type walkMode struct{ backward, everyPage bool } // of walkStats
@@ -14,7 +15,7 @@ type walkMode struct{ backward, everyPage bool } // of walkStats
 // testStaleHints: pages planned from a stale hint (the stats the Store last
 // saw, now missing comments written since) equal a recount; a stats error
 // is the page's error.
-func testStaleHints(t *testing.T, tbl store.Table) {
+func testStaleHints(t *testing.T, tbl table.Table) {
 	data := Dataset(8)
 	s := MustLoad(t, tbl, data)
 	ctx := context.Background()
@@ -64,8 +65,8 @@ func testStaleHints(t *testing.T, tbl store.Table) {
 	}
 	if _, err := s.ListComments(ctx, store.CommentsQuery{ProductID: pids[0], Filter: filters[0], Total: true}, func() (*store.Stats, error) {
 		time.Sleep(time.Millisecond) // the reads have started
-		return nil, store.Errorf(store.EUNAVAILABLE, "stats unavailable")
-	}); store.ErrorCode(err) != store.EUNAVAILABLE {
-		t.Errorf("ListComments with failing stats: %v, want %s", err, store.EUNAVAILABLE)
+		return nil, table.Errorf(table.EUNAVAILABLE, "stats unavailable")
+	}); table.ErrorCode(err) != table.EUNAVAILABLE {
+		t.Errorf("ListComments with failing stats: %v, want %s", err, table.EUNAVAILABLE)
 	}
 }

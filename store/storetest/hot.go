@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -18,7 +19,7 @@ const HotWriters = 16
 // every rating, rating and language changes, deletes): none may fail, and the
 // stats, languages and leaderboards equal a recount afterwards. The summed
 // stats version grows with every write.
-func testHotProduct(t *testing.T, tbl store.Table) {
+func testHotProduct(t *testing.T, tbl table.Table) {
 	s := store.New(tbl)
 	const pid, perWriter = "hot", 8
 	live := &liveComments{m: map[string]*store.Comment{}}
@@ -93,7 +94,7 @@ func writeHot(s *store.Store, pid string, w, n int) ([]*store.Comment, error) {
 // stats item per (product, language), with the leaderboard keys on it.
 // Shard 0 is that item, so the counts read right at once; rebuild-stats
 // then moves the leaderboard to its own entries.
-func testUnshardedStats(t *testing.T, tbl store.Table) {
+func testUnshardedStats(t *testing.T, tbl table.Table) {
 	data := Dataset(6)
 	putLegacyTable(t, tbl, data)
 	s := store.New(tbl)
@@ -133,7 +134,7 @@ func productIDs(cs []*store.Comment) []string {
 // testUnsettledLeaderboard leaves the marker of a committed 5-star write
 // unsettled, as a crash between the write and its settle would: the next
 // topProducts settles it before answering, and deletes the marker.
-func testUnsettledLeaderboard(t *testing.T, tbl store.Table) {
+func testUnsettledLeaderboard(t *testing.T, tbl table.Table) {
 	data := Dataset(7)
 	s := MustLoad(t, tbl, data)
 	// The write of a 5-star English comment of "mid-1", without its settle.
@@ -144,7 +145,7 @@ func testUnsettledLeaderboard(t *testing.T, tbl store.Table) {
 	data = append(data, c)
 	checkStats(t, s, data, productIDs(data))
 	for n := range store.LeaderShards {
-		q := store.Query{HashValue: store.PendingPK(n), Forward: true, Limit: 10}
+		q := table.Query{HashValue: store.PendingPK(n), Forward: true, Limit: 10}
 		if got := MustQueryAll(t, tbl, q); len(got) != 0 {
 			t.Errorf("markers left after topProducts: %v (the crashed write's was %v)", keyStrings(got), marker)
 		}

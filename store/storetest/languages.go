@@ -8,21 +8,22 @@ import (
 	"testing"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // readCounter is a Table that counts the items its reads return.
 type readCounter struct {
-	store.Table
+	table.Table
 	items atomic.Int64
 }
 
-func (r *readCounter) Query(ctx context.Context, q store.Query) (store.QueryResult, error) {
+func (r *readCounter) Query(ctx context.Context, q table.Query) (table.QueryResult, error) {
 	res, err := r.Table.Query(ctx, q)
 	r.items.Add(int64(len(res.Items)))
 	return res, err
 }
 
-func (r *readCounter) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+func (r *readCounter) BatchGet(ctx context.Context, keys []table.Key) ([]table.Item, error) {
 	items, err := r.Table.BatchGet(ctx, keys)
 	for _, it := range items {
 		if it != nil {
@@ -39,7 +40,7 @@ func (r *readCounter) BatchGet(ctx context.Context, keys []store.Key) ([]store.I
 // language whose comments were all deleted is left out. Languages(n) reads
 // at most StatsShards items per language it covers, and after
 // rebuild-stats (one shard per language) at most n.
-func testLanguagesOverShards(t *testing.T, tbl store.Table) {
+func testLanguagesOverShards(t *testing.T, tbl table.Table) {
 	rc := &readCounter{Table: tbl}
 	l := &taggedLanguages{rc: rc, s: store.New(rc), pid: "tags"}
 	perLang := map[string]int{"en": 24, "en-GB": 3, "en-US": 17, "de": 1, "de-AT": 5, "de-CH": 9, "es": 2, "es-419": 14, "pt-BR": 6, "zh-Hant": 4}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // RunModel is the conformance suite of the comments model (store.Store) on a
@@ -21,7 +22,7 @@ import (
 // included, with stats and leaderboard equal to a recount afterwards.
 //
 // Each subtest gets a fresh table from newTable.
-func RunModel(t *testing.T, newTable func(t *testing.T) store.Table) {
+func RunModel(t *testing.T, newTable func(t *testing.T) table.Table) {
 	t.Run("Listing", func(t *testing.T) { testListing(t, newTable(t)) })
 	t.Run("Mutations", func(t *testing.T) { testMutations(t, newTable(t)) })
 	t.Run("ConcurrentMutations", func(t *testing.T) { testConcurrentMutations(t, newTable(t)) })
@@ -103,7 +104,7 @@ func Recount(all []*store.Comment, pid, lang string, ratings []int) []*store.Com
 }
 
 // MustLoad bulk-loads cs into a new Store on tbl and rebuilds its stats.
-func MustLoad(tb testing.TB, tbl store.Table, cs []*store.Comment) *store.Store {
+func MustLoad(tb testing.TB, tbl table.Table, cs []*store.Comment) *store.Store {
 	tb.Helper()
 	s := store.New(tbl)
 	ctx := context.Background()
@@ -213,7 +214,7 @@ func walkStats(tb testing.TB, s *store.Store, pid string, f store.Filter, size i
 // testListing compares ListComments with a recount: every filter, page
 // size and direction walked to its end, cursors carried across filters,
 // first: 0, a page bounded by after and before, then the stats.
-func testListing(t *testing.T, tbl store.Table) {
+func testListing(t *testing.T, tbl table.Table) {
 	data := Dataset(1)
 	s := MustLoad(t, tbl, data)
 	pids := []string{"big", "mid-1", "only_five", "one", "no-comments"}
@@ -467,7 +468,7 @@ func checkLanguages(t *testing.T, s *store.Store, pid string, want []*store.Stat
 		}
 	}
 	for _, n := range []int{-1, store.MaxLanguages + 1} {
-		if _, err := s.Languages(ctx, pid, n); store.ErrorCode(err) != store.EINVALID {
+		if _, err := s.Languages(ctx, pid, n); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("languages of %s, first %d: %v, want EINVALID", pid, n, err)
 		}
 	}
@@ -523,7 +524,7 @@ func checkTopProducts(t *testing.T, s *store.Store, lang string, want []leader) 
 // lists, stats and leaderboards with a recount of the live comments after
 // each step; then missing comments are ENOTFOUND, and a rebuild of the
 // stats changes nothing.
-func testMutations(t *testing.T, tbl store.Table) {
+func testMutations(t *testing.T, tbl table.Table) {
 	data := Dataset(2)
 	s := MustLoad(t, tbl, data)
 	live := map[string]*store.Comment{}
@@ -603,17 +604,17 @@ func checkDeletes(t *testing.T, s *store.Store, data []*store.Comment, live map[
 // ENOTFOUND, c's second delete included.
 func checkNotFound(t *testing.T, s *store.Store, data []*store.Comment, live map[string]*store.Comment, c *store.Comment) {
 	ctx := context.Background()
-	if err := s.DeleteComment(ctx, data[0].ID+"x", store.AnyOwner); store.ErrorCode(err) != store.ENOTFOUND {
+	if err := s.DeleteComment(ctx, data[0].ID+"x", store.AnyOwner); table.ErrorCode(err) != table.ENOTFOUND {
 		t.Errorf("delete missing: %v", err)
 	}
 	title := "Changed title"
-	if _, err := s.UpdateComment(ctx, store.CommentUpdate{ID: "nope", Title: &title}); store.ErrorCode(err) != store.ENOTFOUND {
+	if _, err := s.UpdateComment(ctx, store.CommentUpdate{ID: "nope", Title: &title}); table.ErrorCode(err) != table.ENOTFOUND {
 		t.Errorf("update missing: %v", err)
 	}
 	if err := s.DeleteComment(ctx, c.ID, store.AnyOwner); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteComment(ctx, c.ID, store.AnyOwner); store.ErrorCode(err) != store.ENOTFOUND {
+	if err := s.DeleteComment(ctx, c.ID, store.AnyOwner); table.ErrorCode(err) != table.ENOTFOUND {
 		t.Errorf("second delete: %v", err)
 	}
 	delete(live, c.ID)
@@ -650,7 +651,7 @@ func snapshotStats(t *testing.T, s *store.Store, pids []string) []string {
 // testConcurrentMutations runs writers on the same products at once, with
 // 5-star changes contending for the leaderboard keys, then compares the
 // stats and leaderboards with a recount.
-func testConcurrentMutations(t *testing.T, tbl store.Table) {
+func testConcurrentMutations(t *testing.T, tbl table.Table) {
 	data := Dataset(3)[:40]
 	s := MustLoad(t, tbl, data)
 	live := &liveComments{m: map[string]*store.Comment{}}
@@ -738,7 +739,7 @@ func mutateConcurrently(s *store.Store, live *liveComments, w, n int) error {
 	return nil
 }
 
-func testValidation(t *testing.T, tbl store.Table) {
+func testValidation(t *testing.T, tbl table.Table) {
 	s := store.New(tbl)
 	ctx := context.Background()
 	ok := store.NewComment{ProductID: "p", Language: "en", Rating: 3, Author: "a", Title: "t", Body: "b"}
@@ -762,7 +763,7 @@ func testValidation(t *testing.T, tbl store.Table) {
 	for i, mut := range bad {
 		in := ok
 		mut(&in)
-		if _, err := s.CreateComment(ctx, in); store.ErrorCode(err) != store.EINVALID {
+		if _, err := s.CreateComment(ctx, in); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("case %d: err = %v, want EINVALID", i, err)
 		}
 	}
@@ -773,11 +774,11 @@ func testValidation(t *testing.T, tbl store.Table) {
 		{First: ptr(-1)}, {First: ptr(101)}, {Last: ptr(-1)}, {First: ptr(1), Last: ptr(1)},
 		{After: ptr("")}, {After: ptr("garbage")}, {Before: ptr("AAAA")},
 	} {
-		if _, err := List(ctx, s, "p", store.Filter{}, a, true); store.ErrorCode(err) != store.EINVALID {
+		if _, err := List(ctx, s, "p", store.Filter{}, a, true); table.ErrorCode(err) != table.EINVALID {
 			t.Errorf("page args %+v: err = %v", a, err)
 		}
 	}
-	if _, err := s.TopProducts(ctx, "", 101); store.ErrorCode(err) != store.EINVALID {
+	if _, err := s.TopProducts(ctx, "", 101); table.ErrorCode(err) != table.EINVALID {
 		t.Errorf("topProducts(101): %v", err)
 	}
 }

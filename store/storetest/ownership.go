@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // ownershipData is a small data set with one product, and two comments of
 // it owned by alice and one owned by nobody.
-func ownershipData(tb testing.TB, tbl store.Table) (s *store.Store, all []*store.Comment, alices []*store.Comment, unowned *store.Comment) {
+func ownershipData(tb testing.TB, tbl table.Table) (s *store.Store, all []*store.Comment, alices []*store.Comment, unowned *store.Comment) {
 	tb.Helper()
 	all = Dataset(5)[:30]
 	s = MustLoad(tb, tbl, all)
@@ -33,7 +34,7 @@ func ownershipData(tb testing.TB, tbl store.Table) (s *store.Store, all []*store
 // EFORBIDDEN and changes neither the comment nor the stats; the author's
 // own changes and unrestricted ones (store.AnyOwner) apply; a missing
 // comment is ENOTFOUND whoever asks.
-func testOwnership(t *testing.T, tbl store.Table) {
+func testOwnership(t *testing.T, tbl table.Table) {
 	s, all, alices, unowned := ownershipData(t, tbl)
 	ctx := context.Background()
 	bob, alice := store.OwnedBy("bob"), store.OwnedBy("alice")
@@ -49,11 +50,11 @@ func testOwnership(t *testing.T, tbl store.Table) {
 			"title":     {ID: c.ID, Title: ptr("changed"), Owner: by},
 			"unchanged": {ID: c.ID, Title: &c.Title, Owner: by}, // would write nothing: refused all the same
 		} {
-			if _, err := s.UpdateComment(ctx, u); store.ErrorCode(err) != store.EFORBIDDEN {
+			if _, err := s.UpdateComment(ctx, u); table.ErrorCode(err) != table.EFORBIDDEN {
 				t.Errorf("update (%s) of %s's comment by someone else: %v, want EFORBIDDEN", name, c.AuthorID, err)
 			}
 		}
-		if err := s.DeleteComment(ctx, c.ID, by); store.ErrorCode(err) != store.EFORBIDDEN {
+		if err := s.DeleteComment(ctx, c.ID, by); table.ErrorCode(err) != table.EFORBIDDEN {
 			t.Errorf("delete of %s's comment by someone else: %v, want EFORBIDDEN", c.AuthorID, err)
 		}
 		mustUnchanged(t, s, c)
@@ -81,10 +82,10 @@ func testOwnership(t *testing.T, tbl store.Table) {
 	checkStats(t, s, all, []string{"big"})
 
 	for _, by := range []store.Owner{bob, store.AnyOwner} {
-		if err := s.DeleteComment(ctx, alices[1].ID, by); store.ErrorCode(err) != store.ENOTFOUND {
+		if err := s.DeleteComment(ctx, alices[1].ID, by); table.ErrorCode(err) != table.ENOTFOUND {
 			t.Errorf("delete of a deleted comment: %v, want ENOTFOUND", err)
 		}
-		if _, err := s.UpdateComment(ctx, store.CommentUpdate{ID: alices[1].ID, Rating: &rating, Owner: by}); store.ErrorCode(err) != store.ENOTFOUND {
+		if _, err := s.UpdateComment(ctx, store.CommentUpdate{ID: alices[1].ID, Rating: &rating, Owner: by}); table.ErrorCode(err) != table.ENOTFOUND {
 			t.Errorf("update of a deleted comment: %v, want ENOTFOUND", err)
 		}
 	}
@@ -100,7 +101,7 @@ func testOwnership(t *testing.T, tbl store.Table) {
 // same version (as a bulk import would); alice's update or delete must then
 // fail in the write itself, with EFORBIDDEN rather than a conflict, and
 // leave bob's comment and the stats as they were.
-func testOwnerChangedBeforeTheWrite(t *testing.T, tbl store.Table) {
+func testOwnerChangedBeforeTheWrite(t *testing.T, tbl table.Table) {
 	hook := &replaceBeforeWrite{Table: tbl}
 	s, all, alices, _ := ownershipData(t, hook)
 	more, err := s.CreateComment(context.Background(), store.NewComment{ProductID: "big", Language: "de", Rating: 4,
@@ -132,10 +133,10 @@ func testOwnerChangedBeforeTheWrite(t *testing.T, tbl store.Table) {
 		bobs.AuthorID = "bob"
 		hook.arm(bobs)
 		err := tc.change(tc.c)
-		if store.ErrorCode(err) != store.EFORBIDDEN {
+		if table.ErrorCode(err) != table.EFORBIDDEN {
 			t.Errorf("%s: alice's change of a comment that became bob's: %v, want EFORBIDDEN", tc.name, err)
 		}
-		if got := hook.result(); store.ErrorCode(got) != store.EFORBIDDEN {
+		if got := hook.result(); table.ErrorCode(got) != table.EFORBIDDEN {
 			t.Errorf("%s: the write itself returned %v, want EFORBIDDEN (the check must be in the write)", tc.name, got)
 		}
 		mustUnchanged(t, s, &bobs)
@@ -151,7 +152,7 @@ func testOwnerChangedBeforeTheWrite(t *testing.T, tbl store.Table) {
 // concurrent writer slipping in between the store's read and its write —
 // and records what that Write returned.
 type replaceBeforeWrite struct {
-	store.Table
+	table.Table
 	mu      sync.Mutex
 	replace *store.Comment
 	err     error
@@ -170,7 +171,7 @@ func (r *replaceBeforeWrite) result() error {
 }
 
 // Write replaces the armed comment first if ops touch it.
-func (r *replaceBeforeWrite) Write(ctx context.Context, ops []store.Op) error {
+func (r *replaceBeforeWrite) Write(ctx context.Context, ops []table.Op) error {
 	r.mu.Lock()
 	c := r.replace
 	touched := false
@@ -183,7 +184,7 @@ func (r *replaceBeforeWrite) Write(ctx context.Context, ops []store.Op) error {
 	}
 	r.replace = nil
 	r.mu.Unlock()
-	if err := r.Table.BatchPut(ctx, []store.Item{c.Item()}); err != nil {
+	if err := r.Table.BatchPut(ctx, []table.Item{c.Item()}); err != nil {
 		return err
 	}
 	err := r.Table.Write(ctx, ops)
@@ -198,7 +199,7 @@ func (r *replaceBeforeWrite) Write(ctx context.Context, ops []store.Op) error {
 // updates and deletes of the same comments: every one of bob's is
 // EFORBIDDEN, none of alice's is, and the comments and stats are a recount
 // of alice's changes alone.
-func testConcurrentOwnership(t *testing.T, tbl store.Table) {
+func testConcurrentOwnership(t *testing.T, tbl table.Table) {
 	s, all, alices, _ := ownershipData(t, tbl)
 	var (
 		wg   sync.WaitGroup
@@ -277,7 +278,7 @@ func bobsAttempts(s *store.Store, alices []*store.Comment, rng *rand.Rand, fail 
 		} else {
 			err = s.DeleteComment(ctx, id, store.OwnedBy("bob"))
 		}
-		if store.ErrorCode(err) != store.EFORBIDDEN {
+		if table.ErrorCode(err) != table.EFORBIDDEN {
 			fail(fmt.Errorf("bob's change of alice's comment: %v, want EFORBIDDEN", err))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // testCursorPositions checks that a forward cursor's position (the remaining
@@ -18,7 +19,7 @@ import (
 // recount of what follows the cursor, with an exact hasNextPage; and a
 // cursor of another filter, or one whose counts are forged, reads the same
 // comments.
-func testCursorPositions(t *testing.T, tbl store.Table) {
+func testCursorPositions(t *testing.T, tbl table.Table) {
 	p := newCursorPositions(t, tbl)
 	for _, f := range positionFilters {
 		for _, w := range p.writes() {
@@ -51,7 +52,7 @@ type cursorPositions struct {
 }
 
 // newCursorPositions loads Dataset(3) into tbl.
-func newCursorPositions(t *testing.T, tbl store.Table) *cursorPositions {
+func newCursorPositions(t *testing.T, tbl table.Table) *cursorPositions {
 	data := Dataset(3)
 	MustLoad(t, tbl, data)
 	p := &cursorPositions{live: map[string]*store.Comment{}, clock: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}

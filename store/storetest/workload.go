@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // WorkloadRatings are the rating filters of the browsing workload: all
@@ -23,7 +24,7 @@ type Browsing struct {
 
 // LoadBrowsing loads cs into tbl, rebuilds the stats and returns the
 // workload's view of it; opts configure the store the workload reads with.
-func LoadBrowsing(tb testing.TB, tbl store.Table, cs []*store.Comment, opts ...store.Option) *Browsing {
+func LoadBrowsing(tb testing.TB, tbl table.Table, cs []*store.Comment, opts ...store.Option) *Browsing {
 	tb.Helper()
 	MustLoad(tb, tbl, cs)
 	b := &Browsing{S: store.New(tbl, opts...), TopLang: map[string]string{}}

@@ -1,4 +1,4 @@
-package store
+package table
 
 import "fmt"
 

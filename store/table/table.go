@@ -1,20 +1,22 @@
-package store
+package table
 
 import "context"
 
-// Item is one table item: attribute name → value. A value is a string or an
-// int64 (DynamoDB's S and N); nothing else is stored.
-type Item map[string]any
+// Item is one table item: attribute name → value (see Value). An item holds
+// no zero Value: an absent attribute is not in the map.
+type Item map[string]Value
 
-// S returns the string attribute name, or "" when absent.
+// S returns the string attribute name, or "" when it is absent or a
+// number: for a value that must be there, use it[name].Str().
 func (it Item) S(name string) string {
-	s, _ := it[name].(string)
+	s, _ := it[name].Str()
 	return s
 }
 
-// N returns the number attribute name, or 0 when absent.
+// N returns the number attribute name, or 0 when it is absent or a
+// string: for a value that must be there, use it[name].Num().
 func (it Item) N(name string) int64 {
-	n, _ := it[name].(int64)
+	n, _ := it[name].Num()
 	return n
 }
 
@@ -97,7 +99,7 @@ const (
 type Cond struct {
 	Kind  CondKind
 	Attr  string
-	Value any
+	Value Value
 	// Code, when set, is the error code of a Write this condition fails: a
 	// refusal for good rather than a conflict to retry, such as EFORBIDDEN
 	// for the ownership condition of a comment's update.

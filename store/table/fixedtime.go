@@ -1,4 +1,4 @@
-package store
+package table
 
 import "time"
 
@@ -10,7 +10,7 @@ import "time"
 // TimeLayout is the form of every time the table holds (a comment's
 // createdAt, the time that begins its GSISK): UTC, always nine fractional
 // digits, so that byte order is time order.
-const TimeLayout = timeLayout
+const TimeLayout = "2006-01-02T15:04:05.000000000Z"
 
 // ParseFixedTime returns the seconds and nanoseconds since 1970 of s when s
 // is a time in exactly the form TimeLayout writes.
@@ -76,14 +76,4 @@ func AppendFixedTime(b []byte, secs, nanos int64) []byte {
 	digits(17, 2, sec)
 	digits(20, 9, int(nanos))
 	return b
-}
-
-// parseTime parses a time of the table: by hand when it has exactly the
-// form TimeLayout writes, else as time.Parse does (which then says what is
-// wrong with it).
-func parseTime(s string) (time.Time, error) {
-	if secs, nanos, ok := ParseFixedTime(s); ok {
-		return time.Unix(secs, nanos).UTC(), nil
-	}
-	return time.Parse(TimeLayout, s)
 }

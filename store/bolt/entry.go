@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"strings"
 
-	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // known is what an index entry tells of the item it points to, so that
@@ -19,43 +19,6 @@ type known struct {
 	hashAttr, hash string
 	times          bool  // sort begins with the time secs, nanos
 	secs, nanos    int64 // since 1970
-	repeats        repeats
-}
-
-// repeats keeps the boxed values of the attributes that repeat from one
-// item of a page to the next: the partition's hash value, and the product
-// and language of its comments. An item holds its values as interfaces,
-// and boxing a string allocates; a page boxes each repeated value once.
-type repeats struct{ hash, product, language boxed }
-
-// boxed is the last string boxed for an attribute.
-type boxed struct {
-	s string
-	v any
-}
-
-// box returns s boxed, the last box when it holds the same string.
-func (b *boxed) box(s string) any {
-	if b.v == nil || b.s != s {
-		b.s, b.v = s, s
-	}
-	return b.v
-}
-
-// box returns the value s of attribute name boxed, reusing the box of the
-// previous item of the page for the attributes that repeat.
-func (kn *known) box(name, s string) any {
-	switch {
-	case kn == nil:
-		return s
-	case name == kn.hashAttr:
-		return kn.repeats.hash.box(s)
-	case name == store.AttrProductID:
-		return kn.repeats.product.box(s)
-	case name == store.AttrLanguage:
-		return kn.repeats.language.box(s)
-	}
-	return s
 }
 
 // value returns the item's value of attribute name when the entry holds
@@ -72,7 +35,7 @@ func (kn *known) value(name string) (string, bool) {
 	return "", false
 }
 
-// time returns store.FormatFixedTime(secs, nanos) when it is the time that
+// time returns table.FormatFixedTime(secs, nanos) when it is the time that
 // begins the sort value: a substring of it, built once for both.
 func (kn *known) time(secs, nanos int64) (string, bool) {
 	if kn == nil || !kn.times || secs != kn.secs || nanos != kn.nanos {
@@ -127,12 +90,12 @@ func (p partition) itemKey(k, buf []byte) (ik, enc, _ []byte, ok bool) {
 // items-bucket key ik of an entry of the partition, and returns v, the
 // item's value: the three copied into one new string.
 func (p partition) readEntry(e *entryItem, enc, ik, v []byte) string {
-	var t [len(store.TimeLayout) + 1]byte
+	var t [len(table.TimeLayout) + 1]byte
 	var time []byte // the sort value's time and "#", in a partition of times
 	if e.times = p.times; p.times {
 		u := uint64(enc[0])<<32 | uint64(enc[1])<<24 | uint64(enc[2])<<16 | uint64(enc[3])<<8 | uint64(enc[4])
 		e.secs, e.nanos = int64(u)-timeBias, int64(binary.BigEndian.Uint32(enc[5:timeKeyLen]))
-		time = append(store.AppendFixedTime(t[:0], e.secs, e.nanos), '#')
+		time = append(table.AppendFixedTime(t[:0], e.secs, e.nanos), '#')
 		enc = enc[timeKeyLen:]
 	}
 	var b strings.Builder

@@ -1,4 +1,4 @@
-package store
+package table
 
 import "strings"
 
@@ -49,18 +49,18 @@ func ValidateKey(k Key) error {
 	return ValidateKeyValue(AttrSK, k.SK, MaxSortKeyLen)
 }
 
-// ValidateValue checks that v can be stored: a string or an int64.
-func ValidateValue(name string, v any) error {
-	switch v.(type) {
-	case string, int64:
-		return nil
+// ValidateValue checks that v can be stored: a string or a number, not
+// the zero Value.
+func ValidateValue(name string, v Value) error {
+	if v.Kind() == KindNone {
+		return Errorf(EINVALID, "attribute %q has no value; only strings and numbers are stored", name)
 	}
-	return Errorf(EINVALID, "attribute %q has a value of type %T; only string and int64 are stored", name, v)
+	return nil
 }
 
 // validateAttr checks one attribute to be written: key attributes (of the
 // table or an index) are valid key values, the others storable values.
-func validateAttr(name string, v any) error {
+func validateAttr(name string, v Value) error {
 	if name == "" {
 		return Errorf(EINVALID, "attribute name must not be empty")
 	}
@@ -68,9 +68,9 @@ func validateAttr(name string, v any) error {
 	if !isKey {
 		return ValidateValue(name, v)
 	}
-	s, ok := v.(string)
+	s, ok := v.Str()
 	if !ok {
-		return Errorf(EINVALID, "key attribute %s must be a string, not %T", name, v)
+		return Errorf(EINVALID, "key attribute %s must be a string, not %v", name, v.Kind())
 	}
 	return ValidateKeyValue("key attribute "+name, s, max)
 }
@@ -92,12 +92,7 @@ func ValidateItem(it Item) error {
 		if err := validateAttr(name, v); err != nil {
 			return err
 		}
-		size += len(name)
-		if s, ok := v.(string); ok {
-			size += len(s)
-		} else {
-			size += 8
-		}
+		size += len(name) + v.size()
 	}
 	if size > maxItemSize {
 		return Errorf(EINVALID, "item %q/%q is larger than %d bytes", it[AttrPK], it[AttrSK], maxItemSize)
