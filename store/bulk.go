@@ -186,8 +186,8 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 				for _, it := range items {
 					if _, ok := ProductIDFromPK(it.S(AttrPK)); ok {
 						local.seen[it.Key()] = it.N(AttrVersion)
-					} else if _, ok := CommentIDFromPK(it.S(AttrPK)); ok {
-						local.add(it)
+					} else if _, ok := CommentIDFromPK(it.S(AttrPK)); ok && it.S(AttrStatus) == "" {
+						local.add(it) // only a published comment counts
 					}
 				}
 				if next == nil {

@@ -33,6 +33,16 @@ type Comment struct {
 	// Stored only when set (attribute authorId), never projected to the
 	// indexes: ownership checks read the item itself.
 	AuthorID string
+	// Status is the comment's moderation status: the zero Status,
+	// StatusPublished, for a published comment (and every comment written
+	// with moderation off).
+	Status Status
+	// Reports counts the reports since the last review (see ReportComment).
+	Reports int64
+	// ModeratedAt is when a moderator (or the report threshold) last moved
+	// the comment (zero: never), and ModerationReason why.
+	ModeratedAt      time.Time
+	ModerationReason string
 }
 
 // SortKey returns the comment's GSISK.
@@ -155,16 +165,12 @@ func (c *Comment) Validate() error {
 	return nil
 }
 
-// Item returns the table item of c, with all four index keys.
+// Item returns the table item of c: with all four public index keys when
+// it is published, and its moderation attributes (moderationAttrs).
 func (c *Comment) Item() Item {
 	k := CommentKey(c.ID)
-	_, gsi1 := PartitionKey(c.ProductID, c.Language, c.Rating)
-	_, gsi2 := PartitionKey(c.ProductID, c.Language, 0)
-	_, gsi3 := PartitionKey(c.ProductID, "", c.Rating)
-	_, gsi4 := PartitionKey(c.ProductID, "", 0)
 	it := Item{
 		AttrPK: S(k.PK), AttrSK: S(k.SK),
-		AttrGSIPK: S(gsi1), AttrGSI2PK: S(gsi2), AttrGSI3PK: S(gsi3), AttrGSI4PK: S(gsi4),
 		AttrGSISK:     S(c.SortKey()),
 		AttrID:        S(c.ID),
 		AttrProductID: S(c.ProductID),
@@ -179,6 +185,14 @@ func (c *Comment) Item() Item {
 	if c.AuthorID != "" {
 		it[AttrAuthorID] = S(c.AuthorID)
 	}
+	if c.Status == StatusPublished {
+		_, gsi1 := PartitionKey(c.ProductID, c.Language, c.Rating)
+		_, gsi2 := PartitionKey(c.ProductID, c.Language, 0)
+		_, gsi3 := PartitionKey(c.ProductID, "", c.Rating)
+		_, gsi4 := PartitionKey(c.ProductID, "", 0)
+		it[AttrGSIPK], it[AttrGSI2PK], it[AttrGSI3PK], it[AttrGSI4PK] = S(gsi1), S(gsi2), S(gsi3), S(gsi4)
+	}
+	c.moderationAttrs(it)
 	return it
 }
 
@@ -188,7 +202,7 @@ func CommentFromItem(it Item) (*Comment, error) {
 	if err != nil {
 		return nil, Wrap(EINTERNAL, err, "corrupt comment item %q", it.S(AttrPK))
 	}
-	return &Comment{
+	c := &Comment{
 		ID:        it.S(AttrID),
 		ProductID: it.S(AttrProductID),
 		Language:  it.S(AttrLanguage),
@@ -199,7 +213,11 @@ func CommentFromItem(it Item) (*Comment, error) {
 		CreatedAt: t,
 		Version:   it.N(AttrVersion),
 		AuthorID:  it.S(AttrAuthorID),
-	}, nil
+	}
+	if err := c.readModeration(it); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // StatsFromItem decodes a stats item; a nil item is all zeros.

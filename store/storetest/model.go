@@ -36,6 +36,7 @@ func RunModel(t *testing.T, newTable func(t *testing.T) store.Table) {
 	t.Run("StaleHints", func(t *testing.T) { testStaleHints(t, newTable(t)) })
 	t.Run("Validation", func(t *testing.T) { testValidation(t, newTable(t)) })
 	t.Run("CursorPositions", func(t *testing.T) { testCursorPositions(t, newTable(t)) })
+	t.Run("Moderation", func(t *testing.T) { testModeration(t, newTable(t)) })
 }
 
 // Dataset returns a small deterministic data set with skewed ratings (one
