@@ -95,6 +95,9 @@ func (m Moderation) on() bool { return m.Mode == ModerationPre || m.Mode == Mode
 // Moderation returns the store's moderation setting.
 func (s *Store) Moderation() Moderation { return s.mod }
 
+// MaxReasonLen is the most characters of a moderation or report reason.
+const MaxReasonLen = 500
+
 // ModerationShards is the number of partitions of each queue of the
 // moderation index: in pre mode every new comment of the site is written
 // to the pending queue.
@@ -105,7 +108,6 @@ const (
 	authorPrefix     = "AUTHOR#"
 	reportPrefix     = "REPORT#"
 	attrReason       = "reason" // a report item's reason
-	maxReasonLen     = 500      // characters of a moderation or report reason
 	maxReporterLen   = 256      // bytes of a reporter's identity
 	moderationSep    = shardSep // between a queue and its shard
 )
@@ -286,12 +288,12 @@ func transition(old *Comment, a Action) (Comment, bool) {
 }
 
 // validateReason checks an optional reason: empty, or visible text of at
-// most maxReasonLen characters.
+// most MaxReasonLen characters.
 func validateReason(reason string) error {
 	if reason == "" {
 		return nil
 	}
-	return ValidateText("reason", reason, maxReasonLen)
+	return ValidateText("reason", reason, MaxReasonLen)
 }
 
 // errModerationOff refuses a moderation operation of a store with
