@@ -1287,9 +1287,14 @@ type Comment implements Node @cacheControl(inheritMaxAge: true) {
   createdAt: Time!
   "The moderation status: always ` + "`" + `PUBLISHED` + "`" + ` in public lists."
   status: CommentStatus!
-  "When a moderator (or the report threshold) last changed ` + "`" + `status` + "`" + `; ` + "`" + `null` + "`" + ` if never."
+  """
+  When a moderator (or the report threshold) last changed ` + "`" + `status` + "`" + `; ` + "`" + `null` + "`" + `
+  if never. Read with the comment itself: ` + "`" + `comment(id)` + "`" + `, ` + "`" + `node` + "`" + `,
+  ` + "`" + `moderationQueue` + "`" + ` and ` + "`" + `viewer` + "`" + ` show it; a product's ` + "`" + `comments` + "`" + ` page, read
+  from the public index, shows ` + "`" + `null` + "`" + `.
+  """
   moderatedAt: Time
-  "The reason given with the last moderation, if any; ` + "`" + `null` + "`" + ` otherwise."
+  "The reason given with the last moderation, if any (shown where ` + "`" + `moderatedAt` + "`" + ` is)."
   moderationReason: String
 }
 
