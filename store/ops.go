@@ -231,7 +231,7 @@ func (s *Store) DeleteComment(ctx context.Context, id string, owner Owner) error
 	if err := ValidateID("comment id", id); err != nil {
 		return err
 	}
-	return s.retry(ctx, func() error {
+	err := s.retry(ctx, func() error {
 		old, err := s.getComment(ctx, id)
 		if err != nil {
 			return err
@@ -242,6 +242,10 @@ func (s *Store) DeleteComment(ctx context.Context, id string, owner Owner) error
 		ops := s.rewriteOps(old, nil, owner.conds(old.Version))
 		return refused(id, s.commitSettled(ctx, ops, publicChange(old, nil)))
 	})
+	if err == nil && s.mod.on() {
+		_ = s.purgeReports(ctx, id) // best effort, as a settle: leftovers are inert
+	}
+	return err
 }
 
 func (s *Store) getComment(ctx context.Context, id string) (*Comment, error) {

@@ -81,7 +81,7 @@ func testModeration(t *testing.T, tbl store.Table) {
 	m := &modModel{c: map[string]*store.Comment{}, reporters: map[string]map[string]bool{}}
 	rng := rand.New(rand.NewPCG(28, 4))
 	for i := range 70 {
-		modStep(t, rng, pre, post, m, i)
+		modStep(t, tbl, rng, pre, post, m, i)
 	}
 	checkModeration(t, pre, data, m)
 	t.Run("racing-moderators", func(t *testing.T) {
@@ -91,8 +91,18 @@ func testModeration(t *testing.T, tbl store.Table) {
 		checkModeration(t, pre, data, m)
 	})
 	t.Run("racing-reporters", func(t *testing.T) {
-		raceReporters(t, post, m)
+		id := raceReporters(t, post, m)
 		checkModeration(t, pre, data, m)
+		// Its reports go with a deleted comment.
+		if err := post.DeleteComment(t.Context(), id, store.AnyOwner); err != nil {
+			t.Fatal(err)
+		}
+		delete(m.c, id)
+		for _, r := range []string{"a", "b", "c"} {
+			if it, err := tbl.Get(t.Context(), store.ReportKey(id, r)); err != nil || it != nil {
+				t.Errorf("the report of %s outlives its comment: %v %v", r, it, err)
+			}
+		}
 	})
 	t.Run("moderation-off", func(t *testing.T) {
 		off := store.New(tbl)
@@ -102,8 +112,9 @@ func testModeration(t *testing.T, tbl store.Table) {
 	})
 }
 
-// modStep applies one random operation to the store and the model.
-func modStep(t *testing.T, rng *rand.Rand, pre, post *store.Store, m *modModel, i int) {
+// modStep applies one random operation to the store and the model; a
+// deleted comment's reports go with it.
+func modStep(t *testing.T, tbl store.Table, rng *rand.Rand, pre, post *store.Store, m *modModel, i int) {
 	t.Helper()
 	ctx := context.Background()
 	s, mode := pre, "pre"
@@ -150,6 +161,11 @@ func modStep(t *testing.T, rng *rand.Rand, pre, post *store.Store, m *modModel, 
 	case 4:
 		if err := s.DeleteComment(ctx, id, store.AnyOwner); err != nil {
 			t.Fatalf("step %d: delete: %v", i, err)
+		}
+		for r := range m.reporters[id] {
+			if it, err := tbl.Get(ctx, store.ReportKey(id, r)); err != nil || it != nil {
+				t.Fatalf("step %d: the report of %s outlives its comment: %v %v", i, r, it, err)
+			}
 		}
 		delete(m.c, id)
 	case 5:
@@ -230,7 +246,8 @@ func raceModerators(t *testing.T, s *store.Store, m *modModel, i int) {
 
 // raceReporters has four reporters, one of them twice, report a new
 // published comment at once: it counts each reporter once and is hidden.
-func raceReporters(t *testing.T, s *store.Store, m *modModel) {
+// It returns the comment's id.
+func raceReporters(t *testing.T, s *store.Store, m *modModel) string {
 	ctx := context.Background()
 	c, err := s.CreateComment(ctx, store.NewComment{ProductID: "mid-1", Language: "de", Rating: 5, Author: "r",
 		Title: "reported", Body: "reported at once", AuthorID: "bob"})
@@ -254,6 +271,7 @@ func raceReporters(t *testing.T, s *store.Store, m *modModel) {
 		t.Errorf("after 4 reports by 3 reporters: %s with %d reports, want HIDDEN with %d..3", g.Status.Name(), g.Reports, modThreshold)
 	}
 	m.c[c.ID] = got[0]
+	return c.ID
 }
 
 // checkModeration compares the public lists, stats, languages and
