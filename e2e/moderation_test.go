@@ -17,7 +17,7 @@ import (
 
 // TestModerationAcrossInstances runs two gateways with -moderation pre on
 // one DynamoDB Local table (subscriptions crossing instances through its
-// stream): a subscriber on B sees nothing of a comment created on A until
+// stream): a subscriber on B, over graphql-ws and over SSE, sees nothing of a comment created on A until
 // a moderator approves it there (ADDED), and sees it leave when it is
 // hidden (DELETED).
 func TestModerationAcrossInstances(t *testing.T) {
@@ -40,7 +40,9 @@ func TestModerationAcrossInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sub.Close()
-	time.Sleep(time.Second) // the subscription registered
+	sse := openSSE(ctx, t, b, `subscription { commentChanged(productId: "mod") { kind comment { id status } } }`)
+	defer sse.close()
+	time.Sleep(time.Second) // the subscriptions registered
 
 	post := func(query string) map[string]json.RawMessage {
 		body, _ := json.Marshal(map[string]any{"query": query})
@@ -67,6 +69,11 @@ func TestModerationAcrossInstances(t *testing.T) {
 	}
 	next := func(want string) {
 		t.Helper()
+		// SSE: the first event after the approval is its ADDED (the
+		// pending create sent none), then the hide's DELETED.
+		if ev := sse.next(t); !strings.Contains(ev, want) || !strings.Contains(ev, id) {
+			t.Fatalf("SSE event %s, want %s of %s", ev, want, id)
+		}
 		select {
 		case ev, ok := <-sub.Events:
 			if !ok {
