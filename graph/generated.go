@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/99designs/gqlgen/plugin/federation/fedruntime"
+	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/graph/model"
 	"github.com/acme/comments-gateway/internal/gqlexec"
 	"github.com/acme/comments-gateway/nodeid"
@@ -39,6 +40,7 @@ type ResolverRoot interface {
 	Product() ProductResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
+	Viewer() ViewerResolver
 }
 
 type DirectiveRoot struct {
@@ -46,15 +48,18 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Comment struct {
-		Author    func(childComplexity int) int
-		Body      func(childComplexity int) int
-		CreatedAt func(childComplexity int) int
-		ID        func(childComplexity int) int
-		Language  func(childComplexity int) int
-		NodeID    func(childComplexity int) int
-		Product   func(childComplexity int) int
-		Rating    func(childComplexity int) int
-		Title     func(childComplexity int) int
+		Author           func(childComplexity int) int
+		Body             func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Language         func(childComplexity int) int
+		ModeratedAt      func(childComplexity int) int
+		ModerationReason func(childComplexity int) int
+		NodeID           func(childComplexity int) int
+		Product          func(childComplexity int) int
+		Rating           func(childComplexity int) int
+		Status           func(childComplexity int) int
+		Title            func(childComplexity int) int
 	}
 
 	CommentChange struct {
@@ -99,10 +104,25 @@ type ComplexityRoot struct {
 		Total    func(childComplexity int) int
 	}
 
+	ModerateCommentPayload struct {
+		Comment func(childComplexity int) int
+	}
+
+	ModerationConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
 	Mutation struct {
-		CreateComment func(childComplexity int, input model.CreateCommentInput) int
-		DeleteComment func(childComplexity int, input model.DeleteCommentInput) int
-		UpdateComment func(childComplexity int, input model.UpdateCommentInput) int
+		ApproveComment func(childComplexity int, input model.ApproveCommentInput) int
+		CreateComment  func(childComplexity int, input model.CreateCommentInput) int
+		DeleteComment  func(childComplexity int, input model.DeleteCommentInput) int
+		HideComment    func(childComplexity int, input model.HideCommentInput) int
+		RejectComment  func(childComplexity int, input model.RejectCommentInput) int
+		ReportComment  func(childComplexity int, input model.ReportCommentInput) int
+		RestoreComment func(childComplexity int, input model.RestoreCommentInput) int
+		UpdateComment  func(childComplexity int, input model.UpdateCommentInput) int
 	}
 
 	PageInfo struct {
@@ -128,10 +148,12 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Comment            func(childComplexity int, id string) int
+		ModerationQueue    func(childComplexity int, status model.ModerationQueueStatus, first *int, after *string) int
 		Node               func(childComplexity int, id string) int
 		Nodes              func(childComplexity int, ids []string) int
 		Product            func(childComplexity int, id string) int
 		TopProducts        func(childComplexity int, first *int, language *string) int
+		Viewer             func(childComplexity int) int
 		__resolve__service func(childComplexity int) int
 		__resolve_entities func(childComplexity int, representations []map[string]any) int
 	}
@@ -139,6 +161,10 @@ type ComplexityRoot struct {
 	RatingCount struct {
 		Count  func(childComplexity int) int
 		Rating func(childComplexity int) int
+	}
+
+	ReportCommentPayload struct {
+		Comment func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -149,6 +175,10 @@ type ComplexityRoot struct {
 
 	UpdateCommentPayload struct {
 		Comment func(childComplexity int) int
+	}
+
+	Viewer struct {
+		Comments func(childComplexity int, first *int, after *string) int
 	}
 
 	_Service struct {
@@ -163,6 +193,9 @@ type ComplexityRoot struct {
 type CommentResolver interface {
 	NodeID(ctx context.Context, obj *store.Comment) (string, error)
 	Product(ctx context.Context, obj *store.Comment) (*model.Product, error)
+
+	Status(ctx context.Context, obj *store.Comment) (model.CommentStatus, error)
+	ModeratedAt(ctx context.Context, obj *store.Comment) (*time.Time, error)
 }
 type EntityResolver interface {
 	FindManyProductByIDs(ctx context.Context, reps []*model.ProductByIDsInput) ([]*model.Product, error)
@@ -171,6 +204,11 @@ type MutationResolver interface {
 	CreateComment(ctx context.Context, input model.CreateCommentInput) (*model.CreateCommentPayload, error)
 	UpdateComment(ctx context.Context, input model.UpdateCommentInput) (*model.UpdateCommentPayload, error)
 	DeleteComment(ctx context.Context, input model.DeleteCommentInput) (*model.DeleteCommentPayload, error)
+	ApproveComment(ctx context.Context, input model.ApproveCommentInput) (*model.ModerateCommentPayload, error)
+	RejectComment(ctx context.Context, input model.RejectCommentInput) (*model.ModerateCommentPayload, error)
+	HideComment(ctx context.Context, input model.HideCommentInput) (*model.ModerateCommentPayload, error)
+	RestoreComment(ctx context.Context, input model.RestoreCommentInput) (*model.ModerateCommentPayload, error)
+	ReportComment(ctx context.Context, input model.ReportCommentInput) (*model.ReportCommentPayload, error)
 }
 type ProductResolver interface {
 	NodeID(ctx context.Context, obj *model.Product) (string, error)
@@ -184,11 +222,16 @@ type QueryResolver interface {
 	TopProducts(ctx context.Context, first *int, language *string) ([]*model.ProductRank, error)
 	Node(ctx context.Context, id string) (nodeid.Node, error)
 	Nodes(ctx context.Context, ids []string) ([]nodeid.Node, error)
+	ModerationQueue(ctx context.Context, status model.ModerationQueueStatus, first *int, after *string) (*model.ModerationConnection, error)
+	Viewer(ctx context.Context) (*auth.Principal, error)
 }
 type SubscriptionResolver interface {
 	CommentAdded(ctx context.Context, productID string, language *string, ratings []int) (<-chan *store.Comment, error)
 	CommentChanged(ctx context.Context, productID string, language *string, ratings []int) (<-chan *model.CommentChange, error)
 	StatsChanged(ctx context.Context, productID string, language *string) (<-chan *model.CommentStats, error)
+}
+type ViewerResolver interface {
+	Comments(ctx context.Context, obj *auth.Principal, first *int, after *string) (*model.ModerationConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -239,6 +282,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Comment.Language(childComplexity), true
+	case "Comment.moderatedAt":
+		if e.ComplexityRoot.Comment.ModeratedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ModeratedAt(childComplexity), true
+	case "Comment.moderationReason":
+		if e.ComplexityRoot.Comment.ModerationReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ModerationReason(childComplexity), true
 	case "Comment.nodeId":
 		if e.ComplexityRoot.Comment.NodeID == nil {
 			break
@@ -257,6 +312,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Comment.Rating(childComplexity), true
+	case "Comment.status":
+		if e.ComplexityRoot.Comment.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Status(childComplexity), true
 	case "Comment.title":
 		if e.ComplexityRoot.Comment.Title == nil {
 			break
@@ -385,6 +446,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LanguageStats.Total(childComplexity), true
 
+	case "ModerateCommentPayload.comment":
+		if e.ComplexityRoot.ModerateCommentPayload.Comment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModerateCommentPayload.Comment(childComplexity), true
+
+	case "ModerationConnection.edges":
+		if e.ComplexityRoot.ModerationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModerationConnection.Edges(childComplexity), true
+	case "ModerationConnection.nodes":
+		if e.ComplexityRoot.ModerationConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModerationConnection.Nodes(childComplexity), true
+	case "ModerationConnection.pageInfo":
+		if e.ComplexityRoot.ModerationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModerationConnection.PageInfo(childComplexity), true
+
+	case "Mutation.approveComment":
+		if e.ComplexityRoot.Mutation.ApproveComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_approveComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApproveComment(childComplexity, args["input"].(model.ApproveCommentInput)), true
 	case "Mutation.createComment":
 		if e.ComplexityRoot.Mutation.CreateComment == nil {
 			break
@@ -407,6 +505,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteComment(childComplexity, args["input"].(model.DeleteCommentInput)), true
+	case "Mutation.hideComment":
+		if e.ComplexityRoot.Mutation.HideComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_hideComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.HideComment(childComplexity, args["input"].(model.HideCommentInput)), true
+	case "Mutation.rejectComment":
+		if e.ComplexityRoot.Mutation.RejectComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rejectComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RejectComment(childComplexity, args["input"].(model.RejectCommentInput)), true
+	case "Mutation.reportComment":
+		if e.ComplexityRoot.Mutation.ReportComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reportComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReportComment(childComplexity, args["input"].(model.ReportCommentInput)), true
+	case "Mutation.restoreComment":
+		if e.ComplexityRoot.Mutation.RestoreComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RestoreComment(childComplexity, args["input"].(model.RestoreCommentInput)), true
 	case "Mutation.updateComment":
 		if e.ComplexityRoot.Mutation.UpdateComment == nil {
 			break
@@ -521,6 +663,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Comment(childComplexity, args["id"].(string)), true
 
+	case "Query.moderationQueue":
+		if e.ComplexityRoot.Query.ModerationQueue == nil {
+			break
+		}
+
+		args, err := ec.field_Query_moderationQueue_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ModerationQueue(childComplexity, args["status"].(model.ModerationQueueStatus), args["first"].(*int), args["after"].(*string)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -565,6 +718,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TopProducts(childComplexity, args["first"].(*int), args["language"].(*string)), true
+	case "Query.viewer":
+		if e.ComplexityRoot.Query.Viewer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 	case "Query._service":
 		if e.ComplexityRoot.Query.__resolve__service == nil {
 			break
@@ -595,6 +754,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RatingCount.Rating(childComplexity), true
+
+	case "ReportCommentPayload.comment":
+		if e.ComplexityRoot.ReportCommentPayload.Comment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReportCommentPayload.Comment(childComplexity), true
 
 	case "Subscription.commentAdded":
 		if e.ComplexityRoot.Subscription.CommentAdded == nil {
@@ -637,6 +803,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UpdateCommentPayload.Comment(childComplexity), true
 
+	case "Viewer.comments":
+		if e.ComplexityRoot.Viewer.Comments == nil {
+			break
+		}
+
+		args, err := ec.field_Viewer_comments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Viewer.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
+
 	case "_Service.sdl":
 		if e.ComplexityRoot._Service.SDL == nil {
 			break
@@ -652,9 +830,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputApproveCommentInput,
 		ec.unmarshalInputCreateCommentInput,
 		ec.unmarshalInputDeleteCommentInput,
+		ec.unmarshalInputHideCommentInput,
 		ec.unmarshalInputProductByIDsInput,
+		ec.unmarshalInputRejectCommentInput,
+		ec.unmarshalInputReportCommentInput,
+		ec.unmarshalInputRestoreCommentInput,
 		ec.unmarshalInputUpdateCommentInput,
 	)
 	first := true
@@ -871,6 +1054,79 @@ type Query {
     "Up to 100 ` + "`" + `nodeId` + "`" + `s; more is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error. Duplicates are allowed."
     ids: [ID!]!
   ): [Node] @cacheControl(maxAge: 30)
+
+  """
+  A moderator's queue (docs/moderation.md): the comments that wait for a
+  moderator, oldest first. Moderators only (a JWT with the ` + "`" + `moderator` + "`" + ` role,
+  or an API key): anyone else gets ` + "`" + `FORBIDDEN` + "`" + `. With moderation off
+  (` + "`" + `-moderation off` + "`" + `) it is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
+  """
+  moderationQueue(
+    "` + "`" + `PENDING` + "`" + ` (new or edited, awaiting approval), ` + "`" + `REPORTED` + "`" + ` (published, reported) or ` + "`" + `HIDDEN` + "`" + `."
+    status: ModerationQueueStatus!
+    "How many comments to return: 0 to 100. Default 20."
+    first: Int = 20
+    "A cursor from this queue's ` + "`" + `pageInfo.endCursor` + "`" + `: the comments after it."
+    after: String
+  ): ModerationConnection
+
+  """
+  The signed-in user (a JWT's subject); ` + "`" + `null` + "`" + ` without a JWT.
+  """
+  viewer: Viewer
+}
+
+"The signed-in user."
+type Viewer {
+  """
+  The user's own comments in every status, newest first, so that an author
+  sees "awaiting review": the comments written while moderation is on.
+  """
+  comments(
+    "How many comments to return: 0 to 100. Default 20."
+    first: Int = 20
+    "A cursor from ` + "`" + `pageInfo.endCursor` + "`" + `: the comments after it."
+    after: String
+  ): ModerationConnection
+}
+
+"""
+A comment's moderation status. Only ` + "`" + `PUBLISHED` + "`" + ` comments are public: in
+` + "`" + `comments` + "`" + `, ` + "`" + `totalCount` + "`" + `, ` + "`" + `stats` + "`" + `, ` + "`" + `languages` + "`" + `, ` + "`" + `topProducts` + "`" + ` and the
+subscriptions. The others are seen only by their author and moderators.
+"""
+enum CommentStatus {
+  "Public."
+  PUBLISHED
+  "Awaiting a moderator's approval (` + "`" + `-moderation pre` + "`" + `)."
+  PENDING
+  "Refused by a moderator."
+  REJECTED
+  "Taken down by a moderator, or by reports (` + "`" + `-moderation post` + "`" + `)."
+  HIDDEN
+}
+
+"The queues of ` + "`" + `moderationQueue` + "`" + `."
+enum ModerationQueueStatus {
+  "Comments awaiting approval."
+  PENDING
+  "Published comments with reports not yet reviewed."
+  REPORTED
+  "Hidden comments."
+  HIDDEN
+}
+
+"""
+One page of a moderator's queue or of the viewer's comments, in the
+[Relay connection](https://relay.dev/graphql/connections.htm) form.
+"""
+type ModerationConnection {
+  "The comments of this page, each with its cursor."
+  edges: [CommentEdge!]!
+  "The same comments as ` + "`" + `edges` + "`" + `, without cursors."
+  nodes: [Comment!]!
+  "` + "`" + `hasNextPage` + "`" + ` and the cursors of this page (` + "`" + `hasPreviousPage` + "`" + ` is always ` + "`" + `false` + "`" + `)."
+  pageInfo: PageInfo!
 }
 
 """
@@ -1029,6 +1285,17 @@ type Comment implements Node @cacheControl(inheritMaxAge: true) {
   does not change it. Comments are listed by this time, newest first.
   """
   createdAt: Time!
+  "The moderation status: always ` + "`" + `PUBLISHED` + "`" + ` in public lists."
+  status: CommentStatus!
+  """
+  When a moderator (or the report threshold) last changed ` + "`" + `status` + "`" + `; ` + "`" + `null` + "`" + `
+  if never. Read with the comment itself: ` + "`" + `comment(id)` + "`" + `, ` + "`" + `node` + "`" + `,
+  ` + "`" + `moderationQueue` + "`" + ` and ` + "`" + `viewer` + "`" + ` show it; a product's ` + "`" + `comments` + "`" + ` page, read
+  from the public index, shows ` + "`" + `null` + "`" + `.
+  """
+  moderatedAt: Time
+  "The reason given with the last moderation, if any (shown where ` + "`" + `moderatedAt` + "`" + ` is)."
+  moderationReason: String
 }
 
 """
@@ -1176,6 +1443,80 @@ type Mutation {
     "The comment to delete."
     input: DeleteCommentInput!
   ): DeleteCommentPayload
+
+  """
+  Publishes a ` + "`" + `PENDING` + "`" + ` comment, or dismisses the reports of a reported
+  published one. Moderators only (` + "`" + `FORBIDDEN` + "`" + ` otherwise). A comment in
+  another status, for example because another moderator moved it first, is
+  a ` + "`" + `CONFLICT` + "`" + ` error.
+  """
+  approveComment(input: ApproveCommentInput!): ModerateCommentPayload
+
+  "Rejects a ` + "`" + `PENDING` + "`" + ` or ` + "`" + `HIDDEN` + "`" + ` comment. Moderators only; ` + "`" + `CONFLICT` + "`" + ` from another status."
+  rejectComment(input: RejectCommentInput!): ModerateCommentPayload
+
+  "Hides a ` + "`" + `PUBLISHED` + "`" + ` comment. Moderators only; ` + "`" + `CONFLICT` + "`" + ` from another status."
+  hideComment(input: HideCommentInput!): ModerateCommentPayload
+
+  "Publishes a ` + "`" + `HIDDEN` + "`" + ` or ` + "`" + `REJECTED` + "`" + ` comment again. Moderators only; ` + "`" + `CONFLICT` + "`" + ` from another status."
+  restoreComment(input: RestoreCommentInput!): ModerateCommentPayload
+
+  """
+  Reports a published comment to the moderators. Any authenticated user,
+  counted once per user and comment: reporting again changes nothing. With
+  ` + "`" + `-moderation post` + "`" + `, a comment with ` + "`" + `-report-threshold` + "`" + ` reports is hidden
+  until a moderator reviews it. A comment that is not published is
+  ` + "`" + `NOT_FOUND` + "`" + `.
+  """
+  reportComment(input: ReportCommentInput!): ReportCommentPayload
+}
+
+"The comment to approve."
+input ApproveCommentInput {
+  "Id of the comment."
+  id: ID!
+}
+
+"The comment to reject, and why."
+input RejectCommentInput {
+  "Id of the comment."
+  id: ID!
+  "Why, for the author and the other moderators: up to 500 characters."
+  reason: String
+}
+
+"The comment to hide, and why."
+input HideCommentInput {
+  "Id of the comment."
+  id: ID!
+  "Why: up to 500 characters."
+  reason: String
+}
+
+"The comment to restore."
+input RestoreCommentInput {
+  "Id of the comment."
+  id: ID!
+}
+
+"The comment to report, and why."
+input ReportCommentInput {
+  "Id of the comment."
+  id: ID!
+  "Why: up to 500 characters."
+  reason: String
+}
+
+"The result of a moderator's action."
+type ModerateCommentPayload {
+  "The comment after the change."
+  comment: Comment!
+}
+
+"The result of ` + "`" + `reportComment` + "`" + `."
+type ReportCommentPayload {
+  "The comment (its status is ` + "`" + `HIDDEN` + "`" + ` when this report reached the threshold)."
+  comment: Comment!
 }
 
 """
@@ -1438,6 +1779,12 @@ func (ec *executionContext) childFields_Comment(ctx context.Context, field graph
 		return ec.fieldContext_Comment_body(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Comment_createdAt(ctx, field)
+	case "status":
+		return ec.fieldContext_Comment_status(ctx, field)
+	case "moderatedAt":
+		return ec.fieldContext_Comment_moderatedAt(ctx, field)
+	case "moderationReason":
+		return ec.fieldContext_Comment_moderationReason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Comment", field.Name)
 }
@@ -1518,6 +1865,26 @@ func (ec *executionContext) childFields_LanguageStats(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type LanguageStats", field.Name)
 }
 
+func (ec *executionContext) childFields_ModerateCommentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "comment":
+		return ec.fieldContext_ModerateCommentPayload_comment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ModerateCommentPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ModerationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ModerationConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_ModerationConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ModerationConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ModerationConnection", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -1570,12 +1937,28 @@ func (ec *executionContext) childFields_RatingCount(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type RatingCount", field.Name)
 }
 
+func (ec *executionContext) childFields_ReportCommentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "comment":
+		return ec.fieldContext_ReportCommentPayload_comment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReportCommentPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_UpdateCommentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "comment":
 		return ec.fieldContext_UpdateCommentPayload_comment(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UpdateCommentPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "comments":
+		return ec.fieldContext_Viewer_comments(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
 
 func (ec *executionContext) childFields__Service(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1716,6 +2099,20 @@ func (ec *executionContext) field_Entity_findManyProductByIDs_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_approveComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ApproveCommentInput, error) {
+			return ec.unmarshalNApproveCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐApproveCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1736,6 +2133,62 @@ func (ec *executionContext) field_Mutation_deleteComment_args(ctx context.Contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.DeleteCommentInput, error) {
 			return ec.unmarshalNDeleteCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_hideComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.HideCommentInput, error) {
+			return ec.unmarshalNHideCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐHideCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rejectComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RejectCommentInput, error) {
+			return ec.unmarshalNRejectCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐRejectCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_reportComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ReportCommentInput, error) {
+			return ec.unmarshalNReportCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐReportCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_restoreComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RestoreCommentInput, error) {
+			return ec.unmarshalNRestoreCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐRestoreCommentInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -1882,6 +2335,36 @@ func (ec *executionContext) field_Query_comment_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_moderationQueue_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (model.ModerationQueueStatus, error) {
+			return ec.unmarshalNModerationQueueStatus2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐModerationQueueStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2025,6 +2508,28 @@ func (ec *executionContext) field_Subscription_statsChanged_args(ctx context.Con
 		return nil, err
 	}
 	args["language"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Viewer_comments_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -2302,6 +2807,75 @@ func (ec *executionContext) _Comment_createdAt(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Comment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_status(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Comment().Status(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.CommentStatus) graphql.Marshaler {
+			return ec.marshalNCommentStatus2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, true, true, errors.New("field of type CommentStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_moderatedAt(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_moderatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Comment().ModeratedAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_moderatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, true, true, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_moderationReason(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_moderationReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModerationReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_moderationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CommentChange_kind(ctx context.Context, field graphql.CollectedField, obj *model.CommentChange) (ret graphql.Marshaler) {
@@ -2802,6 +3376,134 @@ func (ec *executionContext) fieldContext_LanguageStats_total(_ context.Context, 
 	return graphql.NewScalarFieldContext("LanguageStats", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _ModerateCommentPayload_comment(ctx context.Context, field graphql.CollectedField, obj *model.ModerateCommentPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModerateCommentPayload_comment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Comment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModerateCommentPayload_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ModerateCommentPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ModerationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ModerationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModerationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CommentEdge) graphql.Marshaler {
+			return ec.marshalNCommentEdge2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModerationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ModerationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommentEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ModerationConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.ModerationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModerationConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚕᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐCommentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModerationConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ModerationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ModerationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ModerationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModerationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModerationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ModerationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2928,6 +3630,226 @@ func (ec *executionContext) fieldContext_Mutation_deleteComment(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_approveComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_approveComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApproveComment(ctx, fc.Args["input"].(model.ApproveCommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ModerateCommentPayload) graphql.Marshaler {
+			return ec.marshalOModerateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐModerateCommentPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_approveComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModerateCommentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_approveComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rejectComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rejectComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RejectComment(ctx, fc.Args["input"].(model.RejectCommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ModerateCommentPayload) graphql.Marshaler {
+			return ec.marshalOModerateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐModerateCommentPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rejectComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModerateCommentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rejectComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_hideComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_hideComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().HideComment(ctx, fc.Args["input"].(model.HideCommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ModerateCommentPayload) graphql.Marshaler {
+			return ec.marshalOModerateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐModerateCommentPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_hideComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModerateCommentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_hideComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_restoreComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_restoreComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RestoreComment(ctx, fc.Args["input"].(model.RestoreCommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ModerateCommentPayload) graphql.Marshaler {
+			return ec.marshalOModerateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐModerateCommentPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_restoreComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModerateCommentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_restoreComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reportComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reportComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReportComment(ctx, fc.Args["input"].(model.ReportCommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReportCommentPayload) graphql.Marshaler {
+			return ec.marshalOReportCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐReportCommentPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reportComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReportCommentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reportComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -3502,6 +4424,82 @@ func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_moderationQueue(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_moderationQueue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ModerationQueue(ctx, fc.Args["status"].(model.ModerationQueueStatus), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ModerationConnection) graphql.Marshaler {
+			return ec.marshalOModerationConnection2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐModerationConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_moderationQueue(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModerationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_moderationQueue_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_viewer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Viewer(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *auth.Principal) graphql.Marshaler {
+			return ec.marshalOViewer2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋauthᚐPrincipal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Viewer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query__entities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3700,6 +4698,38 @@ func (ec *executionContext) fieldContext_RatingCount_count(_ context.Context, fi
 	return graphql.NewScalarFieldContext("RatingCount", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _ReportCommentPayload_comment(ctx context.Context, field graphql.CollectedField, obj *model.ReportCommentPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReportCommentPayload_comment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Comment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReportCommentPayload_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReportCommentPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subscription_commentAdded(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -3860,6 +4890,50 @@ func (ec *executionContext) fieldContext_UpdateCommentPayload_comment(_ context.
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Comment(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Viewer_comments(ctx context.Context, field graphql.CollectedField, obj *auth.Principal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_comments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Viewer().Comments(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ModerationConnection) graphql.Marshaler {
+			return ec.marshalOModerationConnection2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐModerationConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_comments(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModerationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Viewer_comments_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -4946,6 +6020,36 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputApproveCommentInput(ctx context.Context, obj any) (model.ApproveCommentInput, error) {
+	var it model.ApproveCommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateCommentInput(ctx context.Context, obj any) (model.CreateCommentInput, error) {
 	var it model.CreateCommentInput
 	if obj == nil {
@@ -5041,6 +6145,43 @@ func (ec *executionContext) unmarshalInputDeleteCommentInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputHideCommentInput(ctx context.Context, obj any) (model.HideCommentInput, error) {
+	var it model.HideCommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputProductByIDsInput(ctx context.Context, obj any) (model.ProductByIDsInput, error) {
 	var it model.ProductByIDsInput
 	if obj == nil {
@@ -5061,6 +6202,110 @@ func (ec *executionContext) unmarshalInputProductByIDsInput(ctx context.Context,
 		switch k {
 		case "ID":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRejectCommentInput(ctx context.Context, obj any) (model.RejectCommentInput, error) {
+	var it model.RejectCommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputReportCommentInput(ctx context.Context, obj any) (model.ReportCommentInput, error) {
+	var it model.ReportCommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRestoreCommentInput(ctx context.Context, obj any) (model.RestoreCommentInput, error) {
+	var it model.RestoreCommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
 			data, err := ec.unmarshalNID2string(ctx, v)
 			if err != nil {
 				return it, err
@@ -5305,6 +6550,87 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 		case "createdAt":
 			out.Values[i] = ec._Comment_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Comment_status(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "moderatedAt":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Comment_moderatedAt(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "moderationReason":
+			out.Values[i] = ec._Comment_moderationReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -5707,6 +7033,92 @@ func (ec *executionContext) _LanguageStats(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var moderateCommentPayloadImplementors = []string{"ModerateCommentPayload"}
+
+func (ec *executionContext) _ModerateCommentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ModerateCommentPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, moderateCommentPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ModerateCommentPayload")
+		case "comment":
+			out.Values[i] = ec._ModerateCommentPayload_comment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var moderationConnectionImplementors = []string{"ModerationConnection"}
+
+func (ec *executionContext) _ModerationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ModerationConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, moderationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ModerationConnection")
+		case "edges":
+			out.Values[i] = ec._ModerationConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._ModerationConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ModerationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -5744,6 +7156,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteComment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteComment(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "approveComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_approveComment(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "rejectComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rejectComment(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "hideComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_hideComment(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "restoreComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_restoreComment(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reportComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reportComment(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
@@ -6190,6 +7637,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "moderationQueue":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_moderationQueue(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "viewer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_viewer(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "_entities":
 			field := field
 
@@ -6312,6 +7803,44 @@ func (ec *executionContext) _RatingCount(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var reportCommentPayloadImplementors = []string{"ReportCommentPayload"}
+
+func (ec *executionContext) _ReportCommentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReportCommentPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reportCommentPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReportCommentPayload")
+		case "comment":
+			out.Values[i] = ec._ReportCommentPayload_comment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -6353,6 +7882,77 @@ func (ec *executionContext) _UpdateCommentPayload(ctx context.Context, sel ast.S
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var viewerImplementors = []string{"Viewer"}
+
+func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, obj *auth.Principal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Viewer")
+		case "comments":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_comments(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6804,6 +8404,11 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNApproveCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐApproveCommentInput(ctx context.Context, v any) (model.ApproveCommentInput, error) {
+	res, err := ec.unmarshalInputApproveCommentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -6902,6 +8507,16 @@ func (ec *executionContext) marshalNCommentStats2ᚖgithubᚗcomᚋacmeᚋcommen
 	return ec._CommentStats(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCommentStatus2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStatus(ctx context.Context, v any) (model.CommentStatus, error) {
+	var res model.CommentStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCommentStatus2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStatus(ctx context.Context, sel ast.SelectionSet, v model.CommentStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNCreateCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCreateCommentInput(ctx context.Context, v any) (model.CreateCommentInput, error) {
 	res, err := ec.unmarshalInputCreateCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -6926,6 +8541,11 @@ func (ec *executionContext) marshalNFieldSet2string(ctx context.Context, sel ast
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNHideCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐHideCommentInput(ctx context.Context, v any) (model.HideCommentInput, error) {
+	res, err := ec.unmarshalInputHideCommentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
@@ -6999,6 +8619,16 @@ func (ec *executionContext) marshalNLanguageStats2ᚖgithubᚗcomᚋacmeᚋcomme
 	return ec._LanguageStats(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNModerationQueueStatus2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐModerationQueueStatus(ctx context.Context, v any) (model.ModerationQueueStatus, error) {
+	var res model.ModerationQueueStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNModerationQueueStatus2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐModerationQueueStatus(ctx context.Context, sel ast.SelectionSet, v model.ModerationQueueStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -7067,6 +8697,21 @@ func (ec *executionContext) marshalNRatingCount2ᚖgithubᚗcomᚋacmeᚋcomment
 		return graphql.Null
 	}
 	return ec._RatingCount(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRejectCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐRejectCommentInput(ctx context.Context, v any) (model.RejectCommentInput, error) {
+	res, err := ec.unmarshalInputRejectCommentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNReportCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐReportCommentInput(ctx context.Context, v any) (model.ReportCommentInput, error) {
+	res, err := ec.unmarshalInputReportCommentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNRestoreCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐRestoreCommentInput(ctx context.Context, v any) (model.RestoreCommentInput, error) {
+	res, err := ec.unmarshalInputRestoreCommentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -7629,6 +9274,20 @@ func (ec *executionContext) marshalOLanguageStats2ᚕᚖgithubᚗcomᚋacmeᚋco
 	return ret
 }
 
+func (ec *executionContext) marshalOModerateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐModerateCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.ModerateCommentPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ModerateCommentPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOModerationConnection2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐModerationConnection(ctx context.Context, sel ast.SelectionSet, v *model.ModerationConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ModerationConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalONode2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋnodeidᚐNode(ctx context.Context, sel ast.SelectionSet, v nodeid.Node) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -7696,6 +9355,13 @@ func (ec *executionContext) marshalOProductRank2ᚕᚖgithubᚗcomᚋacmeᚋcomm
 	return ret
 }
 
+func (ec *executionContext) marshalOReportCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐReportCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.ReportCommentPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ReportCommentPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -7761,11 +9427,36 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalTime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalTime(*v)
+	return res
+}
+
 func (ec *executionContext) marshalOUpdateCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdateCommentPayload) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._UpdateCommentPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOViewer2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋauthᚐPrincipal(ctx context.Context, sel ast.SelectionSet, v *auth.Principal) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Viewer(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO_Entity2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx context.Context, sel ast.SelectionSet, v fedruntime.Entity) graphql.Marshaler {

@@ -1,9 +1,11 @@
 // Package jsonl reads comments from JSON lines, for the `import` command,
 // and writes them, for `export` (Writer): one JSON object a line,
 //
-//	{"id","productId","language","rating","author","title","body","createdAt","authorId"}
+//	{"id","productId","language","rating","author","title","body","createdAt","authorId",
+//	 "status","moderatedAt","moderationReason"}
 //
-// (authorId, the comment's owner, optional), decoded strictly, validated
+// (authorId, the comment's owner, optional; status, absent for PUBLISHED,
+// and the last moderation's time and reason, optional), decoded strictly, validated
 // with store.Comment.Validate and delivered in batches. Read checks the
 // whole input before it delivers anything, so a file with a bad line loads
 // nothing; the error names the first bad lines with their reasons and

@@ -85,7 +85,7 @@ func (rec *record) setField(k int, line []byte, s string, i int) (int, bool, boo
 	if line[i] == 'n' {
 		// null: the field keeps its zero value, as encoding/json leaves it.
 		// A required field null is an error that decode reports.
-		ok := bytes.HasPrefix(line[i:], []byte("null")) && 1<<k&(fieldID|fieldAuthorID) != 0
+		ok := bytes.HasPrefix(line[i:], []byte("null")) && 1<<k&optionalFields != 0
 		return i + 4, false, ok
 	}
 	if 1<<k == fieldRating {
@@ -107,7 +107,8 @@ func (rec *record) setField(k int, line []byte, s string, i int) (int, bool, boo
 // stringField returns the field of rec of index k in fieldNames, a
 // string (any but the rating).
 func (rec *record) stringField(k int) *string {
-	return [...]*string{&rec.ID, &rec.ProductID, &rec.Language, nil, &rec.Author, &rec.Title, &rec.Body, &rec.CreatedAt, &rec.AuthorID}[k]
+	return [...]*string{&rec.ID, &rec.ProductID, &rec.Language, nil, &rec.Author, &rec.Title, &rec.Body, &rec.CreatedAt, &rec.AuthorID,
+		&rec.Status, &rec.ModeratedAt, &rec.ModerationReason}[k]
 }
 
 // stringValue returns the index past the JSON string at line[i] (a '"')

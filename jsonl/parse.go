@@ -22,7 +22,9 @@ import (
 )
 
 // record is one line, as read and as written: the fields in their
-// documented order, authorId only when the comment has an owner. As read,
+// documented order, authorId only when the comment has an owner, the
+// moderation fields only when it has been moderated or is not published
+// (a line without status is PUBLISHED). As read,
 // which fields are present and not null is told by checkKeys, and the raw
 // rating keeps its JSON type.
 type record struct {
@@ -35,10 +37,15 @@ type record struct {
 	Body      string          `json:"body"`
 	CreatedAt string          `json:"createdAt"`
 	AuthorID  string          `json:"authorId,omitempty"`
+	// Status is the moderation status, absent for PUBLISHED.
+	Status           string `json:"status,omitempty"`
+	ModeratedAt      string `json:"moderatedAt,omitempty"`
+	ModerationReason string `json:"moderationReason,omitempty"`
 }
 
 // fieldNames are the fields of a line, in their documented order.
-var fieldNames = [...]string{"id", "productId", "language", "rating", "author", "title", "body", "createdAt", "authorId"}
+var fieldNames = [...]string{"id", "productId", "language", "rating", "author", "title", "body", "createdAt", "authorId",
+	"status", "moderatedAt", "moderationReason"}
 
 // maxAuthorIDLen bounds the optional authorId (a JWT subject), in
 // characters.
@@ -59,7 +66,13 @@ const (
 	fieldBody
 	fieldCreatedAt
 	fieldAuthorID
+	fieldStatus
+	fieldModeratedAt
+	fieldModerationReason
 )
+
+// optionalFields are the fields a line may leave out or set to null.
+const optionalFields = fieldID | fieldAuthorID | fieldStatus | fieldModeratedAt | fieldModerationReason
 
 // placeholderID stands in for a missing id while the rest is validated.
 const placeholderID = "0"
@@ -157,6 +170,9 @@ func (rec *record) comment(set uint) (*store.Comment, *LineError) {
 			return nil, lineError("%s", store.ErrorMessage(err))
 		}
 	}
+	if err := rec.moderation(set, c); err != nil {
+		return nil, err
+	}
 	if set&fieldID != 0 {
 		c.ID = rec.ID
 		if err := store.ValidateID("id", c.ID); err != nil {
@@ -184,6 +200,31 @@ func (rec *record) comment(set uint) (*store.Comment, *LineError) {
 		return nil, &LineError{Msg: store.ErrorMessage(err), Err: err}
 	}
 	return c, nil
+}
+
+// moderation sets c's moderation fields from rec's (those of set).
+func (rec *record) moderation(set uint, c *store.Comment) *LineError {
+	if set&fieldStatus != 0 {
+		st, err := store.ParseStatus(rec.Status)
+		if err != nil {
+			return lineError("%s", store.ErrorMessage(err))
+		}
+		c.Status = st
+	}
+	if set&fieldModeratedAt != 0 {
+		t, err := time.Parse(time.RFC3339Nano, rec.ModeratedAt)
+		if err != nil || !rfc3339Tail(rec.ModeratedAt) {
+			return lineError("moderatedAt must be an RFC 3339 time such as \"2024-05-01T12:34:56Z\", got %s", quote(rec.ModeratedAt))
+		}
+		c.ModeratedAt = t.UTC()
+	}
+	if set&fieldModerationReason != 0 {
+		c.ModerationReason = rec.ModerationReason
+		if err := store.ValidateText("moderationReason", c.ModerationReason, store.MaxReasonLen); err != nil {
+			return lineError("%s", store.ErrorMessage(err))
+		}
+	}
+	return nil
 }
 
 // newID returns the ULID of comment c, which has no id: its time is

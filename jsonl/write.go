@@ -35,11 +35,19 @@ func NewWriter(w io.Writer) *Writer {
 func (w *Writer) Write(c *store.Comment) error {
 	w.n++
 	w.rating = strconv.AppendInt(w.rating[:0], int64(c.Rating), 10)
-	return w.enc.Encode(record{
+	rec := record{
 		ID: c.ID, ProductID: c.ProductID, Language: c.Language, Rating: w.rating,
 		Author: c.Author, Title: c.Title, Body: c.Body,
 		CreatedAt: c.CreatedAt.UTC().Format(time.RFC3339Nano), AuthorID: c.AuthorID,
-	})
+		ModerationReason: c.ModerationReason,
+	}
+	if c.Status != store.StatusPublished {
+		rec.Status = c.Status.Name()
+	}
+	if !c.ModeratedAt.IsZero() {
+		rec.ModeratedAt = c.ModeratedAt.UTC().Format(time.RFC3339Nano)
+	}
+	return w.enc.Encode(rec)
 }
 
 // Progress returns the comments and bytes written so far, for a Bar.

@@ -44,7 +44,7 @@ func loadNodes(ctx context.Context, gids []string) ([]nodeid.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c != nil { // a nil *store.Comment would be a non-nil Node
+		if c = visible(ctx, c); c != nil { // a nil *store.Comment would be a non-nil Node
 			out[p.at] = c
 		}
 	}

@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"time"
 
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/graph"
@@ -23,6 +24,19 @@ func (r *commentResolver) NodeID(ctx context.Context, obj *store.Comment) (strin
 // Product is the resolver for the product field.
 func (r *commentResolver) Product(ctx context.Context, obj *store.Comment) (*model.Product, error) {
 	return &model.Product{ID: obj.ProductID}, nil
+}
+
+// Status is the resolver for the status field.
+func (r *commentResolver) Status(ctx context.Context, obj *store.Comment) (model.CommentStatus, error) {
+	return model.CommentStatus(obj.Status.Name()), nil
+}
+
+// ModeratedAt is the resolver for the moderatedAt field.
+func (r *commentResolver) ModeratedAt(ctx context.Context, obj *store.Comment) (*time.Time, error) {
+	if obj.ModeratedAt.IsZero() {
+		return nil, nil
+	}
+	return &obj.ModeratedAt, nil
 }
 
 // CreateComment is the resolver for the createComment field.
@@ -61,6 +75,39 @@ func (r *mutationResolver) DeleteComment(ctx context.Context, input model.Delete
 		return nil, inputErrors(asArgument(err, "id"), "input")
 	}
 	return &model.DeleteCommentPayload{DeletedCommentID: input.ID}, nil
+}
+
+// ApproveComment is the resolver for the approveComment field.
+func (r *mutationResolver) ApproveComment(ctx context.Context, input model.ApproveCommentInput) (*model.ModerateCommentPayload, error) {
+	return r.moderate(ctx, input.ID, store.ActionApprove, nil)
+}
+
+// RejectComment is the resolver for the rejectComment field.
+func (r *mutationResolver) RejectComment(ctx context.Context, input model.RejectCommentInput) (*model.ModerateCommentPayload, error) {
+	return r.moderate(ctx, input.ID, store.ActionReject, input.Reason)
+}
+
+// HideComment is the resolver for the hideComment field.
+func (r *mutationResolver) HideComment(ctx context.Context, input model.HideCommentInput) (*model.ModerateCommentPayload, error) {
+	return r.moderate(ctx, input.ID, store.ActionHide, input.Reason)
+}
+
+// RestoreComment is the resolver for the restoreComment field.
+func (r *mutationResolver) RestoreComment(ctx context.Context, input model.RestoreCommentInput) (*model.ModerateCommentPayload, error) {
+	return r.moderate(ctx, input.ID, store.ActionRestore, nil)
+}
+
+// ReportComment is the resolver for the reportComment field.
+func (r *mutationResolver) ReportComment(ctx context.Context, input model.ReportCommentInput) (*model.ReportCommentPayload, error) {
+	who, err := reporter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Store.ReportComment(ctx, input.ID, who, deref(input.Reason))
+	if err != nil {
+		return nil, inputErrors(asArgument(err, "id"), "input")
+	}
+	return &model.ReportCommentPayload{Comment: c}, nil
 }
 
 // NodeID is the resolver for the nodeId field.
@@ -132,7 +179,8 @@ func (r *queryResolver) Comment(ctx context.Context, id string) (*store.Comment,
 	if err := store.ValidateID("comment id", id); err != nil {
 		return nil, asArgument(err, "id")
 	}
-	return For(ctx).Comments.Load(ctx, id)()
+	c, err := For(ctx).Comments.Load(ctx, id)()
+	return visible(ctx, c), err
 }
 
 // TopProducts is the resolver for the topProducts field.
@@ -173,6 +221,37 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]nodeid.Node,
 	return loadNodes(ctx, ids)
 }
 
+// ModerationQueue is the resolver for the moderationQueue field.
+func (r *queryResolver) ModerationQueue(ctx context.Context, status model.ModerationQueueStatus, first *int, after *string) (*model.ModerationConnection, error) {
+	if err := requireModerator(ctx); err != nil {
+		return nil, err
+	}
+	n, cursor := listPageArgs(first, after)
+	p, err := r.Store.ModerationQueue(ctx, store.Queue(status), n, cursor)
+	if err != nil {
+		return nil, err
+	}
+	return moderationConnection(p), nil
+}
+
+// Viewer is the resolver for the viewer field.
+func (r *queryResolver) Viewer(ctx context.Context) (*auth.Principal, error) {
+	if p, _ := auth.FromContext(ctx); p != nil && p.Kind == auth.KindJWT {
+		return p, nil
+	}
+	return nil, nil
+}
+
+// Comments is the resolver for the comments field.
+func (r *viewerResolver) Comments(ctx context.Context, obj *auth.Principal, first *int, after *string) (*model.ModerationConnection, error) {
+	n, cursor := listPageArgs(first, after)
+	p, err := r.Store.AuthorComments(ctx, obj.Subject, n, cursor)
+	if err != nil {
+		return nil, err
+	}
+	return moderationConnection(p), nil
+}
+
 // Comment returns graph.CommentResolver implementation.
 func (r *Resolver) Comment() graph.CommentResolver { return &commentResolver{r} }
 
@@ -185,9 +264,13 @@ func (r *Resolver) Product() graph.ProductResolver { return &productResolver{r} 
 // Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
+// Viewer returns graph.ViewerResolver implementation.
+func (r *Resolver) Viewer() graph.ViewerResolver { return &viewerResolver{r} }
+
 type (
 	commentResolver  struct{ *Resolver }
 	mutationResolver struct{ *Resolver }
 	productResolver  struct{ *Resolver }
 	queryResolver    struct{ *Resolver }
+	viewerResolver   struct{ *Resolver }
 )

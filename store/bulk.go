@@ -188,8 +188,8 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 				for _, it := range items {
 					if _, ok := ProductIDFromPK(it.S(table.AttrPK)); ok {
 						local.seen[it.Key()] = it.N(table.AttrVersion)
-					} else if _, ok := CommentIDFromPK(it.S(table.AttrPK)); ok {
-						local.add(it)
+					} else if _, ok := CommentIDFromPK(it.S(table.AttrPK)); ok && it.S(table.AttrStatus) == "" {
+						local.add(it) // only a published comment counts
 					}
 				}
 				if next == nil {

@@ -108,11 +108,12 @@ func StreamChangeID(t time.Time, seq string) string {
 }
 
 // commit writes ops atomically and then publishes ch when the store has a
-// publisher (one process). The publish lock makes the publish order the
+// publisher (one process) and ch is a change (a write of an unpublished
+// comment has Kind ""). The publish lock makes the publish order the
 // commit order.
 func (s *Store) commit(ctx context.Context, ops []table.Op, ch Change) error {
 	ch.ID = s.newID(s.now())
-	if s.publisher == nil {
+	if s.publisher == nil || ch.Kind == "" {
 		return tableError(s.table.Write(ctx, ops), ECONFLICT, EFORBIDDEN)
 	}
 	s.publishMu.Lock()

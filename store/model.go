@@ -35,6 +35,16 @@ type Comment struct {
 	// Stored only when set (attribute authorId), never projected to the
 	// indexes: ownership checks read the item itself.
 	AuthorID string
+	// Status is the comment's moderation status: the zero Status,
+	// StatusPublished, for a published comment (and every comment written
+	// with moderation off).
+	Status Status
+	// Reports counts the reports since the last review (see ReportComment).
+	Reports int64
+	// ModeratedAt is when a moderator (or the report threshold) last moved
+	// the comment (zero: never), and ModerationReason why.
+	ModeratedAt      time.Time
+	ModerationReason string
 }
 
 // SortKey returns the comment's GSISK.
@@ -157,16 +167,12 @@ func (c *Comment) Validate() error {
 	return nil
 }
 
-// Item returns the table item of c, with all four index keys.
+// Item returns the table item of c: with all four public index keys when
+// it is published, and its moderation attributes (moderationAttrs).
 func (c *Comment) Item() table.Item {
 	k := CommentKey(c.ID)
-	_, gsi1 := PartitionKey(c.ProductID, c.Language, c.Rating)
-	_, gsi2 := PartitionKey(c.ProductID, c.Language, 0)
-	_, gsi3 := PartitionKey(c.ProductID, "", c.Rating)
-	_, gsi4 := PartitionKey(c.ProductID, "", 0)
 	it := table.Item{
 		table.AttrPK: table.S(k.PK), table.AttrSK: table.S(k.SK),
-		table.AttrGSIPK: table.S(gsi1), table.AttrGSI2PK: table.S(gsi2), table.AttrGSI3PK: table.S(gsi3), table.AttrGSI4PK: table.S(gsi4),
 		table.AttrGSISK:     table.S(c.SortKey()),
 		table.AttrID:        table.S(c.ID),
 		table.AttrProductID: table.S(c.ProductID),
@@ -181,6 +187,14 @@ func (c *Comment) Item() table.Item {
 	if c.AuthorID != "" {
 		it[table.AttrAuthorID] = table.S(c.AuthorID)
 	}
+	if c.Status == StatusPublished {
+		_, gsi1 := PartitionKey(c.ProductID, c.Language, c.Rating)
+		_, gsi2 := PartitionKey(c.ProductID, c.Language, 0)
+		_, gsi3 := PartitionKey(c.ProductID, "", c.Rating)
+		_, gsi4 := PartitionKey(c.ProductID, "", 0)
+		it[table.AttrGSIPK], it[table.AttrGSI2PK], it[table.AttrGSI3PK], it[table.AttrGSI4PK] = table.S(gsi1), table.S(gsi2), table.S(gsi3), table.S(gsi4)
+	}
+	c.moderationAttrs(it)
 	return it
 }
 
@@ -190,7 +204,7 @@ func CommentFromItem(it table.Item) (*Comment, error) {
 	if err != nil {
 		return nil, Wrap(EINTERNAL, err, "corrupt comment item %q", it.S(table.AttrPK))
 	}
-	return &Comment{
+	c := &Comment{
 		ID:        it.S(table.AttrID),
 		ProductID: it.S(table.AttrProductID),
 		Language:  it.S(table.AttrLanguage),
@@ -201,7 +215,11 @@ func CommentFromItem(it table.Item) (*Comment, error) {
 		CreatedAt: t,
 		Version:   it.N(table.AttrVersion),
 		AuthorID:  it.S(table.AttrAuthorID),
-	}, nil
+	}
+	if err := c.readModeration(it); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // StatsFromItem decodes a stats item; a nil item is all zeros.

@@ -234,7 +234,7 @@ func (in CommentUpdate) validate() (lang string, err error) {
 const maxAttempts = 12
 
 // CreateComment stores a new comment and counts it in its product's stats,
-// in one atomic write.
+// in one atomic write; in pre moderation it is PENDING, and not counted.
 func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, error) {
 	now := s.now().UTC()
 	c := &Comment{
@@ -245,15 +245,12 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if s.mod.Mode == ModerationPre {
+		c.Status = StatusPending
+	}
 	err := s.retry(ctx, func() error {
-		d := statsDelta{}
-		d.add(c, +1)
-		ops, err := s.statsOps(ctx, c.ProductID, d)
-		if err != nil {
-			return err
-		}
-		ops = append(ops, table.Op{Kind: table.OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: []table.Cond{{Kind: table.CondNotExists}}})
-		return s.commitSettled(ctx, ops, Change{Kind: ChangeAdded, Comment: c})
+		ops := s.rewriteOps(nil, c, []table.Cond{{Kind: table.CondNotExists}})
+		return s.commitSettled(ctx, ops, publicChange(nil, c))
 	})
 	if err != nil {
 		return nil, err
@@ -263,7 +260,8 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 
 // UpdateComment changes a comment's language, rating, title or body and moves
 // its count in the stats, in one atomic write conditional on the comment's
-// version and on in.Owner. A missing comment is ENOTFOUND, another author's
+// version and on in.Owner. In pre moderation the edited comment goes back
+// to review: PENDING, unpublished until approved (docs/design.md §12.2). A missing comment is ENOTFOUND, another author's
 // EFORBIDDEN (see Owner).
 func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, error) {
 	lang, err := in.validate()
@@ -297,15 +295,11 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 			return nil
 		}
 		c.Version = old.Version + 1
-		d := statsDelta{}
-		d.add(old, -1)
-		d.add(&c, +1)
-		ops, err := s.statsOps(ctx, c.ProductID, d)
-		if err != nil {
-			return err
+		if s.mod.Mode == ModerationPre {
+			c.Status, c.Reports = StatusPending, 0
 		}
-		ops = append(ops, table.Op{Kind: table.OpPut, Key: CommentKey(c.ID), Item: c.Item(), Conds: in.Owner.conds(old.Version)})
-		if err := s.commitSettled(ctx, ops, Change{Kind: ChangeUpdated, Comment: &c, Old: old}); err != nil {
+		ops := s.rewriteOps(old, &c, in.Owner.conds(old.Version))
+		if err := s.commitSettled(ctx, ops, publicChange(old, &c)); err != nil {
 			return refused(c.ID, err)
 		}
 		out = &c
@@ -321,7 +315,7 @@ func (s *Store) DeleteComment(ctx context.Context, id string, owner Owner) error
 	if err := ValidateID("comment id", id); err != nil {
 		return err
 	}
-	return s.retry(ctx, func() error {
+	err := s.retry(ctx, func() error {
 		old, err := s.getComment(ctx, id)
 		if err != nil {
 			return err
@@ -329,15 +323,13 @@ func (s *Store) DeleteComment(ctx context.Context, id string, owner Owner) error
 		if err := owner.check(old); err != nil {
 			return err
 		}
-		d := statsDelta{}
-		d.add(old, -1)
-		ops, err := s.statsOps(ctx, old.ProductID, d)
-		if err != nil {
-			return err
-		}
-		ops = append(ops, table.Op{Kind: table.OpDelete, Key: CommentKey(id), Conds: owner.conds(old.Version)})
-		return refused(id, s.commitSettled(ctx, ops, Change{Kind: ChangeDeleted, Comment: old}))
+		ops := s.rewriteOps(old, nil, owner.conds(old.Version))
+		return refused(id, s.commitSettled(ctx, ops, publicChange(old, nil)))
 	})
+	if err == nil && s.mod.on() {
+		_ = s.purgeReports(ctx, id) // best effort, as a settle: leftovers are inert
+	}
+	return err
 }
 
 func (s *Store) getComment(ctx context.Context, id string) (*Comment, error) {
@@ -393,17 +385,12 @@ func (d *statsDelta) add(c *Comment, n int64) {
 	}
 }
 
-// statsOps returns the updates of the stats that d changes: unconditional
+// deltaOps returns the updates of the stats that d changes: unconditional
 // ADDs to the counters of the comment's shard (so concurrent writers of one
 // product do not contend unless their comments share a shard) and, where
 // the 5-star count changes, a leaderboard marker (see pendingOp): the
 // leaderboard entries are brought up to date after the write commits
 // (Store.commit), never under a condition that writers would contend on.
-func (s *Store) statsOps(_ context.Context, pid string, d statsDelta) ([]table.Op, error) {
-	return deltaOps(pid, d), nil
-}
-
-// deltaOps is statsOps: it reads nothing.
 func deltaOps(pid string, d statsDelta) []table.Op {
 	langs := make([]string, 0, len(d.langs))
 	for lang, v := range d.langs {

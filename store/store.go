@@ -21,6 +21,7 @@ type Store struct {
 	sizing Sizing            // BalancedSizing unless WithSizing
 	now    func() time.Time
 	newID  func(time.Time) string
+	mod    Moderation // off unless WithModeration
 	publishState
 	hints statsHints // the stats last read, per product and language
 }

@@ -11,6 +11,12 @@ import (
 	"github.com/acme/comments-gateway/store"
 )
 
+// The comment to approve.
+type ApproveCommentInput struct {
+	// Id of the comment.
+	ID string `json:"id"`
+}
+
 // One change of a product's filtered comment list.
 type CommentChange struct {
 	// What happened to the comment, relative to the subscription's filter.
@@ -101,12 +107,37 @@ type DeleteCommentPayload struct {
 	DeletedCommentID string `json:"deletedCommentId"`
 }
 
+// The comment to hide, and why.
+type HideCommentInput struct {
+	// Id of the comment.
+	ID string `json:"id"`
+	// Why: up to 500 characters.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // The number of comments a product has in one language.
 type LanguageStats struct {
 	// The language: a canonical BCP 47 tag such as `en` or `pt-BR`.
 	Language string `json:"language"`
 	// The number of the product's comments in this language (at least 1).
 	Total int `json:"total"`
+}
+
+// The result of a moderator's action.
+type ModerateCommentPayload struct {
+	// The comment after the change.
+	Comment *store.Comment `json:"comment"`
+}
+
+// One page of a moderator's queue or of the viewer's comments, in the
+// [Relay connection](https://relay.dev/graphql/connections.htm) form.
+type ModerationConnection struct {
+	// The comments of this page, each with its cursor.
+	Edges []*CommentEdge `json:"edges"`
+	// The same comments as `edges`, without cursors.
+	Nodes []*store.Comment `json:"nodes"`
+	// `hasNextPage` and the cursors of this page (`hasPreviousPage` is always `false`).
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
 // Changes to comments. Each mutation changes the comment, the product's
@@ -197,6 +228,34 @@ type RatingCount struct {
 	Rating int `json:"rating"`
 	// The number of comments with this rating.
 	Count int `json:"count"`
+}
+
+// The comment to reject, and why.
+type RejectCommentInput struct {
+	// Id of the comment.
+	ID string `json:"id"`
+	// Why, for the author and the other moderators: up to 500 characters.
+	Reason *string `json:"reason,omitempty"`
+}
+
+// The comment to report, and why.
+type ReportCommentInput struct {
+	// Id of the comment.
+	ID string `json:"id"`
+	// Why: up to 500 characters.
+	Reason *string `json:"reason,omitempty"`
+}
+
+// The result of `reportComment`.
+type ReportCommentPayload struct {
+	// The comment (its status is `HIDDEN` when this report reached the threshold).
+	Comment *store.Comment `json:"comment"`
+}
+
+// The comment to restore.
+type RestoreCommentInput struct {
+	// Id of the comment.
+	ID string `json:"id"`
 }
 
 // Live updates of one product's comments and statistics, over
@@ -355,6 +414,133 @@ func (e *CommentChangeKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e CommentChangeKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A comment's moderation status. Only `PUBLISHED` comments are public: in
+// `comments`, `totalCount`, `stats`, `languages`, `topProducts` and the
+// subscriptions. The others are seen only by their author and moderators.
+type CommentStatus string
+
+const (
+	// Public.
+	CommentStatusPublished CommentStatus = "PUBLISHED"
+	// Awaiting a moderator's approval (`-moderation pre`).
+	CommentStatusPending CommentStatus = "PENDING"
+	// Refused by a moderator.
+	CommentStatusRejected CommentStatus = "REJECTED"
+	// Taken down by a moderator, or by reports (`-moderation post`).
+	CommentStatusHidden CommentStatus = "HIDDEN"
+)
+
+var AllCommentStatus = []CommentStatus{
+	CommentStatusPublished,
+	CommentStatusPending,
+	CommentStatusRejected,
+	CommentStatusHidden,
+}
+
+func (e CommentStatus) IsValid() bool {
+	switch e {
+	case CommentStatusPublished, CommentStatusPending, CommentStatusRejected, CommentStatusHidden:
+		return true
+	}
+	return false
+}
+
+func (e CommentStatus) String() string {
+	return string(e)
+}
+
+func (e *CommentStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CommentStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CommentStatus", str)
+	}
+	return nil
+}
+
+func (e CommentStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CommentStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CommentStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The queues of `moderationQueue`.
+type ModerationQueueStatus string
+
+const (
+	// Comments awaiting approval.
+	ModerationQueueStatusPending ModerationQueueStatus = "PENDING"
+	// Published comments with reports not yet reviewed.
+	ModerationQueueStatusReported ModerationQueueStatus = "REPORTED"
+	// Hidden comments.
+	ModerationQueueStatusHidden ModerationQueueStatus = "HIDDEN"
+)
+
+var AllModerationQueueStatus = []ModerationQueueStatus{
+	ModerationQueueStatusPending,
+	ModerationQueueStatusReported,
+	ModerationQueueStatusHidden,
+}
+
+func (e ModerationQueueStatus) IsValid() bool {
+	switch e {
+	case ModerationQueueStatusPending, ModerationQueueStatusReported, ModerationQueueStatusHidden:
+		return true
+	}
+	return false
+}
+
+func (e ModerationQueueStatus) String() string {
+	return string(e)
+}
+
+func (e *ModerationQueueStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ModerationQueueStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ModerationQueueStatus", str)
+	}
+	return nil
+}
+
+func (e ModerationQueueStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ModerationQueueStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ModerationQueueStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

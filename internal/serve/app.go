@@ -194,7 +194,7 @@ func (a *app) openStore(ctx context.Context) error {
 	a.closers = append(a.closers, func() { tbl.Close() })
 	a.raw = tbl
 	a.live = a.cfg.live.newLive(a.cfg.store.Kind, a.log)
-	a.store = store.New(tbl, append(a.live.stores, store.WithSizing(a.cfg.sizing))...)
+	a.store = store.New(tbl, append(a.live.stores, store.WithSizing(a.cfg.sizing), store.WithModeration(a.cfg.moderation))...)
 	a.closers = append(a.closers, func() { // a no-op after serve's graceful shutdown
 		sctx, cancel := context.WithTimeout(context.Background(), a.cfg.shutdownTimeout)
 		defer cancel()
@@ -202,6 +202,11 @@ func (a *app) openStore(ctx context.Context) error {
 	})
 	if err := a.upgradeStore(ctx); err != nil {
 		return err
+	}
+	if a.cfg.moderation.Mode != store.ModerationOff {
+		if err := a.store.CheckModeration(ctx); err != nil {
+			return err
+		}
 	}
 	return a.live.start(ctx, a.store, tbl, &a.cfg.live, a.metrics, a.log)
 }

@@ -41,6 +41,7 @@ type Config struct {
 	requestTimeout  time.Duration
 	loaderWait      time.Duration
 	sizing          store.Sizing
+	moderation      store.Moderation // -moderation, -report-threshold
 	limits          resolvers.Limits
 	rateLimit       resolvers.RateLimit
 	maxInFlight     int             // -max-inflight-client; negative: no bound
@@ -63,6 +64,7 @@ type Config struct {
 	// -dev, or into the fields above).
 	typed struct {
 		store, mergeSizing, corsOrigins string
+		moderation                      string
 		corsOriginsSet                  bool // by a flag or the environment
 		introspection, graphiql         modeBool
 		openExplain                     modeBool
@@ -119,6 +121,8 @@ func (c *Config) registerServer(fs *flag.FlagSet, devDefault bool) {
 	fs.StringVar(&c.typed.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed on /graphql by CORS, websockets and SSE (e.g. https://shop.example.com, https://*.example.com); others get 403 FORBIDDEN_ORIGIN for a preflight, websocket or SSE request (default in dev mode: http://localhost:*,http://127.0.0.1:*; else none, same-origin only)")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&c.typed.store, "store", storespec.Default, "store: bolt:PATH or dynamodb:TABLE")
+	fs.StringVar(&c.typed.moderation, "moderation", string(store.ModerationOff), "moderation of comments: off (published at once), pre (pending until a moderator approves) or post (published at once, hidden by -report-threshold reports); see docs/moderation.md")
+	fs.Int64Var(&c.moderation.ReportThreshold, "report-threshold", store.DefaultReportThreshold, "with -moderation post, the number of reports (one per user) that hide a comment until a moderator reviews it (0: never)")
 	fs.BoolVar(&c.demo, "demo", devDefault, "load the demo data set when the store is empty (default true without a command word, false for the serve command: a production table never gets fake reviews unless asked)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may finish on SIGINT/SIGTERM")
 	fs.DurationVar(&c.loaderWait, "loader-wait", resolvers.DefaultLoaderWait, "how long a dataloader collects keys before its one batched read")
@@ -197,6 +201,12 @@ func (c *Config) resolve() error {
 	var err error
 	if c.store, err = storespec.Parse(c.typed.store); err != nil {
 		return err
+	}
+	if c.moderation.Mode, err = store.ParseModerationMode(c.typed.moderation); err != nil {
+		return fmt.Errorf("-moderation: %w", err)
+	}
+	if c.moderation.ReportThreshold < 0 {
+		return fmt.Errorf("-report-threshold %d: want 0 (reports never hide) or more", c.moderation.ReportThreshold)
 	}
 	if c.readTimeout <= 0 {
 		return fmt.Errorf("-read-timeout %s: want a positive duration (a stalled body would hold its connection forever)", c.readTimeout)

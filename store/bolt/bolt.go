@@ -151,7 +151,7 @@ func Open(path string, opts ...Option) (*Table, error) {
 		return nil, openError(path, o.lockTimeout, err)
 	}
 	t := &Table{db: db, path: path, batchSize: o.batchSize, log: o.log}
-	for _, d := range table.Indexes {
+	for _, d := range table.AllIndexes {
 		t.indexes = append(t.indexes, &index{
 			def:    d,
 			bucket: []byte(indexBucketPrefix + d.Name),

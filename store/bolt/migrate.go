@@ -30,7 +30,7 @@ type fileState struct {
 // one, migrates a file of format 1, and rebuilds the index buckets when the
 // index definitions have changed (or a migration was interrupted).
 func (t *Table) init() error {
-	sig := []byte(signature(table.Indexes))
+	sig := []byte(signature(table.AllIndexes))
 	var st fileState
 	err := t.view(func(tx *bbolt.Tx) error {
 		st.empty = tx.Bucket(bucketItems) == nil
@@ -100,7 +100,7 @@ func (t *Table) rebuild(st fileState) error {
 		if err := meta.Delete(metaMigrating); err != nil {
 			return err
 		}
-		return meta.Put(metaIndexes, []byte(signature(table.Indexes)))
+		return meta.Put(metaIndexes, []byte(signature(table.AllIndexes)))
 	})
 	if err == nil {
 		t.log.Info("bolt store: done "+what, "path", t.path, "items", n, "took", time.Since(start).Round(time.Millisecond).String())
@@ -147,7 +147,7 @@ func (t *Table) startRebuild(tx *bbolt.Tx, done bool) error {
 		return err
 	}
 	if done {
-		return meta.Put(metaIndexes, []byte(signature(table.Indexes)))
+		return meta.Put(metaIndexes, []byte(signature(table.AllIndexes)))
 	}
 	return meta.Put(metaMigrating, []byte{})
 }

@@ -52,26 +52,31 @@ func CreateTableInput(name string, stream bool) *dynamodb.CreateTableInput {
 	}
 	attr(table.AttrPK)
 	attr(table.AttrSK)
-	for _, d := range table.Indexes {
+	for _, d := range table.AllIndexes {
 		attr(d.Hash)
 	}
-	for _, d := range table.Indexes {
+	for _, d := range table.AllIndexes {
 		attr(d.Sort)
 	}
-	for _, d := range table.Indexes {
-		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
-			IndexName: aws.String(d.Name),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String(d.Hash), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String(d.Sort), KeyType: types.KeyTypeRange},
-			},
-			Projection: &types.Projection{
-				ProjectionType:   types.ProjectionTypeInclude,
-				NonKeyAttributes: append([]string(nil), d.Projection...),
-			},
-		})
+	for _, d := range table.AllIndexes {
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, gsi(d))
 	}
 	return in
+}
+
+// gsi is the definition of index d: its keys, and INCLUDE its projection.
+func gsi(d table.IndexDef) types.GlobalSecondaryIndex {
+	return types.GlobalSecondaryIndex{
+		IndexName: aws.String(d.Name),
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(d.Hash), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(d.Sort), KeyType: types.KeyTypeRange},
+		},
+		Projection: &types.Projection{
+			ProjectionType:   types.ProjectionTypeInclude,
+			NonKeyAttributes: append([]string(nil), d.Projection...),
+		},
+	}
 }
 
 // CreateTable creates the table (see CreateTableInput) and waits until the
@@ -98,6 +103,9 @@ func (t *Table) CreateTable(ctx context.Context, stream bool) error {
 	if err := t.waitActive(ctx); err != nil {
 		return err
 	}
+	if err := t.addIndexes(ctx); err != nil {
+		return err
+	}
 	if err := t.EnableTTL(ctx); err != nil {
 		return err
 	}
@@ -108,6 +116,54 @@ func (t *Table) CreateTable(ctx context.Context, stream bool) error {
 		return nil
 	}
 	return t.EnableStream(ctx)
+}
+
+// addIndexes adds to an existing table the indexes of store.AllIndexes it
+// lacks (store.ModerationIndexes, on a table created before moderation),
+// one UpdateTable each (DynamoDB creates one index per call), waiting for
+// each to be ACTIVE: the upgrade path to moderation (docs/design.md §12.3).
+func (t *Table) addIndexes(ctx context.Context) error {
+	for {
+		out, err := t.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+		if err != nil {
+			return translate(ctx, "DescribeTable", err)
+		}
+		d, ok := missingIndex(out.Table)
+		if !ok {
+			return nil
+		}
+		g := gsi(d)
+		_, err = t.client.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName: aws.String(t.name),
+			AttributeDefinitions: []types.AttributeDefinition{
+				{AttributeName: aws.String(d.Hash), AttributeType: types.ScalarAttributeTypeS},
+				{AttributeName: aws.String(d.Sort), AttributeType: types.ScalarAttributeTypeS},
+			},
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+				IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection,
+			}}},
+		})
+		if err != nil {
+			return translate(ctx, "UpdateTable", err)
+		}
+		if err := t.waitActive(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// missingIndex returns the first index of store.AllIndexes the table lacks.
+func missingIndex(d *types.TableDescription) (table.IndexDef, bool) {
+	for _, want := range table.AllIndexes {
+		found := false
+		for _, g := range d.GlobalSecondaryIndexes {
+			found = found || aws.ToString(g.IndexName) == want.Name
+		}
+		if !found {
+			return want, true
+		}
+	}
+	return table.IndexDef{}, false
 }
 
 // waitActive polls DescribeTable until the table and every index are ACTIVE.
@@ -150,8 +206,10 @@ func active(d *types.TableDescription) bool {
 	return true
 }
 
-// checkSchema verifies that an existing table has the keys and indexes this
-// package needs (it does not compare projections or billing).
+// checkSchema verifies that an existing table has the keys and the public
+// indexes (store.Indexes) this package needs (it does not compare
+// projections or billing); the moderation indexes are added by CreateTable
+// and checked by store.Store.CheckModeration when moderation is on.
 func checkSchema(d *types.TableDescription) error {
 	if d == nil {
 		return nil

@@ -205,9 +205,11 @@ func streamError(ctx context.Context, op string, err error) error {
 	return translate(ctx, op, err)
 }
 
-// recordChange turns a stream record into a comment change: INSERT is
-// ADDED (the new image), MODIFY is UPDATED (new and old), REMOVE is
-// DELETED (the old image).
+// recordChange turns a stream record into a comment change, as subscribers
+// see it (store.PublicChange): INSERT of a published comment is ADDED (the
+// new image), MODIFY UPDATED (new and old) or, when it publishes or
+// unpublishes the comment, ADDED or DELETED, REMOVE DELETED (the old
+// image); writes of unpublished comments are none.
 func recordChange(r stypes.Record) (store.StreamRecord, error) {
 	d := r.Dynamodb
 	if d == nil {
@@ -229,20 +231,25 @@ func recordChange(r stypes.Record) (store.StreamRecord, error) {
 	if err != nil {
 		return rec, err
 	}
-	ch := store.Change{ID: store.StreamChangeID(rec.Created, rec.Seq)}
+	if r.EventName == stypes.OperationTypeModify && newC != nil && oldC != nil && *newC == *oldC {
+		return rec, nil
+	}
 	switch {
 	case r.EventName == stypes.OperationTypeInsert && newC != nil:
-		ch.Kind, ch.Comment = store.ChangeAdded, newC
+		oldC = nil
 	case r.EventName == stypes.OperationTypeModify && newC != nil && oldC != nil:
-		if *newC == *oldC {
-			return rec, nil
-		}
-		ch.Kind, ch.Comment, ch.Old = store.ChangeUpdated, newC, oldC
 	case r.EventName == stypes.OperationTypeRemove && oldC != nil:
-		ch.Kind, ch.Comment = store.ChangeDeleted, oldC
+		newC = nil
 	default:
 		return rec, table.Errorf(table.EINTERNAL, "stream record %s: %s of %s lacks its image (the stream must be NEW_AND_OLD_IMAGES)", rec.Seq, r.EventName, pk.Value)
 	}
+	// Subscribers see publications (docs/design.md §12.3): a write of an
+	// unpublished comment is no change.
+	ch := store.PublicChange(oldC, newC)
+	if ch.Kind == "" {
+		return rec, nil
+	}
+	ch.ID = store.StreamChangeID(rec.Created, rec.Seq)
 	rec.Change = &ch
 	return rec, nil
 }

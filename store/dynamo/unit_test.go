@@ -52,10 +52,10 @@ func TestDeployJSONMatchesCreateTable(t *testing.T) {
 
 func TestCreateTableInputIndexes(t *testing.T) {
 	in := CreateTableInput("x", true)
-	if len(in.GlobalSecondaryIndexes) != len(table.Indexes) {
-		t.Fatalf("%d GSIs, want %d", len(in.GlobalSecondaryIndexes), len(table.Indexes))
+	if len(in.GlobalSecondaryIndexes) != len(table.AllIndexes) {
+		t.Fatalf("%d GSIs, want %d", len(in.GlobalSecondaryIndexes), len(table.AllIndexes))
 	}
-	for i, d := range table.Indexes {
+	for i, d := range table.AllIndexes {
 		g := in.GlobalSecondaryIndexes[i]
 		if aws.ToString(g.IndexName) != d.Name || !sameKeys(g.KeySchema, d.Hash, d.Sort) {
 			t.Errorf("GSI %d = %s %v, want %s (%s, %s)", i, aws.ToString(g.IndexName), g.KeySchema, d.Name, d.Hash, d.Sort)

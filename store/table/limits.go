@@ -18,7 +18,7 @@ const (
 // to the maximum length of its value.
 var keyAttrLimits = func() map[string]int {
 	m := map[string]int{AttrPK: MaxHashKeyLen, AttrSK: MaxSortKeyLen}
-	for _, d := range Indexes {
+	for _, d := range AllIndexes {
 		m[d.Hash] = MaxHashKeyLen
 		m[d.Sort] = MaxSortKeyLen
 	}

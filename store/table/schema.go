@@ -10,7 +10,9 @@ const (
 	AttrGSI2PK = "GSI2PK" // PRODUCT#<pid>/<lang>
 	AttrGSI3PK = "GSI3PK" // PRODUCT#<pid>/<rating>
 	AttrGSI4PK = "GSI4PK" // PRODUCT#<pid>
-	AttrGSISK  = "GSISK"  // sort key of all four indexes
+	AttrGSISK  = "GSISK"  // sort key of every index
+	AttrGSI5PK = "GSI5PK" // MODERATION#<queue>/<k>: only on comments a moderator must see
+	AttrGSI6PK = "GSI6PK" // AUTHOR#<authorId>: comments written with moderation on
 
 	AttrID        = "id"
 	AttrProductID = "productId"
@@ -22,6 +24,11 @@ const (
 	AttrCreatedAt = "createdAt"
 	AttrVersion   = "version"  // bumped by every update; guards read-modify-write
 	AttrAuthorID  = "authorId" // optional: the authenticated creator's subject
+
+	AttrStatus           = "status"           // absent: PUBLISHED (see Status)
+	AttrReports          = "reports"          // open reports since the last review
+	AttrModeratedAt      = "moderatedAt"      // the last moderation transition
+	AttrModerationReason = "moderationReason" // its reason
 
 	AttrCountTotal = "count_total"
 )
@@ -35,6 +42,8 @@ const (
 	IndexByLang          = "byLang"
 	IndexByRating        = "byRating"
 	IndexAll             = "all"
+	IndexModeration      = "moderation"
+	IndexByAuthor        = "byAuthor"
 )
 
 // IndexDef declares one global secondary index.
@@ -63,9 +72,26 @@ var Indexes = []IndexDef{
 	{Name: IndexAll, Hash: AttrGSI4PK, Sort: AttrGSISK, Projection: projected},
 }
 
-// IndexByName returns the definition of the named index.
+// moderationProjected is what a moderator's or an author's list shows: a
+// page's attributes and the moderation state.
+var moderationProjected = append(append([]string(nil), projected[:len(projected)-1]...),
+	AttrStatus, AttrReports, AttrModeratedAt, AttrModerationReason, AttrAuthorID)
+
+// ModerationIndexes are the two sparse GSIs of moderation (docs/design.md
+// §12): the queues, and each author's comments. Only comments written with
+// moderation on carry their keys, so a table without them serves `off`
+// mode as it is.
+var ModerationIndexes = []IndexDef{
+	{Name: IndexModeration, Hash: AttrGSI5PK, Sort: AttrGSISK, Projection: moderationProjected},
+	{Name: IndexByAuthor, Hash: AttrGSI6PK, Sort: AttrGSISK, Projection: moderationProjected},
+}
+
+// AllIndexes are every GSI a table has: Indexes, then ModerationIndexes.
+var AllIndexes = append(append([]IndexDef(nil), Indexes...), ModerationIndexes...)
+
+// IndexByName returns the definition of the named index (of AllIndexes).
 func IndexByName(name string) (IndexDef, bool) {
-	for _, d := range Indexes {
+	for _, d := range AllIndexes {
 		if d.Name == name {
 			return d, true
 		}
