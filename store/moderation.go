@@ -304,19 +304,25 @@ func errModerationOff() error {
 	return Errorf(EINVALID, "moderation is off on this gateway (its -moderation is off)")
 }
 
+// checkModeration refuses a moderation operation on comment id with
+// reason when moderation is off or either argument is invalid.
+func (s *Store) checkModeration(id, reason string) error {
+	if !s.mod.on() {
+		return errModerationOff()
+	}
+	if err := ValidateID("id", id); err != nil {
+		return err
+	}
+	return validateReason(reason)
+}
+
 // Moderate applies a moderator's action to comment id, with reason (may be
 // empty), in one atomic write conditional on the comment's version and
 // status, which moves its counts when it is published or unpublished. A
 // comment whose status the action does not apply to, as read or because
 // another moderator moved it first, is ECONFLICT; a missing one ENOTFOUND.
 func (s *Store) Moderate(ctx context.Context, id string, a Action, reason string) (*Comment, error) {
-	if !s.mod.on() {
-		return nil, errModerationOff()
-	}
-	if err := ValidateID("id", id); err != nil {
-		return nil, err
-	}
-	if err := validateReason(reason); err != nil {
+	if err := s.checkModeration(id, reason); err != nil {
 		return nil, err
 	}
 	var out *Comment
@@ -355,13 +361,7 @@ func (s *Store) Moderate(ctx context.Context, id string, a Action, reason string
 // changes nothing and is no error. A comment that is not published is
 // ENOTFOUND (the public does not see it).
 func (s *Store) ReportComment(ctx context.Context, id, reporter, reason string) (*Comment, error) {
-	if !s.mod.on() {
-		return nil, errModerationOff()
-	}
-	if err := ValidateID("id", id); err != nil {
-		return nil, err
-	}
-	if err := validateReason(reason); err != nil {
+	if err := s.checkModeration(id, reason); err != nil {
 		return nil, err
 	}
 	if reporter == "" || len(reporter) > maxReporterLen {
