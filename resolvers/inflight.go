@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/acme/comments-gateway/internal/clientslots"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
 )
 
@@ -28,14 +29,14 @@ func limitInFlight(limit int) gqlhttp.Middleware {
 
 // inFlightSlots is limitInFlight's handler around next.
 func inFlightSlots(limit int, next http.Handler) http.Handler {
-	slots := newClientSlots(limit)
+	slots := clientslots.New(limit)
 	msg := fmt.Sprintf("too many requests in flight for this client: at most %d; wait for a reply before sending more", limit)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions || isLiveRequest(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		release, ok := slots.take(clientID(r))
+		release, ok := slots.Take(clientID(r))
 		if !ok {
 			gqlhttp.WriteError(w, http.StatusTooManyRequests, CodeInFlight, msg, "Retry-After", "1")
 			return

@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/acme/comments-gateway/internal/clientslots"
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/store"
 )
@@ -75,8 +76,8 @@ type Live struct {
 	cfg     LiveConfig
 	mu      sync.Mutex
 	conns   map[*liveConn]struct{}
-	clients *clientSlots // live connections by client
-	running *clientSlots // queries and mutations in flight by client (liveOperations)
+	clients *clientslots.Slots // live connections by client
+	running *clientslots.Slots // queries and mutations in flight by client (liveOperations)
 	closing bool
 	drained chan struct{} // closed when closing and no connection is left
 	fanout  *fanout       // subscribers grouped by operation (livefanout.go)
@@ -91,7 +92,7 @@ func NewLive(cfg LiveConfig) *Live {
 	cfg.KeepAlive = positiveOr(cfg.KeepAlive, DefaultKeepAlive)
 	cfg.WriteTimeout = positiveOr(cfg.WriteTimeout, DefaultLiveWriteTimeout)
 	l := &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, drained: make(chan struct{}),
-		clients: newClientSlots(cfg.MaxConnsPerClient), running: newClientSlots(cfg.MaxInFlightPerClient)}
+		clients: clientslots.New(cfg.MaxConnsPerClient), running: clientslots.New(cfg.MaxInFlightPerClient)}
 	if cfg.Hub != nil {
 		l.fanout = newFanout(cfg.Hub, nil)
 		l.fanout.budget.limit = budgetLimit(cfg.SubscriptionBudget)

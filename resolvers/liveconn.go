@@ -77,7 +77,7 @@ func (l *Live) add(c *liveConn) error {
 	if l.closing {
 		return errLiveClosing
 	}
-	leave, ok := l.clients.take(c.client)
+	leave, ok := l.clients.Take(c.client)
 	if !ok {
 		return fmt.Errorf("too many live connections: at most %d per client", l.cfg.MaxConnsPerClient)
 	}
@@ -95,7 +95,7 @@ func (c *liveConn) startOperation() (release func(), err *gqlerror.Error) {
 	if c.ops >= l.cfg.MaxInFlightPerConn {
 		return nil, gqlhttp.Coded(CodeInFlight, fmt.Sprintf("too many operations in flight on this connection: at most %d; wait for a result before sending more", l.cfg.MaxInFlightPerConn))
 	}
-	leave, ok := l.running.take(c.client)
+	leave, ok := l.running.Take(c.client)
 	if !ok {
 		return nil, gqlhttp.Coded(CodeInFlight, fmt.Sprintf("too many operations in flight for this client: at most %d over its live connections; wait for a result before sending more", l.cfg.MaxInFlightPerClient))
 	}
