@@ -188,7 +188,7 @@ func (cfg Config) withDefaults() Config {
 // text/event-stream), then the strict GraphQL-over-HTTP ones
 // (package gqlhttp).
 func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rateLimiter) {
-	addLiveTransports(srv, cfg, rl)
+	cfg.Live.install(srv, liveDeps(cfg, rl))
 	for _, t := range gqlhttp.Transports(schema) {
 		srv.AddTransport(t)
 	}
@@ -254,7 +254,6 @@ func addOperationMiddleware(srv *handler.Server, cfg Config, rl *rateLimiter) {
 	if rl != nil {
 		srv.AroundOperations(rl.around)
 	}
-	cfg.Live.chargeEvents(rl) // each subscription event costs its client too (livebudget.go)
 }
 
 // nameOperation records the operation ("query Name", "mutation anonymous")

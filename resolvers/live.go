@@ -81,6 +81,7 @@ type Live struct {
 	closing bool
 	drained chan struct{} // closed when closing and no connection is left
 	fanout  *fanout       // subscribers grouped by operation (livefanout.go)
+	deps    LiveDeps      // what the gateway gives it (install)
 }
 
 // NewLive returns the live connection registry for cfg.
@@ -100,29 +101,27 @@ func NewLive(cfg LiveConfig) *Live {
 	return l
 }
 
-// addLiveTransports registers the websocket (graphql-transport-ws, and the
-// legacy graphql-ws) and SSE (graphql-sse) transports of cfg.Live; they must
-// come before POST, which would take an SSE request for a plain one.
-func addLiveTransports(srv *handler.Server, cfg Config, rl *rateLimiter) {
-	l := cfg.Live
+// install registers, with what deps gives, the websocket
+// (graphql-transport-ws, and the legacy graphql-ws) and SSE (graphql-sse)
+// transports of l (nil: none); they must come before POST, which would
+// take an SSE request for a plain one.
+func (l *Live) install(srv *handler.Server, deps LiveDeps) {
 	if l == nil {
 		return
 	}
-	srv.AroundOperations(liveOperations(cfg))
+	l.deps = deps
+	srv.AroundOperations(liveOperations(deps.RequestTimeout))
 	if l.fanout != nil {
-		if cfg.Metrics != nil {
-			l.fanout.observe = cfg.Metrics.ObserveLiveDelivery
-		}
-		l.fanout.eventTimeout = cfg.RequestTimeout
-		l.fanout.perEvent = func(ctx context.Context) context.Context {
-			op := graphql.GetOperationContext(ctx).Operation
-			return context.WithValue(ctx, loadersKey{}, newLoaders(cfg.Store, cfg.LoaderWait, planLoads(op)))
-		}
+		l.fanout.observe = deps.ObserveDelivery
+		l.fanout.eventTimeout = deps.RequestTimeout
+		l.fanout.perEvent = deps.PerEvent
+		l.fanout.complexity = deps.Complexity
+		l.fanout.rate = deps.Rate
 		srv.AroundOperations(l.fanout.around)
 	}
 	srv.AddTransport(transport.Websocket{
-		Implementation:        liveWebsocket{l: l, rl: rl}, // the init timeout is wsGuard's
-		InitFunc:              l.initFunc(cfg.Auth),
+		Implementation:        liveWebsocket{l: l}, // the init timeout is wsGuard's
+		InitFunc:              l.initFunc(deps.Auth),
 		KeepAlivePingInterval: l.cfg.KeepAlive, // legacy graphql-ws "ka"
 		PingPongInterval:      l.cfg.KeepAlive, // graphql-transport-ws ping/pong
 	})
@@ -137,7 +136,7 @@ func addLiveTransports(srv *handler.Server, cfg Config, rl *rateLimiter) {
 // (Its own dataloaders come from withLoaders, as every operation's do: a
 // websocket lives long, and one cache for all its operations would serve
 // stale reads.)
-func liveOperations(cfg Config) graphql.OperationMiddleware {
+func liveOperations(timeout time.Duration) graphql.OperationMiddleware {
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		c := liveConnFrom(ctx)
 		if c == nil {
@@ -151,7 +150,7 @@ func liveOperations(cfg Config) graphql.OperationMiddleware {
 		if err != nil {
 			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{err}})
 		}
-		ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		responses := next(ctx)
 		return func(ctx context.Context) *graphql.Response {
 			resp := responses(ctx)

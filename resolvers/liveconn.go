@@ -50,7 +50,7 @@ func (l *Live) middleware(next http.Handler) http.Handler {
 		}
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
-		c := &liveConn{l: l, client: clientID(r), cancel: cancel}
+		c := &liveConn{l: l, client: l.deps.ClientOf(r), cancel: cancel}
 		if (transport.SSE{}).Supports(r) {
 			rc := http.NewResponseController(w)
 			// The stream outlives the server's ReadTimeout, its body not.
@@ -189,10 +189,7 @@ func (l *Live) initFunc(a *auth.Authenticator) transport.WebsocketInitFunc {
 // wrapped so that each write is bounded by WriteTimeout, the protocol and
 // the rate limit are enforced on each message (wsGuard), and the
 // connection is known to its liveConn.
-type liveWebsocket struct {
-	l  *Live
-	rl *rateLimiter // nil: no rate limit
-}
+type liveWebsocket struct{ l *Live }
 
 func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
 	conn, err := acceptWebsocket(batchingHijacker{w}, r, opts)
@@ -200,7 +197,7 @@ func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts tran
 		return nil, err
 	}
 	tc := &timedWebsocketConn{wrappedWebsocket: wrappedWebsocket{conn}, timeout: lw.l.cfg.WriteTimeout}
-	g := newWSGuard(r.Context(), tc, lw.rl)
+	g := newWSGuard(r.Context(), tc, lw.l.deps.Rate)
 	if c := liveConnFrom(r.Context()); c != nil {
 		c.ws.Store(tc)
 		c.guard.Store(g)

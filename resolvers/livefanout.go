@@ -15,6 +15,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/store"
 )
@@ -57,11 +58,13 @@ type fanout struct {
 	perEvent func(context.Context) context.Context
 	// eventTimeout bounds each event's execution (none when 0).
 	eventTimeout time.Duration
-	budget       liveBudget   // the complexity of each client's subscriptions (livebudget.go)
-	rate         *rateLimiter // charged for each event; nil: no rate limit
-	mu           sync.Mutex
-	groups       map[string]*fanGroup
-	members      int
+	budget       liveBudget    // the complexity of each client's subscriptions (livebudget.go)
+	rate         LiveRateLimit // charged for each event; nil: no rate limit
+	// complexity is what a subscription costs (at least 1); nil: 1.
+	complexity func(*graphql.OperationContext) int
+	mu         sync.Mutex
+	groups     map[string]*fanGroup
+	members    int
 }
 
 func newFanout(hub *live.Hub, observe func(time.Duration)) *fanout {
@@ -136,8 +139,8 @@ func (f *fanout) around(ctx context.Context, next graphql.OperationHandler) grap
 		return next(ctx)
 	}
 	slot := &fanSlot{cost: 1}
-	if m := costOf(oc); m != nil {
-		slot.cost = max(m.Complexity, 1)
+	if f.complexity != nil {
+		slot.cost = max(f.complexity(oc), 1)
 	}
 	if key, s, err := normalize(oc); err == nil {
 		slot.opKey, slot.shape = "n:"+key, s
@@ -420,7 +423,7 @@ func (g *fanGroup) deliver(d delivery, from *shape, views map[any]*graphql.Respo
 
 // errSlowConsumer is the error a member whose queue overflowed is ended with.
 func errSlowConsumer() *gqlerror.Error {
-	return codedError(CodeSlowConsumer, "subscription ended: the client did not read its events fast enough; resubscribe and catch up with comments(before: <newest cursor>)")
+	return gqlhttp.Coded(CodeSlowConsumer, "subscription ended: the client did not read its events fast enough; resubscribe and catch up with comments(before: <newest cursor>)")
 }
 
 // encodeExtensions replaces each value of resp.Extensions by its JSON, so

@@ -12,6 +12,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 )
 
 // Normalised subscriptions: what lets subscriptions that select the same
@@ -268,7 +270,7 @@ func reshape(resp *graphql.Response, from, to *shape) *graphql.Response {
 	} else if resp.Data != nil {
 		var b bytes.Buffer
 		if err := writeShaped(&b, resp.Data, from, to); err != nil {
-			out.Errors = gqlerror.List{codedError(CodeInternal, "internal error")}
+			out.Errors = gqlerror.List{gqlhttp.Coded(CodeInternal, "internal error")}
 			return out
 		}
 		out.Data = b.Bytes()

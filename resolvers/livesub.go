@@ -6,36 +6,31 @@ import (
 
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/store"
 )
 
-// subscribe validates a subscription's arguments exactly as the comments
-// and stats fields do, checks the credential and the connection's limit,
-// and joins the subscription's group (livefanout.go). It returns the
-// channel the subscription resolver returns: the group's events converted
-// by conv, one at a time, when the group executes the operation through
-// this subscriber.
-func subscribe[T any](ctx context.Context, r *Resolver, pid string, topic live.Topic, language *string, ratings []int, conv func(live.Event) T) (<-chan T, error) {
-	if r.Live == nil || r.Live.cfg.Hub == nil || r.Live.fanout == nil {
-		return nil, store.Errorf(store.EUNAVAILABLE, "subscriptions are not enabled on this server")
-	}
-	if err := store.ValidateID("product id", pid); err != nil {
-		return nil, err
-	}
-	f, err := commentFilter(language, ratings)
-	if err != nil {
-		return nil, err
-	}
-	if p, err := auth.FromContext(ctx); r.Live.cfg.RequireAuth && (p == nil || err != nil) {
-		return nil, codedError(CodeUnauthenticated, "subscriptions need a credential: Authorization: Bearer <API key or token>, or X-API-Key (websocket: in the connection_init payload)")
-	}
+// Enabled reports whether l serves subscriptions (false for a nil l).
+func (l *Live) Enabled() bool {
+	return l != nil && l.cfg.Hub != nil && l.fanout != nil
+}
+
+// RequiresAuth reports whether subscribing needs a credential.
+func (l *Live) RequiresAuth() bool { return l.cfg.RequireAuth }
+
+// subscribeLive checks the connection's limit and joins the
+// subscription's group (livefanout.go) for the events of topic on product
+// pid that pass flt; l must be Enabled, and the arguments valid. It
+// returns the channel a subscription resolver returns: the group's events
+// converted by conv, one at a time, when the group executes the operation
+// through this subscriber.
+func subscribeLive[T any](ctx context.Context, l *Live, pid string, topic live.Topic, flt store.Filter, conv func(live.Event) T) (<-chan T, error) {
 	c := liveConnFrom(ctx)
 	if c != nil {
-		if n := c.subs.Add(1); int(n) > r.Live.cfg.MaxSubscriptionsPerConn {
+		if n := c.subs.Add(1); int(n) > l.cfg.MaxSubscriptionsPerConn {
 			c.subs.Add(-1)
-			return nil, codedError(CodeLimitExceeded, "too many subscriptions on this connection")
+			return nil, gqlhttp.Coded(CodeLimitExceeded, "too many subscriptions on this connection")
 		}
 	}
 	// Only the group's goroutine sends, and only the execution it then runs
@@ -48,7 +43,7 @@ func subscribe[T any](ctx context.Context, r *Resolver, pid string, topic live.T
 		}
 		out <- conv(ev)
 	}
-	joined, err := r.Live.fanout.join(ctx, c, pid, topic, f, feed)
+	joined, err := l.fanout.join(ctx, c, pid, topic, flt, feed)
 	if err != nil || !joined {
 		if c != nil {
 			c.subs.Add(-1)
