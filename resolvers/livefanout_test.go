@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 )
@@ -53,7 +54,7 @@ func (e *liveEnv) mustCreate(tb testing.TB, pid, title string) *store.Comment {
 // own.
 func TestFanoutOneExecutionPerOperation(t *testing.T) {
 	var spy *spyTable
-	e := mustLiveEnvOn(t, resolvers.Config{}, resolvers.LiveConfig{}, 0, func(t store.Table) store.Table { spy = newSpy(t); return spy })
+	e := mustLiveEnvOn(t, resolvers.Config{}, livehttp.Config{}, 0, func(t store.Table) store.Table { spy = newSpy(t); return spy })
 	const shared = `subscription { commentAdded(productId: "p1") { title product { stats { total } } } }`
 	var ws []*wsConn
 	for range 3 {

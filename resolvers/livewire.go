@@ -11,14 +11,15 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/live/livehttp"
 )
 
 // liveDeps is what the live transport gets of this handler: its
 // credentials, client naming, request timeout, the cost analysis's
 // complexity, fresh dataloaders per event, the delivery metric and the
 // rate limit (nil rl: none).
-func liveDeps(cfg Config, rl *rateLimiter) LiveDeps {
-	d := LiveDeps{
+func liveDeps(cfg Config, rl *rateLimiter) livehttp.Deps {
+	d := livehttp.Deps{
 		Auth:           cfg.Auth,
 		ClientOf:       clientID,
 		RequestTimeout: cfg.RequestTimeout,
@@ -44,7 +45,7 @@ func liveDeps(cfg Config, rl *rateLimiter) LiveDeps {
 
 // Bucket returns the budget of the client of ctx's request
 // (withRequestContext names it); nil for one that is not limited.
-func (rl *rateLimiter) Bucket(ctx context.Context) LiveBucket {
+func (rl *rateLimiter) Bucket(ctx context.Context) livehttp.Bucket {
 	client, _ := ctx.Value(clientKey{}).(string)
 	if client == "" {
 		return nil
@@ -69,7 +70,7 @@ type liveBucket struct {
 	l  *rate.Limiter
 }
 
-func (b liveBucket) Refusal() LiveRefusal { return b.rl.newRefusal(b.l) }
+func (b liveBucket) Refusal() livehttp.Refusal { return b.rl.newRefusal(b.l) }
 
 func (b liveBucket) Spent() bool {
 	_, spent := b.rl.spent(b.l)

@@ -5,12 +5,13 @@ import (
 
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/live"
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/store"
 )
 
 // subscribe validates a subscription's arguments exactly as the comments
 // and stats fields do and checks the credential, then subscribes through
-// the live transport (subscribeLive). It returns the channel the
+// the live transport (livehttp.Subscribe). It returns the channel the
 // subscription resolver returns: the events of its group converted by
 // conv.
 func subscribe[T any](ctx context.Context, r *Resolver, pid string, topic live.Topic, language *string, ratings []int, conv func(live.Event) T) (<-chan T, error) {
@@ -27,5 +28,5 @@ func subscribe[T any](ctx context.Context, r *Resolver, pid string, topic live.T
 	if p, err := auth.FromContext(ctx); r.Live.RequiresAuth() && (p == nil || err != nil) {
 		return nil, codedError(CodeUnauthenticated, "subscriptions need a credential: Authorization: Bearer <API key or token>, or X-API-Key (websocket: in the connection_init payload)")
 	}
-	return subscribeLive(ctx, r.Live, pid, topic, f, conv)
+	return livehttp.Subscribe(ctx, r.Live, pid, topic, f, conv)
 }

@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 )
 
 // Subscriptions under the budgets of requests. A subscription costs its
-// complexity, as the cost analysis measures the operation (cost.go), and
+// complexity, as the cost analysis measures the operation (Deps.Complexity), and
 // every event makes its group execute it again; so:
 //
 //   - A client's subscriptions together cost at most SubscriptionBudget

@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 
 // Normalised subscriptions: what lets subscriptions that select the same
 // data under different operation names, aliases, variable names or
-// fragments share one execution (livefanout.go).
+// fragments share one execution (fanout.go).
 //
 // A subscription's selection normalises into a tree of fields, each named
 // by its canonical key: the field's name and its argument values
@@ -270,7 +270,7 @@ func reshape(resp *graphql.Response, from, to *shape) *graphql.Response {
 	} else if resp.Data != nil {
 		var b bytes.Buffer
 		if err := writeShaped(&b, resp.Data, from, to); err != nil {
-			out.Errors = gqlerror.List{gqlhttp.Coded(CodeInternal, "internal error")}
+			out.Errors = gqlerror.List{gqlhttp.Coded(gqlhttp.CodeInternal, "internal error")}
 			return out
 		}
 		out.Data = b.Bytes()

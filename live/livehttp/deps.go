@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"github.com/acme/comments-gateway/auth"
 )
 
-// LiveDeps is what the live transport needs of the gateway it serves, each
+// Deps is what the live transport needs of the gateway it serves, each
 // a value or a function, so that it knows connections, operations and
 // events, not the rate limit's buckets, the cost analysis or the
-// dataloaders. Package resolvers builds it in NewHandler (liveDeps).
-type LiveDeps struct {
+// dataloaders. Package resolvers builds it in NewHandler.
+type Deps struct {
 	// Auth authenticates the credential of a websocket's connection_init.
 	Auth *auth.Authenticator
 	// ClientOf names the client of a request, as the rate limit names it
@@ -36,25 +36,25 @@ type LiveDeps struct {
 	// publication; nil: not observed.
 	ObserveDelivery func(time.Duration)
 	// Rate is the rate limit; nil: none.
-	Rate LiveRateLimit
+	Rate RateLimit
 }
 
-// LiveRateLimit is the rate limit as the live transport is charged by it.
-type LiveRateLimit interface {
+// RateLimit is the rate limit as the live transport is charged by it.
+type RateLimit interface {
 	// Bucket returns the budget of the client of ctx's request; nil when
 	// that client is not limited.
-	Bucket(ctx context.Context) LiveBucket
+	Bucket(ctx context.Context) Bucket
 	// ChargeEvent takes cost from client's budget for one event of its
 	// subscription, or returns the error (THROTTLED) that ends the
 	// subscription when the budget cannot pay.
 	ChargeEvent(client string, cost int) *gqlerror.Error
 }
 
-// LiveBucket is one client's rate budget, as a websocket spends it.
-type LiveBucket interface {
+// Bucket is one client's rate budget, as a websocket spends it.
+type Bucket interface {
 	// Refusal returns what one websocket operation owes when it runs no
 	// operation: settled once unless its operation is charged.
-	Refusal() LiveRefusal
+	Refusal() Refusal
 	// Spent reports whether the budget is below what a refusal costs: then
 	// a subscribe is refused before anything of it is read.
 	Spent() bool
@@ -63,8 +63,8 @@ type LiveBucket interface {
 	Throttled() *gqlerror.Error
 }
 
-// LiveRefusal is the refused cost one websocket operation owes.
-type LiveRefusal interface {
+// Refusal is the refused cost one websocket operation owes.
+type Refusal interface {
 	// Charged records that the operation pays its complexity instead.
 	Charged()
 	// Settle takes the refused cost, once, unless the operation was charged.

@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"context"
@@ -27,11 +27,15 @@ type liveConn struct {
 	subs   atomic.Int32
 	ops    int                                // queries and mutations in flight, guarded by l.mu
 	ws     atomic.Pointer[timedWebsocketConn] // websocket: set by liveWebsocket.Accept
-	guard  atomic.Pointer[wsGuard]            // websocket: its protocol guard (liveproto.go)
+	guard  atomic.Pointer[wsGuard]            // websocket: its protocol guard (proto.go)
 	sse    *sseWriter                         // SSE: set before the connection is registered
 }
 
 type liveConnKey struct{}
+
+// IsLive reports whether ctx is that of a request or an operation on a
+// live connection.
+func IsLive(ctx context.Context) bool { return liveConnFrom(ctx) != nil }
 
 // liveConnFrom returns the live connection a request context belongs to.
 func liveConnFrom(ctx context.Context) *liveConn {
@@ -39,12 +43,12 @@ func liveConnFrom(ctx context.Context) *liveConn {
 	return c
 }
 
-// middleware registers each websocket or SSE request as a live connection,
+// Middleware registers each websocket or SSE request as a live connection,
 // refusing it with a coded JSON error: 429 LIMIT_EXCEEDED when its client
 // has MaxConnsPerClient open, 503 UNAVAILABLE during shutdown. ctx is the request's context, cancelled by the handler.
-func (l *Live) middleware(next http.Handler) http.Handler {
+func (l *Live) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if l == nil || !isLiveRequest(r) {
+		if l == nil || !IsLiveRequest(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -60,7 +64,7 @@ func (l *Live) middleware(next http.Handler) http.Handler {
 		}
 		if err := l.add(c); err != nil {
 			if errors.Is(err, errLiveClosing) {
-				gqlhttp.WriteError(w, http.StatusServiceUnavailable, CodeUnavailable, err.Error(), "Retry-After", "1")
+				gqlhttp.WriteError(w, http.StatusServiceUnavailable, gqlhttp.CodeUnavailable, err.Error(), "Retry-After", "1")
 			} else {
 				gqlhttp.WriteError(w, http.StatusTooManyRequests, CodeLimitExceeded, err.Error())
 			}
@@ -219,7 +223,7 @@ func (c *timedWebsocketConn) WriteJSON(v any) error {
 	return c.WebsocketConn.WriteJSON(v)
 }
 
-// writeFrame writes an encoded message (liveframe.go), bounded as WriteJSON.
+// writeFrame writes an encoded message (frame.go), bounded as WriteJSON.
 func (c *timedWebsocketConn) writeFrame(frame []byte) error {
 	t := time.AfterFunc(c.timeout, func() { _ = c.WebsocketConn.Close() })
 	defer t.Stop()
@@ -289,7 +293,7 @@ func (w *sseWriter) writeEvent(ev string) {
 }
 
 // writeNext sends a `next` event around payload, an encoded response
-// (liveframe.go).
+// (frame.go).
 func (w *sseWriter) writeNext(payload []byte) error {
 	if _, err := w.Write(sseNextFrame(payload)); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"bytes"
@@ -110,7 +110,7 @@ var errGuardClosed = errors.New("websocket closed by the protocol guard")
 type wsGuard struct {
 	wrappedWebsocket
 	strict  bool        // graphql-transport-ws (else legacy graphql-ws: rate limit only)
-	bucket  LiveBucket  // the client's rate budget; nil: not limited
+	bucket  Bucket      // the client's rate budget; nil: not limited
 	timer   *time.Timer // the connection_init deadline
 	pending atomic.Pointer[pendingRefusal]
 	// pendingOp is the ids of the graphql-transport-ws subscribe handed to
@@ -132,12 +132,12 @@ type wsOpIDs struct {
 	client  string
 	stopped bool // the client sent complete: send nothing more
 	// clientJSON is client as a JSON string, for the shared frames
-	// (liveframe.go).
+	// (frame.go).
 	clientJSON []byte
 }
 
 // newWSGuard guards conn for the client of ctx's request.
-func newWSGuard(ctx context.Context, conn transport.WebsocketConn, rl LiveRateLimit) *wsGuard {
+func newWSGuard(ctx context.Context, conn transport.WebsocketConn, rl RateLimit) *wsGuard {
 	g := &wsGuard{
 		wrappedWebsocket: wrappedWebsocket{conn},
 		strict:           conn.Subprotocol() == subprotocolTransportWS,
@@ -284,14 +284,14 @@ func (g *wsGuard) expect() {
 }
 
 // spent reports whether the client's budget is below the refused cost
-// (LiveBucket.Spent); false without a rate limit.
+// (Bucket.Spent); false without a rate limit.
 func (g *wsGuard) spent() bool {
 	return g.bucket != nil && g.bucket.Spent()
 }
 
 // pendingRefusal is the refusal of the subscribe handed to gqlgen last;
 // a nil one (no rate limit) records and takes nothing.
-type pendingRefusal struct{ r LiveRefusal }
+type pendingRefusal struct{ r Refusal }
 
 func (p *pendingRefusal) charged() {
 	if p != nil {
@@ -537,7 +537,7 @@ func (g *wsGuard) WriteJSON(v any) error {
 	return g.WebsocketConn.WriteJSON(v)
 }
 
-// writeFrame sends frame, an encoded message of op (liveframe.go): nothing
+// writeFrame sends frame, an encoded message of op (frame.go): nothing
 // once the client completed op.
 func (g *wsGuard) writeFrame(op *wsOpIDs, frame []byte) error {
 	g.mu.Lock()
@@ -600,25 +600,25 @@ func (g *wsGuard) WriteClose(code int, reason string) error {
 	return nil
 }
 
-// admittedOperations is the last operation check: an operation that
+// AdmittedOperations is the last operation check: an operation that
 // reaches it passed every other, so the rate limit charges it its
 // complexity rather than the refused cost (wsGuard.settle).
-type admittedOperations struct{}
+type AdmittedOperations struct{}
 
 var _ interface {
 	graphql.HandlerExtension
 	graphql.OperationContextMutator
-} = admittedOperations{}
+} = AdmittedOperations{}
 
 // ExtensionName names the extension for gqlgen.
-func (admittedOperations) ExtensionName() string { return "LiveAdmission" }
+func (AdmittedOperations) ExtensionName() string { return "LiveAdmission" }
 
 // Validate accepts any schema.
-func (admittedOperations) Validate(graphql.ExecutableSchema) error { return nil }
+func (AdmittedOperations) Validate(graphql.ExecutableSchema) error { return nil }
 
 // MutateOperationContext marks the websocket subscribe being created as
 // admitted.
-func (admittedOperations) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+func (AdmittedOperations) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
 	markAdmitted(ctx, oc)
 	return nil
 }

@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"context"
@@ -19,13 +19,13 @@ func (l *Live) Enabled() bool {
 // RequiresAuth reports whether subscribing needs a credential.
 func (l *Live) RequiresAuth() bool { return l.cfg.RequireAuth }
 
-// subscribeLive checks the connection's limit and joins the
-// subscription's group (livefanout.go) for the events of topic on product
+// Subscribe checks the connection's limit and joins the
+// subscription's group (fanout.go) for the events of topic on product
 // pid that pass flt; l must be Enabled, and the arguments valid. It
 // returns the channel a subscription resolver returns: the group's events
 // converted by conv, one at a time, when the group executes the operation
 // through this subscriber.
-func subscribeLive[T any](ctx context.Context, l *Live, pid string, topic live.Topic, flt store.Filter, conv func(live.Event) T) (<-chan T, error) {
+func Subscribe[T any](ctx context.Context, l *Live, pid string, topic live.Topic, flt store.Filter, conv func(live.Event) T) (<-chan T, error) {
 	c := liveConnFrom(ctx)
 	if c != nil {
 		if n := c.subs.Add(1); int(n) > l.cfg.MaxSubscriptionsPerConn {
@@ -50,7 +50,7 @@ func subscribeLive[T any](ctx context.Context, l *Live, pid string, topic live.T
 		}
 		var refused *gqlerror.Error
 		switch {
-		case errors.As(err, &refused): // the budget's (livebudget.go)
+		case errors.As(err, &refused): // the budget's (budget.go)
 			return nil, refused
 		case err == nil:
 			return nil, store.Errorf(store.EINTERNAL, "a subscription outside a subscription operation")
