@@ -16,7 +16,7 @@
 //     it checkpoints; a Follower in each process polls the log while the
 //     process has subscribers, and publishes each change id once.
 //
-// The gateway (resolvers/livefanout.go) subscribes once per distinct
+// The gateway (live/livehttp/fanout.go) subscribes once per distinct
 // subscription operation and shares each event's execution among that
 // operation's subscribers.
 //

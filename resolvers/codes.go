@@ -10,6 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/store"
@@ -18,17 +19,14 @@ import (
 
 // The error codes of the gateway (extensions.code) are all named in this
 // file: the constants below for the codes decided in this package, and, in
-// errorCodes, the codes the HTTP edge (package gqlhttp), package trusted
-// and gqlgen decide. errorCodes lists every code with where it is decided;
+// errorCodes, the codes the HTTP edge (package gqlhttp), the live
+// transport (package livehttp), package trusted and gqlgen decide. errorCodes lists every code with where it is decided;
 // storeCodes is the one translation of a store error.
 
 // The codes of store errors, as a client sees them (also
-// gqlhttp.CodeBadUserInput and gqlhttp.CodeNotFound).
-const (
-	CodeConflict    = "CONFLICT"
-	CodeUnavailable = "UNAVAILABLE"
-	CodeInternal    = "INTERNAL"
-)
+// gqlhttp.CodeBadUserInput, gqlhttp.CodeNotFound, gqlhttp.CodeUnavailable
+// and gqlhttp.CodeInternal).
+const CodeConflict = "CONFLICT"
 
 // Error codes of refused mutations (HTTP 200, a field error, data null).
 const (
@@ -50,16 +48,6 @@ const (
 // through extensions.cost.throttleStatus).
 const CodeThrottled = "THROTTLED"
 
-// Error codes of subscriptions (extensions.code).
-const (
-	CodeSlowConsumer  = "SLOW_CONSUMER"
-	CodeLimitExceeded = "LIMIT_EXCEEDED"
-	// CodeInFlight: a query or mutation over a websocket while its
-	// connection or client has the most allowed in flight; over HTTP, a
-	// request while its client has the most allowed in flight (HTTP 429).
-	CodeInFlight = "IN_FLIGHT_LIMIT_EXCEEDED"
-)
-
 // storeCodes maps the domain's error codes (package store) to
 // extensions.code: the one place a store error is translated.
 var storeCodes = map[string]string{
@@ -67,8 +55,8 @@ var storeCodes = map[string]string{
 	store.ENOTFOUND:    gqlhttp.CodeNotFound,
 	store.ECONFLICT:    CodeConflict,
 	store.EFORBIDDEN:   CodeForbidden,
-	store.EUNAVAILABLE: CodeUnavailable,
-	store.EINTERNAL:    CodeInternal,
+	store.EUNAVAILABLE: gqlhttp.CodeUnavailable,
+	store.EINTERNAL:    gqlhttp.CodeInternal,
 }
 
 // errorCodes is every extensions.code a reply of the gateway may carry, with
@@ -78,8 +66,8 @@ var errorCodes = map[string]string{
 	gqlhttp.CodeBadUserInput:         "a store EINVALID error, an argument check, or the request's encoding (gqlhttp/body.go)",
 	gqlhttp.CodeNotFound:             "a store ENOTFOUND error, or a path under /graphql/",
 	CodeConflict:                     "a store ECONFLICT error",
-	CodeUnavailable:                  "a store EUNAVAILABLE error",
-	CodeInternal:                     "anything without a code (ErrorPresenter), a panic",
+	gqlhttp.CodeUnavailable:          "a store EUNAVAILABLE error",
+	gqlhttp.CodeInternal:             "anything without a code (ErrorPresenter), a panic",
 	CodeUnauthenticated:              "guardMutations, an oversize credential (access.go), X-Explain without a credential (explain.go)",
 	CodeForbidden:                    "a store EFORBIDDEN error: another author's comment (store.Owner, changeOwner in access.go); X-Explain with a user's token (explain.go)",
 	CodeThrottled:                    "the rate limit (ratelimit.go)",
@@ -100,10 +88,10 @@ var errorCodes = map[string]string{
 	gqlhttp.CodeRequestTooLarge:      "the body limit (gqlhttp/body.go)",
 	gqlhttp.CodeRequestTimeout:       "the body read deadline (gqlhttp/body.go)",
 	gqlhttp.CodeTooManyErrors:        "the error-list cap (gqlhttp/httperrors.go)",
-	CodeSlowConsumer:                 "a subscription's event buffer overflowed (liveconn.go, package live)",
-	CodeLimitExceeded:                "too many subscriptions on one connection (livesub.go), too many live connections of one client (liveconn.go)",
-	CodeInFlight:                     "too many operations in flight on one websocket or of one client over websockets (liveconn.go), too many HTTP requests in flight of one client (inflight.go)",
-	CodeSubscriptionBudget:           "a client's subscriptions over their complexity budget (livebudget.go)",
+	livehttp.CodeSlowConsumer:        "a subscription's event buffer overflowed (livehttp/fanout.go, package live)",
+	livehttp.CodeLimitExceeded:       "too many subscriptions on one connection (livehttp/subscribe.go), too many live connections of one client (livehttp/conn.go)",
+	livehttp.CodeInFlight:            "too many operations in flight on one websocket or of one client over websockets (livehttp/conn.go), too many HTTP requests in flight of one client (inflight.go)",
+	livehttp.CodeSubscriptionBudget:  "a client's subscriptions over their complexity budget (livehttp/budget.go)",
 }
 
 // countedErrors counts each error p presents in m by its extensions.code
@@ -120,7 +108,7 @@ func countedErrors(p graphql.ErrorPresenterFunc, m *metrics.Collectors) graphql.
 		if e != nil {
 			code, _ := e.Extensions["code"].(string)
 			if _, ok := errorCodes[code]; !ok {
-				code = CodeInternal
+				code = gqlhttp.CodeInternal
 			}
 			m.ObserveGraphQLError(code)
 		}

@@ -3,7 +3,7 @@ package resolvers
 import "time"
 
 // positiveOr returns v when it is positive, else def: the rule by which a
-// zero (or negative) setting of Config, Limits or LiveConfig takes its
+// zero (or negative) setting of Config or Limits takes its
 // default.
 func positiveOr[T int | int64 | float64 | time.Duration](v, def T) T {
 	if v > 0 {

@@ -8,7 +8,7 @@
 // (ratelimit_refused.go); trusted documents (package trusted). Then a
 // context with the request timeout, a store.Usage for extensions.cost and,
 // on X-Explain: 1, an EXPLAIN collector (explain.go); then gqlgen's server
-// with its transports (package gqlhttp's for POST and GET, live.go for
+// with its transports (package gqlhttp's for POST and GET, package livehttp for
 // websocket and SSE), strict variables (gqlhttp), the one-pass cost
 // analysis before validation (cost.go, package cost), the APQ and query
 // caches, the rate limit (ratelimit.go), introspection control

@@ -21,6 +21,7 @@ import (
 	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/origin"
@@ -73,8 +74,8 @@ type Config struct {
 	// span (package tracing); nil: no tracing.
 	TracerProvider trace.TracerProvider
 	// Live, when set, serves subscriptions over websocket and SSE (see
-	// NewLive); nil: no subscription transports.
-	Live *Live
+	// livehttp.New); nil: no subscription transports.
+	Live *livehttp.Live
 	// MicroCache caches hot GET responses in process (off when its TTL is 0;
 	// see gqlhttp.Cache).
 	MicroCache gqlhttp.MicroCacheConfig
@@ -137,8 +138,8 @@ func NewHandler(cfg Config) http.Handler {
 		limitInFlight(cfg.MaxRequestsInFlight),
 		// The reply's HTTP caching, and the micro-cache's hits.
 		hc.Middleware,
-		// Websocket and SSE connections (liveconn.go).
-		cfg.Live.middleware,
+		// Websocket and SSE connections (package livehttp).
+		cfg.Live.Middleware,
 		// Refusals cost too (ratelimit_refused.go); who may EXPLAIN
 		// (explain.go); the GraphQL-over-HTTP edge (package gqlhttp).
 		rl.gate,
@@ -183,12 +184,12 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
-// addTransports registers the transports: websocket and SSE (live.go),
-// which must come before POST (SSE is a POST that accepts
-// text/event-stream), then the strict GraphQL-over-HTTP ones
-// (package gqlhttp).
+// addTransports registers the transports: websocket and SSE (package
+// livehttp, given what it needs of this handler: livewire.go), which must
+// come before POST (SSE is a POST that accepts text/event-stream), then
+// the strict GraphQL-over-HTTP ones (package gqlhttp).
 func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rateLimiter) {
-	addLiveTransports(srv, cfg, rl)
+	cfg.Live.Install(srv, liveDeps(cfg, rl))
 	for _, t := range gqlhttp.Transports(schema) {
 		srv.AddTransport(t)
 	}
@@ -200,7 +201,7 @@ func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rate
 // manifest first), the mutation guard (access.go), and after every
 // parameter mutator the token limit and the cost limit (cost.go), which
 // measure the final text; last, the mark of an admitted websocket
-// operation (liveproto.go). gqlgen's documents, the APQ texts and the cost
+// operation (livehttp/proto.go). gqlgen's documents, the APQ texts and the cost
 // analysis are cached within cfg.Caches' bytes (querycache.go).
 func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSchema) {
 	srv.Use(gqlhttp.StrictVariables{Schema: es.Schema()})
@@ -224,7 +225,7 @@ func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSc
 	srv.Use(mutationGuard{guardMutations(cfg.Auth)})
 	srv.SetParserTokenLimit(cfg.Limits.MaxTokens)
 	srv.Use(newCostLimit(cfg.Limits, es, cfg.Caches, cfg.Metrics))
-	srv.Use(admittedOperations{}) // last: what reaches it passed every check
+	srv.Use(livehttp.AdmittedOperations{}) // last: what reaches it passed every check
 }
 
 // handleErrors sets the one error presenter (ErrorPresenter behind the
@@ -254,7 +255,6 @@ func addOperationMiddleware(srv *handler.Server, cfg Config, rl *rateLimiter) {
 	if rl != nil {
 		srv.AroundOperations(rl.around)
 	}
-	cfg.Live.chargeEvents(rl) // each subscription event costs its client too (livebudget.go)
 }
 
 // nameOperation records the operation ("query Name", "mutation anonymous")
@@ -325,7 +325,7 @@ func withRequestContext(cfg Config, rl *rateLimiter) gqlhttp.Middleware {
 func requestContextOf(cfg Config, rl *rateLimiter, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
-		ctx, cancel := requestContext(req, cfg.RequestTimeout)
+		ctx, cancel := livehttp.RequestContext(req, cfg.RequestTimeout)
 		defer cancel()
 		ctx, _ = store.WithUsage(ctx)
 		info := &requestInfo{}
@@ -379,13 +379,13 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		case errors.As(err, &se):
 			code := storeCodes[se.Code]
 			if code == "" {
-				code = CodeInternal
+				code = gqlhttp.CodeInternal
 			}
-			if code == CodeInternal || code == CodeUnavailable {
+			if code == gqlhttp.CodeInternal || code == gqlhttp.CodeUnavailable {
 				log.Log(ctx, gqlhttp.LogLevel(ctx, err), "store error", "err", err.Error(), "path", gerr.Path.String())
 				setRequestID(ctx, gerr)
 			}
-			if code == CodeInternal {
+			if code == gqlhttp.CodeInternal {
 				gerr.Message = "internal error"
 			} else {
 				gerr.Message = se.Message
@@ -398,7 +398,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		default:
 			log.Log(ctx, gqlhttp.LogLevel(ctx, err), "unexpected error", "err", err.Error(), "path", gerr.Path.String())
 			gerr.Message = "internal error"
-			gqlhttp.SetCode(gerr, CodeInternal)
+			gqlhttp.SetCode(gerr, gqlhttp.CodeInternal)
 			setRequestID(ctx, gerr)
 		}
 		return gerr

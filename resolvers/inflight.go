@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/acme/comments-gateway/internal/clientslots"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/live/livehttp"
 )
 
 // DefaultMaxRequestsInFlight is how many GraphQL-over-HTTP requests of one
@@ -18,7 +20,7 @@ const DefaultMaxRequestsInFlight = 32
 // reply is written: a client that does not read its replies holds its
 // slots. One over the limit gets 429 IN_FLIGHT_LIMIT_EXCEEDED with
 // Retry-After, before its body is read. Websocket and SSE requests have
-// their own caps (liveconn.go), and a preflight holds nothing.
+// their own caps (livehttp/conn.go), and a preflight holds nothing.
 func limitInFlight(limit int) gqlhttp.Middleware {
 	if limit <= 0 {
 		return nil
@@ -28,16 +30,16 @@ func limitInFlight(limit int) gqlhttp.Middleware {
 
 // inFlightSlots is limitInFlight's handler around next.
 func inFlightSlots(limit int, next http.Handler) http.Handler {
-	slots := newClientSlots(limit)
+	slots := clientslots.New(limit)
 	msg := fmt.Sprintf("too many requests in flight for this client: at most %d; wait for a reply before sending more", limit)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodOptions || isLiveRequest(r) {
+		if r.Method == http.MethodOptions || livehttp.IsLiveRequest(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		release, ok := slots.take(clientID(r))
+		release, ok := slots.Take(clientID(r))
 		if !ok {
-			gqlhttp.WriteError(w, http.StatusTooManyRequests, CodeInFlight, msg, "Retry-After", "1")
+			gqlhttp.WriteError(w, http.StatusTooManyRequests, livehttp.CodeInFlight, msg, "Retry-After", "1")
 			return
 		}
 		defer release()

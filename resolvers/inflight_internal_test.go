@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/live/livehttp"
 )
 
 // TestLimitInFlight: with a cap of 1 and one request of a client held in
@@ -49,7 +50,7 @@ func TestLimitInFlight(t *testing.T) {
 		Errors []struct{ Extensions struct{ Code string } }
 	}
 	_ = json.Unmarshal(w.Body.Bytes(), &out)
-	if w.Code != http.StatusTooManyRequests || len(out.Errors) != 1 || out.Errors[0].Extensions.Code != CodeInFlight || w.Header().Get("Retry-After") == "" {
+	if w.Code != http.StatusTooManyRequests || len(out.Errors) != 1 || out.Errors[0].Extensions.Code != livehttp.CodeInFlight || w.Header().Get("Retry-After") == "" {
 		t.Errorf("over the cap: HTTP %d, Retry-After %q, %s", w.Code, w.Header().Get("Retry-After"), w.Body)
 	}
 	if body.read {

@@ -20,6 +20,7 @@ import (
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/live"
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
@@ -30,12 +31,12 @@ import (
 // to a hub.
 type liveEnv struct {
 	*accessEnv
-	live    *resolvers.Live
+	live    *livehttp.Live
 	hub     *live.Hub
 	handler http.Handler
 }
 
-func mustLiveEnv(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig) *liveEnv {
+func mustLiveEnv(tb testing.TB, cfg resolvers.Config, lc livehttp.Config) *liveEnv {
 	tb.Helper()
 	return mustLiveEnvWith(tb, cfg, lc, 0)
 }
@@ -43,16 +44,16 @@ func mustLiveEnv(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig) *
 // mustLiveEnvBuffer is a liveEnv whose hub holds buffer events per subscriber.
 func mustLiveEnvBuffer(tb testing.TB, buffer int) *liveEnv {
 	tb.Helper()
-	return mustLiveEnvWith(tb, resolvers.Config{}, resolvers.LiveConfig{}, buffer)
+	return mustLiveEnvWith(tb, resolvers.Config{}, livehttp.Config{}, buffer)
 }
 
-func mustLiveEnvWith(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig, buffer int) *liveEnv {
+func mustLiveEnvWith(tb testing.TB, cfg resolvers.Config, lc livehttp.Config, buffer int) *liveEnv {
 	tb.Helper()
 	return mustLiveEnvOn(tb, cfg, lc, buffer, func(t table.Table) table.Table { return t })
 }
 
 // mustLiveEnvOn is a liveEnv on a fresh bbolt table wrapped by wrap.
-func mustLiveEnvOn(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig, buffer int, wrap func(table.Table) table.Table) *liveEnv {
+func mustLiveEnvOn(tb testing.TB, cfg resolvers.Config, lc livehttp.Config, buffer int, wrap func(table.Table) table.Table) *liveEnv {
 	tb.Helper()
 	tbl := wrap(bolttest.Open(tb))
 	e := &liveEnv{accessEnv: &accessEnv{logs: &bytes.Buffer{}}}
@@ -62,7 +63,7 @@ func mustLiveEnvOn(tb testing.TB, cfg resolvers.Config, lc resolvers.LiveConfig,
 	tb.Cleanup(e.hub.Close)
 	e.store = store.New(tbl, store.WithPublisher(e.hub))
 	lc.Hub = e.hub
-	e.live = resolvers.NewLive(lc)
+	e.live = livehttp.New(lc)
 	cfg.Store, cfg.Live = e.store, e.live
 	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	e.handler = resolvers.NewHandler(cfg)
@@ -126,7 +127,7 @@ func (s *sseStream) event() (name, data string) {
 // subscriber; a bad filter is an error event then complete; a live stream
 // is not cut by the request timeout.
 func TestSSESubscriptions(t *testing.T) {
-	e := mustLiveEnv(t, resolvers.Config{RequestTimeout: 200 * time.Millisecond}, resolvers.LiveConfig{})
+	e := mustLiveEnv(t, resolvers.Config{RequestTimeout: 200 * time.Millisecond}, livehttp.Config{})
 	bad := e.mustSSE(t, `subscription { commentAdded(productId: "p1", language: "en/5") { id } }`)
 	if name, data := bad.event(); name != "next" || !strings.Contains(data, `"code":"BAD_USER_INPUT"`) {
 		t.Errorf("bad filter: event %q %s, want next with BAD_USER_INPUT", name, data)
@@ -235,11 +236,11 @@ func TestWebsocketSubscriptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := mustLiveEnv(t, resolvers.Config{Auth: &auth.Authenticator{Keys: ks}},
-		resolvers.LiveConfig{RequireAuth: true, MaxSubscriptionsPerConn: 1})
+		livehttp.Config{RequireAuth: true, MaxSubscriptionsPerConn: 1})
 	for _, payload := range []any{nil, map[string]any{"X-API-Key": "wrong"}} {
 		w := e.mustWS(t, payload)
-		if msg, closed := w.read(t); closed != resolvers.CloseForbidden {
-			t.Errorf("init %v: got %v, close %d; want close %d", payload, msg, closed, resolvers.CloseForbidden)
+		if msg, closed := w.read(t); closed != livehttp.CloseForbidden {
+			t.Errorf("init %v: got %v, close %d; want close %d", payload, msg, closed, livehttp.CloseForbidden)
 		}
 	}
 	w := e.mustWS(t, map[string]any{"Authorization": "Bearer " + testAPIKey})
@@ -251,7 +252,7 @@ func TestWebsocketSubscriptions(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	w.subscribe(t, "2", `subscription { statsChanged(productId: "p1") { total } }`)
-	if msg, _ := w.read(t); msg["id"] != "2" || !strings.Contains(jsonString(msg), resolvers.CodeLimitExceeded) {
+	if msg, _ := w.read(t); msg["id"] != "2" || !strings.Contains(jsonString(msg), livehttp.CodeLimitExceeded) {
 		t.Errorf("second subscription: %v, want LIMIT_EXCEEDED", msg)
 	}
 	if msg, _ := w.read(t); msg["id"] != "2" || msg["type"] != "complete" {
@@ -264,7 +265,7 @@ func TestWebsocketSubscriptions(t *testing.T) {
 	if err := e.live.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if msg, closed := w.read(t); closed != resolvers.CloseServiceRestart {
+	if msg, closed := w.read(t); closed != livehttp.CloseServiceRestart {
 		t.Errorf("after shutdown: %v, close %d; want close 1012", msg, closed)
 	}
 }
@@ -277,7 +278,7 @@ func jsonString(v any) string {
 // TestConnectionsPerClient: a client's connections beyond the limit are
 // refused with 429.
 func TestConnectionsPerClient(t *testing.T) {
-	e := mustLiveEnv(t, resolvers.Config{}, resolvers.LiveConfig{MaxConnsPerClient: 1})
+	e := mustLiveEnv(t, resolvers.Config{}, livehttp.Config{MaxConnsPerClient: 1})
 	e.mustSSE(t, `subscription { commentAdded(productId: "p1") { id } }`)
 	if _, status := e.sse(t, `subscription { commentAdded(productId: "p1") { id } }`); status != http.StatusTooManyRequests {
 		t.Errorf("second connection: HTTP %d, want 429", status)
@@ -359,7 +360,7 @@ func TestSSESlowConsumer(t *testing.T) {
 // dataloaders, so a query after a change sees the change (one cache per
 // connection would serve the old comment).
 func TestQueriesOverWebsocket(t *testing.T) {
-	e := mustLiveEnv(t, resolvers.Config{}, resolvers.LiveConfig{})
+	e := mustLiveEnv(t, resolvers.Config{}, livehttp.Config{})
 	id, _ := createdID(t, e.MustPost(t, q(createMut)))
 	w := e.mustWS(t, nil)
 	if msg, _ := w.read(t); msg["type"] != "connection_ack" {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store/table"
 )
@@ -44,7 +46,7 @@ func (e *liveEnv) waitSubscriptions(tb testing.TB, n int) {
 // order.
 func TestFanoutSharesAcrossNamesAndAliases(t *testing.T) {
 	var spy *spyTable
-	e := mustLiveEnvOn(t, resolvers.Config{}, resolvers.LiveConfig{}, 0, func(t table.Table) table.Table { spy = newSpy(t); return spy })
+	e := mustLiveEnvOn(t, resolvers.Config{}, livehttp.Config{}, 0, func(t table.Table) table.Table { spy = newSpy(t); return spy })
 	subs := []struct{ query, want string }{
 		{`subscription A { commentAdded(productId: "p1") { title product { stats { total } } } }`,
 			`{"commentAdded":{"title":"shared","product":{"stats":{"total":1}}}}`},
@@ -81,7 +83,7 @@ func TestFanoutSharesAcrossNamesAndAliases(t *testing.T) {
 // another ends there is room again.
 func TestSubscriptionBudget(t *testing.T) {
 	const query = `subscription { commentAdded(productId: "p1") { product { comments(first: 10) { nodes { id title } } } } }` // complexity 41
-	e := mustLiveEnv(t, resolvers.Config{}, resolvers.LiveConfig{SubscriptionBudget: 100})
+	e := mustLiveEnv(t, resolvers.Config{}, livehttp.Config{SubscriptionBudget: 100})
 	a, b := e.mustAck(t), e.mustAck(t) // one client, two connections
 	a.subscribe(t, "1", query)
 	e.waitSubscriptions(t, 1)
@@ -89,12 +91,12 @@ func TestSubscriptionBudget(t *testing.T) {
 	e.waitSubscriptions(t, 2)
 	b.subscribe(t, "3", query)
 	msg, _ := b.read(t)
-	if msg["type"] != "error" || msg["id"] != "3" || !strings.Contains(jsonString(msg), `"code":"`+resolvers.CodeSubscriptionBudget+`"`) {
-		t.Fatalf("third subscription: %v, want an error message with %s", msg, resolvers.CodeSubscriptionBudget)
+	if msg["type"] != "error" || msg["id"] != "3" || !strings.Contains(jsonString(msg), `"code":"`+livehttp.CodeSubscriptionBudget+`"`) {
+		t.Fatalf("third subscription: %v, want an error message with %s", msg, livehttp.CodeSubscriptionBudget)
 	}
 	sse := e.mustSSE(t, query)
-	if name, data := sse.event(); name != "next" || !strings.Contains(data, `"code":"`+resolvers.CodeSubscriptionBudget+`"`) {
-		t.Errorf("over SSE: event %q %s, want next with %s", name, data, resolvers.CodeSubscriptionBudget)
+	if name, data := sse.event(); name != "next" || !strings.Contains(data, `"code":"`+livehttp.CodeSubscriptionBudget+`"`) {
+		t.Errorf("over SSE: event %q %s, want next with %s", name, data, livehttp.CodeSubscriptionBudget)
 	}
 	if name, _ := sse.event(); name != "complete" {
 		t.Errorf("over SSE: then %q, want complete", name)
@@ -122,7 +124,7 @@ func TestSubscriptionBudget(t *testing.T) {
 // spent the subscription is ended with THROTTLED, alone.
 func TestSubscriptionEventsCharged(t *testing.T) {
 	const query = `subscription { commentAdded(productId: "p1") { product { comments(first: 10) { nodes { id title } } } } }` // complexity 41
-	e := mustLiveEnv(t, resolvers.Config{RateLimit: resolvers.RateLimit{Rate: 0.001, Burst: 3 * 41}}, resolvers.LiveConfig{})
+	e := mustLiveEnv(t, resolvers.Config{RateLimit: resolvers.RateLimit{Rate: 0.001, Burst: 3 * 41}}, livehttp.Config{})
 	w := e.mustAck(t)
 	w.subscribe(t, "1", query) // the first 41
 	e.waitSubscriptions(t, 1)
@@ -145,13 +147,13 @@ func TestSubscriptionEventsCharged(t *testing.T) {
 // and the subscription goes on.
 func TestSubscriptionEventTimeout(t *testing.T) {
 	var spy *spyTable
-	e := mustLiveEnvOn(t, resolvers.Config{RequestTimeout: 100 * time.Millisecond}, resolvers.LiveConfig{}, 0, func(t table.Table) table.Table { spy = newSpy(t); return spy })
+	e := mustLiveEnvOn(t, resolvers.Config{RequestTimeout: 100 * time.Millisecond}, livehttp.Config{}, 0, func(t table.Table) table.Table { spy = newSpy(t); return spy })
 	w := e.mustAck(t)
 	w.subscribe(t, "1", `subscription { commentAdded(productId: "p1") { product { comments(first: 5) { nodes { title } } } } }`)
 	e.waitSubscriptions(t, 1)
 	spy.SetHooks(func(table.Query) error { time.Sleep(300 * time.Millisecond); return nil }, nil, nil)
 	e.mustCreate(t, "p1", "slow")
-	if msg, _ := w.read(t); msg["type"] != "next" || !strings.Contains(jsonString(msg), `"code":"`+resolvers.CodeUnavailable+`"`) {
+	if msg, _ := w.read(t); msg["type"] != "next" || !strings.Contains(jsonString(msg), `"code":"`+gqlhttp.CodeUnavailable+`"`) {
 		t.Errorf("an event slower than the timeout: %v, want next with UNAVAILABLE", msg)
 	}
 	spy.SetHooks(nil, nil, nil)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/resolvers"
 )
 
@@ -21,7 +22,7 @@ import (
 //	go test -run '^$' -bench LiveFanout -benchtime 200x ./resolvers/
 func BenchmarkLiveFanout(b *testing.B) {
 	const n = 500
-	e := mustLiveEnvWith(b, resolvers.Config{}, resolvers.LiveConfig{MaxConnsPerClient: n + 1}, 0)
+	e := mustLiveEnvWith(b, resolvers.Config{}, livehttp.Config{MaxConnsPerClient: n + 1}, 0)
 	var got atomic.Int64
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(context.Background())

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/table"
@@ -54,7 +55,7 @@ func (e *liveEnv) mustCreate(tb testing.TB, pid, title string) *store.Comment {
 // own.
 func TestFanoutOneExecutionPerOperation(t *testing.T) {
 	var spy *spyTable
-	e := mustLiveEnvOn(t, resolvers.Config{}, resolvers.LiveConfig{}, 0, func(t table.Table) table.Table { spy = newSpy(t); return spy })
+	e := mustLiveEnvOn(t, resolvers.Config{}, livehttp.Config{}, 0, func(t table.Table) table.Table { spy = newSpy(t); return spy })
 	const shared = `subscription { commentAdded(productId: "p1") { title product { stats { total } } } }`
 	var ws []*wsConn
 	for range 3 {

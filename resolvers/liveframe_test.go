@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/resolvers"
 )
 
@@ -65,7 +66,7 @@ func (w *wsConn) legacyRead(tb testing.TB) []byte {
 // member whose stream stalls holds up no one, and gets the same bytes once
 // it moves again.
 func TestFanoutSharedFrames(t *testing.T) {
-	e := mustLiveEnv(t, resolvers.Config{}, resolvers.LiveConfig{})
+	e := mustLiveEnv(t, resolvers.Config{}, livehttp.Config{})
 	const query = `subscription { commentAdded(productId: "p1") { id title body createdAt } }`
 	b, _ := json.Marshal(map[string]any{"query": query})
 	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(b))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/table"
@@ -56,7 +57,7 @@ func (w *wsConn) mustClose(tb testing.TB, what string, want websocket.StatusCode
 // TestWebsocketCloseCodes: graphql-transport-ws close codes as PROTOCOL.md
 // gives them.
 func TestWebsocketCloseCodes(t *testing.T) {
-	e := mustLiveEnv(t, resolvers.Config{}, resolvers.LiveConfig{})
+	e := mustLiveEnv(t, resolvers.Config{}, livehttp.Config{})
 	cases := []struct {
 		name string
 		send []any // after connection_init and its ack, unless noInit
@@ -64,23 +65,23 @@ func TestWebsocketCloseCodes(t *testing.T) {
 		noInit bool
 		want   websocket.StatusCode
 	}{
-		{name: "not JSON", send: []any{"{nope"}, want: resolvers.CloseBadMessage},
-		{name: "a JSON array", send: []any{[]any{1}}, want: resolvers.CloseBadMessage},
-		{name: "unknown type", send: []any{map[string]any{"type": "hello"}}, want: resolvers.CloseBadMessage},
-		{name: "a server message", send: []any{map[string]any{"type": "next", "id": "1", "payload": map[string]any{}}}, want: resolvers.CloseBadMessage},
-		{name: "subscribe without id", send: []any{map[string]any{"type": "subscribe", "payload": map[string]any{"query": "{ __typename }"}}}, want: resolvers.CloseBadMessage},
-		{name: "subscribe without payload", send: []any{map[string]any{"type": "subscribe", "id": "1"}}, want: resolvers.CloseBadMessage},
-		{name: "subscribe with a query that is not a string", send: []any{map[string]any{"type": "subscribe", "id": "1", "payload": map[string]any{"query": 5}}}, want: resolvers.CloseBadMessage},
-		{name: "complete without id", send: []any{map[string]any{"type": "complete"}}, want: resolvers.CloseBadMessage},
-		{name: "a 100 KB ping", send: []any{map[string]any{"type": "ping", "payload": map[string]any{"x": strings.Repeat("p", 100<<10)}}}, want: resolvers.CloseBadMessage},
-		{name: "invalid first message", send: []any{"x"}, noInit: true, want: resolvers.CloseBadMessage},
-		{name: "subscribe before connection_ack", noInit: true, send: []any{map[string]any{"type": "subscribe", "id": "1", "payload": map[string]any{"query": "{ __typename }"}}}, want: resolvers.CloseUnauthorized},
-		{name: "a second connection_init", send: []any{map[string]any{"type": "connection_init"}}, want: resolvers.CloseTooManyInits},
-		{name: "connection_init with a payload that is not an object", noInit: true, send: []any{map[string]any{"type": "connection_init", "payload": "x"}}, want: resolvers.CloseBadMessage},
+		{name: "not JSON", send: []any{"{nope"}, want: livehttp.CloseBadMessage},
+		{name: "a JSON array", send: []any{[]any{1}}, want: livehttp.CloseBadMessage},
+		{name: "unknown type", send: []any{map[string]any{"type": "hello"}}, want: livehttp.CloseBadMessage},
+		{name: "a server message", send: []any{map[string]any{"type": "next", "id": "1", "payload": map[string]any{}}}, want: livehttp.CloseBadMessage},
+		{name: "subscribe without id", send: []any{map[string]any{"type": "subscribe", "payload": map[string]any{"query": "{ __typename }"}}}, want: livehttp.CloseBadMessage},
+		{name: "subscribe without payload", send: []any{map[string]any{"type": "subscribe", "id": "1"}}, want: livehttp.CloseBadMessage},
+		{name: "subscribe with a query that is not a string", send: []any{map[string]any{"type": "subscribe", "id": "1", "payload": map[string]any{"query": 5}}}, want: livehttp.CloseBadMessage},
+		{name: "complete without id", send: []any{map[string]any{"type": "complete"}}, want: livehttp.CloseBadMessage},
+		{name: "a 100 KB ping", send: []any{map[string]any{"type": "ping", "payload": map[string]any{"x": strings.Repeat("p", 100<<10)}}}, want: livehttp.CloseBadMessage},
+		{name: "invalid first message", send: []any{"x"}, noInit: true, want: livehttp.CloseBadMessage},
+		{name: "subscribe before connection_ack", noInit: true, send: []any{map[string]any{"type": "subscribe", "id": "1", "payload": map[string]any{"query": "{ __typename }"}}}, want: livehttp.CloseUnauthorized},
+		{name: "a second connection_init", send: []any{map[string]any{"type": "connection_init"}}, want: livehttp.CloseTooManyInits},
+		{name: "connection_init with a payload that is not an object", noInit: true, send: []any{map[string]any{"type": "connection_init", "payload": "x"}}, want: livehttp.CloseBadMessage},
 		{name: "a duplicate subscription id", send: []any{
 			map[string]any{"type": "subscribe", "id": "s", "payload": map[string]any{"query": `subscription { commentAdded(productId: "p1") { id } }`}},
 			map[string]any{"type": "subscribe", "id": "s", "payload": map[string]any{"query": `subscription { commentAdded(productId: "p2") { id } }`}},
-		}, want: resolvers.CloseDuplicateID},
+		}, want: livehttp.CloseDuplicateID},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -112,7 +113,7 @@ func TestWebsocketCloseCodes(t *testing.T) {
 			_, _, err = w.c.Read(context.Background())
 		}
 		var ce websocket.CloseError
-		if !errors.As(err, &ce) || ce.Code != resolvers.CloseDuplicateID || ce.Reason != "Subscriber for dup-7 already exists" {
+		if !errors.As(err, &ce) || ce.Code != livehttp.CloseDuplicateID || ce.Reason != "Subscriber for dup-7 already exists" {
 			t.Errorf("got %v, want close 4409 \"Subscriber for dup-7 already exists\"", err)
 		}
 	})
@@ -122,7 +123,7 @@ func TestWebsocketCloseCodes(t *testing.T) {
 // for that id, and the id may be used again; after an error no complete
 // follows.
 func TestWebsocketOperationIDs(t *testing.T) {
-	e := mustLiveEnv(t, resolvers.Config{}, resolvers.LiveConfig{})
+	e := mustLiveEnv(t, resolvers.Config{}, livehttp.Config{})
 	w := e.mustAck(t)
 	w.subscribe(t, "a", `subscription { commentAdded(productId: "p1") { id } }`)
 	for e.hub.Subscribers() == 0 {
@@ -158,7 +159,7 @@ func TestWebsocketOperationIDs(t *testing.T) {
 // HTTP: with a burst of 30 and a refused cost of 10, the fourth invalid
 // operation gets THROTTLED (an error for its id), and the socket stays open.
 func TestWebsocketRefusalsCostTheRefusedCost(t *testing.T) {
-	e := mustLiveEnv(t, resolvers.Config{RateLimit: resolvers.RateLimit{Rate: 0.01, Burst: 30, RefusedCost: 10}}, resolvers.LiveConfig{})
+	e := mustLiveEnv(t, resolvers.Config{RateLimit: resolvers.RateLimit{Rate: 0.01, Burst: 30, RefusedCost: 10}}, livehttp.Config{})
 	w := e.mustAck(t)
 	var codes []string
 	for i := range 5 {
@@ -191,7 +192,7 @@ func TestTrustedDocumentsOverLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Only = true
-	e := mustLiveEnv(t, resolvers.Config{Trusted: m}, resolvers.LiveConfig{})
+	e := mustLiveEnv(t, resolvers.Config{Trusted: m}, livehttp.Config{})
 	w := e.mustAck(t)
 	w.send(t, map[string]any{"type": "subscribe", "id": "t", "payload": map[string]any{"query": "", "extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": "sub1"}}}})
 	for e.hub.Subscribers() == 0 {
@@ -254,7 +255,7 @@ func (b blockingTable) BatchGet(ctx context.Context, ks []table.Key) ([]table.It
 // the store answers, the client may send more.
 func TestOperationsInFlightAreCapped(t *testing.T) {
 	release := make(chan struct{})
-	e := mustLiveEnvOn(t, resolvers.Config{}, resolvers.LiveConfig{MaxInFlightPerConn: 2, MaxInFlightPerClient: 3}, 0,
+	e := mustLiveEnvOn(t, resolvers.Config{}, livehttp.Config{MaxInFlightPerConn: 2, MaxInFlightPerClient: 3}, 0,
 		func(tbl table.Table) table.Table { return blockingTable{Table: tbl, release: release} })
 	const slow = `{ comment(id: "01J00000000000000000000000") { id } }`
 	a, b := e.mustAck(t), e.mustAck(t)
@@ -287,7 +288,7 @@ func TestOperationsInFlightAreCapped(t *testing.T) {
 	for {
 		msg, _ := b.read(t)
 		if msg["id"] == "3" {
-			if strings.Contains(jsonString(msg), resolvers.CodeInFlight) {
+			if strings.Contains(jsonString(msg), livehttp.CodeInFlight) {
 				t.Errorf("after the store answered: %v", msg)
 			}
 			break

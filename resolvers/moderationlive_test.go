@@ -13,6 +13,7 @@ import (
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/live"
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
@@ -29,7 +30,7 @@ func TestModerationSubscriptions(t *testing.T) {
 	}})
 	t.Cleanup(e.hub.Close)
 	e.store = store.New(bolttest.Open(t), store.WithPublisher(e.hub), store.WithModeration(store.Moderation{Mode: store.ModerationPre}))
-	e.live = resolvers.NewLive(resolvers.LiveConfig{Hub: e.hub})
+	e.live = livehttp.New(livehttp.Config{Hub: e.hub})
 	e.srv = httptest.NewServer(resolvers.NewHandler(resolvers.Config{Store: e.store, Live: e.live,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Auth: &auth.Authenticator{Keys: ks, JWT: fakeJWT{}}}))
 	t.Cleanup(e.srv.Close)

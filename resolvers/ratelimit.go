@@ -10,6 +10,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"golang.org/x/time/rate"
+
+	"github.com/acme/comments-gateway/live/livehttp"
 )
 
 // RateLimit limits each client by the cost of its operations: a token
@@ -97,7 +99,7 @@ func (rl *rateLimiter) around(ctx context.Context, next graphql.OperationHandler
 		}
 		return next(ctx)
 	}
-	if liveConnFrom(ctx) != nil {
+	if livehttp.IsLive(ctx) {
 		// Over HTTP the gate charges the refusal; a live operation was
 		// admitted (its refusal charged) before this ran: it pays now.
 		rl.takeRefused(l)

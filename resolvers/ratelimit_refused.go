@@ -50,22 +50,22 @@ func (rl *rateLimiter) spent(l *rate.Limiter) (avail float64, spent bool) {
 	return avail, avail < float64(rl.refusedCost())
 }
 
-// charged records that the operation is charged its complexity instead
+// Charged records that the operation is charged its complexity instead
 // of the refused cost. A nil refusal (no rate limit) records nothing.
-func (c *refusal) charged() {
+func (c *refusal) Charged() {
 	if c != nil {
 		c.operation.Store(true)
 	}
 }
 
-// settle takes the refused cost, once, unless the operation was charged.
+// Settle takes the refused cost, once, unless the operation was charged.
 // The gate settles after the request; an answer that reaches the client
 // before its handler returns (a 413 flushed before the rest of the body is
 // drained: gqlhttp.BeforeEarlyReply) settles first, so that the client's
 // next request finds the cost taken; the websocket guard settles a
 // subscribe when it reads the next message (gqlgen handles a message
 // before it reads the next).
-func (c *refusal) settle() {
+func (c *refusal) Settle() {
 	if c != nil && !c.operation.Load() {
 		c.once.Do(c.take)
 	}
@@ -77,7 +77,7 @@ type refusalKey struct{}
 // markCharged records that the request's operation was charged its cost.
 func markCharged(ctx context.Context) {
 	c, _ := ctx.Value(refusalKey{}).(*refusal)
-	c.charged()
+	c.Charged()
 }
 
 // gate makes refusals cost: a client whose budget is below the refused cost
@@ -103,9 +103,9 @@ func (rl *rateLimiter) gate(next http.Handler) http.Handler {
 			return
 		}
 		c := rl.newRefusal(l)
-		ctx := gqlhttp.BeforeEarlyReply(context.WithValue(r.Context(), refusalKey{}, c), c.settle)
+		ctx := gqlhttp.BeforeEarlyReply(context.WithValue(r.Context(), refusalKey{}, c), c.Settle)
 		next.ServeHTTP(w, r.WithContext(ctx))
-		c.settle()
+		c.Settle()
 	})
 }
 

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"log/slog"
 
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -12,5 +13,5 @@ import (
 type Resolver struct {
 	Store  *store.Store
 	Logger *slog.Logger
-	Live   *Live // subscriptions (nil: off)
+	Live   *livehttp.Live // subscriptions (nil: off)
 }

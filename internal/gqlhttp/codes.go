@@ -28,4 +28,11 @@ const (
 	// CodeBadUserInput: invalid input; at the edge, a request that is not
 	// valid UTF-8 (HTTP 400).
 	CodeBadUserInput = "BAD_USER_INPUT"
+	// CodeUnavailable: the server cannot answer now; retry (a store
+	// EUNAVAILABLE error, a live connection refused during shutdown with
+	// HTTP 503).
+	CodeUnavailable = "UNAVAILABLE"
+	// CodeInternal: anything without a code, shown as "internal error"
+	// (a store EINTERNAL error, a panic).
+	CodeInternal = "INTERNAL"
 )

@@ -82,7 +82,8 @@ func TestEveryPackageHasDocGo(t *testing.T) {
 // import each other, and the store's packages import no package of the
 // module outside store/ (the wiring installs what observes them). And
 // the edge packages (edgePackages) depend, directly or not, on no domain
-// package (domainPackages): what `go list -deps` names for them.
+// package (domainPackages), and the live transport (livePackages) on none
+// but the events and the store: what `go list -deps` names for them.
 func TestDependencyDirection(t *testing.T) {
 	module := modulePath(t)
 	for _, edge := range edgePackages {
@@ -90,6 +91,15 @@ func TestDependencyDirection(t *testing.T) {
 			rel, ok := strings.CutPrefix(dep, module+"/")
 			if ok && slices.ContainsFunc(domainPackages, func(d string) bool { return strings.HasPrefix(rel+"/", d) }) {
 				t.Errorf("%s depends on %s: the edge knows GraphQL over HTTP, not comments; pass what it needs in as a value or a small interface", edge, dep)
+			}
+		}
+	}
+	for pkg, allowed := range livePackages {
+		for _, dep := range goListDeps(t, "./"+pkg) {
+			rel, ok := strings.CutPrefix(dep, module+"/")
+			if ok && rel != pkg && !slices.Contains(allowed, rel) &&
+				slices.ContainsFunc(domainPackages, func(d string) bool { return strings.HasPrefix(rel+"/", d) }) {
+				t.Errorf("%s depends on %s: the live transport knows connections, operations and events (%v), not the resolvers, the schema's code or a backend; pass what it needs in its Deps", pkg, dep, allowed)
 			}
 		}
 	}
@@ -127,6 +137,11 @@ func TestDependencyDirection(t *testing.T) {
 // edgePackages serve GraphQL over HTTP for any schema: they know requests,
 // replies and operations, not what the operations are about.
 var edgePackages = []string{"internal/gqlhttp"}
+
+// livePackages carry GraphQL operations over live connections, each with
+// the only domain packages it may depend on: the events (live) and their
+// filters (store, with the storage contract it imports, store/table).
+var livePackages = map[string][]string{"live/livehttp": {"live", "store", "store/table"}}
 
 // domainPackages are the packages that know comments, each with the
 // packages under it: the store (its types, rules and backends), the

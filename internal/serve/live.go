@@ -12,8 +12,8 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/acme/comments-gateway/live"
+	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/metrics"
-	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/store/table"
@@ -21,7 +21,7 @@ import (
 
 // liveFlags are the serve command's subscription settings.
 type liveFlags struct {
-	cfg      resolvers.LiveConfig
+	cfg      livehttp.Config
 	buffer   int
 	shards   int
 	poll     time.Duration
@@ -37,13 +37,13 @@ type liveFlags struct {
 func (f *liveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.disabled, "no-subscriptions", false, "turn off subscriptions (websocket and SSE)")
 	fs.BoolVar(&f.cfg.RequireAuth, "live-auth", false, "subscriptions need a credential, as mutations do")
-	fs.IntVar(&f.cfg.MaxSubscriptionsPerConn, "live-max-subscriptions", resolvers.DefaultMaxSubscriptionsPerConn, "most active subscriptions on one websocket connection")
-	fs.IntVar(&f.cfg.SubscriptionBudget, "live-subscription-budget", resolvers.DefaultSubscriptionBudget, "most complexity points one client's active subscriptions may cost together (each event executes them again; negative: no bound)")
-	fs.IntVar(&f.cfg.MaxConnsPerClient, "live-max-connections", resolvers.DefaultMaxConnsPerClient, "most open websocket/SSE connections of one client (by JWT subject or address; API keys unlimited)")
-	fs.IntVar(&f.cfg.MaxInFlightPerConn, "live-max-inflight", resolvers.DefaultMaxInFlightPerConn, "most queries and mutations executing at once on one websocket connection")
-	fs.IntVar(&f.cfg.MaxInFlightPerClient, "live-max-inflight-client", resolvers.DefaultMaxInFlightPerClient, "most queries and mutations executing at once over all the websocket connections of one client")
-	fs.DurationVar(&f.cfg.KeepAlive, "live-keepalive", resolvers.DefaultKeepAlive, "websocket ping and SSE keep-alive comment interval")
-	fs.DurationVar(&f.cfg.WriteTimeout, "live-write-timeout", resolvers.DefaultLiveWriteTimeout, "close a live connection whose client accepts no data for this long")
+	fs.IntVar(&f.cfg.MaxSubscriptionsPerConn, "live-max-subscriptions", livehttp.DefaultMaxSubscriptionsPerConn, "most active subscriptions on one websocket connection")
+	fs.IntVar(&f.cfg.SubscriptionBudget, "live-subscription-budget", livehttp.DefaultSubscriptionBudget, "most complexity points one client's active subscriptions may cost together (each event executes them again; negative: no bound)")
+	fs.IntVar(&f.cfg.MaxConnsPerClient, "live-max-connections", livehttp.DefaultMaxConnsPerClient, "most open websocket/SSE connections of one client (by JWT subject or address; API keys unlimited)")
+	fs.IntVar(&f.cfg.MaxInFlightPerConn, "live-max-inflight", livehttp.DefaultMaxInFlightPerConn, "most queries and mutations executing at once on one websocket connection")
+	fs.IntVar(&f.cfg.MaxInFlightPerClient, "live-max-inflight-client", livehttp.DefaultMaxInFlightPerClient, "most queries and mutations executing at once over all the websocket connections of one client")
+	fs.DurationVar(&f.cfg.KeepAlive, "live-keepalive", livehttp.DefaultKeepAlive, "websocket ping and SSE keep-alive comment interval")
+	fs.DurationVar(&f.cfg.WriteTimeout, "live-write-timeout", livehttp.DefaultLiveWriteTimeout, "close a live connection whose client accepts no data for this long")
 	fs.IntVar(&f.buffer, "live-buffer", live.DefaultBuffer, "events held per subscriber; a subscriber that falls further behind is ended with SLOW_CONSUMER")
 	fs.IntVar(&f.shards, "live-shards", DefaultLiveShards, "DynamoDB: change log partitions, by product (every instance on a table must use the same number)")
 	fs.DurationVar(&f.poll, "live-poll", live.DefaultPollInterval, "DynamoDB: how often an instance with subscribers reads the change log")
@@ -61,7 +61,7 @@ const DefaultLiveShards = 4
 // liveRun is the running subscription machinery of one server.
 type liveRun struct {
 	hub    *live.Hub
-	conns  *resolvers.Live
+	conns  *livehttp.Live
 	stop   context.CancelFunc
 	stores []store.Option
 	s      *store.Store // set by start
@@ -80,7 +80,7 @@ func (f *liveFlags) newLive(kind string, log *slog.Logger) *liveRun {
 	lr.hub = live.NewHub(live.Config{Buffer: f.buffer, Logger: log,
 		Stats: func(ctx context.Context, ids []store.StatsID) ([]*store.Stats, error) { return lr.s.GetStats(ctx, ids) }})
 	f.cfg.Hub = lr.hub
-	lr.conns = resolvers.NewLive(f.cfg)
+	lr.conns = livehttp.New(f.cfg)
 	if kind == "dynamodb" {
 		lr.stores = []store.Option{store.WithChangeLog(f.shards)}
 	} else {

@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 // `next` is json.Marshal of the response (the payload) and then of the
 // message around it; an SSE `next` event is the payload in an
 // "event: next\ndata: …\n\n" frame. A group's members all receive the same
-// response (one per shape, livefanout.go), so the group encodes each
+// response (one per shape, fanout.go), so the group encodes each
 // response once (encodePayload: the bytes gqlgen's Marshal makes), and
 // each member's handler writes a frame built around those bytes itself,
 // from gqlgen's subscription goroutine, before it takes its next delivery:

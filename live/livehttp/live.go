@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/acme/comments-gateway/internal/clientslots"
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/store"
 )
@@ -36,8 +37,8 @@ const (
 	CloseForbidden = 4403
 )
 
-// LiveConfig configures subscriptions.
-type LiveConfig struct {
+// Config configures subscriptions.
+type Config struct {
 	// Hub delivers the events; nil turns subscriptions off (UNAVAILABLE).
 	Hub *live.Hub
 	// RequireAuth makes subscribing need a credential, as mutations do.
@@ -46,7 +47,7 @@ type LiveConfig struct {
 	// websocket connection (DefaultMaxSubscriptionsPerConn when 0).
 	MaxSubscriptionsPerConn int
 	// MaxConnsPerClient bounds the open websocket and SSE connections of
-	// one client, named as the rate limit names them (clientID)
+	// one client, named as the rate limit names them (Deps.ClientOf)
 	// (DefaultMaxConnsPerClient when 0); API keys are not limited.
 	MaxConnsPerClient int
 	// MaxInFlightPerConn bounds the queries and mutations executing at once
@@ -65,25 +66,26 @@ type LiveConfig struct {
 	WriteTimeout time.Duration
 	// SubscriptionBudget bounds the summed complexity of one client's
 	// active subscriptions (DefaultSubscriptionBudget when 0; negative: no
-	// bound; see livebudget.go).
+	// bound; see budget.go).
 	SubscriptionBudget int
 }
 
 // Live owns the live connections of a handler: their limits, and their
-// shutdown. Make one with NewLive and pass it in Config.Live.
+// shutdown. Make one with New; the handler that serves it calls Install.
 type Live struct {
-	cfg     LiveConfig
+	cfg     Config
 	mu      sync.Mutex
 	conns   map[*liveConn]struct{}
-	clients *clientSlots // live connections by client
-	running *clientSlots // queries and mutations in flight by client (liveOperations)
+	clients *clientslots.Slots // live connections by client
+	running *clientslots.Slots // queries and mutations in flight by client (liveOperations)
 	closing bool
 	drained chan struct{} // closed when closing and no connection is left
-	fanout  *fanout       // subscribers grouped by operation (livefanout.go)
+	fanout  *fanout       // subscribers grouped by operation (fanout.go)
+	deps    Deps          // what the gateway gives it (Install)
 }
 
-// NewLive returns the live connection registry for cfg.
-func NewLive(cfg LiveConfig) *Live {
+// New returns the live connection registry for cfg.
+func New(cfg Config) *Live {
 	cfg.MaxSubscriptionsPerConn = positiveOr(cfg.MaxSubscriptionsPerConn, DefaultMaxSubscriptionsPerConn)
 	cfg.MaxConnsPerClient = positiveOr(cfg.MaxConnsPerClient, DefaultMaxConnsPerClient)
 	cfg.MaxInFlightPerConn = positiveOr(cfg.MaxInFlightPerConn, DefaultMaxInFlightPerConn)
@@ -91,7 +93,7 @@ func NewLive(cfg LiveConfig) *Live {
 	cfg.KeepAlive = positiveOr(cfg.KeepAlive, DefaultKeepAlive)
 	cfg.WriteTimeout = positiveOr(cfg.WriteTimeout, DefaultLiveWriteTimeout)
 	l := &Live{cfg: cfg, conns: map[*liveConn]struct{}{}, drained: make(chan struct{}),
-		clients: newClientSlots(cfg.MaxConnsPerClient), running: newClientSlots(cfg.MaxInFlightPerClient)}
+		clients: clientslots.New(cfg.MaxConnsPerClient), running: clientslots.New(cfg.MaxInFlightPerClient)}
 	if cfg.Hub != nil {
 		l.fanout = newFanout(cfg.Hub, nil)
 		l.fanout.budget.limit = budgetLimit(cfg.SubscriptionBudget)
@@ -99,29 +101,27 @@ func NewLive(cfg LiveConfig) *Live {
 	return l
 }
 
-// addLiveTransports registers the websocket (graphql-transport-ws, and the
-// legacy graphql-ws) and SSE (graphql-sse) transports of cfg.Live; they must
-// come before POST, which would take an SSE request for a plain one.
-func addLiveTransports(srv *handler.Server, cfg Config, rl *rateLimiter) {
-	l := cfg.Live
+// Install registers, with what deps gives, the websocket
+// (graphql-transport-ws, and the legacy graphql-ws) and SSE (graphql-sse)
+// transports of l (nil: none); they must come before POST, which would
+// take an SSE request for a plain one.
+func (l *Live) Install(srv *handler.Server, deps Deps) {
 	if l == nil {
 		return
 	}
-	srv.AroundOperations(liveOperations(cfg))
+	l.deps = deps
+	srv.AroundOperations(liveOperations(deps.RequestTimeout))
 	if l.fanout != nil {
-		if cfg.Metrics != nil {
-			l.fanout.observe = cfg.Metrics.ObserveLiveDelivery
-		}
-		l.fanout.eventTimeout = cfg.RequestTimeout
-		l.fanout.perEvent = func(ctx context.Context) context.Context {
-			op := graphql.GetOperationContext(ctx).Operation
-			return context.WithValue(ctx, loadersKey{}, newLoaders(cfg.Store, cfg.LoaderWait, planLoads(op)))
-		}
+		l.fanout.observe = deps.ObserveDelivery
+		l.fanout.eventTimeout = deps.RequestTimeout
+		l.fanout.perEvent = deps.PerEvent
+		l.fanout.complexity = deps.Complexity
+		l.fanout.rate = deps.Rate
 		srv.AroundOperations(l.fanout.around)
 	}
 	srv.AddTransport(transport.Websocket{
-		Implementation:        liveWebsocket{l: l, rl: rl}, // the init timeout is wsGuard's
-		InitFunc:              l.initFunc(cfg.Auth),
+		Implementation:        liveWebsocket{l: l}, // the init timeout is wsGuard's
+		InitFunc:              l.initFunc(deps.Auth),
 		KeepAlivePingInterval: l.cfg.KeepAlive, // legacy graphql-ws "ka"
 		PingPongInterval:      l.cfg.KeepAlive, // graphql-transport-ws ping/pong
 	})
@@ -133,10 +133,10 @@ func addLiveTransports(srv *handler.Server, cfg Config, rl *rateLimiter) {
 // mutation, the request timeout and a slot among the operations in flight
 // of its connection and its client (refused with IN_FLIGHT_LIMIT_EXCEEDED
 // when there is none). The slot is held until the result is written.
-// (Its own dataloaders come from withLoaders, as every operation's do: a
+// (Its own dataloaders come from the handler, as every operation's do: a
 // websocket lives long, and one cache for all its operations would serve
 // stale reads.)
-func liveOperations(cfg Config) graphql.OperationMiddleware {
+func liveOperations(timeout time.Duration) graphql.OperationMiddleware {
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		c := liveConnFrom(ctx)
 		if c == nil {
@@ -150,7 +150,7 @@ func liveOperations(cfg Config) graphql.OperationMiddleware {
 		if err != nil {
 			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{err}})
 		}
-		ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		responses := next(ctx)
 		return func(ctx context.Context) *graphql.Response {
 			resp := responses(ctx)
@@ -163,16 +163,16 @@ func liveOperations(cfg Config) graphql.OperationMiddleware {
 	}
 }
 
-// isLiveRequest reports whether r opens a websocket or an SSE stream.
-func isLiveRequest(r *http.Request) bool {
+// IsLiveRequest reports whether r opens a websocket or an SSE stream.
+func IsLiveRequest(r *http.Request) bool {
 	return transport.Websocket{}.Supports(r) || transport.SSE{}.Supports(r)
 }
 
-// requestContext returns the context of one request: bounded by timeout,
+// RequestContext returns the context of one request: bounded by timeout,
 // except for a live stream, which lasts until the client or the server
 // ends it.
-func requestContext(r *http.Request, timeout time.Duration) (context.Context, context.CancelFunc) {
-	if isLiveRequest(r) {
+func RequestContext(r *http.Request, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if IsLiveRequest(r) {
 		return context.WithCancel(r.Context())
 	}
 	return context.WithTimeout(r.Context(), timeout)
@@ -216,6 +216,14 @@ func (l *Live) Subscriptions() int {
 		return 0
 	}
 	return l.fanout.subscriptions()
+}
+
+// positiveOr returns v, or def when v is not positive (a setting left 0).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 // errLiveClosing is the refusal of a connection during shutdown.

@@ -1,15 +1,15 @@
-package resolvers
+package livehttp
 
 import (
-	"context"
 	"fmt"
-	"time"
 
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 )
 
 // Subscriptions under the budgets of requests. A subscription costs its
-// complexity, as the cost analysis measures the operation (cost.go), and
+// complexity, as the cost analysis measures the operation (Deps.Complexity), and
 // every event makes its group execute it again; so:
 //
 //   - A client's subscriptions together cost at most SubscriptionBudget
@@ -61,7 +61,7 @@ func (b *liveBudget) take(client string, cost int) *gqlerror.Error {
 		return nil
 	}
 	if used := b.used[client]; used+cost > b.limit {
-		err := codedError(CodeSubscriptionBudget, fmt.Sprintf(
+		err := gqlhttp.Coded(CodeSubscriptionBudget, fmt.Sprintf(
 			"subscription refused: it costs %d, and this client's active subscriptions already cost %d of their budget of %d; end some, or select less", cost, used, b.limit))
 		err.Extensions["cost"], err.Extensions["used"], err.Extensions["budget"] = cost, used, b.limit
 		return err
@@ -89,30 +89,15 @@ func (f *fanout) charge(g *fanGroup) bool {
 	if f.rate == nil {
 		return len(g.members) > 0
 	}
-	now := time.Now()
 	for i := 0; i < len(g.members); {
 		m := g.members[i]
-		if m.client == "" || f.rate.limiter(context.Background(), m.client).AllowN(now, m.cost) {
-			i++
-			continue
+		if m.client != "" {
+			if err := f.rate.ChargeEvent(m.client, m.cost); err != nil {
+				f.remove(m, err) // removes members[i]
+				continue
+			}
 		}
-		f.remove(m, errEventThrottled(m.cost, f.rate.cfg)) // removes members[i]
+		i++
 	}
 	return len(g.members) > 0
-}
-
-// errEventThrottled is the error a member whose client cannot pay for an
-// event is ended with.
-func errEventThrottled(cost int, cfg RateLimit) *gqlerror.Error {
-	return codedError(CodeThrottled, fmt.Sprintf(
-		"subscription ended: each event costs this subscription's complexity (%d) from the client's rate budget (%d at most, %g restored a second), and it is spent; resubscribe later, select less, or catch up with comments(before: <newest cursor>)",
-		cost, cfg.Burst, cfg.Rate))
-}
-
-// chargeEvents makes every event of l's subscriptions cost their clients
-// what rl charges (nothing when rl is nil: no rate limit).
-func (l *Live) chargeEvents(rl *rateLimiter) {
-	if l != nil && l.fanout != nil {
-		l.fanout.rate = rl
-	}
 }

@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"bytes"
@@ -12,11 +12,13 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 )
 
 // Normalised subscriptions: what lets subscriptions that select the same
 // data under different operation names, aliases, variable names or
-// fragments share one execution (livefanout.go).
+// fragments share one execution (fanout.go).
 //
 // A subscription's selection normalises into a tree of fields, each named
 // by its canonical key: the field's name and its argument values
@@ -268,7 +270,7 @@ func reshape(resp *graphql.Response, from, to *shape) *graphql.Response {
 	} else if resp.Data != nil {
 		var b bytes.Buffer
 		if err := writeShaped(&b, resp.Data, from, to); err != nil {
-			out.Errors = gqlerror.List{codedError(CodeInternal, "internal error")}
+			out.Errors = gqlerror.List{gqlhttp.Coded(gqlhttp.CodeInternal, "internal error")}
 			return out
 		}
 		out.Data = b.Bytes()

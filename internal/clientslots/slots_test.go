@@ -1,4 +1,4 @@
-package resolvers
+package clientslots
 
 import (
 	"sync"
@@ -9,30 +9,30 @@ import (
 // one back, once; other clients and API keys ("") are not counted against
 // it; a client holding nothing is forgotten.
 func TestClientSlots(t *testing.T) {
-	s := newClientSlots(2)
-	r1, ok1 := s.take("ip:a")
-	r2, ok2 := s.take("ip:a")
+	s := New(2)
+	r1, ok1 := s.Take("ip:a")
+	r2, ok2 := s.Take("ip:a")
 	if !ok1 || !ok2 {
 		t.Fatal("the first two slots were refused")
 	}
-	if _, ok := s.take("ip:a"); ok {
+	if _, ok := s.Take("ip:a"); ok {
 		t.Fatal("a third slot was given at limit 2")
 	}
-	if _, ok := s.take("ip:b"); !ok {
+	if _, ok := s.Take("ip:b"); !ok {
 		t.Error("another client was refused")
 	}
 	for range 10 {
-		if _, ok := s.take(""); !ok {
+		if _, ok := s.Take(""); !ok {
 			t.Fatal("an API key was refused")
 		}
 	}
 	r1()
 	r1() // again: nothing more is given back
-	r3, ok := s.take("ip:a")
+	r3, ok := s.Take("ip:a")
 	if !ok {
 		t.Fatal("a released slot was not given again")
 	}
-	if _, ok := s.take("ip:a"); ok {
+	if _, ok := s.Take("ip:a"); ok {
 		t.Fatal("a second release of one slot gave back two")
 	}
 	r2()
@@ -47,9 +47,9 @@ func TestClientSlots(t *testing.T) {
 
 // TestClientSlotsNoBound: a limit of 0 or less refuses nothing.
 func TestClientSlotsNoBound(t *testing.T) {
-	s := newClientSlots(-1)
+	s := New(-1)
 	for range 100 {
-		if _, ok := s.take("ip:a"); !ok {
+		if _, ok := s.Take("ip:a"); !ok {
 			t.Fatal("refused without a bound")
 		}
 	}
@@ -59,7 +59,7 @@ func TestClientSlotsNoBound(t *testing.T) {
 // once, and every slot comes back.
 func TestClientSlotsConcurrent(t *testing.T) {
 	const limit = 4
-	s := newClientSlots(limit)
+	s := New(limit)
 	var mu sync.Mutex
 	var now, peak int
 	var wg sync.WaitGroup
@@ -68,7 +68,7 @@ func TestClientSlotsConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 100 {
-				release, ok := s.take("ip:a")
+				release, ok := s.Take("ip:a")
 				if !ok {
 					continue
 				}

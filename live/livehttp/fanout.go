@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/store"
 )
@@ -22,21 +23,21 @@ import (
 // Shared execution of subscriptions ("fan-out").
 //
 // Subscribers of the same data (the same canonical selection, whatever
-// their operation names, aliases and variable names: liveshape.go; hence
+// their operation names, aliases and variable names: shape.go; hence
 // the same product, topic and filter) receive the same payload for each
 // event, each in its own shape. A fanout groups them: the group holds one
 // hub subscription, runs the operation's selection set once per event
 // (through the gqlgen execution of one of its members, with every
 // middleware of a normal delivery, under the event timeout) and hands the
 // response, re-keyed once per distinct shape and encoded once per
-// response (liveframe.go), to each member's bounded queue. Each member
+// response (frame.go), to each member's bounded queue. Each member
 // then only writes those bytes. Before each
-// execution every member pays for the event (livebudget.go).
+// execution every member pays for the event (budget.go).
 //
 // A subscription operation goes through two steps:
 //   - fanout.around (an operation middleware) gives the resolver a
 //     fanSlot; the resolver validates its arguments and limits as before and
-//     joins the group of its key (Resolver.subscribe), subscribing to the
+//     joins the group of its key (Subscribe), subscribing to the
 //     hub when it is the first;
 //   - the member's ResponseHandler, returned by around in place of gqlgen's,
 //     takes its deliveries from its queue. On its first call it lends the
@@ -57,11 +58,13 @@ type fanout struct {
 	perEvent func(context.Context) context.Context
 	// eventTimeout bounds each event's execution (none when 0).
 	eventTimeout time.Duration
-	budget       liveBudget   // the complexity of each client's subscriptions (livebudget.go)
-	rate         *rateLimiter // charged for each event; nil: no rate limit
-	mu           sync.Mutex
-	groups       map[string]*fanGroup
-	members      int
+	budget       liveBudget // the complexity of each client's subscriptions (budget.go)
+	rate         RateLimit  // charged for each event; nil: no rate limit
+	// complexity is what a subscription costs (at least 1); nil: 1.
+	complexity func(*graphql.OperationContext) int
+	mu         sync.Mutex
+	groups     map[string]*fanGroup
+	members    int
 }
 
 func newFanout(hub *live.Hub, observe func(time.Duration)) *fanout {
@@ -92,7 +95,7 @@ type fanMember struct {
 	queue chan delivery
 	once  sync.Once
 	shape *shape // the member's response keys (nil: its group is by exact text)
-	// out writes each delivery's shared payload (liveframe.go); nil: the
+	// out writes each delivery's shared payload (frame.go); nil: the
 	// member's transport encodes the response.
 	out nextWriter
 	// client and cost: whom each event is charged to, and how much.
@@ -105,7 +108,7 @@ type fanMember struct {
 }
 
 // delivery is one response in a member's queue, and its encoding, shared
-// by the members that receive the same response (liveframe.go).
+// by the members that receive the same response (frame.go).
 type delivery struct {
 	resp      *graphql.Response
 	payload   []byte
@@ -136,8 +139,8 @@ func (f *fanout) around(ctx context.Context, next graphql.OperationHandler) grap
 		return next(ctx)
 	}
 	slot := &fanSlot{cost: 1}
-	if m := costOf(oc); m != nil {
-		slot.cost = max(m.Complexity, 1)
+	if f.complexity != nil {
+		slot.cost = max(f.complexity(oc), 1)
 	}
 	if key, s, err := normalize(oc); err == nil {
 		slot.opKey, slot.shape = "n:"+key, s
@@ -420,7 +423,7 @@ func (g *fanGroup) deliver(d delivery, from *shape, views map[any]*graphql.Respo
 
 // errSlowConsumer is the error a member whose queue overflowed is ended with.
 func errSlowConsumer() *gqlerror.Error {
-	return codedError(CodeSlowConsumer, "subscription ended: the client did not read its events fast enough; resubscribe and catch up with comments(before: <newest cursor>)")
+	return gqlhttp.Coded(CodeSlowConsumer, "subscription ended: the client did not read its events fast enough; resubscribe and catch up with comments(before: <newest cursor>)")
 }
 
 // encodeExtensions replaces each value of resp.Extensions by its JSON, so

@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"encoding/json"
@@ -9,13 +9,16 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/validator"
+
+	"github.com/acme/comments-gateway/graph"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 )
 
 // mustOperation parses and validates query against the gateway's schema,
 // as gqlgen does before an operation runs.
 func mustOperation(tb testing.TB, query string, rawVars map[string]any) *graphql.OperationContext {
 	tb.Helper()
-	schema := testSchema().Schema()
+	schema := graph.NewExecutableSchema(graph.Config{}).Schema() // the schema only: no resolver runs
 	doc, errs := gqlparser.LoadQueryWithRules(schema, query, nil)
 	if errs != nil {
 		tb.Fatalf("%s: %v", query, errs)
@@ -87,7 +90,7 @@ func TestReshapeUsesTheSubscribersKeys(t *testing.T) {
 	resp := &graphql.Response{
 		Data: json.RawMessage(`{"commentAdded":{"title":"T \"q\" {[,:]} \\","product":{"comments":{"nodes":[{"id":"1"},{"id":"2"}]}}}}`),
 		Errors: gqlerror.List{{Message: "boom", Path: ast.Path{ast.PathName("commentAdded"), ast.PathName("product"), ast.PathName("comments"), ast.PathName("nodes"), ast.PathIndex(1), ast.PathName("id")},
-			Extensions: map[string]any{"code": CodeInternal}}},
+			Extensions: map[string]any{"code": gqlhttp.CodeInternal}}},
 		Extensions: map[string]any{"cost": json.RawMessage(`{"itemsRead":3}`)},
 	}
 	got := reshape(resp, from, to)

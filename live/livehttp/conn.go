@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"context"
@@ -27,11 +27,15 @@ type liveConn struct {
 	subs   atomic.Int32
 	ops    int                                // queries and mutations in flight, guarded by l.mu
 	ws     atomic.Pointer[timedWebsocketConn] // websocket: set by liveWebsocket.Accept
-	guard  atomic.Pointer[wsGuard]            // websocket: its protocol guard (liveproto.go)
+	guard  atomic.Pointer[wsGuard]            // websocket: its protocol guard (proto.go)
 	sse    *sseWriter                         // SSE: set before the connection is registered
 }
 
 type liveConnKey struct{}
+
+// IsLive reports whether ctx is that of a request or an operation on a
+// live connection.
+func IsLive(ctx context.Context) bool { return liveConnFrom(ctx) != nil }
 
 // liveConnFrom returns the live connection a request context belongs to.
 func liveConnFrom(ctx context.Context) *liveConn {
@@ -39,18 +43,18 @@ func liveConnFrom(ctx context.Context) *liveConn {
 	return c
 }
 
-// middleware registers each websocket or SSE request as a live connection,
+// Middleware registers each websocket or SSE request as a live connection,
 // refusing it with a coded JSON error: 429 LIMIT_EXCEEDED when its client
 // has MaxConnsPerClient open, 503 UNAVAILABLE during shutdown. ctx is the request's context, cancelled by the handler.
-func (l *Live) middleware(next http.Handler) http.Handler {
+func (l *Live) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if l == nil || !isLiveRequest(r) {
+		if l == nil || !IsLiveRequest(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
-		c := &liveConn{l: l, client: clientID(r), cancel: cancel}
+		c := &liveConn{l: l, client: l.deps.ClientOf(r), cancel: cancel}
 		if (transport.SSE{}).Supports(r) {
 			rc := http.NewResponseController(w)
 			// The stream outlives the server's ReadTimeout, its body not.
@@ -60,7 +64,7 @@ func (l *Live) middleware(next http.Handler) http.Handler {
 		}
 		if err := l.add(c); err != nil {
 			if errors.Is(err, errLiveClosing) {
-				gqlhttp.WriteError(w, http.StatusServiceUnavailable, CodeUnavailable, err.Error(), "Retry-After", "1")
+				gqlhttp.WriteError(w, http.StatusServiceUnavailable, gqlhttp.CodeUnavailable, err.Error(), "Retry-After", "1")
 			} else {
 				gqlhttp.WriteError(w, http.StatusTooManyRequests, CodeLimitExceeded, err.Error())
 			}
@@ -77,7 +81,7 @@ func (l *Live) add(c *liveConn) error {
 	if l.closing {
 		return errLiveClosing
 	}
-	leave, ok := l.clients.take(c.client)
+	leave, ok := l.clients.Take(c.client)
 	if !ok {
 		return fmt.Errorf("too many live connections: at most %d per client", l.cfg.MaxConnsPerClient)
 	}
@@ -95,7 +99,7 @@ func (c *liveConn) startOperation() (release func(), err *gqlerror.Error) {
 	if c.ops >= l.cfg.MaxInFlightPerConn {
 		return nil, gqlhttp.Coded(CodeInFlight, fmt.Sprintf("too many operations in flight on this connection: at most %d; wait for a result before sending more", l.cfg.MaxInFlightPerConn))
 	}
-	leave, ok := l.running.take(c.client)
+	leave, ok := l.running.Take(c.client)
 	if !ok {
 		return nil, gqlhttp.Coded(CodeInFlight, fmt.Sprintf("too many operations in flight for this client: at most %d over its live connections; wait for a result before sending more", l.cfg.MaxInFlightPerClient))
 	}
@@ -189,10 +193,7 @@ func (l *Live) initFunc(a *auth.Authenticator) transport.WebsocketInitFunc {
 // wrapped so that each write is bounded by WriteTimeout, the protocol and
 // the rate limit are enforced on each message (wsGuard), and the
 // connection is known to its liveConn.
-type liveWebsocket struct {
-	l  *Live
-	rl *rateLimiter // nil: no rate limit
-}
+type liveWebsocket struct{ l *Live }
 
 func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
 	conn, err := acceptWebsocket(batchingHijacker{w}, r, opts)
@@ -200,7 +201,7 @@ func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts tran
 		return nil, err
 	}
 	tc := &timedWebsocketConn{wrappedWebsocket: wrappedWebsocket{conn}, timeout: lw.l.cfg.WriteTimeout}
-	g := newWSGuard(r.Context(), tc, lw.rl)
+	g := newWSGuard(r.Context(), tc, lw.l.deps.Rate)
 	if c := liveConnFrom(r.Context()); c != nil {
 		c.ws.Store(tc)
 		c.guard.Store(g)
@@ -222,7 +223,7 @@ func (c *timedWebsocketConn) WriteJSON(v any) error {
 	return c.WebsocketConn.WriteJSON(v)
 }
 
-// writeFrame writes an encoded message (liveframe.go), bounded as WriteJSON.
+// writeFrame writes an encoded message (frame.go), bounded as WriteJSON.
 func (c *timedWebsocketConn) writeFrame(frame []byte) error {
 	t := time.AfterFunc(c.timeout, func() { _ = c.WebsocketConn.Close() })
 	defer t.Stop()
@@ -292,7 +293,7 @@ func (w *sseWriter) writeEvent(ev string) {
 }
 
 // writeNext sends a `next` event around payload, an encoded response
-// (liveframe.go).
+// (frame.go).
 func (w *sseWriter) writeNext(payload []byte) error {
 	if _, err := w.Write(sseNextFrame(payload)); err != nil {
 		return err

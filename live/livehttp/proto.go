@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"bytes"
@@ -16,9 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/gqlerror"
-	"golang.org/x/time/rate"
 
-	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/internal/jsonscan"
 )
 
@@ -111,11 +109,10 @@ var errGuardClosed = errors.New("websocket closed by the protocol guard")
 // wsGuard wraps the connection gqlgen's transport reads and writes.
 type wsGuard struct {
 	wrappedWebsocket
-	strict  bool          // graphql-transport-ws (else legacy graphql-ws: rate limit only)
-	limiter *rate.Limiter // the client's bucket; nil: not limited
-	rl      *rateLimiter  // nil: no rate limit
-	timer   *time.Timer   // the connection_init deadline
-	pending atomic.Pointer[refusal]
+	strict  bool        // graphql-transport-ws (else legacy graphql-ws: rate limit only)
+	bucket  Bucket      // the client's rate budget; nil: not limited
+	timer   *time.Timer // the connection_init deadline
+	pending atomic.Pointer[pendingRefusal]
 	// pendingOp is the ids of the graphql-transport-ws subscribe handed to
 	// gqlgen last, given to its operation when admitted (markAdmitted).
 	pendingOp atomic.Pointer[wsOpIDs]
@@ -135,21 +132,20 @@ type wsOpIDs struct {
 	client  string
 	stopped bool // the client sent complete: send nothing more
 	// clientJSON is client as a JSON string, for the shared frames
-	// (liveframe.go).
+	// (frame.go).
 	clientJSON []byte
 }
 
 // newWSGuard guards conn for the client of ctx's request.
-func newWSGuard(ctx context.Context, conn transport.WebsocketConn, rl *rateLimiter) *wsGuard {
+func newWSGuard(ctx context.Context, conn transport.WebsocketConn, rl RateLimit) *wsGuard {
 	g := &wsGuard{
 		wrappedWebsocket: wrappedWebsocket{conn},
 		strict:           conn.Subprotocol() == subprotocolTransportWS,
-		rl:               rl,
 		byClient:         map[string]string{},
 		byOp:             map[string]*wsOpIDs{},
 	}
-	if client, _ := ctx.Value(clientKey{}).(string); rl != nil && client != "" {
-		g.limiter = rl.limiter(ctx, client)
+	if rl != nil {
+		g.bucket = rl.Bucket(ctx)
 	}
 	g.timer = time.AfterFunc(liveInitTimeout, func() { _ = g.closeWith(CloseInitTimeout, "Connection initialisation timeout") })
 	return g
@@ -282,24 +278,37 @@ func (g *wsGuard) settle() {
 // expect notes a subscribe handed to gqlgen: a refusal of the client's
 // (nil without a rate limit) until its operation is admitted.
 func (g *wsGuard) expect() {
-	if g.limiter != nil {
-		g.pending.Store(g.rl.newRefusal(g.limiter))
+	if g.bucket != nil {
+		g.pending.Store(&pendingRefusal{g.bucket.Refusal()})
 	}
 }
 
 // spent reports whether the client's budget is below the refused cost
-// (rateLimiter.spent), and what it has left; false without a rate limit.
-func (g *wsGuard) spent() (avail float64, spent bool) {
-	if g.limiter == nil {
-		return 0, false
+// (Bucket.Spent); false without a rate limit.
+func (g *wsGuard) spent() bool {
+	return g.bucket != nil && g.bucket.Spent()
+}
+
+// pendingRefusal is the refusal of the subscribe handed to gqlgen last;
+// a nil one (no rate limit) records and takes nothing.
+type pendingRefusal struct{ r Refusal }
+
+func (p *pendingRefusal) charged() {
+	if p != nil {
+		p.r.Charged()
 	}
-	return g.rl.spent(g.limiter)
+}
+
+func (p *pendingRefusal) settle() {
+	if p != nil {
+		p.r.Settle()
+	}
 }
 
 // admit checks one client message. It returns the message to hand to
 // gqlgen, nil (answered here), or an error after closing the socket.
 func (g *wsGuard) admit(b []byte) ([]byte, error) {
-	if _, spent := g.spent(); spent {
+	if g.spent() {
 		if done, err := g.refuseThrottled(b); done {
 			return nil, err
 		}
@@ -449,11 +458,7 @@ func (g *wsGuard) refuseThrottled(b []byte) (bool, error) {
 	if g.throttled++; g.throttled > maxThrottled {
 		return true, g.closeWith(CloseTryAgainLater, "Try again later: your rate budget is spent")
 	}
-	need := g.rl.refusedCost()
-	avail, _ := g.spent()
-	err := gqlhttp.Coded(CodeThrottled, "throttled: your rate budget is spent (refused operations cost "+strconv.Itoa(need)+" points too); retry later (see extensions.cost.throttleStatus)")
-	err.Extensions["cost"] = costReport(nil, nil, g.rl.throttle(need, avail))
-	payload, _ := json.Marshal(gqlerror.List{err})
+	payload, _ := json.Marshal(gqlerror.List{g.bucket.Throttled()})
 	return true, g.WebsocketConn.WriteJSON(rawMessage{Type: msgError, ID: id, Payload: payload})
 }
 
@@ -532,7 +537,7 @@ func (g *wsGuard) WriteJSON(v any) error {
 	return g.WebsocketConn.WriteJSON(v)
 }
 
-// writeFrame sends frame, an encoded message of op (liveframe.go): nothing
+// writeFrame sends frame, an encoded message of op (frame.go): nothing
 // once the client completed op.
 func (g *wsGuard) writeFrame(op *wsOpIDs, frame []byte) error {
 	g.mu.Lock()
@@ -595,25 +600,25 @@ func (g *wsGuard) WriteClose(code int, reason string) error {
 	return nil
 }
 
-// admittedOperations is the last operation check: an operation that
+// AdmittedOperations is the last operation check: an operation that
 // reaches it passed every other, so the rate limit charges it its
 // complexity rather than the refused cost (wsGuard.settle).
-type admittedOperations struct{}
+type AdmittedOperations struct{}
 
 var _ interface {
 	graphql.HandlerExtension
 	graphql.OperationContextMutator
-} = admittedOperations{}
+} = AdmittedOperations{}
 
 // ExtensionName names the extension for gqlgen.
-func (admittedOperations) ExtensionName() string { return "LiveAdmission" }
+func (AdmittedOperations) ExtensionName() string { return "LiveAdmission" }
 
 // Validate accepts any schema.
-func (admittedOperations) Validate(graphql.ExecutableSchema) error { return nil }
+func (AdmittedOperations) Validate(graphql.ExecutableSchema) error { return nil }
 
 // MutateOperationContext marks the websocket subscribe being created as
 // admitted.
-func (admittedOperations) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+func (AdmittedOperations) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
 	markAdmitted(ctx, oc)
 	return nil
 }

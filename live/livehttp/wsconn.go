@@ -1,4 +1,4 @@
-package resolvers
+package livehttp
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // coderConn adapts a coder/websocket connection to gqlgen's websocket
 // transport, as gqlgen's own adapter (transport.CoderWebsocketImplementation)
 // does, and besides writes an encoded message as it is (writeFrame: the
-// shared frames of liveframe.go, which gqlgen's adapter would encode
+// shared frames of frame.go, which gqlgen's adapter would encode
 // again).
 type coderConn struct {
 	conn *websocket.Conn
