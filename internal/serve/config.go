@@ -202,11 +202,8 @@ func (c *Config) resolve() error {
 	if c.store, err = storespec.Parse(c.typed.store); err != nil {
 		return err
 	}
-	if c.moderation.Mode, err = store.ParseModerationMode(c.typed.moderation); err != nil {
-		return fmt.Errorf("-moderation: %w", err)
-	}
-	if c.moderation.ReportThreshold < 0 {
-		return fmt.Errorf("-report-threshold %d: want 0 (reports never hide) or more", c.moderation.ReportThreshold)
+	if err := c.resolveModeration(); err != nil {
+		return err
 	}
 	if c.readTimeout <= 0 {
 		return fmt.Errorf("-read-timeout %s: want a positive duration (a stalled body would hold its connection forever)", c.readTimeout)
@@ -241,6 +238,18 @@ func (c *Config) resolve() error {
 		return fmt.Errorf("-merge-sizing %q: want auto, lean, balanced, few-rounds or one-round", c.typed.mergeSizing)
 	}
 	c.sizing = sizing
+	return nil
+}
+
+// resolveModeration reads -moderation and checks -report-threshold.
+func (c *Config) resolveModeration() error {
+	var err error
+	if c.moderation.Mode, err = store.ParseModerationMode(c.typed.moderation); err != nil {
+		return fmt.Errorf("-moderation: %w", err)
+	}
+	if c.moderation.ReportThreshold < 0 {
+		return fmt.Errorf("-report-threshold %d: want 0 (reports never hide) or more", c.moderation.ReportThreshold)
+	}
 	return nil
 }
 

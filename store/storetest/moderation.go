@@ -117,10 +117,9 @@ func testModeration(t *testing.T, tbl table.Table) {
 // deleted comment's reports go with it.
 func modStep(t *testing.T, tbl table.Table, rng *rand.Rand, pre, post *store.Store, m *modModel, i int) {
 	t.Helper()
-	ctx := context.Background()
-	s, mode := pre, "pre"
+	st := modOp{t: t, ctx: context.Background(), s: pre, mode: "pre", m: m, i: i}
 	if rng.IntN(2) == 0 {
-		s, mode = post, "post"
+		st.s, st.mode = post, "post"
 	}
 	ids := make([]string, 0, len(m.c))
 	for id := range m.c {
@@ -130,87 +129,117 @@ func modStep(t *testing.T, tbl table.Table, rng *rand.Rand, pre, post *store.Sto
 	op := rng.IntN(10)
 	if len(ids) == 0 || op < 3 {
 		author := []string{"alice", "bob"}[rng.IntN(2)]
-		c, err := s.CreateComment(ctx, store.NewComment{ProductID: []string{"big", "mid-1"}[rng.IntN(2)],
+		st.create(store.NewComment{ProductID: []string{"big", "mid-1"}[rng.IntN(2)],
 			Language: []string{"en", "de"}[rng.IntN(2)], Rating: 1 + rng.IntN(5), Author: author,
 			Title: fmt.Sprintf("step %d", i), Body: "moderated", AuthorID: author})
-		if err != nil {
-			t.Fatalf("step %d: create (%s): %v", i, mode, err)
-		}
-		if want := map[string]store.Status{"pre": store.StatusPending, "post": store.StatusPublished}[mode]; c.Status != want {
-			t.Fatalf("step %d: created (%s) as %q, want %q", i, mode, c.Status.Name(), want.Name())
-		}
-		m.c[c.ID] = c
 		return
 	}
 	id := ids[rng.IntN(len(ids))]
-	old := m.c[id]
 	switch op {
 	case 3:
-		r := 1 + rng.IntN(5)
-		c, err := s.UpdateComment(ctx, store.CommentUpdate{ID: id, Rating: &r, Owner: store.AnyOwner})
-		if err != nil {
-			t.Fatalf("step %d: edit (%s): %v", i, mode, err)
-		}
-		want := old.Status
-		if mode == "pre" && r != old.Rating {
-			want = store.StatusPending
-		}
-		if c.Status != want || c.Rating != r {
-			t.Fatalf("step %d: edit (%s) of a %s comment: %s rating %d, want %s rating %d", i, mode, old.Status.Name(), c.Status.Name(), c.Rating, want.Name(), r)
-		}
-		m.c[id] = c
+		st.edit(id, 1+rng.IntN(5))
 	case 4:
-		if err := s.DeleteComment(ctx, id, store.AnyOwner); err != nil {
-			t.Fatalf("step %d: delete: %v", i, err)
-		}
-		for r := range m.reporters[id] {
-			if it, err := tbl.Get(ctx, store.ReportKey(id, r)); err != nil || it != nil {
-				t.Fatalf("step %d: the report of %s outlives its comment: %v %v", i, r, it, err)
-			}
-		}
-		delete(m.c, id)
+		st.delete(tbl, id)
 	case 5:
-		reporter := []string{"r1", "r2", "r3"}[rng.IntN(3)]
-		c, err := s.ReportComment(ctx, id, reporter, "spam")
-		switch {
-		case old.Status != store.StatusPublished:
-			if store.ErrorCode(err) != store.ENOTFOUND {
-				t.Fatalf("step %d: report of a %s comment: %v, want ENOTFOUND", i, old.Status.Name(), err)
-			}
-			return
-		case err != nil:
-			t.Fatalf("step %d: report: %v", i, err)
-		}
-		want := *old
-		if !m.reporters[id][reporter] {
-			if m.reporters[id] == nil {
-				m.reporters[id] = map[string]bool{}
-			}
-			m.reporters[id][reporter] = true
-			want.Reports++
-			if mode == "post" && want.Reports >= modThreshold {
-				want.Status = store.StatusHidden
-			}
-		}
-		if c.Status != want.Status || c.Reports != want.Reports {
-			t.Fatalf("step %d: report (%s) by %s: %s with %d reports, want %s with %d", i, mode, reporter, c.Status.Name(), c.Reports, want.Status.Name(), want.Reports)
-		}
-		m.c[id] = c
+		st.report(id, []string{"r1", "r2", "r3"}[rng.IntN(3)])
 	default:
-		a := []store.Action{store.ActionApprove, store.ActionReject, store.ActionHide, store.ActionRestore}[op-6]
-		c, err := s.Moderate(ctx, id, a, "step")
-		st, ok := expect(old, a)
-		if !ok {
-			if store.ErrorCode(err) != store.ECONFLICT {
-				t.Fatalf("step %d: %s of a %s comment: %v, want ECONFLICT", i, a, old.Status.Name(), err)
-			}
-			return
-		}
-		if err != nil || c.Status != st || c.Reports != 0 || c.ModeratedAt.IsZero() || c.ModerationReason != "step" {
-			t.Fatalf("step %d: %s of a %s comment: %+v, %v; want %s", i, a, old.Status.Name(), c, err, st.Name())
-		}
-		m.c[id] = c
+		st.moderate(id, []store.Action{store.ActionApprove, store.ActionReject, store.ActionHide, store.ActionRestore}[op-6])
 	}
+}
+
+// modOp is one step of the moderation walk: the store it goes through
+// (pre or post mode), the model it keeps in step, and the step's number.
+type modOp struct {
+	t    *testing.T
+	ctx  context.Context
+	s    *store.Store
+	mode string
+	m    *modModel
+	i    int
+}
+
+func (o modOp) create(nc store.NewComment) {
+	c, err := o.s.CreateComment(o.ctx, nc)
+	if err != nil {
+		o.t.Fatalf("step %d: create (%s): %v", o.i, o.mode, err)
+	}
+	if want := map[string]store.Status{"pre": store.StatusPending, "post": store.StatusPublished}[o.mode]; c.Status != want {
+		o.t.Fatalf("step %d: created (%s) as %q, want %q", o.i, o.mode, c.Status.Name(), want.Name())
+	}
+	o.m.c[c.ID] = c
+}
+
+func (o modOp) edit(id string, r int) {
+	old := o.m.c[id]
+	c, err := o.s.UpdateComment(o.ctx, store.CommentUpdate{ID: id, Rating: &r, Owner: store.AnyOwner})
+	if err != nil {
+		o.t.Fatalf("step %d: edit (%s): %v", o.i, o.mode, err)
+	}
+	want := old.Status
+	if o.mode == "pre" && r != old.Rating {
+		want = store.StatusPending
+	}
+	if c.Status != want || c.Rating != r {
+		o.t.Fatalf("step %d: edit (%s) of a %s comment: %s rating %d, want %s rating %d", o.i, o.mode, old.Status.Name(), c.Status.Name(), c.Rating, want.Name(), r)
+	}
+	o.m.c[id] = c
+}
+
+func (o modOp) delete(tbl table.Table, id string) {
+	if err := o.s.DeleteComment(o.ctx, id, store.AnyOwner); err != nil {
+		o.t.Fatalf("step %d: delete: %v", o.i, err)
+	}
+	for r := range o.m.reporters[id] {
+		if it, err := tbl.Get(o.ctx, store.ReportKey(id, r)); err != nil || it != nil {
+			o.t.Fatalf("step %d: the report of %s outlives its comment: %v %v", o.i, r, it, err)
+		}
+	}
+	delete(o.m.c, id)
+}
+
+func (o modOp) report(id, reporter string) {
+	old := o.m.c[id]
+	c, err := o.s.ReportComment(o.ctx, id, reporter, "spam")
+	switch {
+	case old.Status != store.StatusPublished:
+		if store.ErrorCode(err) != store.ENOTFOUND {
+			o.t.Fatalf("step %d: report of a %s comment: %v, want ENOTFOUND", o.i, old.Status.Name(), err)
+		}
+		return
+	case err != nil:
+		o.t.Fatalf("step %d: report: %v", o.i, err)
+	}
+	want := *old
+	if !o.m.reporters[id][reporter] {
+		if o.m.reporters[id] == nil {
+			o.m.reporters[id] = map[string]bool{}
+		}
+		o.m.reporters[id][reporter] = true
+		want.Reports++
+		if o.mode == "post" && want.Reports >= modThreshold {
+			want.Status = store.StatusHidden
+		}
+	}
+	if c.Status != want.Status || c.Reports != want.Reports {
+		o.t.Fatalf("step %d: report (%s) by %s: %s with %d reports, want %s with %d", o.i, o.mode, reporter, c.Status.Name(), c.Reports, want.Status.Name(), want.Reports)
+	}
+	o.m.c[id] = c
+}
+
+func (o modOp) moderate(id string, a store.Action) {
+	old := o.m.c[id]
+	c, err := o.s.Moderate(o.ctx, id, a, "step")
+	st, ok := expect(old, a)
+	if !ok {
+		if store.ErrorCode(err) != store.ECONFLICT {
+			o.t.Fatalf("step %d: %s of a %s comment: %v, want ECONFLICT", o.i, a, old.Status.Name(), err)
+		}
+		return
+	}
+	if err != nil || c.Status != st || c.Reports != 0 || c.ModeratedAt.IsZero() || c.ModerationReason != "step" {
+		o.t.Fatalf("step %d: %s of a %s comment: %+v, %v; want %s", o.i, a, old.Status.Name(), c, err, st.Name())
+	}
+	o.m.c[id] = c
 }
 
 // raceModerators creates a pending comment and has two moderators approve
