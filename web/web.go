@@ -57,12 +57,14 @@ query ProductComments {
 const DefaultHeaders = `{"X-Explain": "1"}`
 
 // Register mounts GraphiQL at / (assets under /graphiql/) and the demo at
-// /demo on mux, both talking to the GraphQL endpoint at endpoint.
-func Register(mux *http.ServeMux, endpoint string) {
+// /demo on mux, both talking to the GraphQL endpoint at endpoint; moderation
+// is the gateway's -moderation mode ("off", "pre" or "post"), which tells
+// the demo whether to offer its moderator view.
+func Register(mux *http.ServeMux, endpoint, moderation string) {
 	g := GraphiQL(endpoint)
 	mux.Handle("GET /{$}", g)
 	mux.Handle("GET /graphiql/", g)
-	d := Demo(endpoint)
+	d := Demo(endpoint, moderation)
 	mux.Handle("GET /demo", d)
 	mux.Handle("GET /demo/", d)
 }
@@ -91,14 +93,15 @@ func GraphiQL(endpoint string) http.Handler {
 
 // Demo serves the product-page demo for the GraphQL endpoint at endpoint: the
 // page at "/demo" (and "/demo/") and its script and style under "/demo/".
-func Demo(endpoint string) http.Handler {
+// With moderation "pre" or "post" the page shows its moderator view.
+func Demo(endpoint, moderation string) http.Handler {
 	raw, err := files.ReadFile("demo/index.html")
 	if err != nil {
 		panic(err)
 	}
 	t := template.Must(template.New("demo").Parse(string(raw)))
 	var page bytes.Buffer
-	if err := t.Execute(&page, map[string]string{"Endpoint": endpoint}); err != nil {
+	if err := t.Execute(&page, map[string]string{"Endpoint": endpoint, "Moderation": moderation}); err != nil {
 		panic(err)
 	}
 	html := newFile(page.Bytes(), "text/html; charset=utf-8")

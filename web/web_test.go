@@ -15,7 +15,7 @@ import (
 func server(t *testing.T) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
-	Register(mux, "/graphql")
+	Register(mux, "/graphql", "pre")
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -230,6 +230,9 @@ func TestGraphiQLConfigAndNotFound(t *testing.T) {
 	_, body = get(t, srv, "/demo")
 	if !strings.Contains(string(body), `<meta name="graphql-endpoint" content="/graphql">`) {
 		t.Error("demo page lacks the endpoint")
+	}
+	if !strings.Contains(string(body), `<meta name="moderation" content="pre">`) {
+		t.Error("demo page lacks the moderation mode")
 	}
 	for _, p := range []string{"/graphiql/", "/graphiql/nope.js", "/demo/nope.js", "/demo/index.html", "/demox"} {
 		if res, _ := get(t, srv, p); res.StatusCode != http.StatusNotFound {

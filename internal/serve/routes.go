@@ -26,7 +26,7 @@ func routes(a *app) *http.ServeMux {
 	mux := http.NewServeMux()
 	cfg := a.graphql
 	if a.cfg.graphiql {
-		web.Register(mux, "/graphql") // GraphiQL at /, its assets, and /demo
+		web.Register(mux, "/graphql", string(a.cfg.moderation.Mode)) // GraphiQL at /, its assets, and /demo
 		cfg.BrowserPage = pageAtRoot(mux)
 	}
 	mux.Handle("/graphql", resolvers.NewHandler(cfg))

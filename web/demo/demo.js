@@ -1,25 +1,13 @@
 // The product-page demo: plain DOM, one fetch per view. Read top to bottom.
 import { follow } from './live.js';
+import { graphql } from './api.js';
+import { startModeration } from './moderation.js';
 const endpoint = document.querySelector('meta[name="graphql-endpoint"]').content;
 const PAGE_SIZE = 10;
 const $ = (id) => document.getElementById(id);
 
 const stars = (n) => (n === 1 ? '1 star' : `${n} stars`);
 const number = (n) => n.toLocaleString('en-US');
-
-// POSTs a GraphQL request. X-Explain: 1 asks the gateway for the read plan
-// of every `comments` field, returned in extensions.plan. signal aborts it.
-async function graphql(query, variables, signal) {
-  const res = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Explain': '1' },
-    body: JSON.stringify({ query, variables }),
-    signal,
-  });
-  const body = await res.json();
-  if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join('; '));
-  return body;
-}
 
 const PRODUCTS = `query Products { topProducts(first: 50) { rank fiveStarCount product { id } } }`;
 
@@ -295,3 +283,6 @@ window.addEventListener('popstate', () => {
 showURL();
 toURL(false);
 load();
+// Writing a comment, and the moderator view when moderation is on: both
+// show their changes in the list by loading the view again.
+startModeration({ product: () => state.product, reload: () => load() });

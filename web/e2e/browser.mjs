@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { launchGateway, root } from './gateway.mjs';
+import { assertContrast } from './contrast.mjs';
 
 const artifacts = join(root, 'artifacts');
 mkdirSync(artifacts, { recursive: true });
@@ -315,39 +316,6 @@ async function testDemoURLState(page, base) {
   assert.equal(await page.locator('#comments li').count(), 0);
   assert.equal(new URL(page.url()).searchParams.get('ratings'), '');
   await page.screenshot({ path: join(artifacts, 'demo-no-rating.png'), fullPage: true });
-}
-
-// assertContrast: every visible text of the page has a contrast ratio of at
-// least 4.5:1 against its background (WCAG 2 AA for normal text); disabled
-// controls are exempt, as WCAG allows.
-async function assertContrast(page) {
-  const low = await page.evaluate(() => {
-    const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
-    const lum = ([r, g, b]) => {
-      const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-    };
-    const background = (el) => {
-      for (let e = el; e; e = e.parentElement) {
-        const c = rgb(getComputedStyle(e).backgroundColor);
-        if (c.length === 3 || c[3] > 0) return c.slice(0, 3);
-      }
-      return [255, 255, 255];
-    };
-    const out = [];
-    for (const el of document.querySelectorAll('body *')) {
-      const text = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').trim();
-      const box = el.getBoundingClientRect();
-      if (!text || el.closest('[disabled]') || box.width === 0 || el.closest('[hidden]')) continue;
-      const style = getComputedStyle(el);
-      if (style.visibility === 'hidden' || Number(style.opacity) < 1) continue;
-      const [a, b] = [lum(rgb(style.color)), lum(background(el))];
-      const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-      if (ratio < 4.5) out.push(`${el.tagName}#${el.id}.${el.className} "${text.slice(0, 30)}": ${ratio.toFixed(2)}`);
-    }
-    return out;
-  });
-  assert.deepEqual(low, [], 'text contrast at least 4.5:1');
 }
 
 // testDemoPhone: at a phone's 390 px nothing is wider than the viewport (no
