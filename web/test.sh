@@ -4,7 +4,9 @@
 # builds the gateway and runs web/e2e/browser.mjs against it on 127.0.0.1;
 # then the client test, web/e2e/client.mjs (Apollo Client and urql, relay-style
 # paging through every page of several filters, against a recount), which
-# builds and starts its own gateway the same way; then the Relay walk,
+# builds and starts its own gateway the same way; then the moderator view's
+# test, web/e2e/moderation.mjs (/demo with -moderation pre and an API key:
+# write, awaiting review, approve, hide); then the Relay walk,
 # web/relay/walk.mjs (relay-compiler over the served schema, relay-runtime
 # paging and refetching through Query.node against a recount of the data it
 # imports), with its own pinned packages in web/relay/; then the client
@@ -44,6 +46,7 @@ for k in graphiql full; do
   fi
 done
 node e2e/browser.mjs || status=$?
+node e2e/moderation.mjs || status=1
 node e2e/client.mjs || status=1
 # The client example, examples/react-apollo, built (codegen, tsc, vite) with
 # its own pinned packages, served from another origin than the gateway's.

@@ -10,9 +10,9 @@ import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
 import { launchGateway, root } from './gateway.mjs';
 import { assertContrast } from './contrast.mjs';
+import { launchChromium } from './chromium.mjs';
 
 const artifacts = join(root, 'artifacts');
 mkdirSync(artifacts, { recursive: true });
@@ -28,35 +28,13 @@ async function main() {
   log('gateway at', base);
 
   // 2. Chromium, fresh profile, nothing but loopback.
-  const userDataDir = join(tmp, 'profile');
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run'],
-    viewport: { width: 1280, height: 900 },
-  });
-  cleanups.unshift(() => context.close());
-  context.on('request', (req) => {
-    const url = new URL(req.url());
-    if (!['data:', 'blob:'].includes(url.protocol) && url.origin !== base) {
-      problems.push(`request to another origin: ${req.url()}`);
-    }
-  });
-  const page = context.pages()[0] || (await context.newPage());
+  const { context, page } = await launchChromium({ tmp, base, problems, cleanups });
   cleanups.unshift(async () => {
     if (failed) await page.screenshot({ path: join(artifacts, 'browser-failure.png') });
   });
   page.on('response', async (r) => {
     if (r.status() >= 400) {
       problems.push(`HTTP ${r.status()} ${r.url()} ${(r.request().postData() || '').slice(0, 80)}: ${(await r.text().catch(() => '')).slice(0, 300)}`);
-    }
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('console', (msg) => {
-    if ((msg.type() === 'error' && !/^Failed to load resource/.test(msg.text()))
-      || /Content Security Policy/i.test(msg.text())) {
-      problems.push(`console ${msg.type()}: ${msg.text()}`);
     }
   });
 

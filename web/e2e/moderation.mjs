@@ -13,9 +13,9 @@ import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
 import { launchGateway, root, runBounded } from './gateway.mjs';
 import { assertContrast } from './contrast.mjs';
+import { launchChromium } from './chromium.mjs';
 
 const artifacts = join(root, 'artifacts');
 mkdirSync(artifacts, { recursive: true });
@@ -33,24 +33,7 @@ async function main() {
     flags: ['-graphiql', '-introspection', '-open-explain', '-moderation', 'pre', '-api-keys', keyHash],
   });
   log('gateway at', base);
-  const context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run'],
-    viewport: { width: 1280, height: 900 },
-  });
-  cleanups.unshift(() => context.close());
-  context.on('request', (req) => {
-    const url = new URL(req.url());
-    if (!['data:', 'blob:'].includes(url.protocol) && url.origin !== base) problems.push(`request to another origin: ${req.url()}`);
-  });
-  const page = context.pages()[0] || (await context.newPage());
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('console', (msg) => {
-    if ((msg.type() === 'error' && !/^Failed to load resource/.test(msg.text()))
-      || /Content Security Policy/i.test(msg.text())) problems.push(`console ${msg.type()}: ${msg.text()}`);
-  });
+  const { context, page } = await launchChromium({ tmp, base, problems, cleanups });
   try {
     await moderate(page, base);
   } catch (err) {
