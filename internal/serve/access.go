@@ -31,7 +31,7 @@ func (c *accessConfig) register(fs *flag.FlagSet, devDefault bool) {
 	fs.StringVar(&c.jwksURL, "jwks-url", "", "JWKS URL: accept JWT bearer tokens signed by its keys")
 	fs.StringVar(&c.issuer, "jwt-issuer", "", "required JWT iss (with -jwks-url)")
 	fs.StringVar(&c.audience, "jwt-audience", "", "required JWT aud (with -jwks-url)")
-	fs.StringVar(&c.rolesClaim, "jwt-roles-claim", auth.DefaultRolesClaim, "JWT claim listing roles; \""+auth.ModeratorRole+"\" may change anyone's comments")
+	fs.StringVar(&c.rolesClaim, "jwt-roles-claim", auth.DefaultRolesClaim, "JWT claim listing roles; \""+auth.ModeratorRole+"\" may change anyone's comments and moderate")
 }
 
 // authenticator builds the mutations' credentials from the flags, and
