@@ -28,8 +28,9 @@ type Principal struct {
 	Kind Kind
 	// Subject is the JWT's `sub` (empty for an API key).
 	Subject string
-	// Moderator is set for a JWT carrying the moderator role. API keys are
-	// trusted services and may change any comment.
+	// Moderator is set for a JWT carrying the moderator role and for a
+	// moderator API key (KeySet.AddModerators). Every API key is a trusted
+	// service and may change any comment; only these may moderate.
 	Moderator bool
 }
 
@@ -37,6 +38,13 @@ type Principal struct {
 // only its own: API keys and moderators may.
 func (p *Principal) MayChangeAny() bool {
 	return p != nil && (p.Kind == KindAPIKey || p.Moderator)
+}
+
+// MayModerate reports whether p may moderate (approve, reject, hide,
+// restore, read the moderation queue): a moderator's JWT or a moderator
+// API key, not a plain API key.
+func (p *Principal) MayModerate() bool {
+	return p != nil && p.Moderator
 }
 
 // ErrInvalidCredential is returned for a credential that was presented
@@ -53,9 +61,16 @@ const MaxCredentialBytes = 8 << 10
 // MaxCredentialBytes; it is an ErrInvalidCredential.
 var ErrCredentialTooLarge = fmt.Errorf("%w: a credential is at most %d bytes", ErrInvalidCredential, MaxCredentialBytes)
 
-// KeySet holds the SHA-256 hashes of the accepted API keys.
+// KeySet holds the SHA-256 hashes of the accepted API keys, each marked
+// as a moderator key or not.
 type KeySet struct {
-	hashes [][sha256.Size]byte
+	keys []apiKey
+}
+
+// apiKey is one accepted key's hash and whether it moderates.
+type apiKey struct {
+	hash      [sha256.Size]byte
+	moderator bool
 }
 
 // ParseKeyHashes parses SHA-256 hex hashes separated by commas, blanks or
@@ -73,9 +88,9 @@ func ParseKeyHashes(s string) (*KeySet, error) {
 			if err != nil || len(b) != sha256.Size {
 				return nil, fmt.Errorf("line %d: %q is not a SHA-256 hash (64 hex digits; make one with: printf %%s \"$KEY\" | sha256sum)", n, short(f))
 			}
-			var h [sha256.Size]byte
-			copy(h[:], b)
-			ks.hashes = append(ks.hashes, h)
+			var k apiKey
+			copy(k.hash[:], b)
+			ks.keys = append(ks.keys, k)
 		}
 	}
 	return ks, sc.Err()
@@ -111,29 +126,57 @@ func (ks *KeySet) Len() int {
 	if ks == nil {
 		return 0
 	}
-	return len(ks.hashes)
+	return len(ks.keys)
 }
 
-// Add adds the hashes of other.
+// Add adds the keys of other, as they are marked there.
 func (ks *KeySet) Add(other *KeySet) {
 	if other != nil {
-		ks.hashes = append(ks.hashes, other.hashes...)
+		ks.keys = append(ks.keys, other.keys...)
 	}
 }
 
-// Match reports whether key hashes to one of the set's hashes. It compares
-// the hashes in constant time and always compares all of them, so the time
-// taken says nothing about which key, or how much of one, matched.
-func (ks *KeySet) Match(key string) bool {
+// AddModerators adds the keys of other as moderator keys. A hash that is
+// in the set both plain and as a moderator key moderates.
+func (ks *KeySet) AddModerators(other *KeySet) {
+	if other == nil {
+		return
+	}
+	for _, k := range other.keys {
+		k.moderator = true
+		ks.keys = append(ks.keys, k)
+	}
+}
+
+// Lookup reports whether key hashes to one of the set's hashes (ok) and
+// whether that is a moderator key. It compares the hashes in constant time
+// and always compares all of them, so the time taken says nothing about
+// which key, or how much of one, matched, nor whether it moderates.
+func (ks *KeySet) Lookup(key string) (ok, moderator bool) {
 	if ks == nil || key == "" {
-		return false
+		return false, false
 	}
 	h := sha256.Sum256([]byte(key))
-	ok := 0
-	for i := range ks.hashes {
-		ok |= subtle.ConstantTimeCompare(h[:], ks.hashes[i][:])
+	found, mod := 0, 0
+	for i := range ks.keys {
+		eq := subtle.ConstantTimeCompare(h[:], ks.keys[i].hash[:])
+		found |= eq
+		mod |= eq & boolInt(ks.keys[i].moderator)
 	}
-	return ok == 1
+	return found == 1, mod == 1
+}
+
+// Match reports whether key is in the set (see Lookup).
+func (ks *KeySet) Match(key string) bool {
+	ok, _ := ks.Lookup(key)
+	return ok
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // HashKey returns the hex SHA-256 of key, the form -api-keys takes.
@@ -149,7 +192,7 @@ type TokenVerifier interface {
 
 // Authenticator finds the credential of a request.
 type Authenticator struct {
-	Keys *KeySet       // API keys; nil or empty for none
+	Keys *KeySet       // API keys, moderator keys marked; nil or empty for none
 	JWT  TokenVerifier // nil when JWTs are not accepted
 }
 
@@ -173,10 +216,7 @@ func (a *Authenticator) Authenticate(r *http.Request) (*Principal, error) {
 		return nil, ErrCredentialTooLarge
 	}
 	if k != "" {
-		if a.Keys.Match(k) {
-			return &Principal{Kind: KindAPIKey}, nil
-		}
-		return nil, ErrInvalidCredential
+		return a.apiKey(k)
 	}
 	if h == "" {
 		return nil, nil
@@ -193,10 +233,17 @@ func (a *Authenticator) Authenticate(r *http.Request) (*Principal, error) {
 		}
 		return p, nil
 	}
-	if a.Keys.Match(cred) {
-		return &Principal{Kind: KindAPIKey}, nil
+	return a.apiKey(cred)
+}
+
+// apiKey is the principal of an API key: a moderator's when it is a
+// moderator key, ErrInvalidCredential when it is not a key of a.Keys.
+func (a *Authenticator) apiKey(key string) (*Principal, error) {
+	ok, moderator := a.Keys.Lookup(key)
+	if !ok {
+		return nil, ErrInvalidCredential
 	}
-	return nil, ErrInvalidCredential
+	return &Principal{Kind: KindAPIKey, Moderator: moderator}, nil
 }
 
 type ctxKey struct{}

@@ -45,6 +45,52 @@ func TestKeySet(t *testing.T) {
 	}
 }
 
+// TestModeratorKeys: keys added with AddModerators are accepted and
+// moderate; the others are accepted and do not; a hash in both lists
+// moderates; an unknown key is neither.
+func TestModeratorKeys(t *testing.T) {
+	ks, err := auth.ParseKeyHashes(auth.HashKey("plain") + "," + auth.HashKey("both"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "moderator-keys")
+	os.WriteFile(p, []byte("# moderators\n"+auth.HashKey("mod")+"\n"+auth.HashKey("both")+"\n"), 0o600)
+	mks, err := auth.LoadKeyHashes(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks.AddModerators(mks)
+	ks.AddModerators(nil)
+	if ks.Len() != 4 {
+		t.Errorf("Len %d, want 4", ks.Len())
+	}
+	for key, want := range map[string][2]bool{"plain": {true, false}, "mod": {true, true}, "both": {true, true}, "other": {false, false}, "": {false, false}} {
+		if ok, mod := ks.Lookup(key); ok != want[0] || mod != want[1] || ks.Match(key) != want[0] {
+			t.Errorf("Lookup(%q) = %v, %v; want %v", key, ok, mod, want)
+		}
+	}
+	a := &auth.Authenticator{Keys: ks}
+	for _, tc := range []struct {
+		hdr, val  string
+		moderates bool
+	}{
+		{"X-API-Key", "plain", false},
+		{"Authorization", "Bearer plain", false},
+		{"X-API-Key", "mod", true},
+		{"Authorization", "Bearer mod", true},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/graphql", nil)
+		r.Header.Set(tc.hdr, tc.val)
+		p, err := a.Authenticate(r)
+		if err != nil || p == nil || p.Kind != auth.KindAPIKey || !p.MayChangeAny() || p.MayModerate() != tc.moderates {
+			t.Errorf("%s: %s: principal %+v err %v, want an API key that moderates: %v", tc.hdr, tc.val, p, err, tc.moderates)
+		}
+	}
+	if (*auth.Principal)(nil).MayModerate() {
+		t.Error("no principal moderates")
+	}
+}
+
 func TestAuthenticate(t *testing.T) {
 	ks, _ := auth.ParseKeyHashes(auth.HashKey("k"))
 	a := &auth.Authenticator{Keys: ks}

@@ -28,7 +28,7 @@ func TestModerationAcrossInstances(t *testing.T) {
 	t.Cleanup(func() { deleteTable(t, client, table) })
 	const key = "moderator-key"
 	argv := []string{"serve", "-addr", "127.0.0.1:0", "-demo=false", "-store", spec, "-moderation", "pre",
-		"-api-keys", auth.HashKey(key), "-live-poll", "100ms", "-live-stream-poll", "100ms"}
+		"-moderator-api-keys", auth.HashKey(key), "-live-poll", "100ms", "-live-stream-poll", "100ms"}
 	bin := MustBinary(t)
 	a := startServer(t, bin, argv, nil, func(s *Server) { s.Stop(t) })
 	b := startServer(t, bin, argv, nil, func(s *Server) { s.Stop(t) })

@@ -13,13 +13,14 @@ import (
 // transitions are the store's (store.Moderate).
 
 // requireModerator refuses, with FORBIDDEN, a request that is not a
-// moderator's: a JWT with the moderator role, or an API key (a trusted
-// service, which may change any comment).
+// moderator's: a JWT with the moderator role, or a moderator API key
+// (-moderator-api-keys). A plain API key may change any comment but not
+// moderate.
 func requireModerator(ctx context.Context) error {
-	if p, _ := auth.FromContext(ctx); p.MayChangeAny() {
+	if p, _ := auth.FromContext(ctx); p.MayModerate() {
 		return nil
 	}
-	return store.Errorf(store.EFORBIDDEN, "moderators only: this needs a JWT with the %q role, or an API key", auth.ModeratorRole)
+	return store.Errorf(store.EFORBIDDEN, "moderators only: this needs a JWT with the %q role, or a moderator API key (-moderator-api-keys)", auth.ModeratorRole)
 }
 
 // visible returns c when the request may see it: a published comment, or

@@ -21,14 +21,23 @@ import (
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
 )
 
-// mustModerationEnv is an access env (JWTs as fakeJWT reads them, API key
-// testAPIKey) over an empty bolt store moderated by m.
+// testModeratorKey is the moderator API key of mustModerationEnv.
+const testModeratorKey = "s3cret-moderator-key"
+
+// mustModerationEnv is an access env (JWTs as fakeJWT reads them, the
+// plain API key testAPIKey and the moderator API key testModeratorKey)
+// over an empty bolt store moderated by m.
 func mustModerationEnv(tb testing.TB, m store.Moderation) *accessEnv {
 	tb.Helper()
 	ks, err := auth.ParseKeyHashes(auth.HashKey(testAPIKey))
 	if err != nil {
 		tb.Fatal(err)
 	}
+	mks, err := auth.ParseKeyHashes(auth.HashKey(testModeratorKey))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ks.AddModerators(mks)
 	e := &accessEnv{store: store.New(bolttest.Open(tb), store.WithModeration(m))}
 	cfg := resolvers.Config{Store: e.store, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Auth: &auth.Authenticator{Keys: ks, JWT: fakeJWT{}}}
@@ -161,7 +170,7 @@ func TestModerationWorkflow(t *testing.T) {
 	if c := mustComment(t, e.MustPost(t, q(`{ comment(id: "`+id+`") { id } }`)), "comment", false); c != nil {
 		t.Errorf("anonymous sees a hidden comment: %+v", c)
 	}
-	c = mustComment(t, e.MustPost(t, modMut("restoreComment", id, ""), "X-API-Key", testAPIKey), "restoreComment", true)
+	c = mustComment(t, e.MustPost(t, modMut("restoreComment", id, ""), "X-API-Key", testModeratorKey), "restoreComment", true)
 	if c.Status != "PUBLISHED" {
 		t.Fatalf("restored: %+v", c)
 	}
@@ -171,7 +180,8 @@ func TestModerationWorkflow(t *testing.T) {
 }
 
 // TestModerationForbidden: every moderator operation refuses a request
-// that is not a moderator's with FORBIDDEN, and changes nothing.
+// that is not a moderator's with FORBIDDEN, a plain API key's included,
+// and changes nothing.
 func TestModerationForbidden(t *testing.T) {
 	e := mustModerationEnv(t, store.Moderation{Mode: store.ModerationPre})
 	id, _ := createdID(t, e.MustPost(t, q(createMut), alice...))
@@ -181,7 +191,8 @@ func TestModerationForbidden(t *testing.T) {
 		q(`{ moderationQueue(status: PENDING) { nodes { id } } }`),
 	}
 	for _, op := range ops {
-		for name, hdr := range map[string][]string{"anonymous": nil, "author": alice, "bob": bob} {
+		for name, hdr := range map[string][]string{"anonymous": nil, "author": alice, "bob": bob,
+			"plain API key": {"X-API-Key", testAPIKey}, "plain API key as bearer": {"Authorization", "Bearer " + testAPIKey}} {
 			r := e.MustPost(t, op, hdr...)
 			want := resolvers.CodeForbidden
 			if hdr == nil && strings.HasPrefix(op["query"].(string), "mutation") {
@@ -197,6 +208,35 @@ func TestModerationForbidden(t *testing.T) {
 	}
 	if r := e.MustPost(t, q(`mutation { reportComment(input: {id: "`+id+`"}) { comment { id } } }`)); r.Code() != resolvers.CodeUnauthenticated {
 		t.Errorf("anonymous report: %+v, want UNAUTHENTICATED", r.Errors)
+	}
+}
+
+// TestModeratorAPIKey: a moderator API key (-moderator-api-keys), sent as
+// X-API-Key or as a bearer, may do each moderator operation; a plain API
+// key may not (TestModerationForbidden) but still changes any comment.
+func TestModeratorAPIKey(t *testing.T) {
+	e := mustModerationEnv(t, store.Moderation{Mode: store.ModerationPre})
+	for _, hdr := range [][]string{{"X-API-Key", testModeratorKey}, {"Authorization", "Bearer " + testModeratorKey}} {
+		id, _ := createdID(t, e.MustPost(t, q(createMut), alice...))
+		r := e.MustPost(t, q(`{ moderationQueue(status: PENDING) { nodes { id } } }`), hdr...)
+		if !strings.Contains(string(field(r, "moderationQueue")), `{"id":"`+id+`"}`) {
+			t.Errorf("%s: pending queue: %s %+v", hdr[0], field(r, "moderationQueue"), r.Errors)
+		}
+		// PENDING → PUBLISHED → HIDDEN → PUBLISHED → HIDDEN → REJECTED.
+		for _, step := range []struct{ op, want string }{
+			{"approveComment", "PUBLISHED"}, {"hideComment", "HIDDEN"}, {"restoreComment", "PUBLISHED"},
+			{"hideComment", "HIDDEN"}, {"rejectComment", "REJECTED"},
+		} {
+			if c := mustComment(t, e.MustPost(t, modMut(step.op, id, ""), hdr...), step.op, true); c.Status != step.want {
+				t.Errorf("%s: %s: %s, want %s", hdr[0], step.op, c.Status, step.want)
+			}
+		}
+	}
+	// A plain key still changes anyone's comment (a trusted service).
+	id, _ := createdID(t, e.MustPost(t, q(createMut), alice...))
+	r := e.MustPost(t, q(`mutation { deleteComment(input: {id: "`+id+`"}) { deletedCommentId } }`), "X-API-Key", testAPIKey)
+	if len(r.Errors) > 0 {
+		t.Errorf("a plain API key deleting alice's comment: %+v", r.Errors)
 	}
 }
 

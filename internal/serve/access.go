@@ -14,6 +14,7 @@ import (
 type accessConfig struct {
 	dev, open                 bool
 	apiKeys, apiKeysFile      string
+	modKeys, modKeysFile      string
 	jwksURL, issuer, audience string
 	rolesClaim                string
 }
@@ -25,10 +26,12 @@ func (c *accessConfig) register(fs *flag.FlagSet, devDefault bool) {
 	fs.BoolVar(&c.open, "open-mutations", false, "allow mutations without any credential outside dev mode")
 	fs.StringVar(&c.apiKeys, "api-keys", "", "comma-separated SHA-256 hex hashes of the accepted API keys")
 	fs.StringVar(&c.apiKeysFile, "api-keys-file", "", "file of API key hashes, one a line (# comments)")
+	fs.StringVar(&c.modKeys, "moderator-api-keys", "", "comma-separated SHA-256 hex hashes of API keys that may also moderate (accepted as API keys too)")
+	fs.StringVar(&c.modKeysFile, "moderator-api-keys-file", "", "file of moderator API key hashes, one a line (# comments)")
 	fs.StringVar(&c.jwksURL, "jwks-url", "", "JWKS URL: accept JWT bearer tokens signed by its keys")
 	fs.StringVar(&c.issuer, "jwt-issuer", "", "required JWT iss (with -jwks-url)")
 	fs.StringVar(&c.audience, "jwt-audience", "", "required JWT aud (with -jwks-url)")
-	fs.StringVar(&c.rolesClaim, "jwt-roles-claim", auth.DefaultRolesClaim, "JWT claim listing roles; \""+auth.ModeratorRole+"\" may change anyone's comments")
+	fs.StringVar(&c.rolesClaim, "jwt-roles-claim", auth.DefaultRolesClaim, "JWT claim listing roles; \""+auth.ModeratorRole+"\" may change anyone's comments and moderate")
 }
 
 // authenticator builds the mutations' credentials from the flags, and
@@ -36,19 +39,27 @@ func (c *accessConfig) register(fs *flag.FlagSet, devDefault bool) {
 // (with a warning), or with -open-mutations; never silently in production.
 func (c accessConfig) authenticator(ctx context.Context, log *slog.Logger) (*auth.Authenticator, error) {
 	a := &auth.Authenticator{Keys: &auth.KeySet{}}
-	if c.apiKeys != "" {
-		ks, err := auth.ParseKeyHashes(c.apiKeys)
-		if err != nil {
-			return nil, fmt.Errorf("-api-keys: %w", err)
+	for _, src := range []struct {
+		flag, list, file string
+		add              func(*auth.KeySet)
+	}{
+		{"api-keys", c.apiKeys, c.apiKeysFile, a.Keys.Add},
+		{"moderator-api-keys", c.modKeys, c.modKeysFile, a.Keys.AddModerators},
+	} {
+		if src.list != "" {
+			ks, err := auth.ParseKeyHashes(src.list)
+			if err != nil {
+				return nil, fmt.Errorf("-%s: %w", src.flag, err)
+			}
+			src.add(ks)
 		}
-		a.Keys.Add(ks)
-	}
-	if c.apiKeysFile != "" {
-		ks, err := auth.LoadKeyHashes(c.apiKeysFile)
-		if err != nil {
-			return nil, fmt.Errorf("-api-keys-file: %w", err)
+		if src.file != "" {
+			ks, err := auth.LoadKeyHashes(src.file)
+			if err != nil {
+				return nil, fmt.Errorf("-%s-file: %w", src.flag, err)
+			}
+			src.add(ks)
 		}
-		a.Keys.Add(ks)
 	}
 	if c.jwksURL == "" && (c.issuer != "" || c.audience != "") {
 		return nil, errors.New("-jwt-issuer and -jwt-audience need -jwks-url")
@@ -59,7 +70,7 @@ func (c accessConfig) authenticator(ctx context.Context, log *slog.Logger) (*aut
 	}
 	if a.Keys.Len() > 0 || c.jwksURL != "" {
 		if c.open {
-			return nil, errors.New("-open-mutations contradicts -api-keys/-api-keys-file/-jwks-url: drop one")
+			return nil, errors.New("-open-mutations contradicts -api-keys/-moderator-api-keys (and their -file)/-jwks-url: drop one")
 		}
 	} else {
 		switch {

@@ -14,5 +14,6 @@ new CommentsGatewayStack(app, 'CommentsGateway', {
   tableName: app.node.tryGetContext('tableName') ?? 'comments',
   shutdownTimeoutSeconds: Number(app.node.tryGetContext('shutdownTimeoutSeconds') ?? 20),
   certificateArn: app.node.tryGetContext('certificateArn'),
+  moderatorApiKeys: app.node.tryGetContext('moderatorApiKeys') === 'true',
 });
 app.synth();

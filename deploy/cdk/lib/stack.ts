@@ -31,6 +31,12 @@ export interface CommentsGatewayProps extends cdk.StackProps {
   shutdownTimeoutSeconds: number;
   /** An ACM certificate for HTTPS on 443; without, HTTP on 80 (put CloudFront or a TLS proxy in front). */
   certificateArn?: string;
+  /**
+   * Also a Secrets Manager secret of moderator API key hashes
+   * (COMMENTS_MODERATOR_API_KEYS, docs/moderation.md); set its value after
+   * the first deploy. Without, moderators are JWTs with the moderator role.
+   */
+  moderatorApiKeys?: boolean;
 }
 
 export class CommentsGatewayStack extends cdk.Stack {
@@ -54,6 +60,16 @@ export class CommentsGatewayStack extends cdk.Stack {
       description: 'comments-gateway: comma-separated SHA-256 hex hashes of the API keys (COMMENTS_API_KEYS)',
     });
     const jwksUrl = ssm.StringParameter.fromStringParameterName(this, 'JwksUrl', '/comments-gateway/jwks-url');
+    const secrets: Record<string, ecs.Secret> = {
+      COMMENTS_API_KEYS: ecs.Secret.fromSecretsManager(apiKeys),
+      COMMENTS_JWKS_URL: ecs.Secret.fromSsmParameter(jwksUrl),
+    };
+    if (props.moderatorApiKeys) {
+      const moderatorKeys = new secretsmanager.Secret(this, 'ModeratorApiKeyHashes', {
+        description: 'comments-gateway: comma-separated SHA-256 hex hashes of the API keys that may also moderate (COMMENTS_MODERATOR_API_KEYS)',
+      });
+      secrets.COMMENTS_MODERATOR_API_KEYS = ecs.Secret.fromSecretsManager(moderatorKeys);
+    }
 
     const task = new ecs.FargateTaskDefinition(this, 'Task', {
       cpu: 1024,
@@ -75,10 +91,7 @@ export class CommentsGatewayStack extends cdk.Stack {
         COMMENTS_LIVE_KEEPALIVE: `${liveKeepAliveSeconds}s`,
         GOMEMLIMIT: '1800MiB',
       },
-      secrets: {
-        COMMENTS_API_KEYS: ecs.Secret.fromSecretsManager(apiKeys),
-        COMMENTS_JWKS_URL: ecs.Secret.fromSsmParameter(jwksUrl),
-      },
+      secrets,
       // ECS sends SIGTERM after the ALB drained the task; the gateway then
       // has -shutdown-timeout, and SIGKILL comes only after stopTimeout.
       stopTimeout: cdk.Duration.seconds(props.shutdownTimeoutSeconds + 10),
