@@ -10,6 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/origin"
@@ -27,12 +28,6 @@ import (
 // gqlhttp.CodeBadUserInput, gqlhttp.CodeNotFound, gqlhttp.CodeUnavailable
 // and gqlhttp.CodeInternal).
 const CodeConflict = "CONFLICT"
-
-// Error codes of refused mutations (HTTP 200, a field error, data null).
-const (
-	CodeUnauthenticated = "UNAUTHENTICATED"
-	CodeForbidden       = "FORBIDDEN"
-)
 
 // Error codes of refused requests (HTTP 4xx; nothing is read from the store).
 const (
@@ -54,7 +49,7 @@ var storeCodes = map[string]string{
 	store.EINVALID:     gqlhttp.CodeBadUserInput,
 	store.ENOTFOUND:    gqlhttp.CodeNotFound,
 	store.ECONFLICT:    CodeConflict,
-	store.EFORBIDDEN:   CodeForbidden,
+	store.EFORBIDDEN:   policy.CodeForbidden,
 	store.EUNAVAILABLE: gqlhttp.CodeUnavailable,
 	store.EINTERNAL:    gqlhttp.CodeInternal,
 }
@@ -68,8 +63,8 @@ var errorCodes = map[string]string{
 	CodeConflict:                     "a store ECONFLICT error",
 	gqlhttp.CodeUnavailable:          "a store EUNAVAILABLE error",
 	gqlhttp.CodeInternal:             "anything without a code (ErrorPresenter), a panic",
-	CodeUnauthenticated:              "guardMutations, an oversize credential (access.go), X-Explain without a credential (explain.go)",
-	CodeForbidden:                    "a store EFORBIDDEN error: another author's comment (store.Owner, changeOwner in access.go); X-Explain with a user's token (explain.go)",
+	policy.CodeUnauthenticated:       "the mutation guard, an oversize credential (policy/access.go), X-Explain without a credential (policy/explain.go)",
+	policy.CodeForbidden:             "a store EFORBIDDEN error: another author's comment (store.Owner, ChangeOwner in policy/access.go); X-Explain with a user's token (policy/explain.go)",
 	CodeThrottled:                    "the rate limit (ratelimit.go)",
 	origin.Code:                      "the origin rule: a preflight, websocket or SSE request from an origin outside -cors-origins (package origin)",
 	trusted.CodeNotFound:             "APQ or the trusted documents (package trusted)",
@@ -90,7 +85,7 @@ var errorCodes = map[string]string{
 	gqlhttp.CodeTooManyErrors:        "the error-list cap (gqlhttp/httperrors.go)",
 	livehttp.CodeSlowConsumer:        "a subscription's event buffer overflowed (livehttp/fanout.go, package live)",
 	livehttp.CodeLimitExceeded:       "too many subscriptions on one connection (livehttp/subscribe.go), too many live connections of one client (livehttp/conn.go)",
-	livehttp.CodeInFlight:            "too many operations in flight on one websocket or of one client over websockets (livehttp/conn.go), too many HTTP requests in flight of one client (inflight.go)",
+	livehttp.CodeInFlight:            "too many operations in flight on one websocket or of one client over websockets (livehttp/conn.go), too many HTTP requests in flight of one client (policy/inflight.go)",
 	livehttp.CodeSubscriptionBudget:  "a client's subscriptions over their complexity budget (livehttp/budget.go)",
 }
 

@@ -7,14 +7,14 @@
 // deadline, UTF-8); the rate limit's charge for refusals
 // (ratelimit_refused.go); trusted documents (package trusted). Then a
 // context with the request timeout, a store.Usage for extensions.cost and,
-// on X-Explain: 1, an EXPLAIN collector (explain.go); then gqlgen's server
+// on X-Explain: 1, an EXPLAIN collector (policy/explain.go); then gqlgen's server
 // with its transports (package gqlhttp's for POST and GET, package livehttp for
 // websocket and SSE), strict variables (gqlhttp), the one-pass cost
 // analysis before validation (cost.go, package cost), the APQ and query
 // caches, the rate limit (ratelimit.go), introspection control
-// (introspection.go), per-operation dataloaders (loaders.go,
-// loaderplan.go) and, on mutations, access control (mutationguard.go,
-// access.go). Around it all, gqlhttp's Cache gives GET query responses
+// (policy/introspection.go), per-operation dataloaders (loaders.go,
+// loaderplan.go) and, on mutations, access control (policy/mutationguard.go,
+// policy/access.go). Around it all, gqlhttp's Cache gives GET query responses
 // Cache-Control (their @cacheControl policy), an ETag and 304s, POST and
 // failed responses no-store, and serves hot GET responses from the
 // optional micro-cache.

@@ -21,6 +21,7 @@ import (
 	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
@@ -83,8 +84,8 @@ type Config struct {
 	// upgrades and SSE streams (package origin); nil: same-origin only.
 	Origins *origin.Policy
 	// MaxRequestsInFlight bounds the GraphQL-over-HTTP requests of one
-	// client served at once, each until its reply is written (inflight.go;
-	// DefaultMaxRequestsInFlight when 0, negative: no bound).
+	// client served at once, each until its reply is written (policy/inflight.go;
+	// policy.DefaultMaxRequestsInFlight when 0, negative: no bound).
 	MaxRequestsInFlight int
 	// Compress, when set, compresses replies as Accept-Encoding asks
 	// (package httpcompress); nil: no compression.
@@ -129,21 +130,21 @@ func NewHandler(cfg Config) http.Handler {
 		gqlhttp.BrowserPage(cfg.BrowserPage),
 		// Who asks: the origin rule (CORS; no websocket or SSE from an
 		// origin outside the list), the client's address, its credentials
-		// (an oversize one refused, access.go), its requests in flight
-		// (inflight.go: refused before any body is read, a micro-cached
+		// (an oversize one refused, policy/access.go), its requests in flight
+		// (policy/inflight.go: refused before any body is read, a micro-cached
 		// reply counted too).
 		cfg.Origins.Handler,
 		cfg.ClientAddr.Middleware,
-		authenticate(cfg.Auth),
-		limitInFlight(cfg.MaxRequestsInFlight),
+		policy.Authenticate(cfg.Auth),
+		policy.LimitInFlight(cfg.MaxRequestsInFlight),
 		// The reply's HTTP caching, and the micro-cache's hits.
 		hc.Middleware,
 		// Websocket and SSE connections (package livehttp).
 		cfg.Live.Middleware,
 		// Refusals cost too (ratelimit_refused.go); who may EXPLAIN
-		// (explain.go); the GraphQL-over-HTTP edge (package gqlhttp).
+		// (policy/explain.go); the GraphQL-over-HTTP edge (package gqlhttp).
 		rl.gate,
-		guardExplain(cfg.OpenExplain),
+		policy.GuardExplain(cfg.OpenExplain),
 		gqlhttp.Edge(cfg.Limits.MaxBodyBytes),
 		// The request's context (timeout, usage, EXPLAIN), then trusted
 		// documents' ids resolved (package trusted).
@@ -179,7 +180,7 @@ func (cfg Config) withDefaults() Config {
 	cfg.Limits = cfg.Limits.withDefaults()
 	cfg.Caches = cfg.Caches.withDefaults()
 	if cfg.MaxRequestsInFlight == 0 {
-		cfg.MaxRequestsInFlight = DefaultMaxRequestsInFlight
+		cfg.MaxRequestsInFlight = policy.DefaultMaxRequestsInFlight
 	}
 	return cfg
 }
@@ -197,8 +198,8 @@ func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rate
 
 // addOperationChecks adds what checks an operation before it runs, in
 // order: strict variables (package gqlhttp), introspection control
-// (introspection.go), trusted documents then APQ (one key space, the
-// manifest first), the mutation guard (access.go), and after every
+// (policy/introspection.go), trusted documents then APQ (one key space, the
+// manifest first), the mutation guard (policy/access.go), and after every
 // parameter mutator the token limit and the cost limit (cost.go), which
 // measure the final text; last, the mark of an admitted websocket
 // operation (livehttp/proto.go). gqlgen's documents, the APQ texts and the cost
@@ -208,7 +209,7 @@ func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSc
 	srv.SetQueryCache(documentCache(cfg.Caches, cfg.Metrics))
 	if cfg.DisableIntrospection {
 		srv.SetDisableSuggestion(true)
-		srv.Use(noIntrospection{})
+		srv.Use(policy.NoIntrospection{})
 	} else {
 		srv.Use(extension.Introspection{})
 	}
@@ -222,7 +223,7 @@ func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSc
 		}
 		srv.Use(extension.AutomaticPersistedQuery{Cache: apqCache(cfg.Caches, n, cfg.Metrics)})
 	}
-	srv.Use(mutationGuard{guardMutations(cfg.Auth)})
+	srv.Use(policy.MutationGuard{Guard: policy.GuardMutations(cfg.Auth)})
 	srv.SetParserTokenLimit(cfg.Limits.MaxTokens)
 	srv.Use(newCostLimit(cfg.Limits, es, cfg.Caches, cfg.Metrics))
 	srv.Use(livehttp.AdmittedOperations{}) // last: what reaches it passed every check
@@ -295,7 +296,7 @@ func addResponseMiddleware(srv *handler.Server, hc *gqlhttp.Cache) {
 
 // addExtensions puts extensions.cost on every response of a request that
 // counts its reads (costreport.go), and extensions.plan on one that asked
-// for EXPLAIN (explain.go).
+// for EXPLAIN (policy/explain.go).
 func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	resp := next(ctx)
 	if resp == nil {
@@ -307,8 +308,8 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 	if cost := operationCostReport(ctx); cost != nil {
 		resp.Extensions["cost"] = cost
 	}
-	if e, _ := ctx.Value(explainKey{}).(*explain); e != nil {
-		resp.Extensions["plan"] = e.plan()
+	if plan, ok := policy.ExplainPlan(ctx); ok {
+		resp.Extensions["plan"] = plan
 	}
 	return resp
 }
@@ -333,8 +334,8 @@ func requestContextOf(cfg Config, rl *rateLimiter, next http.Handler) http.Handl
 		if rl != nil {
 			ctx = context.WithValue(ctx, clientKey{}, rl.clientOf(req))
 		}
-		if wantsExplain(req) {
-			ctx, _ = withExplain(ctx)
+		if policy.WantsExplain(req) {
+			ctx = policy.WithExplain(ctx)
 		}
 		next.ServeHTTP(w, req.WithContext(ctx))
 		op, _ := info.operation.Load().(string)

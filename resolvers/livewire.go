@@ -11,6 +11,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/live/livehttp"
 )
 
@@ -21,7 +22,7 @@ import (
 func liveDeps(cfg Config, rl *rateLimiter) livehttp.Deps {
 	d := livehttp.Deps{
 		Auth:           cfg.Auth,
-		ClientOf:       clientID,
+		ClientOf:       policy.ClientID,
 		RequestTimeout: cfg.RequestTimeout,
 		Complexity: func(oc *graphql.OperationContext) int {
 			if m := costOf(oc); m != nil {
@@ -59,7 +60,7 @@ func (rl *rateLimiter) ChargeEvent(client string, cost int) *gqlerror.Error {
 	if rl.limiter(context.Background(), client).AllowN(time.Now(), cost) {
 		return nil
 	}
-	return codedError(CodeThrottled, fmt.Sprintf(
+	return gqlhttp.Coded(CodeThrottled, fmt.Sprintf(
 		"subscription ended: each event costs this subscription's complexity (%d) from the client's rate budget (%d at most, %g restored a second), and it is spent; resubscribe later, select less, or catch up with comments(before: <newest cursor>)",
 		cost, rl.cfg.Burst, rl.cfg.Rate))
 }

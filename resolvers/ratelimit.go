@@ -11,6 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"golang.org/x/time/rate"
 
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/live/livehttp"
 )
 
@@ -19,7 +20,7 @@ import (
 // and refills at Rate points a second; an operation takes its complexity
 // (the number the complexity limit computes). Off when Rate is 0.
 //
-// A client is named by clientID (client.go): the JWT's subject, or its
+// A client is named by policy.ClientID (package policy): the JWT's subject, or its
 // address; requests with an API key (trusted services) are not limited.
 type RateLimit struct {
 	Rate  float64
@@ -63,7 +64,7 @@ type clientKey struct{}
 // clientOf names the client of a request for the rate limit ("" for one
 // that is not limited).
 func (rl *rateLimiter) clientOf(r *http.Request) string {
-	return clientID(r)
+	return policy.ClientID(r)
 }
 
 // throttleStatus is what extensions.cost.throttleStatus reports.

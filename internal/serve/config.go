@@ -11,6 +11,7 @@ import (
 
 	"github.com/acme/comments-gateway/internal/flagenv"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/internal/storespec"
 	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/resolvers"
@@ -147,7 +148,7 @@ func (c *Config) registerLimits(fs *flag.FlagSet) {
 	fs.Float64Var(&rl.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rl.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
 	fs.IntVar(&rl.RefusedCost, "rate-refused-cost", resolvers.DefaultRefusedCost, "points a request that runs no operation (a parse, validation or limit failure) costs; a client with fewer left gets 429")
-	fs.IntVar(&c.maxInFlight, "max-inflight-client", resolvers.DefaultMaxRequestsInFlight, "most GraphQL-over-HTTP requests of one client (by JWT subject or address; API keys unlimited) served at once, each until its reply is written; more get 429 (negative: no bound)")
+	fs.IntVar(&c.maxInFlight, "max-inflight-client", policy.DefaultMaxRequestsInFlight, "most GraphQL-over-HTTP requests of one client (by JWT subject or address; API keys unlimited) served at once, each until its reply is written; more get 429 (negative: no bound)")
 	c.clientAddr.register(fs)
 	fs.StringVar(&c.trustedPath, "trusted-documents", "", "JSON manifest of trusted documents, id → document (GraphQL Codegen's persisted-documents.json, Relay's persisted_queries.json); clients send documentId or extensions.persistedQuery.sha256Hash")
 	fs.BoolVar(&c.onlyTrusted, "only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
