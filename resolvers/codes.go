@@ -29,20 +29,6 @@ import (
 // and gqlhttp.CodeInternal).
 const CodeConflict = "CONFLICT"
 
-// Error codes of refused requests (HTTP 4xx; nothing is read from the store).
-const (
-	CodeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
-	CodeDepth      = "DEPTH_LIMIT_EXCEEDED"
-	CodeAliases    = "ALIAS_LIMIT_EXCEEDED"
-	CodeSelections = "SELECTION_LIMIT_EXCEEDED"
-	CodeEntities   = "ENTITY_LIMIT_EXCEEDED"
-)
-
-// CodeThrottled is the error code of an operation refused by the rate
-// limit (HTTP 200, like Shopify's THROTTLED: the response says when to retry
-// through extensions.cost.throttleStatus).
-const CodeThrottled = "THROTTLED"
-
 // storeCodes maps the domain's error codes (package store) to
 // extensions.code: the one place a store error is translated.
 var storeCodes = map[string]string{
@@ -65,18 +51,18 @@ var errorCodes = map[string]string{
 	gqlhttp.CodeInternal:             "anything without a code (ErrorPresenter), a panic",
 	policy.CodeUnauthenticated:       "the mutation guard, an oversize credential (policy/access.go), X-Explain without a credential (policy/explain.go)",
 	policy.CodeForbidden:             "a store EFORBIDDEN error: another author's comment (store.Owner, ChangeOwner in policy/access.go); X-Explain with a user's token (policy/explain.go)",
-	CodeThrottled:                    "the rate limit (ratelimit.go)",
+	policy.CodeThrottled:             "the rate limit (policy/ratelimit.go)",
 	origin.Code:                      "the origin rule: a preflight, websocket or SSE request from an origin outside -cors-origins (package origin)",
 	trusted.CodeNotFound:             "APQ or the trusted documents (package trusted)",
 	trusted.CodeRequired:             "-only-trusted-documents (package trusted)",
 	trusted.CodeMismatch:             "a trusted document id sent with another query (package trusted)",
 	errcode.ParseFailed:              "gqlgen's parser, -max-tokens",
 	errcode.ValidationFailed:         "gqlgen's validation, strict variables (gqlhttp/variables.go), operation choice (gqlhttp/transport.go)",
-	CodeDepth:                        "the cost analysis (cost.go)",
-	CodeAliases:                      "the cost analysis (cost.go)",
-	CodeSelections:                   "the cost analysis (cost.go)",
-	CodeEntities:                     "the cost analysis (cost.go)",
-	CodeComplexity:                   "the cost analysis (cost.go)",
+	policy.CodeDepth:                 "the cost analysis (policy/cost.go)",
+	policy.CodeAliases:               "the cost analysis (policy/cost.go)",
+	policy.CodeSelections:            "the cost analysis (policy/cost.go)",
+	policy.CodeEntities:              "the cost analysis (policy/cost.go)",
+	policy.CodeComplexity:            "the cost analysis (policy/cost.go)",
 	gqlhttp.CodeBadRequest:           "the POST and GET transports (gqlhttp/transport.go)",
 	gqlhttp.CodeUnsupportedMediaType: "the HTTP edge (gqlhttp/edge.go)",
 	gqlhttp.CodeMethodNotAllowed:     "the HTTP edge (gqlhttp/edge.go), a mutation over GET (gqlhttp/transport.go)",

@@ -49,7 +49,7 @@ func newCommentLoader(s *store.Store, sole bool, wait time.Duration) Loader[stri
 // batching is a batching loader's options: up to maxBatch keys collected
 // for wait (DefaultLoaderWait when 0).
 func batching[K comparable, V any](wait time.Duration) []dataloader.Option[K, V] {
-	wait = positiveOr(wait, DefaultLoaderWait)
+	wait = policy.PositiveOr(wait, DefaultLoaderWait)
 	return []dataloader.Option[K, V]{dataloader.WithBatchCapacity[K, V](maxBatch), dataloader.WithWait[K, V](wait)}
 }
 

@@ -47,7 +47,7 @@ func (r *mutationResolver) CreateComment(ctx context.Context, input model.Create
 		Author: input.Author, Title: input.Title, Body: input.Body,
 	}
 	// With a JWT the token's subject is the author and the owner (see
-	// guardMutations); input.author is ignored.
+	// policy.GuardMutations); input.author is ignored.
 	if p, _ := auth.FromContext(ctx); p != nil && p.Kind == auth.KindJWT {
 		nc.Author, nc.AuthorID = p.Subject, p.Subject
 	}

@@ -17,8 +17,14 @@ import (
 // allowed.
 type NoIntrospection struct{}
 
-func (NoIntrospection) ExtensionName() string                   { return "NoIntrospection" }
+// ExtensionName names the extension for gqlgen.
+func (NoIntrospection) ExtensionName() string { return "NoIntrospection" }
+
+// Validate accepts every schema.
 func (NoIntrospection) Validate(graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationContext refuses the operation when it selects
+// introspection, through its fragments too.
 func (NoIntrospection) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
 	op := oc.Doc.Operations.ForName(oc.OperationName)
 	if op == nil {
