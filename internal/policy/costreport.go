@@ -12,7 +12,7 @@ import (
 
 // costReport is extensions.cost, built here for every reply that
 // reports a cost: an executed operation (OperationCostReport), one the
-// rate limit throttled (RateLimiter.around) and a request refused for a
+// rate limit throttled (RateLimiter.Around) and a request refused for a
 // spent budget (RateLimiter.refuse). Its fields:
 //
 //   - itemsRead, requests: the items the store read and the calls it made

@@ -15,7 +15,7 @@ func WantsExplain(r *http.Request) bool {
 	return r.Header.Get("X-Explain") == "1"
 }
 
-// GuardExplain refuses a request for EXPLAIN unless open (Config.OpenExplain)
+// GuardExplain refuses a request for EXPLAIN unless open (resolvers.Config.OpenExplain)
 // or made with an API key or a moderator's token: a plan names the table's
 // keys and indexes. Without a valid credential it is 401 UNAUTHENTICATED,
 // with another user's token 403 FORBIDDEN; the rate limit charges it as a

@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultMaxRequestsInFlight is how many GraphQL-over-HTTP requests of one
-// client are served at once (Config.MaxRequestsInFlight).
+// client are served at once (resolvers.Config.MaxRequestsInFlight).
 const DefaultMaxRequestsInFlight = 32
 
 // LimitInFlight bounds the GraphQL-over-HTTP requests of each client

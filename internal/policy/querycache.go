@@ -27,7 +27,7 @@ type QueryCaches struct {
 	// measures (DefaultCostCacheBytes when 0).
 	CostBytes int64
 	// APQBytes bounds the automatic persisted queries' texts
-	// (DefaultAPQCacheBytes when 0); Config.APQCacheSize bounds their
+	// (DefaultAPQCacheBytes when 0); resolvers.Config.APQCacheSize bounds their
 	// number.
 	APQBytes int64
 	// MaxQueryBytes is the longest query text anything is cached for

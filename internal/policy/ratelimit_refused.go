@@ -71,7 +71,7 @@ func (c *refusal) Settle() {
 	}
 }
 
-// refusalKey holds a request's *refusal (gate).
+// refusalKey holds a request's *refusal (Gate).
 type refusalKey struct{}
 
 // markCharged records that the request's operation was charged its cost.
@@ -86,7 +86,7 @@ func markCharged(ctx context.Context) {
 // over-large body, an operation THROTTLED for its cost) is charged the
 // refused cost once answered, so a client that only sends refused
 // operations is throttled like any other. An operation that ran was charged
-// its complexity by around instead. Nil rl: no gate.
+// its complexity by Around instead. Nil rl: no gate.
 func (rl *RateLimiter) Gate(next http.Handler) http.Handler {
 	if rl == nil {
 		return next
