@@ -15,6 +15,7 @@ import (
 
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/internal/gqltest"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
@@ -124,11 +125,11 @@ func TestMutationsNeedACredential(t *testing.T) {
 		hdr  []string
 		want string
 	}{
-		{"none", nil, resolvers.CodeUnauthenticated},
-		{"wrong key", []string{"X-API-Key", "nope"}, resolvers.CodeUnauthenticated},
-		{"wrong bearer", []string{"Authorization", "Bearer nope"}, resolvers.CodeUnauthenticated},
-		{"basic", []string{"Authorization", "Basic " + testAPIKey}, resolvers.CodeUnauthenticated},
-		{"the hash is not the key", []string{"X-API-Key", auth.HashKey(testAPIKey)}, resolvers.CodeUnauthenticated},
+		{"none", nil, policy.CodeUnauthenticated},
+		{"wrong key", []string{"X-API-Key", "nope"}, policy.CodeUnauthenticated},
+		{"wrong bearer", []string{"Authorization", "Bearer nope"}, policy.CodeUnauthenticated},
+		{"basic", []string{"Authorization", "Basic " + testAPIKey}, policy.CodeUnauthenticated},
+		{"the hash is not the key", []string{"X-API-Key", auth.HashKey(testAPIKey)}, policy.CodeUnauthenticated},
 		{"X-API-Key", []string{"X-API-Key", testAPIKey}, ""},
 		{"bearer", []string{"Authorization", "Bearer " + testAPIKey}, ""},
 	} {
@@ -154,7 +155,7 @@ func TestMutationsNeedACredential(t *testing.T) {
 		`mutation { updateComment(input: {id: "` + id + `", rating: 2}) { comment { id } } }`,
 		`mutation { deleteComment(input: {id: "` + id + `"}) { deletedCommentId } }`,
 	} {
-		if r := e.MustPost(t, q(m)); r.Code() != resolvers.CodeUnauthenticated {
+		if r := e.MustPost(t, q(m)); r.Code() != policy.CodeUnauthenticated {
 			t.Errorf("%s without a key: %+v", m, r.Errors)
 		}
 		if r := e.MustPost(t, q(m), "X-API-Key", testAPIKey); len(r.Errors) > 0 {
@@ -177,7 +178,7 @@ func TestJWTOwnership(t *testing.T) {
 	bob := []string{"Authorization", "Bearer a.bob.x"}
 	mod := []string{"Authorization", "Bearer a.mia.moderator"}
 
-	if r := e.MustPost(t, q(createMut), "Authorization", "Bearer x.alice.x"); r.Code() != resolvers.CodeUnauthenticated {
+	if r := e.MustPost(t, q(createMut), "Authorization", "Bearer x.alice.x"); r.Code() != policy.CodeUnauthenticated {
 		t.Errorf("bad token: %+v", r.Errors)
 	}
 	// The token's subject is the author (input.author is ignored) and the owner.
@@ -196,10 +197,10 @@ func TestJWTOwnership(t *testing.T) {
 		return `mutation { deleteComment(input: {id: "` + id + `"}) { deletedCommentId } }`
 	}
 
-	if r := e.MustPost(t, q(upd(id, 1)), bob...); r.Code() != resolvers.CodeForbidden {
+	if r := e.MustPost(t, q(upd(id, 1)), bob...); r.Code() != policy.CodeForbidden {
 		t.Errorf("bob updates alice's: %+v", r.Errors)
 	}
-	if r := e.MustPost(t, q(del(id)), bob...); r.Code() != resolvers.CodeForbidden {
+	if r := e.MustPost(t, q(del(id)), bob...); r.Code() != policy.CodeForbidden {
 		t.Errorf("bob deletes alice's: %+v", r.Errors)
 	}
 	if r := e.MustPost(t, q(upd(id, 2)), alice...); len(r.Errors) > 0 {
@@ -223,7 +224,7 @@ func TestJWTOwnership(t *testing.T) {
 	// A comment created with an API key has no owner: only keys and
 	// moderators may change it.
 	id2, _ := createdID(t, e.MustPost(t, q(createMut), "X-API-Key", testAPIKey))
-	if r := e.MustPost(t, q(upd(id2, 5)), alice...); r.Code() != resolvers.CodeForbidden {
+	if r := e.MustPost(t, q(upd(id2, 5)), alice...); r.Code() != policy.CodeForbidden {
 		t.Errorf("alice updates an unowned comment: %+v", r.Errors)
 	}
 	if r := e.MustPost(t, q(del(id2)), "X-API-Key", testAPIKey); len(r.Errors) > 0 {

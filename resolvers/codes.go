@@ -10,6 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/origin"
@@ -28,33 +29,13 @@ import (
 // and gqlhttp.CodeInternal).
 const CodeConflict = "CONFLICT"
 
-// Error codes of refused mutations (HTTP 200, a field error, data null).
-const (
-	CodeUnauthenticated = "UNAUTHENTICATED"
-	CodeForbidden       = "FORBIDDEN"
-)
-
-// Error codes of refused requests (HTTP 4xx; nothing is read from the store).
-const (
-	CodeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
-	CodeDepth      = "DEPTH_LIMIT_EXCEEDED"
-	CodeAliases    = "ALIAS_LIMIT_EXCEEDED"
-	CodeSelections = "SELECTION_LIMIT_EXCEEDED"
-	CodeEntities   = "ENTITY_LIMIT_EXCEEDED"
-)
-
-// CodeThrottled is the error code of an operation refused by the rate
-// limit (HTTP 200, like Shopify's THROTTLED: the response says when to retry
-// through extensions.cost.throttleStatus).
-const CodeThrottled = "THROTTLED"
-
 // storeCodes maps the domain's error codes (package store) to
 // extensions.code: the one place a store error is translated.
 var storeCodes = map[string]string{
 	store.EINVALID:     gqlhttp.CodeBadUserInput,
 	store.ENOTFOUND:    gqlhttp.CodeNotFound,
 	store.ECONFLICT:    CodeConflict,
-	store.EFORBIDDEN:   CodeForbidden,
+	store.EFORBIDDEN:   policy.CodeForbidden,
 	store.EUNAVAILABLE: gqlhttp.CodeUnavailable,
 	store.EINTERNAL:    gqlhttp.CodeInternal,
 }
@@ -68,20 +49,20 @@ var errorCodes = map[string]string{
 	CodeConflict:                     "a store ECONFLICT error",
 	gqlhttp.CodeUnavailable:          "a store EUNAVAILABLE error",
 	gqlhttp.CodeInternal:             "anything without a code (ErrorPresenter), a panic",
-	CodeUnauthenticated:              "guardMutations, an oversize credential (access.go), X-Explain without a credential (explain.go)",
-	CodeForbidden:                    "a store EFORBIDDEN error: another author's comment (store.Owner, changeOwner in access.go); X-Explain with a user's token (explain.go)",
-	CodeThrottled:                    "the rate limit (ratelimit.go)",
+	policy.CodeUnauthenticated:       "the mutation guard, an oversize credential (policy/access.go), X-Explain without a credential (policy/explain.go)",
+	policy.CodeForbidden:             "a store EFORBIDDEN error: another author's comment (store.Owner, ChangeOwner in policy/access.go); X-Explain with a user's token (policy/explain.go)",
+	policy.CodeThrottled:             "the rate limit (policy/ratelimit.go)",
 	origin.Code:                      "the origin rule: a preflight, websocket or SSE request from an origin outside -cors-origins (package origin)",
 	trusted.CodeNotFound:             "APQ or the trusted documents (package trusted)",
 	trusted.CodeRequired:             "-only-trusted-documents (package trusted)",
 	trusted.CodeMismatch:             "a trusted document id sent with another query (package trusted)",
 	errcode.ParseFailed:              "gqlgen's parser, -max-tokens",
 	errcode.ValidationFailed:         "gqlgen's validation, strict variables (gqlhttp/variables.go), operation choice (gqlhttp/transport.go)",
-	CodeDepth:                        "the cost analysis (cost.go)",
-	CodeAliases:                      "the cost analysis (cost.go)",
-	CodeSelections:                   "the cost analysis (cost.go)",
-	CodeEntities:                     "the cost analysis (cost.go)",
-	CodeComplexity:                   "the cost analysis (cost.go)",
+	policy.CodeDepth:                 "the cost analysis (policy/cost.go)",
+	policy.CodeAliases:               "the cost analysis (policy/cost.go)",
+	policy.CodeSelections:            "the cost analysis (policy/cost.go)",
+	policy.CodeEntities:              "the cost analysis (policy/cost.go)",
+	policy.CodeComplexity:            "the cost analysis (policy/cost.go)",
 	gqlhttp.CodeBadRequest:           "the POST and GET transports (gqlhttp/transport.go)",
 	gqlhttp.CodeUnsupportedMediaType: "the HTTP edge (gqlhttp/edge.go)",
 	gqlhttp.CodeMethodNotAllowed:     "the HTTP edge (gqlhttp/edge.go), a mutation over GET (gqlhttp/transport.go)",
@@ -90,7 +71,7 @@ var errorCodes = map[string]string{
 	gqlhttp.CodeTooManyErrors:        "the error-list cap (gqlhttp/httperrors.go)",
 	livehttp.CodeSlowConsumer:        "a subscription's event buffer overflowed (livehttp/fanout.go, package live)",
 	livehttp.CodeLimitExceeded:       "too many subscriptions on one connection (livehttp/subscribe.go), too many live connections of one client (livehttp/conn.go)",
-	livehttp.CodeInFlight:            "too many operations in flight on one websocket or of one client over websockets (livehttp/conn.go), too many HTTP requests in flight of one client (inflight.go)",
+	livehttp.CodeInFlight:            "too many operations in flight on one websocket or of one client over websockets (livehttp/conn.go), too many HTTP requests in flight of one client (policy/inflight.go)",
 	livehttp.CodeSubscriptionBudget:  "a client's subscriptions over their complexity budget (livehttp/budget.go)",
 }
 

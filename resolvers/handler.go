@@ -20,7 +20,9 @@ import (
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/graph"
+	"github.com/acme/comments-gateway/internal/complexity"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/metrics"
 	"github.com/acme/comments-gateway/obs"
@@ -37,7 +39,7 @@ type Config struct {
 	// LoaderWait is the dataloaders' batching window (DefaultLoaderWait when 0).
 	LoaderWait time.Duration
 	// Limits bound each request (defaults for zero fields).
-	Limits Limits
+	Limits policy.Limits
 	// RequestTimeout bounds each request's work, store calls included
 	// (DefaultRequestTimeout when 0).
 	RequestTimeout time.Duration
@@ -45,7 +47,7 @@ type Config struct {
 	// (Wrap the store's Table with Metrics.Table to count store reads.)
 	Metrics *metrics.Collectors
 	// Auth, when it has credentials configured, makes mutations need one
-	// (see guardMutations). Nil or empty leaves mutations open: the serve
+	// (see policy.GuardMutations). Nil or empty leaves mutations open: the serve
 	// command refuses that outside dev mode unless -open-mutations is given.
 	Auth *auth.Authenticator
 	// DisableIntrospection turns off __schema/__type and hides every "Did
@@ -53,9 +55,9 @@ type Config struct {
 	DisableIntrospection bool
 	// RateLimit limits each client by the cost of its operations (off when
 	// its Rate is 0).
-	RateLimit RateLimit
+	RateLimit policy.RateLimit
 	// OpenExplain lets anyone have extensions.plan (X-Explain: 1); else
-	// only API keys and moderators may (guardExplain).
+	// only API keys and moderators may (policy.GuardExplain).
 	OpenExplain bool
 	// ClientAddr names an anonymous client by its address, for the rate
 	// limit and the live connection caps; nil: the peer's address.
@@ -65,8 +67,8 @@ type Config struct {
 	// bounds their bytes.
 	APQCacheSize int
 	// Caches bounds the caches of query texts and their documents in bytes
-	// (defaults for zero fields; see querycache.go).
-	Caches QueryCaches
+	// (defaults for zero fields; see policy/querycache.go).
+	Caches policy.QueryCaches
 	// Trusted, when set, resolves trusted documents (persisted operations)
 	// and with Trusted.Only refuses every other operation (package trusted).
 	Trusted *trusted.Manifest
@@ -83,8 +85,8 @@ type Config struct {
 	// upgrades and SSE streams (package origin); nil: same-origin only.
 	Origins *origin.Policy
 	// MaxRequestsInFlight bounds the GraphQL-over-HTTP requests of one
-	// client served at once, each until its reply is written (inflight.go;
-	// DefaultMaxRequestsInFlight when 0, negative: no bound).
+	// client served at once, each until its reply is written (policy/inflight.go;
+	// policy.DefaultMaxRequestsInFlight when 0, negative: no bound).
 	MaxRequestsInFlight int
 	// Compress, when set, compresses replies as Accept-Encoding asks
 	// (package httpcompress); nil: no compression.
@@ -112,9 +114,9 @@ func NewHandler(cfg Config) http.Handler {
 	cfg = cfg.withDefaults()
 	es := graph.NewExecutableSchema(graph.Config{
 		Resolvers:  &Resolver{Store: cfg.Store, Logger: cfg.Logger, Live: cfg.Live},
-		Complexity: complexity(),
+		Complexity: complexity.Root(),
 	})
-	rl := newRateLimiter(cfg.RateLimit) // nil: no rate limit
+	rl := policy.NewRateLimiter(cfg.RateLimit) // nil: no rate limit
 	// HTTP caching (gqlhttp.Cache): Cache-Control, ETag and 304, micro-cache.
 	micro := cfg.MicroCache
 	micro.Compress = cfg.Compress // a hit keeps its encoded copies
@@ -129,21 +131,21 @@ func NewHandler(cfg Config) http.Handler {
 		gqlhttp.BrowserPage(cfg.BrowserPage),
 		// Who asks: the origin rule (CORS; no websocket or SSE from an
 		// origin outside the list), the client's address, its credentials
-		// (an oversize one refused, access.go), its requests in flight
-		// (inflight.go: refused before any body is read, a micro-cached
+		// (an oversize one refused, policy/access.go), its requests in flight
+		// (policy/inflight.go: refused before any body is read, a micro-cached
 		// reply counted too).
 		cfg.Origins.Handler,
 		cfg.ClientAddr.Middleware,
-		authenticate(cfg.Auth),
-		limitInFlight(cfg.MaxRequestsInFlight),
+		policy.Authenticate(cfg.Auth),
+		policy.LimitInFlight(cfg.MaxRequestsInFlight),
 		// The reply's HTTP caching, and the micro-cache's hits.
 		hc.Middleware,
 		// Websocket and SSE connections (package livehttp).
 		cfg.Live.Middleware,
-		// Refusals cost too (ratelimit_refused.go); who may EXPLAIN
-		// (explain.go); the GraphQL-over-HTTP edge (package gqlhttp).
-		rl.gate,
-		guardExplain(cfg.OpenExplain),
+		// Refusals cost too (policy/ratelimit_refused.go); who may EXPLAIN
+		// (policy/explain.go); the GraphQL-over-HTTP edge (package gqlhttp).
+		rl.Gate,
+		policy.GuardExplain(cfg.OpenExplain),
 		gqlhttp.Edge(cfg.Limits.MaxBodyBytes),
 		// The request's context (timeout, usage, EXPLAIN), then trusted
 		// documents' ids resolved (package trusted).
@@ -156,7 +158,7 @@ func NewHandler(cfg Config) http.Handler {
 // extension in the order it runs: transports, the checks of an operation
 // before it runs, error handling, the operation's middleware, the
 // response's.
-func newServer(cfg Config, es graphql.ExecutableSchema, rl *rateLimiter, hc *gqlhttp.Cache) *handler.Server {
+func newServer(cfg Config, es graphql.ExecutableSchema, rl *policy.RateLimiter, hc *gqlhttp.Cache) *handler.Server {
 	srv := handler.New(es)
 	addTransports(srv, cfg, es.Schema(), rl)
 	addOperationChecks(srv, cfg, es)
@@ -175,11 +177,11 @@ func (cfg Config) withDefaults() Config {
 	if _, ok := cfg.Logger.Handler().(*obs.Handler); !ok {
 		cfg.Logger = slog.New(obs.NewHandler(cfg.Logger.Handler()))
 	}
-	cfg.RequestTimeout = positiveOr(cfg.RequestTimeout, DefaultRequestTimeout)
-	cfg.Limits = cfg.Limits.withDefaults()
-	cfg.Caches = cfg.Caches.withDefaults()
+	cfg.RequestTimeout = policy.PositiveOr(cfg.RequestTimeout, DefaultRequestTimeout)
+	cfg.Limits = cfg.Limits.WithDefaults()
+	cfg.Caches = cfg.Caches.WithDefaults()
 	if cfg.MaxRequestsInFlight == 0 {
-		cfg.MaxRequestsInFlight = DefaultMaxRequestsInFlight
+		cfg.MaxRequestsInFlight = policy.DefaultMaxRequestsInFlight
 	}
 	return cfg
 }
@@ -188,7 +190,7 @@ func (cfg Config) withDefaults() Config {
 // livehttp, given what it needs of this handler: livewire.go), which must
 // come before POST (SSE is a POST that accepts text/event-stream), then
 // the strict GraphQL-over-HTTP ones (package gqlhttp).
-func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rateLimiter) {
+func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *policy.RateLimiter) {
 	cfg.Live.Install(srv, liveDeps(cfg, rl))
 	for _, t := range gqlhttp.Transports(schema) {
 		srv.AddTransport(t)
@@ -197,18 +199,18 @@ func addTransports(srv *handler.Server, cfg Config, schema *ast.Schema, rl *rate
 
 // addOperationChecks adds what checks an operation before it runs, in
 // order: strict variables (package gqlhttp), introspection control
-// (introspection.go), trusted documents then APQ (one key space, the
-// manifest first), the mutation guard (access.go), and after every
-// parameter mutator the token limit and the cost limit (cost.go), which
+// (policy/introspection.go), trusted documents then APQ (one key space, the
+// manifest first), the mutation guard (policy/access.go), and after every
+// parameter mutator the token limit and the cost limit (policy/cost.go), which
 // measure the final text; last, the mark of an admitted websocket
 // operation (livehttp/proto.go). gqlgen's documents, the APQ texts and the cost
-// analysis are cached within cfg.Caches' bytes (querycache.go).
+// analysis are cached within cfg.Caches' bytes (policy/querycache.go).
 func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSchema) {
 	srv.Use(gqlhttp.StrictVariables{Schema: es.Schema()})
-	srv.SetQueryCache(documentCache(cfg.Caches, cfg.Metrics))
+	srv.SetQueryCache(policy.DocumentCache(cfg.Caches, cfg.Metrics))
 	if cfg.DisableIntrospection {
 		srv.SetDisableSuggestion(true)
-		srv.Use(noIntrospection{})
+		srv.Use(policy.NoIntrospection{})
 	} else {
 		srv.Use(extension.Introspection{})
 	}
@@ -220,11 +222,11 @@ func addOperationChecks(srv *handler.Server, cfg Config, es graphql.ExecutableSc
 		if n == 0 {
 			n = DefaultAPQCacheSize
 		}
-		srv.Use(extension.AutomaticPersistedQuery{Cache: apqCache(cfg.Caches, n, cfg.Metrics)})
+		srv.Use(extension.AutomaticPersistedQuery{Cache: policy.APQCache(cfg.Caches, n, cfg.Metrics)})
 	}
-	srv.Use(mutationGuard{guardMutations(cfg.Auth)})
+	srv.Use(policy.MutationGuard{Guard: policy.GuardMutations(cfg.Auth)})
 	srv.SetParserTokenLimit(cfg.Limits.MaxTokens)
-	srv.Use(newCostLimit(cfg.Limits, es, cfg.Caches, cfg.Metrics))
+	srv.Use(policy.NewCostLimit(cfg.Limits, es, cfg.Caches, cfg.Metrics))
 	srv.Use(livehttp.AdmittedOperations{}) // last: what reaches it passed every check
 }
 
@@ -242,18 +244,18 @@ func handleErrors(srv *handler.Server, cfg Config) {
 
 // addOperationMiddleware adds what wraps a running operation, outermost
 // first: its span (package tracing), its dataloaders (loaderplan.go), its
-// name for the log and the metrics, and the rate limit (ratelimit.go).
+// name for the log and the metrics, and the rate limit (policy/ratelimit.go).
 // Any field middleware (the span of a resolver with tracing on, the
 // mutation guard on mutations) makes pages of comments take gqlgen's
 // generated marshalling, which runs it on every field (gqlexec).
-func addOperationMiddleware(srv *handler.Server, cfg Config, rl *rateLimiter) {
+func addOperationMiddleware(srv *handler.Server, cfg Config, rl *policy.RateLimiter) {
 	if cfg.TracerProvider != nil {
 		srv.Use(tracing.NewExtension(cfg.TracerProvider))
 	}
 	srv.AroundOperations(withLoaders(cfg.Store, cfg.LoaderWait))
 	srv.AroundOperations(nameOperation)
 	if rl != nil {
-		srv.AroundOperations(rl.around)
+		srv.AroundOperations(rl.Around)
 	}
 }
 
@@ -294,8 +296,8 @@ func addResponseMiddleware(srv *handler.Server, hc *gqlhttp.Cache) {
 }
 
 // addExtensions puts extensions.cost on every response of a request that
-// counts its reads (costreport.go), and extensions.plan on one that asked
-// for EXPLAIN (explain.go).
+// counts its reads (policy/costreport.go), and extensions.plan on one that asked
+// for EXPLAIN (policy/explain.go).
 func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	resp := next(ctx)
 	if resp == nil {
@@ -304,11 +306,11 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 	if resp.Extensions == nil {
 		resp.Extensions = map[string]any{}
 	}
-	if cost := operationCostReport(ctx); cost != nil {
+	if cost := policy.OperationCostReport(ctx); cost != nil {
 		resp.Extensions["cost"] = cost
 	}
-	if e, _ := ctx.Value(explainKey{}).(*explain); e != nil {
-		resp.Extensions["plan"] = e.plan()
+	if plan, ok := policy.ExplainPlan(ctx); ok {
+		resp.Extensions["plan"] = plan
 	}
 	return resp
 }
@@ -317,12 +319,12 @@ func addExtensions(ctx context.Context, next graphql.ResponseHandler) *graphql.R
 // a store.Usage for extensions.cost, the requestInfo the operation fills,
 // the rate limit's client, and an EXPLAIN collector on X-Explain: 1. After
 // next it observes the request's latency by operation.
-func withRequestContext(cfg Config, rl *rateLimiter) gqlhttp.Middleware {
+func withRequestContext(cfg Config, rl *policy.RateLimiter) gqlhttp.Middleware {
 	return func(next http.Handler) http.Handler { return requestContextOf(cfg, rl, next) }
 }
 
 // requestContextOf is withRequestContext's handler around next.
-func requestContextOf(cfg Config, rl *rateLimiter, next http.Handler) http.Handler {
+func requestContextOf(cfg Config, rl *policy.RateLimiter, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
 		ctx, cancel := livehttp.RequestContext(req, cfg.RequestTimeout)
@@ -330,11 +332,9 @@ func requestContextOf(cfg Config, rl *rateLimiter, next http.Handler) http.Handl
 		ctx, _ = store.WithUsage(ctx)
 		info := &requestInfo{}
 		ctx = context.WithValue(ctx, requestInfoKey{}, info)
-		if rl != nil {
-			ctx = context.WithValue(ctx, clientKey{}, rl.clientOf(req))
-		}
-		if wantsExplain(req) {
-			ctx, _ = withExplain(ctx)
+		ctx = rl.WithClient(ctx, req)
+		if policy.WantsExplain(req) {
+			ctx = policy.WithExplain(ctx)
 		}
 		next.ServeHTTP(w, req.WithContext(ctx))
 		op, _ := info.operation.Load().(string)
@@ -354,8 +354,7 @@ const DefaultRequestTimeout = 10 * time.Second
 // requestInfo carries what the operation middleware learns back to the
 // HTTP handler (for the metrics' operation label).
 type requestInfo struct {
-	operation atomic.Value                 // string: "query Name"
-	throttle  atomic.Pointer[throttleInfo] // set when the rate limit took the operation's cost
+	operation atomic.Value // string: "query Name"
 }
 
 type requestInfoKey struct{}

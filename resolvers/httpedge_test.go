@@ -19,6 +19,7 @@ import (
 
 	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/internal/gqltest"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/internal/testutil"
 	"github.com/acme/comments-gateway/obs"
 	"github.com/acme/comments-gateway/resolvers"
@@ -205,7 +206,7 @@ func TestErrorListsCapped(t *testing.T) {
 // Content-Length or is chunked, also when it is many times the limit (the
 // server drains it, so the client reads the answer rather than a reset).
 func TestBodyTooLarge(t *testing.T) {
-	e := MustAccessEnv(t, resolvers.Config{Limits: resolvers.Limits{MaxBodyBytes: 1000}})
+	e := MustAccessEnv(t, resolvers.Config{Limits: policy.Limits{MaxBodyBytes: 1000}})
 	prefix := `{"query":"{ __typename }","variables":{"x":"`
 	for _, size := range []int{1001 - len(prefix), 8 << 20} {
 		for _, chunked := range []bool{false, true} {
@@ -471,7 +472,7 @@ func TestNoGoTypeNames(t *testing.T) {
 // before it reads (as many simple clients do) gets the 413, because the
 // server reads the rest of the body instead of closing on it.
 func TestBodyTooLargeSentWhole(t *testing.T) {
-	e := MustAccessEnv(t, resolvers.Config{Limits: resolvers.Limits{MaxBodyBytes: 1000}})
+	e := MustAccessEnv(t, resolvers.Config{Limits: policy.Limits{MaxBodyBytes: 1000}})
 	for _, chunked := range []bool{false, true} {
 		conn, err := net.Dial("tcp", e.srv.Listener.Addr().String())
 		if err != nil {

@@ -49,7 +49,7 @@ func TestLimitsRefuseBeforeAnyRead(t *testing.T) {
 		{"nested 13 levels", deep, 422, "DEPTH_LIMIT_EXCEEDED"},
 		{"too many tokens", "{ " + strings.Repeat("__typename ", 20_000) + "}", 422, "GRAPHQL_PARSE_FAILED"},
 		{"9,990 fields", "{ " + strings.Repeat("__typename ", 9_990) + "}", 422, "SELECTION_LIMIT_EXCEEDED"},
-		{"2^26 fields through fragments", resolvers.ExponentialFragments(27), 422, "SELECTION_LIMIT_EXCEEDED"},
+		{"2^26 fields through fragments", gqltest.ExponentialFragments(27), 422, "SELECTION_LIMIT_EXCEEDED"},
 		{"_entities with 101 representations", `{ _entities(representations: [` + strings.Repeat(`{__typename: "Product", id: "p1"} `, 101) + `]) { __typename } }`, 422, "ENTITY_LIMIT_EXCEEDED"},
 		{"an input object given as a number", `mutation { createComment(input: 5) { comment { id } } }`, 422, "GRAPHQL_VALIDATION_FAILED"},
 		{"fragment cycle", `{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }`, 422, "GRAPHQL_VALIDATION_FAILED"},

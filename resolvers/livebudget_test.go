@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store/table"
@@ -124,7 +125,7 @@ func TestSubscriptionBudget(t *testing.T) {
 // spent the subscription is ended with THROTTLED, alone.
 func TestSubscriptionEventsCharged(t *testing.T) {
 	const query = `subscription { commentAdded(productId: "p1") { product { comments(first: 10) { nodes { id title } } } } }` // complexity 41
-	e := mustLiveEnv(t, resolvers.Config{RateLimit: resolvers.RateLimit{Rate: 0.001, Burst: 3 * 41}}, livehttp.Config{})
+	e := mustLiveEnv(t, resolvers.Config{RateLimit: policy.RateLimit{Rate: 0.001, Burst: 3 * 41}}, livehttp.Config{})
 	w := e.mustAck(t)
 	w.subscribe(t, "1", query) // the first 41
 	e.waitSubscriptions(t, 1)
@@ -136,7 +137,7 @@ func TestSubscriptionEventsCharged(t *testing.T) {
 	}
 	e.mustCreate(t, "p1", "unpaid")
 	msg, _ := w.read(t)
-	if msg["type"] != "error" || msg["id"] != "1" || !strings.Contains(jsonString(msg), `"code":"`+resolvers.CodeThrottled+`"`) {
+	if msg["type"] != "error" || msg["id"] != "1" || !strings.Contains(jsonString(msg), `"code":"`+policy.CodeThrottled+`"`) {
 		t.Fatalf("after the budget is spent: %v, want an error message with THROTTLED", msg)
 	}
 	e.waitSubscriptions(t, 0)

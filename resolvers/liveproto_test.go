@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -159,7 +160,7 @@ func TestWebsocketOperationIDs(t *testing.T) {
 // HTTP: with a burst of 30 and a refused cost of 10, the fourth invalid
 // operation gets THROTTLED (an error for its id), and the socket stays open.
 func TestWebsocketRefusalsCostTheRefusedCost(t *testing.T) {
-	e := mustLiveEnv(t, resolvers.Config{RateLimit: resolvers.RateLimit{Rate: 0.01, Burst: 30, RefusedCost: 10}}, livehttp.Config{})
+	e := mustLiveEnv(t, resolvers.Config{RateLimit: policy.RateLimit{Rate: 0.01, Burst: 30, RefusedCost: 10}}, livehttp.Config{})
 	w := e.mustAck(t)
 	var codes []string
 	for i := range 5 {
@@ -173,7 +174,7 @@ func TestWebsocketRefusalsCostTheRefusedCost(t *testing.T) {
 	for i, c := range codes {
 		want := "GRAPHQL_PARSE_FAILED"
 		if i >= 3 {
-			want = resolvers.CodeThrottled
+			want = policy.CodeThrottled
 		}
 		if !strings.Contains(c, want) {
 			t.Errorf("operation %d: %s, want %s", i, c, want)

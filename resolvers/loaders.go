@@ -6,6 +6,7 @@ import (
 
 	"github.com/graph-gophers/dataloader/v7"
 
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -32,7 +33,7 @@ type Loaders struct {
 func newStatsLoader(s *store.Store, sole bool, wait time.Duration) Loader[store.StatsID, *store.Stats] {
 	return newLoader(func(ctx context.Context, ids []store.StatsID) []*dataloader.Result[*store.Stats] {
 		stats, reads, err := s.ReadStats(ctx, ids)
-		recordStatsReads(ctx, ids, reads)
+		policy.RecordStatsReads(ctx, ids, reads)
 		return results(len(ids), stats, err)
 	}, sole, batching[store.StatsID, *store.Stats](wait))
 }
@@ -48,7 +49,7 @@ func newCommentLoader(s *store.Store, sole bool, wait time.Duration) Loader[stri
 // batching is a batching loader's options: up to maxBatch keys collected
 // for wait (DefaultLoaderWait when 0).
 func batching[K comparable, V any](wait time.Duration) []dataloader.Option[K, V] {
-	wait = positiveOr(wait, DefaultLoaderWait)
+	wait = policy.PositiveOr(wait, DefaultLoaderWait)
 	return []dataloader.Option[K, V]{dataloader.WithBatchCapacity[K, V](maxBatch), dataloader.WithWait[K, V](wait)}
 }
 

@@ -5,6 +5,8 @@ import (
 
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/graph/model"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/store"
 )
 
@@ -44,7 +46,7 @@ func reporter(ctx context.Context) (string, error) {
 	p, _ := auth.FromContext(ctx)
 	switch {
 	case p == nil:
-		return "", codedError(CodeUnauthenticated, "reportComment needs a credential: Authorization: Bearer <token>")
+		return "", gqlhttp.Coded(policy.CodeUnauthenticated, "reportComment needs a credential: Authorization: Bearer <token>")
 	case p.Kind == auth.KindJWT:
 		return "jwt:" + p.Subject, nil
 	}

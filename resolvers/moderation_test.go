@@ -16,6 +16,7 @@ import (
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/internal/gqltest"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
@@ -194,9 +195,9 @@ func TestModerationForbidden(t *testing.T) {
 		for name, hdr := range map[string][]string{"anonymous": nil, "author": alice, "bob": bob,
 			"plain API key": {"X-API-Key", testAPIKey}, "plain API key as bearer": {"Authorization", "Bearer " + testAPIKey}} {
 			r := e.MustPost(t, op, hdr...)
-			want := resolvers.CodeForbidden
+			want := policy.CodeForbidden
 			if hdr == nil && strings.HasPrefix(op["query"].(string), "mutation") {
-				want = resolvers.CodeUnauthenticated // no credential at all
+				want = policy.CodeUnauthenticated // no credential at all
 			}
 			if r.Code() != want {
 				t.Errorf("%s: %s: %+v, want %s", name, op["query"], r.Errors, want)
@@ -206,7 +207,7 @@ func TestModerationForbidden(t *testing.T) {
 	if cs, _ := e.store.GetComments(context.Background(), []string{id}); cs[0].Status != store.StatusPending {
 		t.Errorf("after refused operations: %s, want PENDING", cs[0].Status.Name())
 	}
-	if r := e.MustPost(t, q(`mutation { reportComment(input: {id: "`+id+`"}) { comment { id } } }`)); r.Code() != resolvers.CodeUnauthenticated {
+	if r := e.MustPost(t, q(`mutation { reportComment(input: {id: "`+id+`"}) { comment { id } } }`)); r.Code() != policy.CodeUnauthenticated {
 		t.Errorf("anonymous report: %+v, want UNAUTHENTICATED", r.Errors)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/table"
@@ -177,7 +178,7 @@ func TestNodeMatchesProductAndComment(t *testing.T) {
 // BAD_USER_INPUT error before any read; the complexity counts ids × the
 // selection, like any list.
 func TestNodesLimits(t *testing.T) {
-	e := MustEnvData(t, nodeData(), resolvers.Config{LoaderWait: testLoaderWait, Limits: resolvers.Limits{MaxComplexity: 301}})
+	e := MustEnvData(t, nodeData(), resolvers.Config{LoaderWait: testLoaderWait, Limits: policy.Limits{MaxComplexity: 301}})
 	var ids []string
 	for _, c := range e.data[:101] {
 		ids = append(ids, globalID("Comment", c.ID))

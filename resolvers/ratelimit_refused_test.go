@@ -11,6 +11,7 @@ import (
 
 	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/internal/gqltest"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 )
@@ -26,8 +27,8 @@ func TestRateLimitChargesRefusals(t *testing.T) {
 	h := resolvers.NewHandler(resolvers.Config{
 		Store:      store.New(MustOpenLoaded(t, genComments())),
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Limits:     resolvers.Limits{MaxBodyBytes: 1000, MaxDepth: 4},
-		RateLimit:  resolvers.RateLimit{Rate: 0.001, Burst: burst, RefusedCost: refused},
+		Limits:     policy.Limits{MaxBodyBytes: 1000, MaxDepth: 4},
+		RateLimit:  policy.RateLimit{Rate: 0.001, Burst: burst, RefusedCost: refused},
 		ClientAddr: mustClientAddr(t, clientaddr.Config{Hops: 1}),
 	})
 	srv := httptest.NewServer(h)
@@ -69,13 +70,13 @@ func TestRateLimitChargesRefusals(t *testing.T) {
 
 	// Only refusals: burst/refused of them pass the gate, then 429.
 	for i := range burst / refused {
-		if a := send("192.0.2.1", refusals[i%len(refusals)]); a.status == http.StatusTooManyRequests || a.code == "" || a.code == resolvers.CodeThrottled {
+		if a := send("192.0.2.1", refusals[i%len(refusals)]); a.status == http.StatusTooManyRequests || a.code == "" || a.code == policy.CodeThrottled {
 			t.Fatalf("refusal %d: %+v, want its own refusal", i, a)
 		}
 	}
 	for _, body := range append(refusals, `{"query":"{ __typename }"}`) {
 		a := send("192.0.2.1", body)
-		if a.status != http.StatusTooManyRequests || a.code != resolvers.CodeThrottled || a.retryAfter == "" || a.cost != refused {
+		if a.status != http.StatusTooManyRequests || a.code != policy.CodeThrottled || a.retryAfter == "" || a.cost != refused {
 			t.Errorf("after %d refusals: %+v, want 429 THROTTLED with Retry-After", burst/refused, a)
 		}
 	}
@@ -102,7 +103,7 @@ func TestRateLimitChargesRefusals(t *testing.T) {
 	// An operation THROTTLED for its cost is a refusal too.
 	big := `{"query":"{ product(id: \"big\") { comments(first: 50) { nodes { id rating author } } } }"}`
 	for i := range burst / refused {
-		if a := send("192.0.2.4", big); a.code != resolvers.CodeThrottled || a.status != http.StatusOK {
+		if a := send("192.0.2.4", big); a.code != policy.CodeThrottled || a.status != http.StatusOK {
 			t.Fatalf("over-budget operation %d: %+v, want 200 THROTTLED by its cost", i, a)
 		}
 	}

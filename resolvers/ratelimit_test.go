@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/internal/gqltest"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 )
@@ -24,7 +25,7 @@ func TestRateLimitByCost(t *testing.T) {
 	h := resolvers.NewHandler(resolvers.Config{
 		Store:      store.New(spy),
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
-		RateLimit:  resolvers.RateLimit{Rate: 0.001, Burst: 500},
+		RateLimit:  policy.RateLimit{Rate: 0.001, Burst: 500},
 		ClientAddr: mustClientAddr(t, clientaddr.Config{Hops: 1}),
 	})
 	srv := httptest.NewServer(h)
@@ -69,7 +70,7 @@ func TestRateLimitByCost(t *testing.T) {
 	if want := 500 / cost; ok < want-1 || ok > want {
 		t.Errorf("%d operations of cost %d passed a budget of 500", ok, cost)
 	}
-	if len(last.Errors) == 0 || last.Errors[0].Extensions["code"] != resolvers.CodeThrottled {
+	if len(last.Errors) == 0 || last.Errors[0].Extensions["code"] != policy.CodeThrottled {
 		t.Fatalf("no THROTTLED error after %d operations: %+v", ok, last)
 	}
 	before := spy.TotalCalls()

@@ -12,6 +12,7 @@ import (
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/graph/model"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/nodeid"
 	"github.com/acme/comments-gateway/store"
 )
@@ -46,7 +47,7 @@ func (r *mutationResolver) CreateComment(ctx context.Context, input model.Create
 		Author: input.Author, Title: input.Title, Body: input.Body,
 	}
 	// With a JWT the token's subject is the author and the owner (see
-	// guardMutations); input.author is ignored.
+	// policy.GuardMutations); input.author is ignored.
 	if p, _ := auth.FromContext(ctx); p != nil && p.Kind == auth.KindJWT {
 		nc.Author, nc.AuthorID = p.Subject, p.Subject
 	}
@@ -61,7 +62,7 @@ func (r *mutationResolver) CreateComment(ctx context.Context, input model.Create
 func (r *mutationResolver) UpdateComment(ctx context.Context, input model.UpdateCommentInput) (*model.UpdateCommentPayload, error) {
 	c, err := r.Store.UpdateComment(ctx, store.CommentUpdate{
 		ID: input.ID, Language: input.Language, Rating: input.Rating, Title: input.Title, Body: input.Body,
-		Owner: changeOwner(ctx),
+		Owner: policy.ChangeOwner(ctx),
 	})
 	if err != nil {
 		return nil, inputErrors(err, "input")
@@ -71,7 +72,7 @@ func (r *mutationResolver) UpdateComment(ctx context.Context, input model.Update
 
 // DeleteComment is the resolver for the deleteComment field.
 func (r *mutationResolver) DeleteComment(ctx context.Context, input model.DeleteCommentInput) (*model.DeleteCommentPayload, error) {
-	if err := r.Store.DeleteComment(ctx, input.ID, changeOwner(ctx)); err != nil {
+	if err := r.Store.DeleteComment(ctx, input.ID, policy.ChangeOwner(ctx)); err != nil {
 		return nil, inputErrors(asArgument(err, "id"), "input")
 	}
 	return &model.DeleteCommentPayload{DeletedCommentID: input.ID}, nil
@@ -132,7 +133,7 @@ func (r *productResolver) Comments(ctx context.Context, obj *model.Product, lang
 	if err != nil {
 		return nil, err
 	}
-	recordPlan(ctx, obj.ID, f, conn.Trace)
+	policy.RecordPlan(ctx, obj.ID, f, conn.Trace)
 	return connection(conn), nil
 }
 

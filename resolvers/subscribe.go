@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/acme/comments-gateway/auth"
+	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/live"
 	"github.com/acme/comments-gateway/live/livehttp"
 	"github.com/acme/comments-gateway/store"
@@ -26,7 +28,7 @@ func subscribe[T any](ctx context.Context, r *Resolver, pid string, topic live.T
 		return nil, err
 	}
 	if p, err := auth.FromContext(ctx); r.Live.RequiresAuth() && (p == nil || err != nil) {
-		return nil, codedError(CodeUnauthenticated, "subscriptions need a credential: Authorization: Bearer <API key or token>, or X-API-Key (websocket: in the connection_init payload)")
+		return nil, gqlhttp.Coded(policy.CodeUnauthenticated, "subscriptions need a credential: Authorization: Bearer <API key or token>, or X-API-Key (websocket: in the connection_init payload)")
 	}
 	return livehttp.Subscribe(ctx, r.Live, pid, topic, f, conv)
 }

@@ -5,7 +5,7 @@
 //
 // A Slots is one cap with its own limit. Take gives a client a slot or
 // refuses it; the release it returns gives the slot back, once. A client
-// is a string its caller names (package resolvers' clientID); "" (an API
+// is a string its caller names (policy.ClientID); "" (an API
 // key, a trusted service) is never counted nor refused, and a client
 // holding nothing is forgotten, so memory follows the clients holding
 // slots, not every client seen.

@@ -82,8 +82,10 @@ func TestEveryPackageHasDocGo(t *testing.T) {
 // import each other, and the store's packages import no package of the
 // module outside store/ (the wiring installs what observes them). And
 // the edge packages (edgePackages) depend, directly or not, on no domain
-// package (domainPackages), and the live transport (livePackages) on none
-// but the events and the store: what `go list -deps` names for them.
+// package (domainPackages), the live transport (livePackages) on none
+// but the events and the store, and the operation policy (policyPackages)
+// on none but the store and the live transport: what `go list -deps`
+// names for them.
 func TestDependencyDirection(t *testing.T) {
 	module := modulePath(t)
 	for _, edge := range edgePackages {
@@ -94,12 +96,21 @@ func TestDependencyDirection(t *testing.T) {
 			}
 		}
 	}
-	for pkg, allowed := range livePackages {
-		for _, dep := range goListDeps(t, "./"+pkg) {
-			rel, ok := strings.CutPrefix(dep, module+"/")
-			if ok && rel != pkg && !slices.Contains(allowed, rel) &&
-				slices.ContainsFunc(domainPackages, func(d string) bool { return strings.HasPrefix(rel+"/", d) }) {
-				t.Errorf("%s depends on %s: the live transport knows connections, operations and events (%v), not the resolvers, the schema's code or a backend; pass what it needs in its Deps", pkg, dep, allowed)
+	rules := []struct {
+		pkgs map[string][]string
+		why  string
+	}{
+		{livePackages, "the live transport knows connections, operations and events (%v), not the resolvers, the schema's code or a backend; pass what it needs in its Deps"},
+		{policyPackages, "the operation policy knows requests, operations, principals and the store's codes (%v), not the resolvers or the schema's code; pass what it needs in as a value or a small interface"},
+	}
+	for _, rule := range rules {
+		for pkg, allowed := range rule.pkgs {
+			for _, dep := range goListDeps(t, "./"+pkg) {
+				rel, ok := strings.CutPrefix(dep, module+"/")
+				if ok && rel != pkg && !slices.Contains(allowed, rel) &&
+					slices.ContainsFunc(domainPackages, func(d string) bool { return strings.HasPrefix(rel+"/", d) }) {
+					t.Errorf("%s depends on %s: "+rule.why, pkg, dep, allowed)
+				}
 			}
 		}
 	}
@@ -142,6 +153,12 @@ var edgePackages = []string{"internal/gqlhttp"}
 // the only domain packages it may depend on: the events (live) and their
 // filters (store, with the storage contract it imports, store/table).
 var livePackages = map[string][]string{"live/livehttp": {"live", "store", "store/table"}}
+
+// policyPackages decide what an operation may ask for and who may ask it,
+// each with the only domain packages it may depend on: the store (its
+// error codes and usage, with store/table) and the live transport (which
+// requests are live ones, with the events it imports).
+var policyPackages = map[string][]string{"internal/policy": {"store", "store/table", "live", "live/livehttp"}}
 
 // domainPackages are the packages that know comments, each with the
 // packages under it: the store (its types, rules and backends), the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acme/comments-gateway/internal/flagenv"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/internal/storespec"
 	"github.com/acme/comments-gateway/origin"
 	"github.com/acme/comments-gateway/resolvers"
@@ -42,12 +43,12 @@ type Config struct {
 	loaderWait      time.Duration
 	sizing          store.Sizing
 	moderation      store.Moderation // -moderation, -report-threshold
-	limits          resolvers.Limits
-	rateLimit       resolvers.RateLimit
+	limits          policy.Limits
+	rateLimit       policy.RateLimit
 	maxInFlight     int             // -max-inflight-client; negative: no bound
 	clientAddr      clientAddrFlags // -trusted-proxy-hops, -trusted-proxies, …
 	apqCacheSize    int             // 0: APQ off
-	caches          resolvers.QueryCaches
+	caches          policy.QueryCaches
 	trustedPath     string
 	onlyTrusted     bool
 	micro           gqlhttp.MicroCacheConfig
@@ -137,17 +138,17 @@ func (c *Config) registerServer(fs *flag.FlagSet, devDefault bool) {
 // clients, trusted documents.
 func (c *Config) registerLimits(fs *flag.FlagSet) {
 	lim, rl := &c.limits, &c.rateLimit
-	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", resolvers.DefaultMaxBodyBytes, "largest request body; larger ones get 413")
-	fs.IntVar(&lim.MaxComplexity, "max-complexity", resolvers.DefaultMaxComplexity, "largest query complexity (page sizes multiply their selections)")
-	fs.IntVar(&lim.MaxDepth, "max-depth", resolvers.DefaultMaxDepth, "deepest selection nesting")
-	fs.IntVar(&lim.MaxAliases, "max-aliases", resolvers.DefaultMaxAliases, "most aliased fields in one operation")
-	fs.IntVar(&lim.MaxTokens, "max-tokens", resolvers.DefaultMaxTokens, "most lexer tokens in one query")
-	fs.IntVar(&lim.MaxSelections, "max-selections", resolvers.DefaultMaxSelections, "most fields in one document, fragments expanded")
-	fs.IntVar(&lim.MaxEntities, "max-entities", resolvers.DefaultMaxEntities, "most _entities representations in one request")
+	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", policy.DefaultMaxBodyBytes, "largest request body; larger ones get 413")
+	fs.IntVar(&lim.MaxComplexity, "max-complexity", policy.DefaultMaxComplexity, "largest query complexity (page sizes multiply their selections)")
+	fs.IntVar(&lim.MaxDepth, "max-depth", policy.DefaultMaxDepth, "deepest selection nesting")
+	fs.IntVar(&lim.MaxAliases, "max-aliases", policy.DefaultMaxAliases, "most aliased fields in one operation")
+	fs.IntVar(&lim.MaxTokens, "max-tokens", policy.DefaultMaxTokens, "most lexer tokens in one query")
+	fs.IntVar(&lim.MaxSelections, "max-selections", policy.DefaultMaxSelections, "most fields in one document, fragments expanded")
+	fs.IntVar(&lim.MaxEntities, "max-entities", policy.DefaultMaxEntities, "most _entities representations in one request")
 	fs.Float64Var(&rl.Rate, "rate-limit", 0, "per-client budget restored per second, in query-complexity points (0: no rate limit)")
 	fs.IntVar(&rl.Burst, "rate-burst", 0, "per-client budget at most, in points (default 10 × -rate-limit)")
-	fs.IntVar(&rl.RefusedCost, "rate-refused-cost", resolvers.DefaultRefusedCost, "points a request that runs no operation (a parse, validation or limit failure) costs; a client with fewer left gets 429")
-	fs.IntVar(&c.maxInFlight, "max-inflight-client", resolvers.DefaultMaxRequestsInFlight, "most GraphQL-over-HTTP requests of one client (by JWT subject or address; API keys unlimited) served at once, each until its reply is written; more get 429 (negative: no bound)")
+	fs.IntVar(&rl.RefusedCost, "rate-refused-cost", policy.DefaultRefusedCost, "points a request that runs no operation (a parse, validation or limit failure) costs; a client with fewer left gets 429")
+	fs.IntVar(&c.maxInFlight, "max-inflight-client", policy.DefaultMaxRequestsInFlight, "most GraphQL-over-HTTP requests of one client (by JWT subject or address; API keys unlimited) served at once, each until its reply is written; more get 429 (negative: no bound)")
 	c.clientAddr.register(fs)
 	fs.StringVar(&c.trustedPath, "trusted-documents", "", "JSON manifest of trusted documents, id → document (GraphQL Codegen's persisted-documents.json, Relay's persisted_queries.json); clients send documentId or extensions.persistedQuery.sha256Hash")
 	fs.BoolVar(&c.onlyTrusted, "only-trusted-documents", false, "refuse every operation that is not in the -trusted-documents manifest")
@@ -158,8 +159,8 @@ func (c *Config) registerLimits(fs *flag.FlagSet) {
 // the micro-cache of GET responses.
 func (c *Config) registerCaching(fs *flag.FlagSet) {
 	q := &c.caches
-	q.DocumentBytes, q.CostBytes, q.APQBytes, q.MaxQueryBytes = resolvers.DefaultDocumentCacheBytes, resolvers.DefaultCostCacheBytes,
-		resolvers.DefaultAPQCacheBytes, resolvers.DefaultMaxCachedQuery
+	q.DocumentBytes, q.CostBytes, q.APQBytes, q.MaxQueryBytes = policy.DefaultDocumentCacheBytes, policy.DefaultCostCacheBytes,
+		policy.DefaultAPQCacheBytes, policy.DefaultMaxCachedQuery
 	fs.Var((*flagenv.Bytes)(&q.DocumentBytes), "document-cache-bytes", "bound on the memory of the parsed, validated documents kept (e.g. 32MiB)")
 	fs.Var((*flagenv.Bytes)(&q.CostBytes), "cost-cache-bytes", "bound on the memory of the cost analysis's parsed documents and measures kept (e.g. 32MiB)")
 	fs.Var((*flagenv.Bytes)(&q.APQBytes), "apq-cache-bytes", "bound on the memory of the automatic persisted queries kept (e.g. 8MiB)")

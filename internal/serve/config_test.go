@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/internal/storespec"
 	"github.com/acme/comments-gateway/internal/testutil"
-	"github.com/acme/comments-gateway/resolvers"
 )
 
 // TestServeFlagDefaultsMatchREADME: every serve flag whose default the
@@ -78,7 +78,7 @@ func TestServeConfigPrecedence(t *testing.T) {
 	if c.addr != "127.0.0.1:9999" {
 		t.Errorf("addr %q: want the environment's", c.addr)
 	}
-	if q := c.caches; q.CostBytes != 1<<20 || q.APQBytes != 3_000_000 || q.DocumentBytes != resolvers.DefaultDocumentCacheBytes {
+	if q := c.caches; q.CostBytes != 1<<20 || q.APQBytes != 3_000_000 || q.DocumentBytes != policy.DefaultDocumentCacheBytes {
 		t.Errorf("query caches %+v: want cost from the environment, APQ from the command line, documents by default", q)
 	}
 	if c.store != (storespec.Spec{Kind: "bolt", Arg: "/tmp/x.db"}) || c.store.String() != "bolt:/tmp/x.db" {

@@ -1,11 +1,11 @@
-package resolvers
+package policy
 
 import "encoding/json"
 
 // An operation with variables is measured per request: its complexity
 // reads the variables. Its measure is a function of the document, the
 // operation's name and the raw variables alone (coercion and the schema's
-// complexity are deterministic), so costLimit keeps the measures of
+// complexity are deterministic), so CostLimit keeps the measures of
 // recent variable sets in its cache beside the documents: a hot page (page
 // 1 of a product, the same variables) is measured once, not on every
 // request.

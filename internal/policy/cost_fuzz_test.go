@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"context"
@@ -73,7 +73,7 @@ func FuzzCostAnalysis(f *testing.F) {
 // measureText measures every operation of query as sent (nothing when it
 // does not parse) and checks the pass visited no more than its selections.
 func measureText(t *testing.T, es graphql.ExecutableSchema, query string) {
-	c := newCostLimit(Limits{}.withDefaults(), es, QueryCaches{}.withDefaults(), nil)
+	c := NewCostLimit(Limits{}.WithDefaults(), es, QueryCaches{}.WithDefaults(), nil)
 	d := c.document(context.Background(), query)
 	if d == nil {
 		return

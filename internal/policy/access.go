@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"context"
@@ -7,17 +7,16 @@ import (
 	"net/http"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/store"
 )
 
-// guardMutations returns the field middleware that enforces access on the
+// GuardMutations returns the field middleware that enforces access on the
 // Mutation root fields when credentials are configured (a nil or disabled
 // authenticator leaves mutations open; cmdServe decides whether that is
-// allowed). Queries are never checked (mutationGuard installs it on
+// allowed). Queries are never checked (MutationGuard installs it on
 // mutations only).
 //
 //   - no credential, or an invalid one: UNAUTHENTICATED;
@@ -27,8 +26,8 @@ import (
 //     updateComment/deleteComment change only that subject's comments
 //     (comments created without a JWT have no owner): the store checks it
 //     in the write itself and refuses with EFORBIDDEN, which the edge shows
-//     as FORBIDDEN (see changeOwner).
-func guardMutations(a *auth.Authenticator) graphql.FieldMiddleware {
+//     as FORBIDDEN (see ChangeOwner).
+func GuardMutations(a *auth.Authenticator) graphql.FieldMiddleware {
 	return func(ctx context.Context, next graphql.Resolver) (any, error) {
 		fc := graphql.GetFieldContext(ctx)
 		if !a.Enabled() || fc == nil || fc.Object != "Mutation" {
@@ -36,18 +35,18 @@ func guardMutations(a *auth.Authenticator) graphql.FieldMiddleware {
 		}
 		switch p, err := auth.FromContext(ctx); {
 		case err != nil:
-			return nil, codedError(CodeUnauthenticated, "the credential is not valid")
+			return nil, gqlhttp.Coded(CodeUnauthenticated, "the credential is not valid")
 		case p == nil:
-			return nil, codedError(CodeUnauthenticated, "mutations need a credential: Authorization: Bearer <API key or token>, or X-API-Key")
+			return nil, gqlhttp.Coded(CodeUnauthenticated, "mutations need a credential: Authorization: Bearer <API key or token>, or X-API-Key")
 		}
 		return next(ctx)
 	}
 }
 
-// authenticate is the credentials' layer when a is configured: it puts
+// Authenticate is the credentials' layer when a is configured: it puts
 // the request's principal in its context (package auth) and refuses an
 // oversize credential (refuseOversizeCredential); nil when a is not.
-func authenticate(a *auth.Authenticator) gqlhttp.Middleware {
+func Authenticate(a *auth.Authenticator) gqlhttp.Middleware {
 	if !a.Enabled() {
 		return nil
 	}
@@ -73,18 +72,12 @@ func refuseOversizeCredential(next http.Handler) http.Handler {
 	})
 }
 
-// changeOwner is whose comments the request's updateComment and
+// ChangeOwner is whose comments the request's updateComment and
 // deleteComment may change: a JWT's subject's only, unless the token is a
 // moderator's; anyone's with an API key, or when mutations are open.
-func changeOwner(ctx context.Context) store.Owner {
+func ChangeOwner(ctx context.Context) store.Owner {
 	if p, _ := auth.FromContext(ctx); p != nil && !p.MayChangeAny() {
 		return store.OwnedBy(p.Subject)
 	}
 	return store.AnyOwner
-}
-
-func codedError(code, msg string) *gqlerror.Error {
-	e := &gqlerror.Error{Message: msg}
-	gqlhttp.SetCode(e, code)
-	return e
 }

@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"context"
@@ -10,27 +10,27 @@ import (
 	"github.com/acme/comments-gateway/store"
 )
 
-// wantsExplain reports whether a request asks for EXPLAIN (X-Explain: 1).
-func wantsExplain(r *http.Request) bool {
+// WantsExplain reports whether a request asks for EXPLAIN (X-Explain: 1).
+func WantsExplain(r *http.Request) bool {
 	return r.Header.Get("X-Explain") == "1"
 }
 
-// guardExplain refuses a request for EXPLAIN unless open (Config.OpenExplain)
+// GuardExplain refuses a request for EXPLAIN unless open (resolvers.Config.OpenExplain)
 // or made with an API key or a moderator's token: a plan names the table's
 // keys and indexes. Without a valid credential it is 401 UNAUTHENTICATED,
 // with another user's token 403 FORBIDDEN; the rate limit charges it as a
 // refusal.
-func guardExplain(open bool) gqlhttp.Middleware {
+func GuardExplain(open bool) gqlhttp.Middleware {
 	if open {
 		return nil
 	}
 	return explainGuard
 }
 
-// explainGuard is guardExplain's handler around next.
+// explainGuard is GuardExplain's handler around next.
 func explainGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !wantsExplain(r) {
+		if !WantsExplain(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -106,15 +106,24 @@ func (e *explain) plan() []PlanEntry {
 	return e.entries
 }
 
-// withExplain returns a context that collects the plans of the request.
-func withExplain(ctx context.Context) (context.Context, *explain) {
-	e := &explain{entries: []PlanEntry{}}
-	return context.WithValue(ctx, explainKey{}, e), e
+// WithExplain returns a context that collects the plans of the request.
+func WithExplain(ctx context.Context) context.Context {
+	return context.WithValue(ctx, explainKey{}, &explain{entries: []PlanEntry{}})
 }
 
-// recordStatsReads keeps what reading the stats of ids took (aligned with
+// ExplainPlan returns the plans the request of ctx collected so far
+// (extensions.plan), and whether it asked for EXPLAIN (WithExplain).
+func ExplainPlan(ctx context.Context) ([]PlanEntry, bool) {
+	e, _ := ctx.Value(explainKey{}).(*explain)
+	if e == nil {
+		return nil, false
+	}
+	return e.plan(), true
+}
+
+// RecordStatsReads keeps what reading the stats of ids took (aligned with
 // ids) for the request's EXPLAIN, if the request asked for one.
-func recordStatsReads(ctx context.Context, ids []store.StatsID, reads []store.StatsRead) {
+func RecordStatsReads(ctx context.Context, ids []store.StatsID, reads []store.StatsRead) {
 	e, _ := ctx.Value(explainKey{}).(*explain)
 	if e == nil || len(reads) != len(ids) {
 		return
@@ -129,10 +138,10 @@ func recordStatsReads(ctx context.Context, ids []store.StatsID, reads []store.St
 	}
 }
 
-// recordPlan adds a comments field's trace to the request's EXPLAIN, if the
+// RecordPlan adds a comments field's trace to the request's EXPLAIN, if the
 // request asked for one, with the read of its stats (product pid, language
 // f.Language) when the page had them and no entry counts that read yet.
-func recordPlan(ctx context.Context, pid string, f store.Filter, tr *store.Trace) {
+func RecordPlan(ctx context.Context, pid string, f store.Filter, tr *store.Trace) {
 	e, _ := ctx.Value(explainKey{}).(*explain)
 	if e == nil || tr == nil {
 		return

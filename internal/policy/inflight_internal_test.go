@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"encoding/json"
@@ -17,7 +17,7 @@ import (
 // API key and the first client once its request is done are served.
 func TestLimitInFlight(t *testing.T) {
 	entered, hold := make(chan struct{}), make(chan struct{})
-	h := limitInFlight(1)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := LimitInFlight(1)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Hold") != "" {
 			entered <- struct{}{}
 			<-hold

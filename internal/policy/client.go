@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"net/http"
@@ -7,12 +7,12 @@ import (
 	"github.com/acme/comments-gateway/clientaddr"
 )
 
-// clientID names the client of a request, for the rate limit and the live
+// ClientID names the client of a request, for the rate limit and the live
 // connection caps: "sub:" and a JWT's subject, "" for an API key (a
 // trusted service, not limited), else "ip:" and its address as package
-// clientaddr names it (Config.ClientAddr: the peer's, or the one trusted
+// clientaddr names it (resolvers.Config.ClientAddr: the peer's, or the one trusted
 // proxies appended; IPv6 by prefix).
-func clientID(r *http.Request) string {
+func ClientID(r *http.Request) string {
 	if p, _ := auth.FromContext(r.Context()); p != nil {
 		if p.Kind == auth.KindAPIKey {
 			return ""

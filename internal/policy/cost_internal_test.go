@@ -1,10 +1,9 @@
-package resolvers
+package policy
 
 import (
 	"context"
 	"encoding/json"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -17,13 +16,19 @@ import (
 
 	"github.com/acme/comments-gateway/cost"
 	"github.com/acme/comments-gateway/graph"
+	"github.com/acme/comments-gateway/internal/complexity"
+	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/store"
 )
+
+// introspectionQueryFile is the introspection query GraphiQL sends, kept
+// with the handler's introspection tests (resolvers/introspection_test.go).
+const introspectionQueryFile = "../../resolvers/testdata/introspection-full.graphql"
 
 // testSchema is the gateway's executable schema with its complexity
 // functions, for measuring without a server.
 func testSchema() graphql.ExecutableSchema {
-	return graph.NewExecutableSchema(graph.Config{Resolvers: &Resolver{}, Complexity: complexity()})
+	return graph.NewExecutableSchema(graph.Config{Complexity: complexity.Root()})
 }
 
 // gqlgenComplexity is the complexity gqlgen's own walk (package complexity,
@@ -44,11 +49,11 @@ func gqlgenComplexity(tb testing.TB, es graphql.ExecutableSchema, query string, 
 	return gqlgencomplexity.Calculate(context.Background(), es, op, vars)
 }
 
-// analyzeText measures query the way costLimit does: parsed, not validated,
+// analyzeText measures query the way CostLimit does: parsed, not validated,
 // variables coerced before validation.
 func analyzeText(tb testing.TB, es graphql.ExecutableSchema, query string, rawVars map[string]any) operationCost {
 	tb.Helper()
-	c := newCostLimit(Limits{}.withDefaults(), es, QueryCaches{}.withDefaults(), nil)
+	c := NewCostLimit(Limits{}.WithDefaults(), es, QueryCaches{}.WithDefaults(), nil)
 	d := c.document(context.Background(), query)
 	if d == nil {
 		tb.Fatalf("%s does not parse", query)
@@ -174,7 +179,7 @@ func TestCostShape(t *testing.T) {
 // them without walking them.
 func TestCostOfExponentialFragments(t *testing.T) {
 	es := testSchema()
-	q := ExponentialFragments(27)
+	q := gqltest.ExponentialFragments(27)
 	got := analyzeText(t, es, q, nil)
 	if want := 1 << 26; got.Fields != want {
 		t.Errorf("fields %d, want %d", got.Fields, want)
@@ -182,18 +187,6 @@ func TestCostOfExponentialFragments(t *testing.T) {
 	if n := selectionsIn(t, q); got.Steps > n {
 		t.Errorf("%d steps for %d selections", got.Steps, n)
 	}
-}
-
-// ExponentialFragments (for tests) is `{ ...F0 }` with fragments F0…F(n-1), each
-// spreading the next twice, the last selecting __typename.
-func ExponentialFragments(n int) string {
-	var b strings.Builder
-	b.WriteString("{ ...F0 }")
-	for i := range n - 1 {
-		b.WriteString(" fragment F" + strconv.Itoa(i) + " on Query { ...F" + strconv.Itoa(i+1) + " ...F" + strconv.Itoa(i+1) + " }")
-	}
-	b.WriteString(" fragment F" + strconv.Itoa(n-1) + " on Query { __typename }")
-	return b.String()
 }
 
 // selectionsIn counts the selections written in query (each field, inline
@@ -229,11 +222,11 @@ func selectionsIn(tb testing.TB, query string) int {
 // TestCostOfIntrospection: the full introspection query tools send is
 // within every default limit.
 func TestCostOfIntrospection(t *testing.T) {
-	q, err := os.ReadFile("testdata/introspection-full.graphql")
+	q, err := os.ReadFile(introspectionQueryFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newCostLimit(Limits{}.withDefaults(), testSchema(), QueryCaches{}.withDefaults(), nil)
+	c := NewCostLimit(Limits{}.WithDefaults(), testSchema(), QueryCaches{}.WithDefaults(), nil)
 	got := analyzeText(t, testSchema(), string(q), nil)
 	if err := c.check(got); err != nil {
 		t.Errorf("introspection refused: %v", err)
@@ -244,7 +237,7 @@ func TestCostOfIntrospection(t *testing.T) {
 // TestCostCache: a query's document is parsed once and kept under the
 // sha256 of its text; a long one is not kept.
 func TestCostCache(t *testing.T) {
-	c := newCostLimit(Limits{}.withDefaults(), testSchema(), QueryCaches{}.withDefaults(), nil)
+	c := NewCostLimit(Limits{}.WithDefaults(), testSchema(), QueryCaches{}.WithDefaults(), nil)
 	ctx := context.Background()
 	q := `{ product(id: "p") { id } }`
 	if a, b := c.document(ctx, q), c.document(ctx, q); a == nil || a != b {
@@ -263,14 +256,14 @@ func TestCostCache(t *testing.T) {
 // ordinary page, the full introspection query, 27 doubling fragments.
 func BenchmarkCostAnalysis(b *testing.B) {
 	es := testSchema()
-	intro, err := os.ReadFile("testdata/introspection-full.graphql")
+	intro, err := os.ReadFile(introspectionQueryFile)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct{ name, query string }{
 		{"page", `query($id: ID!) { product(id: $id) { stats { total averageRating } languages { language total } comments(first: 20) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id rating author title body createdAt } } } } }`},
 		{"introspection", string(intro)},
-		{"27 doubling fragments", ExponentialFragments(27)},
+		{"27 doubling fragments", gqltest.ExponentialFragments(27)},
 	} {
 		doc, err := parser.ParseQuery(&ast.Source{Input: bc.query})
 		if err != nil {
@@ -289,7 +282,7 @@ func BenchmarkCostAnalysis(b *testing.B) {
 // measured and checked on gqlgen's validated operation and variables.
 func TestCostCheckedAfterValidationWhenVariablesDidNotCoerce(t *testing.T) {
 	es := testSchema()
-	c := newCostLimit(Limits{MaxComplexity: 500}.withDefaults(), es, QueryCaches{}.withDefaults(), nil)
+	c := NewCostLimit(Limits{MaxComplexity: 500}.WithDefaults(), es, QueryCaches{}.WithDefaults(), nil)
 	q := `query($n: Int) { a: product(id: "a") { comments(first: $n) { nodes { id title } } } b: product(id: "b") { comments(first: $n) { nodes { id title } } } }`
 	doc, errs := gqlparser.LoadQueryWithRules(es.Schema(), q, nil)
 	if errs != nil {

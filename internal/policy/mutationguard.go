@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"context"
@@ -8,33 +8,33 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// mutationGuard puts a field middleware (guardMutations) on mutation
+// MutationGuard puts a field middleware (GuardMutations) on mutation
 // operations only. Installed with srv.AroundFields it would wrap every
 // field of every query as well, and gqlgen allocates a closure per field
 // per interceptor: 4% of a page-1 request's allocations, for a check that
 // never applies to a query. The guard stays the innermost middleware, as
 // AroundFields placed it (a tracing span still covers a refused field).
-type mutationGuard struct{ guard graphql.FieldMiddleware }
+type MutationGuard struct{ Guard graphql.FieldMiddleware }
 
 var _ interface {
 	graphql.HandlerExtension
 	graphql.OperationContextMutator
-} = mutationGuard{}
+} = MutationGuard{}
 
 // ExtensionName names the extension for gqlgen.
-func (mutationGuard) ExtensionName() string { return "MutationGuard" }
+func (MutationGuard) ExtensionName() string { return "MutationGuard" }
 
 // Validate accepts every schema.
-func (mutationGuard) Validate(graphql.ExecutableSchema) error { return nil }
+func (MutationGuard) Validate(graphql.ExecutableSchema) error { return nil }
 
 // MutateOperationContext adds the guard to a mutation's field middleware.
-func (g mutationGuard) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+func (g MutationGuard) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
 	if oc.Operation == nil || oc.Operation.Operation != ast.Mutation {
 		return nil
 	}
 	outer := oc.ResolverMiddleware
 	oc.ResolverMiddleware = func(ctx context.Context, next graphql.Resolver) (any, error) {
-		return outer(ctx, func(ctx context.Context) (any, error) { return g.guard(ctx, next) })
+		return outer(ctx, func(ctx context.Context) (any, error) { return g.Guard(ctx, next) })
 	}
 	return nil
 }

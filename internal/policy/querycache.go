@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"math"
@@ -27,7 +27,7 @@ type QueryCaches struct {
 	// measures (DefaultCostCacheBytes when 0).
 	CostBytes int64
 	// APQBytes bounds the automatic persisted queries' texts
-	// (DefaultAPQCacheBytes when 0); Config.APQCacheSize bounds their
+	// (DefaultAPQCacheBytes when 0); resolvers.Config.APQCacheSize bounds their
 	// number.
 	APQBytes int64
 	// MaxQueryBytes is the longest query text anything is cached for
@@ -46,11 +46,12 @@ const (
 	DefaultMaxCachedQuery     = 64 << 10
 )
 
-func (q QueryCaches) withDefaults() QueryCaches {
-	q.DocumentBytes = positiveOr(q.DocumentBytes, DefaultDocumentCacheBytes)
-	q.CostBytes = positiveOr(q.CostBytes, DefaultCostCacheBytes)
-	q.APQBytes = positiveOr(q.APQBytes, DefaultAPQCacheBytes)
-	q.MaxQueryBytes = positiveOr(q.MaxQueryBytes, DefaultMaxCachedQuery)
+// WithDefaults gives each zero field its default.
+func (q QueryCaches) WithDefaults() QueryCaches {
+	q.DocumentBytes = PositiveOr(q.DocumentBytes, DefaultDocumentCacheBytes)
+	q.CostBytes = PositiveOr(q.CostBytes, DefaultCostCacheBytes)
+	q.APQBytes = PositiveOr(q.APQBytes, DefaultAPQCacheBytes)
+	q.MaxQueryBytes = PositiveOr(q.MaxQueryBytes, DefaultMaxCachedQuery)
 	return q
 }
 
@@ -112,21 +113,21 @@ func tokens(text string) (n, typenames int) {
 	}
 }
 
-// documentCache is gqlgen's cache of parsed, validated documents, keyed by
+// DocumentCache is gqlgen's cache of parsed, validated documents, keyed by
 // their text (which the cache counts as the key and again in the
 // document's weight: the key and the document share it, so this errs on
 // the safe side).
-func documentCache(q QueryCaches, m *metrics.Collectors) *bytecache.Cache[*ast.QueryDocument] {
+func DocumentCache(q QueryCaches, m *metrics.Collectors) *bytecache.Cache[*ast.QueryDocument] {
 	return newQueryCache("documents", q.DocumentBytes, 0, q.MaxQueryBytes, m,
 		func(text string, _ *ast.QueryDocument) string { return text },
 		func(text string, _ *ast.QueryDocument) int64 { return documentBytes(text) })
 }
 
-// apqCache is the automatic persisted queries' texts by their SHA-256, at
+// APQCache is the automatic persisted queries' texts by their SHA-256, at
 // most maxEntries of them. A text too long to keep is served once; the
 // client that sends its hash alone later gets PERSISTED_QUERY_NOT_FOUND
 // and sends it again.
-func apqCache(q QueryCaches, maxEntries int, m *metrics.Collectors) *bytecache.Cache[string] {
+func APQCache(q QueryCaches, maxEntries int, m *metrics.Collectors) *bytecache.Cache[string] {
 	return newQueryCache("apq", q.APQBytes, maxEntries, q.MaxQueryBytes, m,
 		func(_, text string) string { return text },
 		func(_, text string) int64 { return bytecache.TextBytes(len(text)) })

@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"context"
@@ -96,7 +96,7 @@ func TestDocumentBytesCoverParsedDocuments(t *testing.T) {
 	for _, s := range documentShapes {
 		text := s.doc(0)
 		est := documentBytes(text)
-		c := newCostLimit(Limits{MaxTokens: 20_000}.withDefaults(), es, QueryCaches{}.withDefaults(), nil)
+		c := NewCostLimit(Limits{MaxTokens: 20_000}.WithDefaults(), es, QueryCaches{}.WithDefaults(), nil)
 		costDoc := retainedPerDocument(n, func(i int) any {
 			d := c.document(ctx, s.doc(i+1))
 			if d == nil {

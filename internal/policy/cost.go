@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/acme/comments-gateway/metrics"
 )
 
-// costLimit measures every operation with package cost and refuses it,
+// CostLimit measures every operation with package cost and refuses it,
 // before gqlgen parses or validates it, when it is over a limit: deeper than
 // MaxDepth, more aliases than MaxAliases, more expanded fields in the
 // document than MaxSelections, more _entities representations than
@@ -34,11 +34,11 @@ import (
 // bytes (QueryCaches.CostBytes), a document under the sha256 of its text
 // (the APQ key), so an operation seen before costs a hash and a lookup
 // (texts up to QueryCaches.MaxQueryBytes). Complexity needs the
-// operation's variables coerced; costLimit coerces them with gqlparser's
+// operation's variables coerced; CostLimit coerces them with gqlparser's
 // own VariableValues, as gqlgen will. When that fails (gqlgen will refuse
 // the request for it), the complexity is measured again after validation,
 // on gqlgen's variables, and checked there.
-type costLimit struct {
+type CostLimit struct {
 	lim     Limits
 	es      graphql.ExecutableSchema
 	schema  *ast.Schema
@@ -46,7 +46,7 @@ type costLimit struct {
 	maxText int64 // longest text cached
 }
 
-// costEntry is an entry of costLimit's cache: a document (under its key)
+// costEntry is an entry of CostLimit's cache: a document (under its key)
 // or the measure of an operation with variables (under variablesKey's).
 type costEntry struct {
 	doc     *costDoc
@@ -63,7 +63,7 @@ type costDoc struct {
 	measured sync.Map // operation name → operationCost
 }
 
-// operationCost is what costLimit measured of a request's operation.
+// operationCost is what CostLimit measured of a request's operation.
 type operationCost struct {
 	cost.Result
 	// Known: Complexity was measured with the request's coerced variables.
@@ -72,8 +72,11 @@ type operationCost struct {
 
 const costExtension = "Cost"
 
-func newCostLimit(lim Limits, es graphql.ExecutableSchema, q QueryCaches, m *metrics.Collectors) *costLimit {
-	c := &costLimit{lim: lim, es: es, schema: es.Schema(), maxText: q.MaxQueryBytes}
+// NewCostLimit returns the cost limit of lim on the operations of es, its
+// cache bounded by q.CostBytes (counted in m's cache metrics; nil m: not
+// counted).
+func NewCostLimit(lim Limits, es graphql.ExecutableSchema, q QueryCaches, m *metrics.Collectors) *CostLimit {
+	c := &CostLimit{lim: lim, es: es, schema: es.Schema(), maxText: q.MaxQueryBytes}
 	c.cache = newQueryCache("cost", q.CostBytes, 0, q.MaxQueryBytes, m,
 		func(_ string, e costEntry) string { return e.text() },
 		func(_ string, e costEntry) int64 { return e.weight() })
@@ -102,17 +105,17 @@ var _ interface {
 	graphql.HandlerExtension
 	graphql.OperationParameterMutator
 	graphql.OperationContextMutator
-} = (*costLimit)(nil)
+} = (*CostLimit)(nil)
 
 // ExtensionName names the extension for gqlgen.
-func (*costLimit) ExtensionName() string { return "CostLimit" }
+func (*CostLimit) ExtensionName() string { return "CostLimit" }
 
 // Validate accepts any schema.
-func (*costLimit) Validate(graphql.ExecutableSchema) error { return nil }
+func (*CostLimit) Validate(graphql.ExecutableSchema) error { return nil }
 
 // MutateOperationParameters measures the operation before gqlgen parses it.
 // A document that does not parse is left to gqlgen, which reports why.
-func (c *costLimit) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
+func (c *CostLimit) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
 	if p.Query == "" {
 		return nil
 	}
@@ -129,7 +132,7 @@ func (c *costLimit) MutateOperationParameters(ctx context.Context, p *graphql.Ra
 
 // measure is the measure of p's operation in d: kept in d, or measured
 // now with p's variables coerced (and kept in d).
-func (c *costLimit) measure(ctx context.Context, d *costDoc, p *graphql.RawParams) operationCost {
+func (c *CostLimit) measure(ctx context.Context, d *costDoc, p *graphql.RawParams) operationCost {
 	if m, ok := d.measured.Load(p.OperationName); ok {
 		return m.(operationCost)
 	}
@@ -159,7 +162,7 @@ func (c *costLimit) measure(ctx context.Context, d *costDoc, p *graphql.RawParam
 
 // MutateOperationContext checks the complexity after validation when it
 // could not be measured before (the variables did not coerce then).
-func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+func (c *CostLimit) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
 	if m := costOf(oc); m != nil && m.Known {
 		return nil
 	}
@@ -172,7 +175,7 @@ func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.Oper
 // before validation. gqlgen's generated argument parsing assumes a valid
 // document (an input object given as `5` panics in it), so a panic counts
 // as no custom cost: validation refuses that document anyway.
-func (c *costLimit) fieldCost(ctx context.Context, typeName, field string, child int, args map[string]any) (n int, ok bool) {
+func (c *CostLimit) fieldCost(ctx context.Context, typeName, field string, child int, args map[string]any) (n int, ok bool) {
 	defer func() {
 		if recover() != nil {
 			n, ok = 0, false
@@ -184,7 +187,7 @@ func (c *costLimit) fieldCost(ctx context.Context, typeName, field string, child
 // document is the parsed query, from the cache or parsed now (nil when it
 // does not parse). The variables' types are resolved on the document once,
 // as validation would, so gqlparser can coerce variables before validation.
-func (c *costLimit) document(ctx context.Context, query string) *costDoc {
+func (c *CostLimit) document(ctx context.Context, query string) *costDoc {
 	var key string
 	if int64(len(query)) <= c.maxText {
 		sum := sha256.Sum256([]byte(query))
@@ -233,7 +236,7 @@ func coerceVariables(schema *ast.Schema, op *ast.OperationDefinition, raw map[st
 }
 
 // check compares each measure with its limit, in a fixed order.
-func (c *costLimit) check(m operationCost) *gqlerror.Error {
+func (c *CostLimit) check(m operationCost) *gqlerror.Error {
 	refuse := func(code, format string, args ...any) *gqlerror.Error {
 		err := gqlerror.Errorf(format, args...)
 		errcode.Set(err, code)
@@ -255,11 +258,20 @@ func (c *costLimit) check(m operationCost) *gqlerror.Error {
 	return nil
 }
 
-// costOf is what costLimit measured of the operation (nil before it ran).
+// costOf is what CostLimit measured of the operation (nil before it ran).
 func costOf(oc *graphql.OperationContext) *operationCost {
 	if oc == nil {
 		return nil
 	}
 	m, _ := oc.Stats.GetExtension(costExtension).(*operationCost)
 	return m
+}
+
+// MeasuredComplexity is the operation's complexity as CostLimit measured
+// it (0 before it ran): what the live transport charges a subscription.
+func MeasuredComplexity(oc *graphql.OperationContext) int {
+	if m := costOf(oc); m != nil {
+		return m.Complexity
+	}
+	return 0
 }

@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 )
 
 // costReport is extensions.cost, built here for every reply that
-// reports a cost: an executed operation (operationCostReport), one the
-// rate limit throttled (rateLimiter.around) and a request refused for a
-// spent budget (rateLimiter.refuse). Its fields:
+// reports a cost: an executed operation (OperationCostReport), one the
+// rate limit throttled (RateLimiter.Around) and a request refused for a
+// spent budget (RateLimiter.refuse). Its fields:
 //
 //   - itemsRead, requests: the items the store read and the calls it made
 //     (with u, the request's usage; nil for a refusal, which read nothing);
@@ -39,17 +39,17 @@ func costReport(u *store.Usage, m *operationCost, t *throttleInfo) map[string]an
 	return cost
 }
 
-// operationCostReport returns the extensions.cost of the operation ctx
+// OperationCostReport returns the extensions.cost of the operation ctx
 // ran, and puts its reads on the request's log line; nil when the request
 // counts no reads (no store.Usage).
-func operationCostReport(ctx context.Context) map[string]any {
+func OperationCostReport(ctx context.Context) map[string]any {
 	u := store.UsageFrom(ctx)
 	if u == nil {
 		return nil
 	}
 	var t *throttleInfo
-	if info := requestInfoFrom(ctx); info != nil {
-		t = info.throttle.Load()
+	if c := clientFrom(ctx); c != nil {
+		t = c.throttle.Load()
 	}
 	obs.Set(ctx, slog.Int64("itemsRead", u.ItemsRead()), slog.Int64("storeRequests", u.Requests()))
 	if rcu := u.ReadCapacity(); rcu > 0 {

@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"context"
@@ -9,17 +9,23 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// noIntrospection refuses, as a validation error (HTTP 422,
+// NoIntrospection refuses, as a validation error (HTTP 422,
 // GRAPHQL_VALIDATION_FAILED), operations that select __schema or __type
 // while introspection is off, rather than letting gqlgen fail the field
 // (which the presenter would count as an INTERNAL error). The federation
 // SDL (_service) is introspection too and goes with it. __typename stays
 // allowed.
-type noIntrospection struct{}
+type NoIntrospection struct{}
 
-func (noIntrospection) ExtensionName() string                   { return "NoIntrospection" }
-func (noIntrospection) Validate(graphql.ExecutableSchema) error { return nil }
-func (noIntrospection) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+// ExtensionName names the extension for gqlgen.
+func (NoIntrospection) ExtensionName() string { return "NoIntrospection" }
+
+// Validate accepts every schema.
+func (NoIntrospection) Validate(graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationContext refuses the operation when it selects
+// introspection, through its fragments too.
+func (NoIntrospection) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
 	op := oc.Doc.Operations.ForName(oc.OperationName)
 	if op == nil {
 		return nil

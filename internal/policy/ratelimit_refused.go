@@ -1,4 +1,4 @@
-package resolvers
+package policy
 
 import (
 	"context"
@@ -32,20 +32,20 @@ type refusal struct {
 
 // newRefusal returns the refusal of a request or operation of the client
 // whose bucket is l.
-func (rl *rateLimiter) newRefusal(l *rate.Limiter) *refusal {
+func (rl *RateLimiter) newRefusal(l *rate.Limiter) *refusal {
 	return &refusal{take: func() { rl.takeRefused(l) }}
 }
 
 // takeRefused takes the refused cost from l, even past the budget (the
 // bucket goes into debt), so that the next request waits for it.
-func (rl *rateLimiter) takeRefused(l *rate.Limiter) {
+func (rl *RateLimiter) takeRefused(l *rate.Limiter) {
 	l.ReserveN(time.Now(), rl.refusedCost())
 }
 
 // spent reports whether l has less than the refused cost left (avail):
 // then even a refusal cannot be paid, and the client is refused before
 // anything of its request is read.
-func (rl *rateLimiter) spent(l *rate.Limiter) (avail float64, spent bool) {
+func (rl *RateLimiter) spent(l *rate.Limiter) (avail float64, spent bool) {
 	avail = l.TokensAt(time.Now())
 	return avail, avail < float64(rl.refusedCost())
 }
@@ -71,7 +71,7 @@ func (c *refusal) Settle() {
 	}
 }
 
-// refusalKey holds a request's *refusal (gate).
+// refusalKey holds a request's *refusal (Gate).
 type refusalKey struct{}
 
 // markCharged records that the request's operation was charged its cost.
@@ -80,14 +80,14 @@ func markCharged(ctx context.Context) {
 	c.Charged()
 }
 
-// gate makes refusals cost: a client whose budget is below the refused cost
+// Gate makes refusals cost: a client whose budget is below the refused cost
 // gets 429 (THROTTLED, with Retry-After) before its body is read, and a
 // request that ran no operation (a parse, validation or limit failure, an
 // over-large body, an operation THROTTLED for its cost) is charged the
 // refused cost once answered, so a client that only sends refused
 // operations is throttled like any other. An operation that ran was charged
-// its complexity by around instead. Nil rl: no gate.
-func (rl *rateLimiter) gate(next http.Handler) http.Handler {
+// its complexity by Around instead. Nil rl: no gate.
+func (rl *RateLimiter) Gate(next http.Handler) http.Handler {
 	if rl == nil {
 		return next
 	}
@@ -111,13 +111,13 @@ func (rl *rateLimiter) gate(next http.Handler) http.Handler {
 
 // refusedCost is the configured cost of a refused request, at most the
 // burst (a larger one could never be taken).
-func (rl *rateLimiter) refusedCost() int {
-	return min(positiveOr(rl.cfg.RefusedCost, DefaultRefusedCost), rl.cfg.Burst)
+func (rl *RateLimiter) refusedCost() int {
+	return min(PositiveOr(rl.cfg.RefusedCost, DefaultRefusedCost), rl.cfg.Burst)
 }
 
 // refuse answers 429 THROTTLED to a client with avail points of a needed
 // need, saying when to retry.
-func (rl *rateLimiter) refuse(w http.ResponseWriter, avail float64, need int) {
+func (rl *RateLimiter) refuse(w http.ResponseWriter, avail float64, need int) {
 	wait := math.Ceil((float64(need) - avail) / rl.cfg.Rate)
 	body, _ := json.Marshal(map[string]any{
 		"errors": []map[string]any{{
