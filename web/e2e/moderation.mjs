@@ -1,5 +1,6 @@
 // Browser test of the demo's moderator view (docs/moderation.md): builds and
-// starts the gateway on 127.0.0.1 with -moderation pre and one API key, then
+// starts the gateway on 127.0.0.1 with -moderation pre and one moderator
+// API key (-moderator-api-keys), then
 // in Chromium (playwright-core) writes a comment on /demo — refused with
 // UNAUTHENTICATED without the key, then "awaiting review" with it — finds it
 // in the PENDING queue, approves it (it joins the public list), hides it
@@ -30,7 +31,7 @@ const keyHash = createHash('sha256').update(key).digest('hex');
 async function main() {
   const base = await launchGateway({
     tmp, log, cleanups,
-    flags: ['-graphiql', '-introspection', '-open-explain', '-moderation', 'pre', '-api-keys', keyHash],
+    flags: ['-graphiql', '-introspection', '-open-explain', '-moderation', 'pre', '-moderator-api-keys', keyHash],
   });
   log('gateway at', base);
   const { context, page } = await launchChromium({ tmp, base, problems, cleanups });
