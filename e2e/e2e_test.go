@@ -434,6 +434,22 @@ func (s *Server) Do(ctx context.Context, method, query string, vars map[string]a
 	return r, err
 }
 
+// errorLog returns the server's last log lines at level ERROR (an INTERNAL
+// or UNAVAILABLE answer logs its cause there), for a failed request's
+// message; "" when there are none.
+func (s *Server) errorLog() string {
+	var lines []string
+	for _, l := range strings.Split(s.stderr.String(), "\n") {
+		if strings.Contains(l, `"level":"ERROR"`) || strings.Contains(l, "level=ERROR") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "\nserver errors (last 3):\n" + strings.Join(lines[max(0, len(lines)-3):], "\n")
+}
+
 // Query posts a GraphQL request that must succeed (HTTP 200, no errors)
 // and decodes its data into out (when not nil).
 func (s *Server) Query(ctx context.Context, query string, vars map[string]any, out any) error {
@@ -442,7 +458,7 @@ func (s *Server) Query(ctx context.Context, query string, vars map[string]any, o
 		return err
 	}
 	if r.Status != http.StatusOK || len(r.Errors) > 0 {
-		return fmt.Errorf("HTTP %d, errors: %s", r.Status, r.ErrorSummary())
+		return fmt.Errorf("HTTP %d, errors: %s%s", r.Status, r.ErrorSummary(), s.errorLog())
 	}
 	if out != nil {
 		return r.Decode(out)

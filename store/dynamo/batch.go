@@ -92,7 +92,7 @@ func (t *Table) batchGetChunk(ctx context.Context, keys []map[string]types.Attri
 		res, err := t.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
 			RequestItems:           req,
 			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-		})
+		}, readCall)
 		if err != nil {
 			return nil, rcu, translate(ctx, "BatchGetItem", err)
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/logging"
 	"github.com/aws/smithy-go/middleware"
 
@@ -100,7 +103,10 @@ var sdkLogger = logging.LoggerFunc(func(c logging.Classification, format string,
 // as ProvisionedThroughputExceededException, HTTP 500/502/503/504, connection
 // errors and timeouts), transactions cancelled only because DynamoDB
 // throttled them.
-func NewRetryer() aws.Retryer {
+func NewRetryer() aws.Retryer { return newRetryer() }
+
+// newRetryer is NewRetryer with more retryable errors.
+func newRetryer(more ...retry.IsErrorRetryable) aws.Retryer {
 	return retry.NewStandard(func(o *retry.StandardOptions) {
 		o.MaxAttempts = MaxAttempts
 		o.MaxBackoff = retryMax
@@ -113,7 +119,28 @@ func NewRetryer() aws.Retryer {
 		// avoided. The context deadline bounds each request instead.
 		o.RateLimiter = ratelimit.None
 		o.Retryables = append(o.Retryables, retry.IsErrorRetryableFunc(throttledTransaction))
+		o.Retryables = append(o.Retryables, more...)
 	})
+}
+
+// readRetryer is NewRetryer for the reads (GetItem, BatchGetItem, Query,
+// Scan): it also retries a reply cut short (truncatedReply). A read may be
+// repeated; a write may not (its first attempt may have committed), so
+// writes keep NewRetryer.
+var readRetryer = newRetryer(retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+	return aws.BoolTernary(truncatedReply(err))
+}))
+
+// readCall is the option of every read call: readRetryer.
+func readCall(o *dynamodb.Options) { o.Retryer = readRetryer }
+
+// truncatedReply reports whether err is a reply whose body ended before
+// its JSON did ("deserialization failed, unexpected EOF"): the connection
+// was cut mid-reply, which DynamoDB Local does under load, a transport
+// failure rather than a refusal.
+func truncatedReply(err error) bool {
+	var de *smithy.DeserializationError
+	return errors.As(err, &de) && (errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(de.Error(), "unexpected EOF"))
 }
 
 // throttledTransaction marks as retryable a TransactionCanceledException

@@ -93,7 +93,7 @@ func translate(ctx context.Context, op string, err error) error {
 	}
 	var send *smithyhttp.RequestSendError
 	var ne net.Error
-	if errors.As(err, &send) || errors.As(err, &ne) {
+	if errors.As(err, &send) || errors.As(err, &ne) || truncatedReply(err) {
 		return table.Wrap(table.EUNAVAILABLE, err, "%s: cannot reach DynamoDB", msg)
 	}
 	if strings.Contains(err.Error(), "failed to retrieve credentials") {

@@ -80,7 +80,7 @@ func (t *Table) Get(ctx context.Context, k table.Key) (it table.Item, err error)
 		Key:                    key,
 		ConsistentRead:         aws.Bool(true),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
+	}, readCall)
 	if err != nil {
 		return nil, translate(ctx, "GetItem", err)
 	}
@@ -103,7 +103,7 @@ func (t *Table) Query(ctx context.Context, q table.Query) (res table.QueryResult
 	if err != nil || none {
 		return table.QueryResult{}, err
 	}
-	out, err := t.client.Query(ctx, in)
+	out, err := t.client.Query(ctx, in, readCall)
 	if err != nil {
 		return table.QueryResult{}, translate(ctx, "Query", err)
 	}
@@ -218,7 +218,7 @@ func (t *Table) Scan(ctx context.Context, seg, total int, startKey table.Item, l
 	if in.ExclusiveStartKey, err = toAVMap(startKey); err != nil {
 		return nil, nil, err
 	}
-	out, err := t.client.Scan(ctx, in)
+	out, err := t.client.Scan(ctx, in, readCall)
 	if err != nil {
 		return nil, nil, translate(ctx, "Scan", err)
 	}
