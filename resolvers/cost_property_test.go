@@ -20,6 +20,7 @@ import (
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/dynamo"
 	"github.com/acme/comments-gateway/store/dynamo/dynamotest"
+	"github.com/acme/comments-gateway/store/storetest"
 	"github.com/acme/comments-gateway/store/table"
 )
 
@@ -105,6 +106,15 @@ func TestCostBoundsItemsRead(t *testing.T) {
 // when the test ends.
 func mustDynamoLoaded(t *testing.T, cs []*store.Comment) table.Table {
 	t.Helper()
+	tbl := mustDynamoTable(t)
+	storetest.MustLoad(t, tbl, cs)
+	return tbl
+}
+
+// mustDynamoTable creates an empty table on DynamoDB Local, deleted when
+// the test ends.
+func mustDynamoTable(t *testing.T) table.Table {
+	t.Helper()
 	c := dynamotest.MustClient(t)
 	name := fmt.Sprintf("cost-%d", time.Now().UnixNano())
 	tbl := dynamo.New(c, name)
@@ -120,13 +130,6 @@ func mustDynamoLoaded(t *testing.T, cs []*store.Comment) table.Table {
 			t.Logf("DeleteTable %s: %v", name, err)
 		}
 	})
-	s := store.New(tbl)
-	if err := s.PutComments(ctx, cs); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.RebuildStats(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
 	return tbl
 }
 

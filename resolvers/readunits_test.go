@@ -1,8 +1,6 @@
 package resolvers_test
 
 import (
-	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -12,6 +10,7 @@ import (
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/storetest"
 )
 
 // TestReadUnitsOnDynamoDB measures extensions.cost.readCapacityUnits, as
@@ -23,19 +22,8 @@ import (
 // The product's comments were written one by one, so all 8 counter shards
 // of its stats exist.
 func TestReadUnitsOnDynamoDB(t *testing.T) {
-	cfg := demo.DefaultConfig()
-	cfg.Products, cfg.Comments = 2, 400
-	cs := demo.Generate(demo.NewRand(7), cfg)
-	tbl := mustDynamoLoaded(t, cs)
-	pid, lang := cs[0].ProductID, cs[0].Language
-	w := store.New(tbl)
-	for i := range 40 {
-		_, err := w.CreateComment(context.Background(), store.NewComment{ProductID: pid, Language: lang, Rating: 1 + i%5,
-			Author: "reader", Title: "t", Body: fmt.Sprintf("comment %d", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	tbl := mustDynamoTable(t)
+	pid, lang := storetest.MustLoadReadUnitsData(t, tbl, readUnitsComments())
 	const node = `nodes { id language rating author title body createdAt }`
 	for _, c := range []struct {
 		name, query string
@@ -77,4 +65,12 @@ func TestReadUnitsOnDynamoDB(t *testing.T) {
 		}
 		srv.Close()
 	}
+}
+
+// readUnitsComments are the demo comments of the read-unit measure: 400 on
+// 2 products.
+func readUnitsComments() []*store.Comment {
+	cfg := demo.DefaultConfig()
+	cfg.Products, cfg.Comments = 2, 400
+	return demo.Generate(demo.NewRand(7), cfg)
 }

@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/acme/comments-gateway/demo"
@@ -22,19 +21,7 @@ import (
 func TestRequestReadUnits(t *testing.T) {
 	real := MustClient(t)
 	tbl := MustTable(t, real, real)
-	cfg := demo.DefaultConfig()
-	cfg.Products, cfg.Comments = 2, 400
-	cs := demo.Generate(demo.NewRand(7), cfg)
-	storetest.MustLoad(t, tbl, cs)
-	pid, lang := cs[0].ProductID, cs[0].Language
-	w := store.New(tbl)
-	for i := range 40 {
-		_, err := w.CreateComment(context.Background(), store.NewComment{ProductID: pid, Language: lang, Rating: 1 + i%5,
-			Author: "reader", Title: "t", Body: fmt.Sprintf("comment %d", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	pid, lang := storetest.MustLoadReadUnitsData(t, tbl, readUnitsComments())
 	size := 20
 	page := func(s *store.Store, ctx context.Context, f store.Filter) {
 		if _, err := storetest.List(ctx, s, pid, f, store.PageArgs{First: &size}, true); err != nil {
@@ -84,4 +71,12 @@ func TestRequestReadUnits(t *testing.T) {
 			t.Errorf("%s: %d items read, more than the %d the complexity limit counts", c.name, usage.ItemsRead(), c.maxItems)
 		}
 	}
+}
+
+// readUnitsComments are the demo comments of the read-unit measure: 400 on
+// 2 products.
+func readUnitsComments() []*store.Comment {
+	cfg := demo.DefaultConfig()
+	cfg.Products, cfg.Comments = 2, 400
+	return demo.Generate(demo.NewRand(7), cfg)
 }
