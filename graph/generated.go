@@ -51,6 +51,7 @@ type ComplexityRoot struct {
 		Author           func(childComplexity int) int
 		Body             func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
+		HelpfulCount     func(childComplexity int) int
 		ID               func(childComplexity int) int
 		Language         func(childComplexity int) int
 		ModeratedAt      func(childComplexity int) int
@@ -58,8 +59,12 @@ type ComplexityRoot struct {
 		NodeID           func(childComplexity int) int
 		Product          func(childComplexity int) int
 		Rating           func(childComplexity int) int
+		Reply            func(childComplexity int) int
 		Status           func(childComplexity int) int
 		Title            func(childComplexity int) int
+		UnhelpfulCount   func(childComplexity int) int
+		VerifiedPurchase func(childComplexity int) int
+		ViewerVote       func(childComplexity int) int
 	}
 
 	CommentChange struct {
@@ -78,6 +83,12 @@ type ComplexityRoot struct {
 	CommentEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	CommentReply struct {
+		Body      func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
 	}
 
 	CommentStats struct {
@@ -118,11 +129,14 @@ type ComplexityRoot struct {
 		ApproveComment func(childComplexity int, input model.ApproveCommentInput) int
 		CreateComment  func(childComplexity int, input model.CreateCommentInput) int
 		DeleteComment  func(childComplexity int, input model.DeleteCommentInput) int
+		DeleteReply    func(childComplexity int, input model.DeleteReplyInput) int
 		HideComment    func(childComplexity int, input model.HideCommentInput) int
 		RejectComment  func(childComplexity int, input model.RejectCommentInput) int
+		ReplyToComment func(childComplexity int, input model.ReplyToCommentInput) int
 		ReportComment  func(childComplexity int, input model.ReportCommentInput) int
 		RestoreComment func(childComplexity int, input model.RestoreCommentInput) int
 		UpdateComment  func(childComplexity int, input model.UpdateCommentInput) int
+		VoteComment    func(childComplexity int, input model.VoteCommentInput) int
 	}
 
 	PageInfo struct {
@@ -133,7 +147,7 @@ type ComplexityRoot struct {
 	}
 
 	Product struct {
-		Comments  func(childComplexity int, language *string, ratings []int, first *int, after *string, last *int, before *string) int
+		Comments  func(childComplexity int, orderBy *model.CommentOrder, language *string, ratings []int, first *int, after *string, last *int, before *string) int
 		ID        func(childComplexity int) int
 		Languages func(childComplexity int, first *int) int
 		NodeID    func(childComplexity int) int
@@ -163,6 +177,10 @@ type ComplexityRoot struct {
 		Rating func(childComplexity int) int
 	}
 
+	ReplyPayload struct {
+		Comment func(childComplexity int) int
+	}
+
 	ReportCommentPayload struct {
 		Comment func(childComplexity int) int
 	}
@@ -181,6 +199,10 @@ type ComplexityRoot struct {
 		Comments func(childComplexity int, first *int, after *string) int
 	}
 
+	VoteCommentPayload struct {
+		Comment func(childComplexity int) int
+	}
+
 	_Service struct {
 		SDL func(childComplexity int) int
 	}
@@ -196,6 +218,8 @@ type CommentResolver interface {
 
 	Status(ctx context.Context, obj *store.Comment) (model.CommentStatus, error)
 	ModeratedAt(ctx context.Context, obj *store.Comment) (*time.Time, error)
+
+	ViewerVote(ctx context.Context, obj *store.Comment) (*bool, error)
 }
 type EntityResolver interface {
 	FindManyProductByIDs(ctx context.Context, reps []*model.ProductByIDsInput) ([]*model.Product, error)
@@ -209,10 +233,13 @@ type MutationResolver interface {
 	HideComment(ctx context.Context, input model.HideCommentInput) (*model.ModerateCommentPayload, error)
 	RestoreComment(ctx context.Context, input model.RestoreCommentInput) (*model.ModerateCommentPayload, error)
 	ReportComment(ctx context.Context, input model.ReportCommentInput) (*model.ReportCommentPayload, error)
+	VoteComment(ctx context.Context, input model.VoteCommentInput) (*model.VoteCommentPayload, error)
+	ReplyToComment(ctx context.Context, input model.ReplyToCommentInput) (*model.ReplyPayload, error)
+	DeleteReply(ctx context.Context, input model.DeleteReplyInput) (*model.ReplyPayload, error)
 }
 type ProductResolver interface {
 	NodeID(ctx context.Context, obj *model.Product) (string, error)
-	Comments(ctx context.Context, obj *model.Product, language *string, ratings []int, first *int, after *string, last *int, before *string) (*model.CommentConnection, error)
+	Comments(ctx context.Context, obj *model.Product, orderBy *model.CommentOrder, language *string, ratings []int, first *int, after *string, last *int, before *string) (*model.CommentConnection, error)
 	Stats(ctx context.Context, obj *model.Product, language *string) (*model.CommentStats, error)
 	Languages(ctx context.Context, obj *model.Product, first *int) ([]*model.LanguageStats, error)
 }
@@ -270,6 +297,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Comment.CreatedAt(childComplexity), true
+	case "Comment.helpfulCount":
+		if e.ComplexityRoot.Comment.HelpfulCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.HelpfulCount(childComplexity), true
 	case "Comment.id":
 		if e.ComplexityRoot.Comment.ID == nil {
 			break
@@ -312,6 +345,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Comment.Rating(childComplexity), true
+	case "Comment.reply":
+		if e.ComplexityRoot.Comment.Reply == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Reply(childComplexity), true
 	case "Comment.status":
 		if e.ComplexityRoot.Comment.Status == nil {
 			break
@@ -324,6 +363,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Comment.Title(childComplexity), true
+	case "Comment.unhelpfulCount":
+		if e.ComplexityRoot.Comment.UnhelpfulCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.UnhelpfulCount(childComplexity), true
+	case "Comment.verifiedPurchase":
+		if e.ComplexityRoot.Comment.VerifiedPurchase == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.VerifiedPurchase(childComplexity), true
+	case "Comment.viewerVote":
+		if e.ComplexityRoot.Comment.ViewerVote == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ViewerVote(childComplexity), true
 
 	case "CommentChange.comment":
 		if e.ComplexityRoot.CommentChange.Comment == nil {
@@ -381,6 +438,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CommentEdge.Node(childComplexity), true
+
+	case "CommentReply.body":
+		if e.ComplexityRoot.CommentReply.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentReply.Body(childComplexity), true
+	case "CommentReply.createdAt":
+		if e.ComplexityRoot.CommentReply.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentReply.CreatedAt(childComplexity), true
+	case "CommentReply.updatedAt":
+		if e.ComplexityRoot.CommentReply.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentReply.UpdatedAt(childComplexity), true
 
 	case "CommentStats.averageRating":
 		if e.ComplexityRoot.CommentStats.AverageRating == nil {
@@ -505,6 +581,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteComment(childComplexity, args["input"].(model.DeleteCommentInput)), true
+	case "Mutation.deleteReply":
+		if e.ComplexityRoot.Mutation.DeleteReply == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteReply_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteReply(childComplexity, args["input"].(model.DeleteReplyInput)), true
 	case "Mutation.hideComment":
 		if e.ComplexityRoot.Mutation.HideComment == nil {
 			break
@@ -527,6 +614,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RejectComment(childComplexity, args["input"].(model.RejectCommentInput)), true
+	case "Mutation.replyToComment":
+		if e.ComplexityRoot.Mutation.ReplyToComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replyToComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplyToComment(childComplexity, args["input"].(model.ReplyToCommentInput)), true
 	case "Mutation.reportComment":
 		if e.ComplexityRoot.Mutation.ReportComment == nil {
 			break
@@ -560,6 +658,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateComment(childComplexity, args["input"].(model.UpdateCommentInput)), true
+	case "Mutation.voteComment":
+		if e.ComplexityRoot.Mutation.VoteComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_voteComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.VoteComment(childComplexity, args["input"].(model.VoteCommentInput)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -596,7 +705,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Product.Comments(childComplexity, args["language"].(*string), args["ratings"].([]int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Product.Comments(childComplexity, args["orderBy"].(*model.CommentOrder), args["language"].(*string), args["ratings"].([]int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Product.id":
 		if e.ComplexityRoot.Product.ID == nil {
 			break
@@ -755,6 +864,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RatingCount.Rating(childComplexity), true
 
+	case "ReplyPayload.comment":
+		if e.ComplexityRoot.ReplyPayload.Comment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyPayload.Comment(childComplexity), true
+
 	case "ReportCommentPayload.comment":
 		if e.ComplexityRoot.ReportCommentPayload.Comment == nil {
 			break
@@ -815,6 +931,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Viewer.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
 
+	case "VoteCommentPayload.comment":
+		if e.ComplexityRoot.VoteCommentPayload.Comment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VoteCommentPayload.Comment(childComplexity), true
+
 	case "_Service.sdl":
 		if e.ComplexityRoot._Service.SDL == nil {
 			break
@@ -833,12 +956,15 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputApproveCommentInput,
 		ec.unmarshalInputCreateCommentInput,
 		ec.unmarshalInputDeleteCommentInput,
+		ec.unmarshalInputDeleteReplyInput,
 		ec.unmarshalInputHideCommentInput,
 		ec.unmarshalInputProductByIDsInput,
 		ec.unmarshalInputRejectCommentInput,
+		ec.unmarshalInputReplyToCommentInput,
 		ec.unmarshalInputReportCommentInput,
 		ec.unmarshalInputRestoreCommentInput,
 		ec.unmarshalInputUpdateCommentInput,
+		ec.unmarshalInputVoteCommentInput,
 	)
 	first := true
 
@@ -1178,6 +1304,13 @@ type Product implements Node @key(fields: "id") {
   """
   comments(
     """
+    The order of the comments: ` + "`" + `NEWEST` + "`" + ` (the default), ` + "`" + `OLDEST` + "`" + `,
+    ` + "`" + `HIGHEST_RATING` + "`" + `, ` + "`" + `LOWEST_RATING` + "`" + ` or ` + "`" + `MOST_HELPFUL` + "`" + `. A cursor belongs to
+    the order it was issued in: passing it with another order is a
+    ` + "`" + `BAD_USER_INPUT` + "`" + ` error.
+    """
+    orderBy: CommentOrder = NEWEST
+    """
     Only comments in this language: a BCP 47 tag such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt-BR` + "`" + `,
     matched case-insensitively (` + "`" + `EN-gb` + "`" + ` is ` + "`" + `en-GB` + "`" + `). ` + "`" + `null` + "`" + ` or omitted means
     all languages. An empty or malformed tag (e.g. ` + "`" + `""` + "`" + `, ` + "`" + `en/5` + "`" + `) is a
@@ -1296,6 +1429,53 @@ type Comment implements Node @cacheControl(inheritMaxAge: true) {
   moderatedAt: Time
   "The reason given with the last moderation, if any (shown where ` + "`" + `moderatedAt` + "`" + ` is)."
   moderationReason: String
+  """
+  How many shoppers found this comment helpful (` + "`" + `voteComment` + "`" + ` with
+  ` + "`" + `helpful: true` + "`" + `). Each vote is counted exactly; the count shown here is
+  settled right after the vote (docs/design.md, votes).
+  """
+  helpfulCount: Int!
+  "How many shoppers found this comment not helpful (` + "`" + `voteComment` + "`" + ` with ` + "`" + `helpful: false` + "`" + `)."
+  unhelpfulCount: Int!
+  """
+  The caller's own vote on this comment: ` + "`" + `true` + "`" + ` (helpful), ` + "`" + `false` + "`" + ` (not
+  helpful), or ` + "`" + `null` + "`" + ` when the caller has not voted or is anonymous.
+  """
+  viewerVote: Boolean
+  """
+  Whether the author bought the product: set only by a caller with the
+  ` + "`" + `merchant` + "`" + ` role (a shop's backend creating the comment for a buyer).
+  """
+  verifiedPurchase: Boolean!
+  "The merchant's public reply to this comment, if any."
+  reply: CommentReply
+}
+
+"The merchant's public reply to a comment."
+type CommentReply @cacheControl(inheritMaxAge: true) {
+  "Text of the reply, plain text: 1 to 5,000 characters."
+  body: String!
+  "When the reply was first written, in UTC."
+  createdAt: Time!
+  "When the reply was last changed, in UTC (equal to ` + "`" + `createdAt` + "`" + ` if never)."
+  updatedAt: Time!
+}
+
+"""
+The orders a product's comments can be listed in. Except for ` + "`" + `OLDEST` + "`" + `, ties
+are broken by ` + "`" + `createdAt` + "`" + `, then ` + "`" + `id` + "`" + `, both descending (newest first).
+"""
+enum CommentOrder {
+  "Newest first: ` + "`" + `createdAt` + "`" + ` descending, ties by ` + "`" + `id` + "`" + ` descending."
+  NEWEST
+  "Oldest first: ` + "`" + `createdAt` + "`" + ` ascending, ties by ` + "`" + `id` + "`" + ` ascending (` + "`" + `NEWEST` + "`" + ` reversed)."
+  OLDEST
+  "Rating 5 first, down to rating 1; newest first within a rating."
+  HIGHEST_RATING
+  "Rating 1 first, up to rating 5; newest first within a rating."
+  LOWEST_RATING
+  "Most ` + "`" + `helpfulCount` + "`" + ` first; newest first among equal counts."
+  MOST_HELPFUL
 }
 
 """
@@ -1469,6 +1649,58 @@ type Mutation {
   ` + "`" + `NOT_FOUND` + "`" + `.
   """
   reportComment(input: ReportCommentInput!): ReportCommentPayload
+
+  """
+  Votes on whether a published comment was helpful: ` + "`" + `helpful: true` + "`" + ` or
+  ` + "`" + `false` + "`" + `, or ` + "`" + `null` + "`" + ` to withdraw the caller's vote. Any authenticated user
+  (a JWT's subject, or an API key's client), one vote per user and comment;
+  voting again replaces the vote. A comment that is not published is
+  ` + "`" + `NOT_FOUND` + "`" + `.
+  """
+  voteComment(input: VoteCommentInput!): VoteCommentPayload
+
+  """
+  Writes or replaces the merchant's public reply to a comment. The
+  ` + "`" + `merchant` + "`" + ` or ` + "`" + `moderator` + "`" + ` role only (` + "`" + `FORBIDDEN` + "`" + ` otherwise).
+  """
+  replyToComment(input: ReplyToCommentInput!): ReplyPayload
+
+  "Deletes the merchant's reply to a comment. The ` + "`" + `merchant` + "`" + ` or ` + "`" + `moderator` + "`" + ` role only."
+  deleteReply(input: DeleteReplyInput!): ReplyPayload
+}
+
+"A vote on a comment."
+input VoteCommentInput {
+  "Id of the comment."
+  commentId: ID!
+  "` + "`" + `true` + "`" + `: helpful; ` + "`" + `false` + "`" + `: not helpful; ` + "`" + `null` + "`" + `: withdraw the caller's vote."
+  helpful: Boolean
+}
+
+"The result of ` + "`" + `voteComment` + "`" + `."
+type VoteCommentPayload {
+  "The comment with its counts after the vote, and the caller's vote."
+  comment: Comment!
+}
+
+"The merchant's reply to a comment."
+input ReplyToCommentInput {
+  "Id of the comment."
+  commentId: ID!
+  "Text of the reply, plain text: 1 to 5,000 characters, not only whitespace."
+  body: String!
+}
+
+"The reply to delete."
+input DeleteReplyInput {
+  "Id of the comment whose reply is deleted."
+  commentId: ID!
+}
+
+"The result of ` + "`" + `replyToComment` + "`" + ` and ` + "`" + `deleteReply` + "`" + `."
+type ReplyPayload {
+  "The comment after the change, with its ` + "`" + `reply` + "`" + ` (` + "`" + `null` + "`" + ` after ` + "`" + `deleteReply` + "`" + `)."
+  comment: Comment!
 }
 
 "The comment to approve."
@@ -1543,6 +1775,11 @@ input CreateCommentInput {
   title: String!
   "Text of the comment, plain text: 1 to 10,000 characters."
   body: String!
+  """
+  Whether the author bought the product. Only a caller with the ` + "`" + `merchant` + "`" + `
+  role may set it (` + "`" + `FORBIDDEN` + "`" + ` otherwise); default ` + "`" + `false` + "`" + `.
+  """
+  verifiedPurchase: Boolean
 }
 
 """
@@ -1785,6 +2022,16 @@ func (ec *executionContext) childFields_Comment(ctx context.Context, field graph
 		return ec.fieldContext_Comment_moderatedAt(ctx, field)
 	case "moderationReason":
 		return ec.fieldContext_Comment_moderationReason(ctx, field)
+	case "helpfulCount":
+		return ec.fieldContext_Comment_helpfulCount(ctx, field)
+	case "unhelpfulCount":
+		return ec.fieldContext_Comment_unhelpfulCount(ctx, field)
+	case "viewerVote":
+		return ec.fieldContext_Comment_viewerVote(ctx, field)
+	case "verifiedPurchase":
+		return ec.fieldContext_Comment_verifiedPurchase(ctx, field)
+	case "reply":
+		return ec.fieldContext_Comment_reply(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Comment", field.Name)
 }
@@ -1823,6 +2070,18 @@ func (ec *executionContext) childFields_CommentEdge(ctx context.Context, field g
 		return ec.fieldContext_CommentEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CommentEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentReply(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "body":
+		return ec.fieldContext_CommentReply_body(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CommentReply_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CommentReply_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentReply", field.Name)
 }
 
 func (ec *executionContext) childFields_CommentStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1937,6 +2196,14 @@ func (ec *executionContext) childFields_RatingCount(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type RatingCount", field.Name)
 }
 
+func (ec *executionContext) childFields_ReplyPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "comment":
+		return ec.fieldContext_ReplyPayload_comment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReplyPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_ReportCommentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "comment":
@@ -1959,6 +2226,14 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_comments(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
+}
+
+func (ec *executionContext) childFields_VoteCommentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "comment":
+		return ec.fieldContext_VoteCommentPayload_comment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type VoteCommentPayload", field.Name)
 }
 
 func (ec *executionContext) childFields__Service(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2141,6 +2416,20 @@ func (ec *executionContext) field_Mutation_deleteComment_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteReply_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DeleteReplyInput, error) {
+			return ec.unmarshalNDeleteReplyInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteReplyInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_hideComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2161,6 +2450,20 @@ func (ec *executionContext) field_Mutation_rejectComment_args(ctx context.Contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.RejectCommentInput, error) {
 			return ec.unmarshalNRejectCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐRejectCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_replyToComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ReplyToCommentInput, error) {
+			return ec.unmarshalNReplyToCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐReplyToCommentInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -2211,57 +2514,79 @@ func (ec *executionContext) field_Mutation_updateComment_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_voteComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.VoteCommentInput, error) {
+			return ec.unmarshalNVoteCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐVoteCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Product_comments_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "language",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*model.CommentOrder, error) {
+			return ec.unmarshalOCommentOrder2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "language",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["language"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "ratings",
+	args["language"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "ratings",
 		func(ctx context.Context, v any) ([]int, error) {
 			return ec.unmarshalOInt2ᚕintᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["ratings"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["ratings"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["after"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+	args["after"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["last"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+	args["last"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["before"] = arg5
+	args["before"] = arg6
 	return args, nil
 }
 
@@ -2878,6 +3203,130 @@ func (ec *executionContext) fieldContext_Comment_moderationReason(_ context.Cont
 	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Comment_helpfulCount(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_helpfulCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HelpfulCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_helpfulCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_unhelpfulCount(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_unhelpfulCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UnhelpfulCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_unhelpfulCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_viewerVote(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_viewerVote(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Comment().ViewerVote(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_viewerVote(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_verifiedPurchase(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_verifiedPurchase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VerifiedPurchase, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_verifiedPurchase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_reply(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_reply(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reply, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Reply) graphql.Marshaler {
+			return ec.marshalOCommentReply2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐReply(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_reply(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Comment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommentReply(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CommentChange_kind(ctx context.Context, field graphql.CollectedField, obj *model.CommentChange) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3128,6 +3577,75 @@ func (ec *executionContext) fieldContext_CommentEdge_node(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CommentReply_body(ctx context.Context, field graphql.CollectedField, obj *store.Reply) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentReply_body(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Body, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentReply_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentReply", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommentReply_createdAt(ctx context.Context, field graphql.CollectedField, obj *store.Reply) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentReply_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentReply_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentReply", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CommentReply_updatedAt(ctx context.Context, field graphql.CollectedField, obj *store.Reply) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentReply_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentReply_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentReply", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _CommentStats_language(ctx context.Context, field graphql.CollectedField, obj *model.CommentStats) (ret graphql.Marshaler) {
@@ -3856,6 +4374,138 @@ func (ec *executionContext) fieldContext_Mutation_reportComment(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_voteComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_voteComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().VoteComment(ctx, fc.Args["input"].(model.VoteCommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.VoteCommentPayload) graphql.Marshaler {
+			return ec.marshalOVoteCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐVoteCommentPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_voteComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_VoteCommentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_voteComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_replyToComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_replyToComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReplyToComment(ctx, fc.Args["input"].(model.ReplyToCommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReplyPayload) graphql.Marshaler {
+			return ec.marshalOReplyPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐReplyPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_replyToComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReplyPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_replyToComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteReply(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteReply(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteReply(ctx, fc.Args["input"].(model.DeleteReplyInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReplyPayload) graphql.Marshaler {
+			return ec.marshalOReplyPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐReplyPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteReply(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReplyPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteReply_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4004,7 +4654,7 @@ func (ec *executionContext) _Product_comments(ctx context.Context, field graphql
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Product().Comments(ctx, obj, fc.Args["language"].(*string), fc.Args["ratings"].([]int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Product().Comments(ctx, obj, fc.Args["orderBy"].(*model.CommentOrder), fc.Args["language"].(*string), fc.Args["ratings"].([]int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
@@ -4698,6 +5348,38 @@ func (ec *executionContext) fieldContext_RatingCount_count(_ context.Context, fi
 	return graphql.NewScalarFieldContext("RatingCount", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _ReplyPayload_comment(ctx context.Context, field graphql.CollectedField, obj *model.ReplyPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReplyPayload_comment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Comment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReplyPayload_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReplyPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ReportCommentPayload_comment(ctx context.Context, field graphql.CollectedField, obj *model.ReportCommentPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4934,6 +5616,38 @@ func (ec *executionContext) fieldContext_Viewer_comments(ctx context.Context, fi
 	if fc.Args, err = ec.field_Viewer_comments_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VoteCommentPayload_comment(ctx context.Context, field graphql.CollectedField, obj *model.VoteCommentPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VoteCommentPayload_comment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Comment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VoteCommentPayload_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VoteCommentPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -6061,7 +6775,7 @@ func (ec *executionContext) unmarshalInputCreateCommentInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"productId", "language", "rating", "author", "title", "body"}
+	fieldsInOrder := [...]string{"productId", "language", "rating", "author", "title", "body", "verifiedPurchase"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -6110,6 +6824,13 @@ func (ec *executionContext) unmarshalInputCreateCommentInput(ctx context.Context
 				return it, err
 			}
 			it.Body = data
+		case "verifiedPurchase":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("verifiedPurchase"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VerifiedPurchase = data
 		}
 	}
 	return it, nil
@@ -6140,6 +6861,36 @@ func (ec *executionContext) unmarshalInputDeleteCommentInput(ctx context.Context
 				return it, err
 			}
 			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDeleteReplyInput(ctx context.Context, obj any) (model.DeleteReplyInput, error) {
+	var it model.DeleteReplyInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"commentId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "commentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commentId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommentID = data
 		}
 	}
 	return it, nil
@@ -6244,6 +6995,43 @@ func (ec *executionContext) unmarshalInputRejectCommentInput(ctx context.Context
 				return it, err
 			}
 			it.Reason = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputReplyToCommentInput(ctx context.Context, obj any) (model.ReplyToCommentInput, error) {
+	var it model.ReplyToCommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"commentId", "body"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "commentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commentId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommentID = data
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
 		}
 	}
 	return it, nil
@@ -6369,6 +7157,43 @@ func (ec *executionContext) unmarshalInputUpdateCommentInput(ctx context.Context
 				return it, err
 			}
 			it.Body = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputVoteCommentInput(ctx context.Context, obj any) (model.VoteCommentInput, error) {
+	var it model.VoteCommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"commentId", "helpful"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "commentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commentId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommentID = data
+		case "helpful":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("helpful"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Helpful = data
 		}
 	}
 	return it, nil
@@ -6633,6 +7458,64 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "helpfulCount":
+			out.Values[i] = ec._Comment_helpfulCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "unhelpfulCount":
+			out.Values[i] = ec._Comment_unhelpfulCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "viewerVote":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Comment_viewerVote(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "verifiedPurchase":
+			out.Values[i] = ec._Comment_verifiedPurchase(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reply":
+			out.Values[i] = ec._Comment_reply(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6774,6 +7657,54 @@ func (ec *executionContext) _CommentEdge(ctx context.Context, sel ast.SelectionS
 			}
 		case "node":
 			out.Values[i] = ec._CommentEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var commentReplyImplementors = []string{"CommentReply"}
+
+func (ec *executionContext) _CommentReply(ctx context.Context, sel ast.SelectionSet, obj *store.Reply) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commentReplyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommentReply")
+		case "body":
+			out.Values[i] = ec._CommentReply_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CommentReply_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CommentReply_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -7191,6 +8122,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "reportComment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_reportComment(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "voteComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_voteComment(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "replyToComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_replyToComment(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleteReply":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteReply(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
@@ -7803,6 +8755,44 @@ func (ec *executionContext) _RatingCount(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var replyPayloadImplementors = []string{"ReplyPayload"}
+
+func (ec *executionContext) _ReplyPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReplyPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, replyPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReplyPayload")
+		case "comment":
+			out.Values[i] = ec._ReplyPayload_comment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var reportCommentPayloadImplementors = []string{"ReportCommentPayload"}
 
 func (ec *executionContext) _ReportCommentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReportCommentPayload) graphql.Marshaler {
@@ -7953,6 +8943,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var voteCommentPayloadImplementors = []string{"VoteCommentPayload"}
+
+func (ec *executionContext) _VoteCommentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.VoteCommentPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, voteCommentPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VoteCommentPayload")
+		case "comment":
+			out.Values[i] = ec._VoteCommentPayload_comment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -8527,6 +9555,11 @@ func (ec *executionContext) unmarshalNDeleteCommentInput2githubᚗcomᚋacmeᚋc
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNDeleteReplyInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐDeleteReplyInput(ctx context.Context, v any) (model.DeleteReplyInput, error) {
+	res, err := ec.unmarshalInputDeleteReplyInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNFieldSet2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -8601,6 +9634,22 @@ func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, 
 func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.SelectionSet, v int) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalInt(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNInt2int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt64(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -8704,6 +9753,11 @@ func (ec *executionContext) unmarshalNRejectCommentInput2githubᚗcomᚋacmeᚋc
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNReplyToCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐReplyToCommentInput(ctx context.Context, v any) (model.ReplyToCommentInput, error) {
+	res, err := ec.unmarshalInputReplyToCommentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNReportCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐReportCommentInput(ctx context.Context, v any) (model.ReportCommentInput, error) {
 	res, err := ec.unmarshalInputReportCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -8748,6 +9802,11 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 
 func (ec *executionContext) unmarshalNUpdateCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐUpdateCommentInput(ctx context.Context, v any) (model.UpdateCommentInput, error) {
 	res, err := ec.unmarshalInputUpdateCommentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNVoteCommentInput2githubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐVoteCommentInput(ctx context.Context, v any) (model.VoteCommentInput, error) {
+	res, err := ec.unmarshalInputVoteCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -9164,6 +10223,29 @@ func (ec *executionContext) marshalOCommentConnection2ᚖgithubᚗcomᚋacmeᚋc
 	return gqlexec.CommentConnection(ctx, sel, v, ec._CommentConnection)
 }
 
+func (ec *executionContext) unmarshalOCommentOrder2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentOrder(ctx context.Context, v any) (*model.CommentOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.CommentOrder)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCommentOrder2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentOrder(ctx context.Context, sel ast.SelectionSet, v *model.CommentOrder) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOCommentReply2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋstoreᚐReply(ctx context.Context, sel ast.SelectionSet, v *store.Reply) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CommentReply(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOCommentStats2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐCommentStats(ctx context.Context, sel ast.SelectionSet, v *model.CommentStats) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -9355,6 +10437,13 @@ func (ec *executionContext) marshalOProductRank2ᚕᚖgithubᚗcomᚋacmeᚋcomm
 	return ret
 }
 
+func (ec *executionContext) marshalOReplyPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐReplyPayload(ctx context.Context, sel ast.SelectionSet, v *model.ReplyPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ReplyPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOReportCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐReportCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.ReportCommentPayload) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -9457,6 +10546,13 @@ func (ec *executionContext) marshalOViewer2ᚖgithubᚗcomᚋacmeᚋcommentsᚑg
 		return graphql.Null
 	}
 	return ec._Viewer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOVoteCommentPayload2ᚖgithubᚗcomᚋacmeᚋcommentsᚑgatewayᚋgraphᚋmodelᚐVoteCommentPayload(ctx context.Context, sel ast.SelectionSet, v *model.VoteCommentPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._VoteCommentPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO_Entity2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx context.Context, sel ast.SelectionSet, v fedruntime.Entity) graphql.Marshaler {

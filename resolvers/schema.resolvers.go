@@ -40,6 +40,11 @@ func (r *commentResolver) ModeratedAt(ctx context.Context, obj *store.Comment) (
 	return &obj.ModeratedAt, nil
 }
 
+// ViewerVote is the resolver for the viewerVote field.
+func (r *commentResolver) ViewerVote(ctx context.Context, obj *store.Comment) (*bool, error) {
+	return nil, notYet("viewerVote")
+}
+
 // CreateComment is the resolver for the createComment field.
 func (r *mutationResolver) CreateComment(ctx context.Context, input model.CreateCommentInput) (*model.CreateCommentPayload, error) {
 	nc := store.NewComment{
@@ -111,13 +116,28 @@ func (r *mutationResolver) ReportComment(ctx context.Context, input model.Report
 	return &model.ReportCommentPayload{Comment: c}, nil
 }
 
+// VoteComment is the resolver for the voteComment field.
+func (r *mutationResolver) VoteComment(ctx context.Context, input model.VoteCommentInput) (*model.VoteCommentPayload, error) {
+	return nil, notYet("voteComment")
+}
+
+// ReplyToComment is the resolver for the replyToComment field.
+func (r *mutationResolver) ReplyToComment(ctx context.Context, input model.ReplyToCommentInput) (*model.ReplyPayload, error) {
+	return nil, notYet("replyToComment")
+}
+
+// DeleteReply is the resolver for the deleteReply field.
+func (r *mutationResolver) DeleteReply(ctx context.Context, input model.DeleteReplyInput) (*model.ReplyPayload, error) {
+	return nil, notYet("deleteReply")
+}
+
 // NodeID is the resolver for the nodeId field.
 func (r *productResolver) NodeID(ctx context.Context, obj *model.Product) (string, error) {
 	return nodeid.Of(nodeid.Product, obj.ID), nil
 }
 
 // Comments is the resolver for the comments field.
-func (r *productResolver) Comments(ctx context.Context, obj *model.Product, language *string, ratings []int, first *int, after *string, last *int, before *string) (*model.CommentConnection, error) {
+func (r *productResolver) Comments(ctx context.Context, obj *model.Product, orderBy *model.CommentOrder, language *string, ratings []int, first *int, after *string, last *int, before *string) (*model.CommentConnection, error) {
 	f, err := commentFilter(language, ratings)
 	if err != nil {
 		return nil, err

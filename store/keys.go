@@ -73,6 +73,13 @@ func SortKey(createdAt time.Time, id string) string {
 	return createdAt.UTC().Format(timeLayout) + "#" + id
 }
 
+// HelpfulSortKey is the HSK of a comment with helpful votes and GSISK gsisk:
+// the count zero-padded to 10 digits, then "#", then the GSISK. Its byte
+// order is the MOST_HELPFUL order read descending.
+func HelpfulSortKey(helpful int64, gsisk string) string {
+	return fmt.Sprintf("%010d#%s", helpful, gsisk)
+}
+
 // parseSortKey splits a GSISK into its time and id, validating both.
 func parseSortKey(sk string) (time.Time, string, error) {
 	if len(sk) < len(timeLayout)+2 || sk[len(timeLayout)] != '#' {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -45,7 +46,31 @@ type Comment struct {
 	// the comment (zero: never), and ModerationReason why.
 	ModeratedAt      time.Time
 	ModerationReason string
+	// HelpfulCount and UnhelpfulCount are the settled counts of the
+	// comment's helpful votes (attributes helpful, unhelpful; absent is 0).
+	// The votes themselves are items of their own, counted exactly in the
+	// comment's vote shards; these are folded from them after each vote.
+	HelpfulCount   int64
+	UnhelpfulCount int64
+	// VerifiedPurchase marks a comment by a buyer of the product (attribute
+	// verified, present only when true); only the merchant role sets it.
+	VerifiedPurchase bool
+	// Reply is the merchant's public reply, nil when there is none.
+	Reply *Reply
 }
+
+// Reply is a merchant's public reply to a comment, stored on the comment's
+// item (attributes replyBody, replyCreatedAt, replyUpdatedAt).
+type Reply struct {
+	Body      string
+	CreatedAt time.Time // UTC
+	UpdatedAt time.Time // UTC
+}
+
+// HelpfulSortKey is the HSK of a comment, the sort key of the four helpful
+// indexes: its helpful count, zero-padded to 10 digits, then its GSISK, so
+// that the byte order is most helpful first, then newest, then id.
+func (c *Comment) HelpfulSortKey() string { return HelpfulSortKey(c.HelpfulCount, c.SortKey()) }
 
 // SortKey returns the comment's GSISK.
 func (c *Comment) SortKey() string { return SortKey(c.CreatedAt, c.ID) }
@@ -194,6 +219,20 @@ func (c *Comment) Item() table.Item {
 		_, gsi4 := PartitionKey(c.ProductID, "", 0)
 		it[table.AttrGSIPK], it[table.AttrGSI2PK], it[table.AttrGSI3PK], it[table.AttrGSI4PK] = table.S(gsi1), table.S(gsi2), table.S(gsi3), table.S(gsi4)
 	}
+	if c.HelpfulCount != 0 {
+		it[table.AttrHelpful] = table.N(c.HelpfulCount)
+	}
+	if c.UnhelpfulCount != 0 {
+		it[table.AttrUnhelpful] = table.N(c.UnhelpfulCount)
+	}
+	if c.VerifiedPurchase {
+		it[table.AttrVerified] = table.N(1)
+	}
+	if r := c.Reply; r != nil {
+		it[table.AttrReplyBody] = table.S(r.Body)
+		it[table.AttrReplyCreatedAt] = table.S(r.CreatedAt.UTC().Format(timeLayout))
+		it[table.AttrReplyUpdatedAt] = table.S(r.UpdatedAt.UTC().Format(timeLayout))
+	}
 	c.moderationAttrs(it)
 	return it
 }
@@ -215,9 +254,21 @@ func CommentFromItem(it table.Item) (*Comment, error) {
 		CreatedAt: t,
 		Version:   it.N(table.AttrVersion),
 		AuthorID:  it.S(table.AttrAuthorID),
+
+		HelpfulCount:     it.N(table.AttrHelpful),
+		UnhelpfulCount:   it.N(table.AttrUnhelpful),
+		VerifiedPurchase: it.N(table.AttrVerified) == 1,
 	}
 	if err := c.readModeration(it); err != nil {
 		return nil, err
+	}
+	if body := it.S(table.AttrReplyBody); body != "" {
+		created, err1 := parseTime(it.S(table.AttrReplyCreatedAt))
+		updated, err2 := parseTime(it.S(table.AttrReplyUpdatedAt))
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, Wrap(EINTERNAL, err, "corrupt reply on comment item %q", it.S(table.AttrPK))
+		}
+		c.Reply = &Reply{Body: body, CreatedAt: created, UpdatedAt: updated}
 	}
 	return c, nil
 }

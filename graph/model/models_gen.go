@@ -87,6 +87,9 @@ type CreateCommentInput struct {
 	Title string `json:"title"`
 	// Text of the comment, plain text: 1 to 10,000 characters.
 	Body string `json:"body"`
+	// Whether the author bought the product. Only a caller with the `merchant`
+	// role may set it (`FORBIDDEN` otherwise); default `false`.
+	VerifiedPurchase *bool `json:"verifiedPurchase,omitempty"`
 }
 
 // The result of `createComment`.
@@ -105,6 +108,12 @@ type DeleteCommentInput struct {
 type DeleteCommentPayload struct {
 	// The id of the comment that was deleted.
 	DeletedCommentID string `json:"deletedCommentId"`
+}
+
+// The reply to delete.
+type DeleteReplyInput struct {
+	// Id of the comment whose reply is deleted.
+	CommentID string `json:"commentId"`
 }
 
 // The comment to hide, and why.
@@ -238,6 +247,20 @@ type RejectCommentInput struct {
 	Reason *string `json:"reason,omitempty"`
 }
 
+// The result of `replyToComment` and `deleteReply`.
+type ReplyPayload struct {
+	// The comment after the change, with its `reply` (`null` after `deleteReply`).
+	Comment *store.Comment `json:"comment"`
+}
+
+// The merchant's reply to a comment.
+type ReplyToCommentInput struct {
+	// Id of the comment.
+	CommentID string `json:"commentId"`
+	// Text of the reply, plain text: 1 to 5,000 characters, not only whitespace.
+	Body string `json:"body"`
+}
+
 // The comment to report, and why.
 type ReportCommentInput struct {
 	// Id of the comment.
@@ -297,6 +320,20 @@ type UpdateCommentInput struct {
 // The result of `updateComment`.
 type UpdateCommentPayload struct {
 	// The comment after the change, as stored.
+	Comment *store.Comment `json:"comment"`
+}
+
+// A vote on a comment.
+type VoteCommentInput struct {
+	// Id of the comment.
+	CommentID string `json:"commentId"`
+	// `true`: helpful; `false`: not helpful; `null`: withdraw the caller's vote.
+	Helpful *bool `json:"helpful,omitempty"`
+}
+
+// The result of `voteComment`.
+type VoteCommentPayload struct {
+	// The comment with its counts after the vote, and the caller's vote.
 	Comment *store.Comment `json:"comment"`
 }
 
@@ -414,6 +451,74 @@ func (e *CommentChangeKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e CommentChangeKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The orders a product's comments can be listed in. Except for `OLDEST`, ties
+// are broken by `createdAt`, then `id`, both descending (newest first).
+type CommentOrder string
+
+const (
+	// Newest first: `createdAt` descending, ties by `id` descending.
+	CommentOrderNewest CommentOrder = "NEWEST"
+	// Oldest first: `createdAt` ascending, ties by `id` ascending (`NEWEST` reversed).
+	CommentOrderOldest CommentOrder = "OLDEST"
+	// Rating 5 first, down to rating 1; newest first within a rating.
+	CommentOrderHighestRating CommentOrder = "HIGHEST_RATING"
+	// Rating 1 first, up to rating 5; newest first within a rating.
+	CommentOrderLowestRating CommentOrder = "LOWEST_RATING"
+	// Most `helpfulCount` first; newest first among equal counts.
+	CommentOrderMostHelpful CommentOrder = "MOST_HELPFUL"
+)
+
+var AllCommentOrder = []CommentOrder{
+	CommentOrderNewest,
+	CommentOrderOldest,
+	CommentOrderHighestRating,
+	CommentOrderLowestRating,
+	CommentOrderMostHelpful,
+}
+
+func (e CommentOrder) IsValid() bool {
+	switch e {
+	case CommentOrderNewest, CommentOrderOldest, CommentOrderHighestRating, CommentOrderLowestRating, CommentOrderMostHelpful:
+		return true
+	}
+	return false
+}
+
+func (e CommentOrder) String() string {
+	return string(e)
+}
+
+func (e *CommentOrder) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CommentOrder(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CommentOrder", str)
+	}
+	return nil
+}
+
+func (e CommentOrder) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CommentOrder) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CommentOrder) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -18,7 +18,7 @@ import (
 // operation reads at most as many items as its complexity.
 func Root() graph.ComplexityRoot {
 	var c graph.ComplexityRoot
-	c.Product.Comments = func(child int, _ *string, _ []int, first *int, _ *string, last *int, _ *string) int {
+	c.Product.Comments = func(child int, _ *model.CommentOrder, _ *string, _ []int, first *int, _ *string, last *int, _ *string) int {
 		if first == nil {
 			first = last
 		}

@@ -1,6 +1,9 @@
 package table
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // Attribute names of the single-table design.
 const (
@@ -30,6 +33,14 @@ const (
 	AttrModeratedAt      = "moderatedAt"      // the last moderation transition
 	AttrModerationReason = "moderationReason" // its reason
 
+	AttrHSK            = "HSK"            // <helpful, 10 digits>#<GSISK>: sort key of the helpful indexes
+	AttrHelpful        = "helpful"        // settled count of helpful votes (absent: 0)
+	AttrUnhelpful      = "unhelpful"      // settled count of not-helpful votes (absent: 0)
+	AttrVerified       = "verified"       // 1 on a verified purchase, absent otherwise
+	AttrReplyBody      = "replyBody"      // the merchant's reply (absent: none)
+	AttrReplyCreatedAt = "replyCreatedAt" // when it was first written
+	AttrReplyUpdatedAt = "replyUpdatedAt" // when it was last changed
+
 	AttrCountTotal = "count_total"
 )
 
@@ -44,6 +55,11 @@ const (
 	IndexAll             = "all"
 	IndexModeration      = "moderation"
 	IndexByAuthor        = "byAuthor"
+
+	IndexHelpfulByLangAndRating = "helpfulByLangAndRating"
+	IndexHelpfulByLang          = "helpfulByLang"
+	IndexHelpfulByRating        = "helpfulByRating"
+	IndexHelpfulAll             = "helpfulAll"
 )
 
 // IndexDef declares one global secondary index.
@@ -86,8 +102,19 @@ var ModerationIndexes = []IndexDef{
 	{Name: IndexByAuthor, Hash: AttrGSI6PK, Sort: AttrGSISK, Projection: moderationProjected},
 }
 
+// HelpfulIndexes are the twins of Indexes sorted by HSK instead of GSISK:
+// the same partitions (hash attributes), in MOST_HELPFUL order
+// (docs/design.md, votes). Only published comments carry HSK.
+var HelpfulIndexes = []IndexDef{
+	{Name: IndexHelpfulByLangAndRating, Hash: AttrGSIPK, Sort: AttrHSK, Projection: projected},
+	{Name: IndexHelpfulByLang, Hash: AttrGSI2PK, Sort: AttrHSK, Projection: projected},
+	{Name: IndexHelpfulByRating, Hash: AttrGSI3PK, Sort: AttrHSK, Projection: projected},
+	{Name: IndexHelpfulAll, Hash: AttrGSI4PK, Sort: AttrHSK, Projection: projected},
+}
+
 // AllIndexes are every GSI a table has: Indexes, then ModerationIndexes.
-var AllIndexes = append(append([]IndexDef(nil), Indexes...), ModerationIndexes...)
+// (HelpfulIndexes join them with the MOST_HELPFUL order.)
+var AllIndexes = slices.Concat(Indexes, ModerationIndexes)
 
 // IndexByName returns the definition of the named index (of AllIndexes).
 func IndexByName(name string) (IndexDef, bool) {
