@@ -33,7 +33,7 @@ func (fakeJWT) Verify(_ context.Context, tok string) (*auth.Principal, error) {
 	if parts[0] != "a" || parts[1] == "" {
 		return nil, errors.New("bad signature")
 	}
-	return &auth.Principal{Kind: auth.KindJWT, Subject: parts[1], Moderator: parts[2] == "moderator"}, nil
+	return &auth.Principal{Kind: auth.KindJWT, Subject: parts[1], Roles: auth.Roles{Moderator: parts[2] == "moderator", Merchant: parts[2] == "merchant"}}, nil
 }
 
 const testAPIKey = "s3cret-key"
