@@ -16,6 +16,12 @@ import (
 // MaxReplyLen is the most characters of a reply's body.
 const MaxReplyLen = 5_000
 
+// ValidateReplyBody checks a reply's body: 1 to MaxReplyLen characters of
+// visible text, newlines and tabs allowed (the rules of a comment's body).
+func ValidateReplyBody(body string) error {
+	return validateMultilineText("body", body, MaxReplyLen)
+}
+
 // ReplyTarget names the comment a reply is written to or deleted from,
 // and what the caller may see of it.
 type ReplyTarget struct {
@@ -36,7 +42,7 @@ func (s *Store) ReplyToComment(ctx context.Context, t ReplyTarget, body string) 
 	if err := ValidateID("commentId", t.CommentID); err != nil {
 		return nil, err
 	}
-	if err := validateMultilineText("body", body, MaxReplyLen); err != nil {
+	if err := ValidateReplyBody(body); err != nil {
 		return nil, err
 	}
 	return s.changeReply(ctx, t, func(old *Comment) *Reply {
