@@ -24,8 +24,9 @@ import (
 	"github.com/acme/comments-gateway/store/table"
 )
 
-// fakeJWT accepts tokens "a.SUBJECT.x" and "a.SUBJECT.moderator" (the
-// real JWKS verification is tested in package auth and by the server).
+// fakeJWT accepts tokens "a.SUBJECT.x", "a.SUBJECT.moderator" and
+// "a.SUBJECT.merchant" (the real JWKS verification is tested in package
+// auth and by the server).
 type fakeJWT struct{}
 
 func (fakeJWT) Verify(_ context.Context, tok string) (*auth.Principal, error) {
