@@ -1,0 +1,349 @@
+package store
+
+import (
+	"context"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acme/comments-gateway/store/table"
+)
+
+// Helpful votes (docs/design.md §13). A comment's votes live in a partition
+// of their own, VOTES#<comment id>:
+//
+//   - one vote item per (comment, voter), SK "V#<voter>", attribute vote
+//     (1: helpful, 0: not helpful), written on condition that it still holds
+//     the vote it was read with (a voter's concurrent requests take turns);
+//   - VoteShards counter shards, SK "#<n>", holding ADDed helpful and
+//     unhelpful counts and a version; a voter always counts in the shard of
+//     its hash (voteShard), so a burst of voters on one comment spreads over
+//     the shards instead of queueing on one item.
+//
+// The vote item and its shard change in one atomic Write, so the shards
+// always sum to a recount of the vote items. The comment item itself is not
+// in that write (a condition on it would make every voter of a hot comment
+// conflict): its attributes helpful, unhelpful and HSK are settled after
+// the write (settleVotes) from one Query of the shards, as the leaderboard
+// entries are (leaders.go).
+//
+// Settling is exact. A settle reads the comment, then the shards, and writes
+// their sums onto the comment on condition that its version is still the
+// one read (the write ADDs 1 to it, so every put of the comment that read
+// it before the settle retries on the new counts rather than writing back
+// old ones). A settle that replaces counts therefore read its shards after
+// the settle it replaces wrote, and each shard only grows in version: the
+// counts on the comment never go back to an older state of a shard. The
+// last vote's own settle reads every shard's final state, and writes it
+// unless the comment already shows those counts. A settle cut short (a
+// crash, or maxSettle lost races) leaves the counts behind until the next
+// vote on the comment or rebuild-stats settles them; the votes themselves
+// are never lost.
+//
+// Deleting a comment deletes its vote partition after the comment
+// (purgeVotes, best effort as purgeReports): a vote that raced the delete
+// may leave an orphan, which nothing reads (a vote and viewerVote need the
+// comment; a settle finds it missing and writes nothing) and rebuild-stats
+// deletes.
+
+// VoteShards is the number of vote counter shards of a comment. A settle
+// reads them all by one Query (16 items of ~60 bytes: one read unit).
+const VoteShards = 16
+
+// VoteCommentReads is the most items one attempt of VoteComment reads: the
+// comment, the voter's vote item and, for the settle, the vote shards (a
+// settle that lost a race reads the comment and the shards again).
+const VoteCommentReads = 2 + VoteShards
+
+const (
+	votesPrefix   = "VOTES#"
+	voteShardSK   = "#" // + shard number; sorts before every vote item
+	voteItemSK    = "V#"
+	attrVote      = "vote" // a vote item's vote: 1 helpful, 0 not helpful
+	maxVoterLen   = 256    // bytes of a voter's identity
+	voteSettleMax = maxSettle
+)
+
+// VoteID addresses one voter's vote on one comment.
+type VoteID struct {
+	CommentID string
+	Voter     string
+}
+
+// VotesPK is the partition of comment id's votes and vote shards.
+func VotesPK(id string) string { return votesPrefix + id }
+
+// VoteKey is the key of voter's vote item on comment id.
+func VoteKey(id, voter string) table.Key {
+	return table.Key{PK: VotesPK(id), SK: voteItemSK + voter}
+}
+
+// VoteShardKey is the key of vote counter shard n of comment id.
+func VoteShardKey(id string, n int) table.Key {
+	return table.Key{PK: VotesPK(id), SK: voteShardSK + strconv.Itoa(n)}
+}
+
+// voteShard returns the shard voter's votes count in.
+func voteShard(voter string) int { return fnvMod(voter, VoteShards) }
+
+// voteShardsQuery is the Query of comment id's vote shards: the first
+// VoteShards items of its partition with SK beginning with "#".
+func voteShardsQuery(id string) table.Query {
+	return table.Query{HashValue: VotesPK(id), SortOp: table.SortBeginsWith, SortValue: voteShardSK, Forward: true, Limit: VoteShards}
+}
+
+// voteOf decodes a vote item (nil: no vote).
+func voteOf(it table.Item) *bool {
+	if it == nil {
+		return nil
+	}
+	v := it.N(attrVote) == 1
+	return &v
+}
+
+// sameVote reports whether two votes (nil: none) are equal.
+func sameVote(a, b *bool) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// voteCounts are the helpful and unhelpful counts one vote contributes
+// (nil: none).
+func voteCounts(v *bool) (helpful, unhelpful int64) {
+	switch {
+	case v == nil:
+		return 0, 0
+	case *v:
+		return 1, 0
+	}
+	return 0, 1
+}
+
+// checkVoter refuses an empty or oversized voter identity.
+func checkVoter(voter string) error {
+	if voter == "" || len(voter) > maxVoterLen {
+		return Errorf(EINVALID, "a vote needs its voter's identity (1 to %d bytes)", maxVoterLen)
+	}
+	return nil
+}
+
+// VoteComment records voter's vote on published comment id: helpful true
+// or false, or nil to withdraw it. One atomic Write changes the vote item
+// (on condition it still holds the vote read) and adds the difference to
+// the voter's vote shard; voting again as before changes nothing. The
+// comment's counts are then settled (settleVotes): the comment returned
+// has the counts of its shards as read after the vote. A comment that is
+// not published is ENOTFOUND (the public does not see it).
+func (s *Store) VoteComment(ctx context.Context, id, voter string, helpful *bool) (*Comment, error) {
+	if err := ValidateID("commentId", id); err != nil {
+		return nil, err
+	}
+	if err := checkVoter(voter); err != nil {
+		return nil, err
+	}
+	c, err := s.getComment(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if c.Status != StatusPublished {
+		return nil, Errorf(ENOTFOUND, "comment %q not found", id)
+	}
+	vk := VoteKey(id, voter)
+	changed := false
+	err = s.retry(ctx, func() error {
+		prev, err := s.table.Get(ctx, vk)
+		if err != nil {
+			return tableError(err)
+		}
+		old := voteOf(prev)
+		if sameVote(old, helpful) {
+			return nil
+		}
+		changed = true
+		return tableError(s.table.Write(ctx, voteOps(id, voter, old, helpful)), ECONFLICT)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !changed {
+		return c, nil
+	}
+	// The vote has committed: a settle that fails leaves it for the next
+	// vote or rebuild-stats, and is no error of this one.
+	return s.settleVotes(ctx, c), nil
+}
+
+// voteOps is the atomic write that changes voter's vote on comment id from
+// old to v (nil: none): the vote item, on condition it still holds old,
+// and the difference added to the voter's shard with its version.
+func voteOps(id, voter string, old, v *bool) []table.Op {
+	k := VoteKey(id, voter)
+	var vote table.Op
+	switch {
+	case v == nil:
+		vote = table.Op{Kind: table.OpDelete, Key: k}
+	default:
+		n := int64(0)
+		if *v {
+			n = 1
+		}
+		vote = table.Op{Kind: table.OpPut, Key: k, Item: table.Item{table.AttrPK: table.S(k.PK), table.AttrSK: table.S(k.SK), attrVote: table.N(n)}}
+	}
+	if old == nil {
+		vote.Conds = []table.Cond{{Kind: table.CondNotExists}}
+	} else {
+		h, _ := voteCounts(old)
+		vote.Conds = []table.Cond{{Kind: table.CondEquals, Attr: attrVote, Value: table.N(h)}}
+	}
+	oh, ou := voteCounts(old)
+	nh, nu := voteCounts(v)
+	shard := table.Op{Kind: table.OpUpdate, Key: VoteShardKey(id, voteShard(voter)), Add: map[string]int64{table.AttrVersion: 1}}
+	if d := nh - oh; d != 0 {
+		shard.Add[table.AttrHelpful] = d
+	}
+	if d := nu - ou; d != 0 {
+		shard.Add[table.AttrUnhelpful] = d
+	}
+	return []table.Op{vote, shard}
+}
+
+// settleVotes brings the counts of comment c (as read before a vote)
+// up to its vote shards (see the rule above) and returns the comment with
+// the counts of the last shards read, settled or not. Each round reads
+// the shards (and, after the first, the comment again) and writes the
+// sums when the comment shows others, on condition of its version.
+func (s *Store) settleVotes(ctx context.Context, c *Comment) *Comment {
+	out, _ := s.settle1(ctx, c)
+	return out
+}
+
+// settle1 is settleVotes with its error: EUNAVAILABLE after voteSettleMax
+// lost races, or the table's; a comment found missing is no error (nil).
+func (s *Store) settle1(ctx context.Context, c *Comment) (*Comment, error) {
+	backoff := time.Millisecond
+	for attempt := 1; ; attempt++ {
+		res, err := s.table.Query(ctx, voteShardsQuery(c.ID))
+		if err != nil {
+			return c, tableError(err)
+		}
+		next := *c
+		next.HelpfulCount, next.UnhelpfulCount = 0, 0
+		for _, it := range res.Items {
+			next.HelpfulCount += it.N(table.AttrHelpful)
+			next.UnhelpfulCount += it.N(table.AttrUnhelpful)
+		}
+		if next.HelpfulCount == c.HelpfulCount && next.UnhelpfulCount == c.UnhelpfulCount {
+			return c, nil // settled: the comment shows these counts
+		}
+		next.Version = c.Version + 1
+		err = s.commit(ctx, []table.Op{settleOp(c, &next)}, publicChange(c, &next))
+		if err == nil {
+			return &next, nil
+		}
+		if ErrorCode(err) != ECONFLICT {
+			return &next, err
+		}
+		if attempt == voteSettleMax {
+			return &next, Errorf(EUNAVAILABLE, "the votes of comment %q keep changing; try again", c.ID)
+		}
+		if err := sleep(ctx, backoff/2+rand.N(backoff)); err != nil {
+			return &next, err
+		}
+		backoff = min(backoff*2, 50*time.Millisecond)
+		fresh, err := s.table.Get(ctx, CommentKey(c.ID))
+		if err != nil || fresh == nil {
+			return &next, tableError(err) // deleted: nothing to settle
+		}
+		if c, err = CommentFromItem(fresh); err != nil {
+			return &next, err
+		}
+	}
+}
+
+// settleOp writes the counts of next onto comment old's item, and its HSK
+// when published, on condition that the item is still at old's version
+// (ADDing 1 to it).
+func settleOp(old, next *Comment) table.Op {
+	op := table.Op{Kind: table.OpUpdate, Key: CommentKey(old.ID), Set: table.Item{}, Add: map[string]int64{table.AttrVersion: 1},
+		Conds: []table.Cond{{Kind: table.CondEquals, Attr: table.AttrVersion, Value: table.N(old.Version)}}}
+	for attr, n := range map[string]int64{table.AttrHelpful: next.HelpfulCount, table.AttrUnhelpful: next.UnhelpfulCount} {
+		if n != 0 {
+			op.Set[attr] = table.N(n)
+		} else {
+			op.Remove = append(op.Remove, attr)
+		}
+	}
+	if old.Status == StatusPublished {
+		op.Set[table.AttrHSK] = table.S(next.HelpfulSortKey())
+	}
+	return op
+}
+
+// GetVotes returns the votes of ids (nil where the voter has not voted),
+// aligned with them, in one BatchGet.
+func (s *Store) GetVotes(ctx context.Context, ids []VoteID) ([]*bool, error) {
+	keys := make([]table.Key, len(ids))
+	for i, id := range ids {
+		if err := checkVoter(id.Voter); err != nil {
+			return nil, err
+		}
+		keys[i] = VoteKey(id.CommentID, id.Voter)
+	}
+	items, err := s.table.BatchGet(ctx, keys)
+	if err != nil {
+		return nil, tableError(err)
+	}
+	out := make([]*bool, len(ids))
+	for i, it := range items {
+		out[i] = voteOf(it)
+	}
+	return out, nil
+}
+
+// purgeVotes deletes the vote partition of deleted comment id, a page of
+// MaxWriteOps at a time (after the comment's delete: a vote of a comment
+// that is gone is read by nothing, so a failure leaves only garbage, which
+// rebuild-stats deletes).
+func (s *Store) purgeVotes(ctx context.Context, id string) error {
+	return s.purgePartition(ctx, VotesPK(id))
+}
+
+// purgePartition deletes every item of base-table partition pk, a page of
+// MaxWriteOps at a time.
+func (s *Store) purgePartition(ctx context.Context, pk string) error {
+	for {
+		res, err := s.table.Query(ctx, table.Query{HashValue: pk, Forward: true, Limit: table.MaxWriteOps})
+		if err != nil || len(res.Items) == 0 {
+			return tableError(err)
+		}
+		ops := make([]table.Op, len(res.Items))
+		for i, it := range res.Items {
+			ops[i] = table.Op{Kind: table.OpDelete, Key: it.Key()}
+		}
+		if err := s.table.Write(ctx, ops); err != nil {
+			return tableError(err)
+		}
+	}
+}
+
+// CommentIDFromVotesPK returns the comment id of a vote partition's PK,
+// and whether pk is one.
+func CommentIDFromVotesPK(pk string) (string, bool) {
+	return strings.CutPrefix(pk, votesPrefix)
+}
+
+// settleVotesOf settles the votes of comment id (rebuild-stats' step for
+// a comment whose vote partition it saw): the counts of a settle cut
+// short are brought up to the shards, and the votes of a comment that no
+// longer exists are deleted.
+func (s *Store) settleVotesOf(ctx context.Context, id string) error {
+	c, err := s.getComment(ctx, id)
+	if ErrorCode(err) == ENOTFOUND {
+		return s.purgeVotes(ctx, id)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = s.settle1(ctx, c)
+	return err
+}
