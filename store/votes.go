@@ -57,12 +57,16 @@ const VoteShards = 16
 const VoteCommentReads = 2 + VoteShards
 
 const (
-	votesPrefix   = "VOTES#"
-	voteShardSK   = "#" // + shard number; sorts before every vote item
-	voteItemSK    = "V#"
-	attrVote      = "vote" // a vote item's vote: 1 helpful, 0 not helpful
-	maxVoterLen   = 256    // bytes of a voter's identity
-	voteSettleMax = maxSettle
+	votesPrefix = "VOTES#"
+	voteShardSK = "#" // + shard number; sorts before every vote item
+	voteItemSK  = "V#"
+	attrVote    = "vote" // a vote item's vote: 1 helpful, 0 not helpful
+	// attrVoteVersion is a comment's summed vote shard versions its
+	// counts were settled from (absent: 0; a put of the whole comment
+	// drops it, which costs the next settle a write, nothing more).
+	attrVoteVersion = "voteVersion"
+	maxVoterLen     = 256 // bytes of a voter's identity
+	voteSettleMax   = maxSettle
 )
 
 // VoteID addresses one voter's vote on one comment.
@@ -141,11 +145,17 @@ func (s *Store) VoteComment(ctx context.Context, id, voter string, helpful *bool
 	if err := checkVoter(voter); err != nil {
 		return nil, err
 	}
-	c, err := s.getComment(ctx, id)
+	it, err := s.table.Get(ctx, CommentKey(id))
 	if err != nil {
-		return nil, err
+		return nil, tableError(err)
 	}
-	if c.Status != StatusPublished {
+	var c *Comment
+	if it != nil {
+		if c, err = CommentFromItem(it); err != nil {
+			return nil, err
+		}
+	}
+	if c == nil || c.Status != StatusPublished {
 		return nil, Errorf(ENOTFOUND, "comment %q not found", id)
 	}
 	vk := VoteKey(id, voter)
@@ -170,7 +180,7 @@ func (s *Store) VoteComment(ctx context.Context, id, voter string, helpful *bool
 	}
 	// The vote has committed: a settle that fails leaves it for the next
 	// vote or rebuild-stats, and is no error of this one.
-	return s.settleVotes(ctx, c), nil
+	return s.settleVotes(ctx, it), nil
 }
 
 // voteOps is the atomic write that changes voter's vote on comment id from
@@ -207,19 +217,30 @@ func voteOps(id, voter string, old, v *bool) []table.Op {
 	return []table.Op{vote, shard}
 }
 
-// settleVotes brings the counts of comment c (as read before a vote)
-// up to its vote shards (see the rule above) and returns the comment with
-// the counts of the last shards read, settled or not. Each round reads
-// the shards (and, after the first, the comment again) and writes the
-// sums when the comment shows others, on condition of its version.
-func (s *Store) settleVotes(ctx context.Context, c *Comment) *Comment {
-	out, _ := s.settle1(ctx, c)
-	return out
+// settleVotes brings the counts of the comment item it (as read before a
+// vote) up to its vote shards (see the rule above) and returns the comment
+// with the counts it settled, or those of the shards as read when the
+// settle failed (it then stays for the next vote or rebuild-stats).
+func (s *Store) settleVotes(ctx context.Context, it table.Item) *Comment {
+	c, _ := s.settle1(ctx, it)
+	return c
 }
 
 // settle1 is settleVotes with its error: EUNAVAILABLE after voteSettleMax
 // lost races, or the table's; a comment found missing is no error (nil).
-func (s *Store) settle1(ctx context.Context, c *Comment) (*Comment, error) {
+//
+// Each round reads the shards and, unless the comment already counts the
+// shards of the first round (its voteVersion, the summed shard versions it
+// was settled from, is at least theirs), writes their sums on condition of
+// the comment's version; a lost race reads the comment again. Stopping
+// once the comment counts the first read is what keeps a burst from
+// racing: the settle that beat this one most often read this vote too.
+func (s *Store) settle1(ctx context.Context, it table.Item) (*Comment, error) {
+	c, err := CommentFromItem(it)
+	if err != nil {
+		return nil, err
+	}
+	settled, need := it.N(attrVoteVersion), int64(-1)
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
 		res, err := s.table.Query(ctx, voteShardsQuery(c.ID))
@@ -228,15 +249,20 @@ func (s *Store) settle1(ctx context.Context, c *Comment) (*Comment, error) {
 		}
 		next := *c
 		next.HelpfulCount, next.UnhelpfulCount = 0, 0
-		for _, it := range res.Items {
-			next.HelpfulCount += it.N(table.AttrHelpful)
-			next.UnhelpfulCount += it.N(table.AttrUnhelpful)
+		var sum int64
+		for _, sh := range res.Items {
+			next.HelpfulCount += sh.N(table.AttrHelpful)
+			next.UnhelpfulCount += sh.N(table.AttrUnhelpful)
+			sum += sh.N(table.AttrVersion)
 		}
-		if next.HelpfulCount == c.HelpfulCount && next.UnhelpfulCount == c.UnhelpfulCount {
-			return c, nil // settled: the comment shows these counts
+		if need < 0 {
+			need = sum
+		}
+		if settled >= need {
+			return c, nil // the comment counts the first read
 		}
 		next.Version = c.Version + 1
-		err = s.commit(ctx, []table.Op{settleOp(c, &next)}, publicChange(c, &next))
+		err = s.commit(ctx, []table.Op{settleOp(c, &next, sum)}, publicChange(c, &next))
 		if err == nil {
 			return &next, nil
 		}
@@ -250,21 +276,21 @@ func (s *Store) settle1(ctx context.Context, c *Comment) (*Comment, error) {
 			return &next, err
 		}
 		backoff = min(backoff*2, 50*time.Millisecond)
-		fresh, err := s.table.Get(ctx, CommentKey(c.ID))
-		if err != nil || fresh == nil {
+		if it, err = s.table.Get(ctx, CommentKey(c.ID)); err != nil || it == nil {
 			return &next, tableError(err) // deleted: nothing to settle
 		}
-		if c, err = CommentFromItem(fresh); err != nil {
+		if c, err = CommentFromItem(it); err != nil {
 			return &next, err
 		}
+		settled = it.N(attrVoteVersion)
 	}
 }
 
-// settleOp writes the counts of next onto comment old's item, and its HSK
-// when published, on condition that the item is still at old's version
-// (ADDing 1 to it).
-func settleOp(old, next *Comment) table.Op {
-	op := table.Op{Kind: table.OpUpdate, Key: CommentKey(old.ID), Set: table.Item{}, Add: map[string]int64{table.AttrVersion: 1},
+// settleOp writes the counts of next, summed from shards whose versions sum
+// to sum, onto comment old's item, and its HSK when published, on
+// condition that the item is still at old's version (ADDing 1 to it).
+func settleOp(old, next *Comment, sum int64) table.Op {
+	op := table.Op{Kind: table.OpUpdate, Key: CommentKey(old.ID), Set: table.Item{attrVoteVersion: table.N(sum)}, Add: map[string]int64{table.AttrVersion: 1},
 		Conds: []table.Cond{{Kind: table.CondEquals, Attr: table.AttrVersion, Value: table.N(old.Version)}}}
 	for attr, n := range map[string]int64{table.AttrHelpful: next.HelpfulCount, table.AttrUnhelpful: next.UnhelpfulCount} {
 		if n != 0 {
@@ -337,13 +363,13 @@ func CommentIDFromVotesPK(pk string) (string, bool) {
 // short are brought up to the shards, and the votes of a comment that no
 // longer exists are deleted.
 func (s *Store) settleVotesOf(ctx context.Context, id string) error {
-	c, err := s.getComment(ctx, id)
-	if ErrorCode(err) == ENOTFOUND {
+	it, err := s.table.Get(ctx, CommentKey(id))
+	switch {
+	case err != nil:
+		return tableError(err)
+	case it == nil:
 		return s.purgeVotes(ctx, id)
 	}
-	if err != nil {
-		return err
-	}
-	_, err = s.settle1(ctx, c)
+	_, err = s.settle1(ctx, it)
 	return err
 }
