@@ -52,9 +52,9 @@ import (
 const VoteShards = 16
 
 // VoteCommentReads is the most items one attempt of VoteComment reads: the
-// comment, the voter's vote item and, for the settle, the vote shards (a
-// settle that lost a race reads the comment and the shards again).
-const VoteCommentReads = 2 + VoteShards
+// comment, the voter's vote item and, for the settle, the comment again and
+// the vote shards (a settle that lost a race reads them again).
+const VoteCommentReads = 3 + VoteShards
 
 const (
 	votesPrefix = "VOTES#"
@@ -145,17 +145,11 @@ func (s *Store) VoteComment(ctx context.Context, id, voter string, helpful *bool
 	if err := checkVoter(voter); err != nil {
 		return nil, err
 	}
-	it, err := s.table.Get(ctx, CommentKey(id))
+	c, err := s.getComment(ctx, id)
 	if err != nil {
-		return nil, tableError(err)
+		return nil, err
 	}
-	var c *Comment
-	if it != nil {
-		if c, err = CommentFromItem(it); err != nil {
-			return nil, err
-		}
-	}
-	if c == nil || c.Status != StatusPublished {
+	if c.Status != StatusPublished {
 		return nil, Errorf(ENOTFOUND, "comment %q not found", id)
 	}
 	vk := VoteKey(id, voter)
@@ -180,7 +174,7 @@ func (s *Store) VoteComment(ctx context.Context, id, voter string, helpful *bool
 	}
 	// The vote has committed: a settle that fails leaves it for the next
 	// vote or rebuild-stats, and is no error of this one.
-	return s.settleVotes(ctx, it), nil
+	return s.settleVotes(ctx, c), nil
 }
 
 // voteOps is the atomic write that changes voter's vote on comment id from
@@ -217,35 +211,49 @@ func voteOps(id, voter string, old, v *bool) []table.Op {
 	return []table.Op{vote, shard}
 }
 
-// settleVotes brings the counts of the comment item it (as read before a
-// vote) up to its vote shards (see the rule above) and returns the comment
-// with the counts it settled, or those of the shards as read when the
-// settle failed (it then stays for the next vote or rebuild-stats).
-func (s *Store) settleVotes(ctx context.Context, it table.Item) *Comment {
-	c, _ := s.settle1(ctx, it)
+// settleVotes brings the counts of comment c (as read before a vote) up
+// to its vote shards (see the rule above) and returns the comment with the
+// counts it found settled or settled itself; c when the settle failed (the
+// vote then waits for the next vote or rebuild-stats).
+func (s *Store) settleVotes(ctx context.Context, c *Comment) *Comment {
+	if out, err := s.settleComment(ctx, c.ID); err == nil && out != nil {
+		return out
+	}
 	return c
 }
 
-// settle1 is settleVotes with its error: EUNAVAILABLE after voteSettleMax
-// lost races, or the table's; a comment found missing is no error (nil).
-//
-// Each round reads the shards and, unless the comment already counts the
-// shards of the first round (its voteVersion, the summed shard versions it
-// was settled from, is at least theirs), writes their sums on condition of
-// the comment's version; a lost race reads the comment again. Stopping
-// once the comment counts the first read is what keeps a burst from
-// racing: the settle that beat this one most often read this vote too.
-func (s *Store) settle1(ctx context.Context, it table.Item) (*Comment, error) {
+// settleRead reads comment id for a settle: the comment and its
+// voteVersion; nil when it does not exist.
+func (s *Store) settleRead(ctx context.Context, id string) (*Comment, int64, error) {
+	it, err := s.table.Get(ctx, CommentKey(id))
+	if err != nil || it == nil {
+		return nil, 0, tableError(err)
+	}
 	c, err := CommentFromItem(it)
-	if err != nil {
+	return c, it.N(attrVoteVersion), err
+}
+
+// settleComment is settleVotes of comment id with its error: EUNAVAILABLE after
+// voteSettleMax lost races, or the table's; a comment found missing is
+// no error (nil).
+//
+// It reads the comment, then the shards, and unless the comment already
+// counts them (its voteVersion, the summed shard versions it was settled
+// from, is at least theirs) writes their sums on condition of the
+// comment's version. A lost race reads the comment again, and stops when
+// it counts the first shard read — the winner most often read this vote
+// too, which keeps a burst of settles from racing on — or goes round.
+func (s *Store) settleComment(ctx context.Context, id string) (*Comment, error) {
+	c, settled, err := s.settleRead(ctx, id)
+	if c == nil || err != nil {
 		return nil, err
 	}
-	settled, need := it.N(attrVoteVersion), int64(-1)
+	need := int64(-1)
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
-		res, err := s.table.Query(ctx, voteShardsQuery(c.ID))
+		res, err := s.table.Query(ctx, voteShardsQuery(id))
 		if err != nil {
-			return c, tableError(err)
+			return nil, tableError(err)
 		}
 		next := *c
 		next.HelpfulCount, next.UnhelpfulCount = 0, 0
@@ -267,22 +275,21 @@ func (s *Store) settle1(ctx context.Context, it table.Item) (*Comment, error) {
 			return &next, nil
 		}
 		if ErrorCode(err) != ECONFLICT {
-			return &next, err
+			return nil, err
 		}
 		if attempt == voteSettleMax {
-			return &next, Errorf(EUNAVAILABLE, "the votes of comment %q keep changing; try again", c.ID)
+			return nil, Errorf(EUNAVAILABLE, "the votes of comment %q keep changing; try again", id)
 		}
 		if err := sleep(ctx, backoff/2+rand.N(backoff)); err != nil {
-			return &next, err
+			return nil, err
 		}
 		backoff = min(backoff*2, 50*time.Millisecond)
-		if it, err = s.table.Get(ctx, CommentKey(c.ID)); err != nil || it == nil {
-			return &next, tableError(err) // deleted: nothing to settle
+		if c, settled, err = s.settleRead(ctx, id); c == nil || err != nil {
+			return nil, err // deleted: nothing to settle
 		}
-		if c, err = CommentFromItem(it); err != nil {
-			return &next, err
+		if settled >= need {
+			return c, nil
 		}
-		settled = it.N(attrVoteVersion)
 	}
 }
 
@@ -363,13 +370,9 @@ func CommentIDFromVotesPK(pk string) (string, bool) {
 // short are brought up to the shards, and the votes of a comment that no
 // longer exists are deleted.
 func (s *Store) settleVotesOf(ctx context.Context, id string) error {
-	it, err := s.table.Get(ctx, CommentKey(id))
-	switch {
-	case err != nil:
-		return tableError(err)
-	case it == nil:
+	c, err := s.settleComment(ctx, id)
+	if c == nil && err == nil {
 		return s.purgeVotes(ctx, id)
 	}
-	_, err = s.settle1(ctx, it)
 	return err
 }
