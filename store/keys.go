@@ -80,6 +80,12 @@ func HelpfulSortKey(helpful int64, gsisk string) string {
 	return fmt.Sprintf("%010d#%s", helpful, gsisk)
 }
 
+// helpfulOfHSK returns the helpful count of HSK hsk (0 if malformed).
+func helpfulOfHSK(hsk string) int64 {
+	n, _ := strconv.ParseInt(hsk[:min(len(hsk), 10)], 10, 64)
+	return n
+}
+
 // parseSortKey splits a GSISK into its time and id, validating both.
 func parseSortKey(sk string) (time.Time, string, error) {
 	if len(sk) < len(timeLayout)+2 || sk[len(timeLayout)] != '#' {
