@@ -80,10 +80,13 @@ func HelpfulSortKey(helpful int64, gsisk string) string {
 	return fmt.Sprintf("%010d#%s", helpful, gsisk)
 }
 
-// helpfulOfHSK returns the helpful count of HSK hsk (0 if malformed).
-func helpfulOfHSK(hsk string) int64 {
-	n, _ := strconv.ParseInt(hsk[:min(len(hsk), 10)], 10, 64)
-	return n
+// splitHSK returns the helpful count and the GSISK of HSK hsk (as
+// HelpfulSortKey writes it; a malformed one gives a GSISK no cursor
+// accepts).
+func splitHSK(hsk string) (helpful int64, gsisk string) {
+	count, gsisk, _ := strings.Cut(hsk, "#")
+	helpful, _ = strconv.ParseInt(count, 10, 64)
+	return helpful, gsisk
 }
 
 // parseSortKey splits a GSISK into its time and id, validating both.

@@ -354,8 +354,8 @@ func (pg Page) cursor(it table.Item, c *Comment, next *Position) string {
 		cur.Rating = c.Rating
 	case pg.order == OrderMostHelpful:
 		// The HSK read is the position (the helpful attribute may be newer
-		// or not projected).
-		cur.Helpful = helpfulOfHSK(it.S(table.AttrHSK))
+		// or not projected, and a helpful index holds no GSISK).
+		cur.Helpful, cur.SortKey = splitHSK(it.S(table.AttrHSK))
 	}
 	return cur.Encode()
 }
