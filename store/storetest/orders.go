@@ -41,9 +41,9 @@ func RecountOrder(all []*store.Comment, pid, lang string, ratings []int, o store
 	return out
 }
 
-// helpfulIndexes reports whether the table's indexes include the helpful
+// HasHelpfulIndexes reports whether the table's indexes include the helpful
 // twins that MOST_HELPFUL reads, and published comments carry their HSK.
-func helpfulIndexes() bool {
+func HasHelpfulIndexes() bool {
 	_, ok := table.IndexByName(table.IndexHelpfulAll)
 	c := store.Comment{ID: "c", ProductID: "p", Language: "en", Rating: 1, Status: store.StatusPublished}
 	_, hsk := c.Item()[table.AttrHSK]
@@ -71,7 +71,7 @@ func testOrders(t *testing.T, tbl table.Table) {
 	data := withHelpfulCounts(Dataset(1), 1)
 	s := MustLoad(t, tbl, data)
 	orders := Orders
-	if !helpfulIndexes() {
+	if !HasHelpfulIndexes() {
 		orders = orders[:len(orders)-1]
 		t.Log("no helpful indexes, or no HSK on comments: MOST_HELPFUL not walked")
 	}
@@ -92,7 +92,7 @@ func testOrders(t *testing.T, tbl table.Table) {
 			checkOrderCursorAcrossFilters(t, s, data, o)
 		}
 	})
-	if helpfulIndexes() {
+	if HasHelpfulIndexes() {
 		t.Run("helpful-counts-change", func(t *testing.T) { checkHelpfulChanges(t, tbl, s, data) })
 	}
 }
