@@ -29,17 +29,21 @@ import (
 // entries are (leaders.go).
 //
 // Settling is exact. A settle reads the comment, then the shards, and writes
-// their sums onto the comment on condition that its version is still the
-// one read (the write ADDs 1 to it, so every put of the comment that read
-// it before the settle retries on the new counts rather than writing back
-// old ones). A settle that replaces counts therefore read its shards after
-// the settle it replaces wrote, and each shard only grows in version: the
-// counts on the comment never go back to an older state of a shard. The
-// last vote's own settle reads every shard's final state, and writes it
-// unless the comment already shows those counts. A settle cut short (a
-// crash, or maxSettle lost races) leaves the counts behind until the next
-// vote on the comment or rebuild-stats settles them; the votes themselves
-// are never lost.
+// their sums and versions (vv_0 … vv_15) onto the comment on condition that
+// its version is still the one read (the write ADDs 1 to it, so every put
+// of the comment that read it before the settle retries on the new counts
+// rather than writing back old ones). A settle that replaces counts
+// therefore read its shards after the settle it replaces wrote, and each
+// shard only grows in version: the comment's counts only move forward,
+// shard by shard. A vote's settle stops, without writing, once the
+// comment's version of the vote's shard is at least the one the settle
+// first read (a settle that read the shard after the vote counted it);
+// so every vote is counted by the comment's state and all its successors,
+// and when the burst ends the comment counts every vote. A settle cut
+// short (a crash, or maxSettle lost races) leaves the counts behind until
+// the next vote on the comment or rebuild-stats settles them; the votes
+// themselves are never lost. A put of the whole comment (an edit) keeps
+// its counts but drops the versions, which costs the next settle a write.
 //
 // Deleting a comment deletes its vote partition after the comment
 // (purgeVotes, best effort as purgeReports): a vote that raced the delete
@@ -57,16 +61,12 @@ const VoteShards = 16
 const VoteCommentReads = 3 + VoteShards
 
 const (
-	votesPrefix = "VOTES#"
-	voteShardSK = "#" // + shard number; sorts before every vote item
-	voteItemSK  = "V#"
-	attrVote    = "vote" // a vote item's vote: 1 helpful, 0 not helpful
-	// attrVoteVersion is a comment's summed vote shard versions its
-	// counts were settled from (absent: 0; a put of the whole comment
-	// drops it, which costs the next settle a write, nothing more).
-	attrVoteVersion = "voteVersion"
-	maxVoterLen     = 256 // bytes of a voter's identity
-	voteSettleMax   = maxSettle
+	votesPrefix   = "VOTES#"
+	voteShardSK   = "#" // + shard number; sorts before every vote item
+	voteItemSK    = "V#"
+	attrVote      = "vote" // a vote item's vote: 1 helpful, 0 not helpful
+	maxVoterLen   = 256    // bytes of a voter's identity
+	voteSettleMax = maxSettle
 )
 
 // VoteID addresses one voter's vote on one comment.
@@ -174,7 +174,7 @@ func (s *Store) VoteComment(ctx context.Context, id, voter string, helpful *bool
 	}
 	// The vote has committed: a settle that fails leaves it for the next
 	// vote or rebuild-stats, and is no error of this one.
-	return s.settleVotes(ctx, c), nil
+	return s.settleVotes(ctx, c, voter), nil
 }
 
 // voteOps is the atomic write that changes voter's vote on comment id from
@@ -211,44 +211,72 @@ func voteOps(id, voter string, old, v *bool) []table.Op {
 	return []table.Op{vote, shard}
 }
 
-// settleVotes brings the counts of comment c (as read before a vote) up
-// to its vote shards (see the rule above) and returns the comment with the
-// counts it found settled or settled itself; c when the settle failed (the
-// vote then waits for the next vote or rebuild-stats).
-func (s *Store) settleVotes(ctx context.Context, c *Comment) *Comment {
-	if out, err := s.settleComment(ctx, c.ID); err == nil && out != nil {
+// settleVotes brings the counts of comment c (as read before voter's
+// vote) up to its vote shards (see the rule above) and returns the comment
+// with the counts it found settled or settled itself; c when the settle
+// failed (the vote then waits for the next vote or rebuild-stats).
+func (s *Store) settleVotes(ctx context.Context, c *Comment, voter string) *Comment {
+	if out, err := s.settleComment(ctx, c.ID, voteShard(voter)); err == nil && out != nil {
 		return out
 	}
 	return c
 }
 
-// settleRead reads comment id for a settle: the comment and its
-// voteVersion; nil when it does not exist.
-func (s *Store) settleRead(ctx context.Context, id string) (*Comment, int64, error) {
-	it, err := s.table.Get(ctx, CommentKey(id))
-	if err != nil || it == nil {
-		return nil, 0, tableError(err)
+// voteVector is the version of each vote shard: as read, or as a
+// comment's counts were settled from (attributes vv_0 … vv_15; absent 0).
+type voteVector [VoteShards]int64
+
+// attrVoteVector names the attribute of a comment that holds the version
+// of vote shard n its counts were settled from.
+func attrVoteVector(n int) string { return "vv_" + strconv.Itoa(n) }
+
+// covers reports whether v counts every vote of w in shard n, or in every
+// shard when n < 0: it is at least as new there.
+func (v *voteVector) covers(w *voteVector, n int) bool {
+	if n >= 0 {
+		return v[n] >= w[n]
 	}
-	c, err := CommentFromItem(it)
-	return c, it.N(attrVoteVersion), err
+	for i := range v {
+		if v[i] < w[i] {
+			return false
+		}
+	}
+	return true
 }
 
-// settleComment is settleVotes of comment id with its error: EUNAVAILABLE after
-// voteSettleMax lost races, or the table's; a comment found missing is
-// no error (nil).
+// settleRead reads comment id for a settle: the comment and the shard
+// versions its counts were settled from; nil when it does not exist.
+func (s *Store) settleRead(ctx context.Context, id string) (*Comment, *voteVector, error) {
+	it, err := s.table.Get(ctx, CommentKey(id))
+	if err != nil || it == nil {
+		return nil, nil, tableError(err)
+	}
+	c, err := CommentFromItem(it)
+	var v voteVector
+	for n := range v {
+		v[n] = it.N(attrVoteVector(n))
+	}
+	return c, &v, err
+}
+
+// settleComment is the settle of comment id after a vote in shard (every
+// shard when shard < 0, as rebuild-stats settles), with its error:
+// EUNAVAILABLE after voteSettleMax lost races, or the table's; a comment
+// found missing is no error (nil).
 //
-// It reads the comment, then the shards, and unless the comment already
-// counts them (its voteVersion, the summed shard versions it was settled
-// from, is at least theirs) writes their sums on condition of the
-// comment's version. A lost race reads the comment again, and stops when
-// it counts the first shard read — the winner most often read this vote
-// too, which keeps a burst of settles from racing on — or goes round.
-func (s *Store) settleComment(ctx context.Context, id string) (*Comment, error) {
+// It reads the comment, then the shards. When the comment already counts
+// the shard as this first read found it (another voter's settle read it
+// after this vote), it is done; otherwise it writes the shards' sums and
+// versions on condition of the comment's version. A lost race reads the
+// comment again and stops on the same test, or goes round. Most settles of
+// a burst find their vote counted by another, which keeps them from
+// racing on the comment.
+func (s *Store) settleComment(ctx context.Context, id string, shard int) (*Comment, error) {
 	c, settled, err := s.settleRead(ctx, id)
 	if c == nil || err != nil {
 		return nil, err
 	}
-	need := int64(-1)
+	var need *voteVector
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
 		res, err := s.table.Query(ctx, voteShardsQuery(id))
@@ -257,20 +285,22 @@ func (s *Store) settleComment(ctx context.Context, id string) (*Comment, error) 
 		}
 		next := *c
 		next.HelpfulCount, next.UnhelpfulCount = 0, 0
-		var sum int64
+		var read voteVector
 		for _, sh := range res.Items {
 			next.HelpfulCount += sh.N(table.AttrHelpful)
 			next.UnhelpfulCount += sh.N(table.AttrUnhelpful)
-			sum += sh.N(table.AttrVersion)
+			if n, err := strconv.Atoi(strings.TrimPrefix(sh.S(table.AttrSK), voteShardSK)); err == nil && n >= 0 && n < VoteShards {
+				read[n] = sh.N(table.AttrVersion)
+			}
 		}
-		if need < 0 {
-			need = sum
+		if need == nil {
+			need = &read
 		}
-		if settled >= need {
-			return c, nil // the comment counts the first read
+		if settled.covers(need, shard) {
+			return c, nil // the comment counts this vote
 		}
 		next.Version = c.Version + 1
-		err = s.commit(ctx, []table.Op{settleOp(c, &next, sum)}, publicChange(c, &next))
+		err = s.commit(ctx, []table.Op{settleOp(c, &next, &read)}, publicChange(c, &next))
 		if err == nil {
 			return &next, nil
 		}
@@ -287,23 +317,28 @@ func (s *Store) settleComment(ctx context.Context, id string) (*Comment, error) 
 		if c, settled, err = s.settleRead(ctx, id); c == nil || err != nil {
 			return nil, err // deleted: nothing to settle
 		}
-		if settled >= need {
+		if settled.covers(need, shard) {
 			return c, nil
 		}
 	}
 }
 
-// settleOp writes the counts of next, summed from shards whose versions sum
-// to sum, onto comment old's item, and its HSK when published, on
-// condition that the item is still at old's version (ADDing 1 to it).
-func settleOp(old, next *Comment, sum int64) table.Op {
-	op := table.Op{Kind: table.OpUpdate, Key: CommentKey(old.ID), Set: table.Item{attrVoteVersion: table.N(sum)}, Add: map[string]int64{table.AttrVersion: 1},
+// settleOp writes the counts of next, summed from shards of versions read,
+// onto comment old's item with those versions, and its HSK when published,
+// on condition that the item is still at old's version (ADDing 1 to it).
+func settleOp(old, next *Comment, read *voteVector) table.Op {
+	op := table.Op{Kind: table.OpUpdate, Key: CommentKey(old.ID), Set: table.Item{}, Add: map[string]int64{table.AttrVersion: 1},
 		Conds: []table.Cond{{Kind: table.CondEquals, Attr: table.AttrVersion, Value: table.N(old.Version)}}}
 	for attr, n := range map[string]int64{table.AttrHelpful: next.HelpfulCount, table.AttrUnhelpful: next.UnhelpfulCount} {
 		if n != 0 {
 			op.Set[attr] = table.N(n)
 		} else {
 			op.Remove = append(op.Remove, attr)
+		}
+	}
+	for n, v := range read {
+		if v != 0 {
+			op.Set[attrVoteVector(n)] = table.N(v)
 		}
 	}
 	if old.Status == StatusPublished {
@@ -370,7 +405,7 @@ func CommentIDFromVotesPK(pk string) (string, bool) {
 // short are brought up to the shards, and the votes of a comment that no
 // longer exists are deleted.
 func (s *Store) settleVotesOf(ctx context.Context, id string) error {
-	c, err := s.settleComment(ctx, id)
+	c, err := s.settleComment(ctx, id, -1)
 	if c == nil && err == nil {
 		return s.purgeVotes(ctx, id)
 	}

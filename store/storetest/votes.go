@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -29,6 +31,7 @@ func testVotes(t *testing.T, tbl table.Table) {
 	t.Run("concurrent", func(t *testing.T) { testConcurrentVotes(t, tbl) })
 	t.Run("settle-cut-short", func(t *testing.T) { testSettleCutShort(t, tbl) })
 	t.Run("delete", func(t *testing.T) { testVotesOfDeleted(t, tbl) })
+	t.Run("most-helpful-after-burst", func(t *testing.T) { testMostHelpfulAfterBurst(t, tbl) })
 }
 
 // mustVoted creates a published comment of product pid to vote on.
@@ -307,5 +310,97 @@ func testVotesOfDeleted(t *testing.T, tbl table.Table) {
 	}
 	if it := MustGet(t, tbl, store.CommentKey(c.ID)); it != nil {
 		t.Errorf("a settle recreated the deleted comment: %v", it)
+	}
+}
+
+// testMostHelpfulAfterBurst: VoteWriters writers vote, each as voters of
+// its own, on every comment of a product, changing their minds once;
+// after the last vote is acknowledged, a MOST_HELPFUL page is polled until
+// it shows the recount's order and counts, and the wait is logged (the
+// "settles" time of docs/design.md §13). It runs on tables with the
+// helpful indexes (every comment here is voted on, so each has an HSK).
+func testMostHelpfulAfterBurst(t *testing.T, tbl table.Table) {
+	if _, ok := table.IndexByName(table.IndexHelpfulAll); !ok {
+		t.Skip("no helpful indexes")
+	}
+	s := store.New(tbl)
+	const pid, comments, votersPer = "votes-order", 8, 3
+	cs := make([]*store.Comment, comments)
+	for j := range cs {
+		cs[j] = mustVoted(t, s, pid)
+	}
+	final := make([][]*bool, VoteWriters) // [writer][voter*comments+j]
+	var g errgroup.Group
+	for w := range VoteWriters {
+		g.Go(func() error {
+			rng := rand.New(rand.NewPCG(uint64(w), 41))
+			final[w] = make([]*bool, votersPer*comments)
+			for v := range votersPer {
+				voter := fmt.Sprintf("o%d-%d", w, v)
+				for j, c := range cs {
+					first := vote(rng.IntN(2) == 0)
+					// Comment j ends with about j/comments of the voters for it.
+					last := []*bool{vote(rng.IntN(comments) < j), nil}[rng.IntN(4)/3]
+					for _, b := range []*bool{first, last} {
+						if _, err := s.VoteComment(context.Background(), c.ID, voter, b); err != nil {
+							return fmt.Errorf("writer %d: %w", w, err)
+						}
+					}
+					final[w][v*comments+j] = last
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	acked := time.Now()
+	want := make([]*store.Comment, comments)
+	for j, c := range cs {
+		w := *c
+		for _, votes := range final {
+			for v := range votersPer {
+				if b := votes[v*comments+j]; b != nil && *b {
+					w.HelpfulCount++
+				} else if b != nil {
+					w.UnhelpfulCount++
+				}
+			}
+		}
+		want[j] = &w
+	}
+	slices.SortFunc(want, func(a, b *store.Comment) int { return OrderCompare(store.OrderMostHelpful, a, b) })
+	// The page's order (its counts are the indexes' projection's, branch
+	// replies); the counts are the comments'.
+	spell := func(list []*store.Comment) string {
+		var b strings.Builder
+		for _, c := range list {
+			fmt.Fprintf(&b, "%s ", c.ID[len(c.ID)-4:])
+		}
+		return b.String()
+	}
+
+	first := 20
+	for polls := 1; ; polls++ {
+		conn, err := List(t.Context(), s, pid, store.Filter{}, store.PageArgs{Order: store.OrderMostHelpful, First: &first}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]*store.Comment, len(conn.Edges))
+		for i, e := range conn.Edges {
+			got[i] = e.Comment
+		}
+		if spell(got) == spell(want) {
+			t.Logf("MOST_HELPFUL showed the burst's final order %v after the last acknowledged vote (%d polls)", time.Since(acked), polls)
+			break
+		}
+		if time.Since(acked) > 10*time.Second {
+			t.Fatalf("MOST_HELPFUL page 10 s after the burst:\n got  %s\n want %s", spell(got), spell(want))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, c := range want {
+		checkCounts(t, s, tbl, c.ID, nil, c.HelpfulCount, c.UnhelpfulCount)
 	}
 }
