@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -94,10 +95,24 @@ func checkViewerVotes(t *testing.T, s *store.Store, id string, want map[string]*
 	}
 }
 
+// changeLog records the changes a store publishes.
+type changeLog struct {
+	mu      sync.Mutex
+	changes []store.Change
+}
+
+func (l *changeLog) Publish(ch store.Change) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.changes = append(l.changes, ch)
+}
+
 // testOneVoter walks one voter through every transition, and a second
-// voter alongside; an edit of the comment keeps its counts.
+// voter alongside; each vote that moves the counts publishes the comment
+// UPDATED; an edit of the comment keeps its counts.
 func testOneVoter(t *testing.T, tbl table.Table) {
-	s := store.New(tbl)
+	log := &changeLog{}
+	s := store.New(tbl, store.WithPublisher(log))
 	c := mustVoted(t, s, "votes-one")
 	steps := []struct {
 		voter        string
@@ -122,6 +137,15 @@ func testOneVoter(t *testing.T, tbl table.Table) {
 		want[st.voter] = st.v
 		checkCounts(t, s, tbl, c.ID, got, st.help, st.unhelp)
 		checkViewerVotes(t, s, c.ID, want)
+		log.mu.Lock()
+		last := log.changes[len(log.changes)-1]
+		log.mu.Unlock()
+		if last.Kind != store.ChangeUpdated || last.Comment.HelpfulCount != st.help || last.Comment.UnhelpfulCount != st.unhelp {
+			t.Errorf("step %d: last change %s %d/%d, want UPDATED %d/%d", i, last.Kind, last.Comment.HelpfulCount, last.Comment.UnhelpfulCount, st.help, st.unhelp)
+		}
+	}
+	if n := len(log.changes); n != 1+6 {
+		t.Errorf("%d changes published, want the create and 6 votes that moved the counts", n)
 	}
 	title := "edited"
 	if _, err := s.UpdateComment(t.Context(), store.CommentUpdate{ID: c.ID, Title: &title}); err != nil {
