@@ -52,16 +52,23 @@ func (p *Principal) MayModerate() bool {
 
 // Identity is who p is, for what counts once per caller (a helpful vote):
 // "jwt:<subject>" for a JWT, "api-key:<client>" for an API key (each key
-// is one caller), "" for no principal.
+// is one caller), "" for no principal. A subject longer than
+// maxIdentitySubject bytes is "jwt#<hex SHA-256 of the subject>", so an
+// identity is at most 69 bytes plus that bound.
 func (p *Principal) Identity() string {
 	switch {
 	case p == nil:
 		return ""
+	case p.Kind == KindJWT && len(p.Subject) > maxIdentitySubject:
+		return "jwt#" + HashKey(p.Subject)
 	case p.Kind == KindJWT:
 		return "jwt:" + p.Subject
 	}
 	return string(p.Kind) + ":" + p.Client
 }
+
+// maxIdentitySubject is the longest subject an Identity spells out.
+const maxIdentitySubject = 128
 
 // clientLen is the hex digits of a key's hash that name it (Client).
 const clientLen = 16
