@@ -42,7 +42,7 @@ func (r *commentResolver) ModeratedAt(ctx context.Context, obj *store.Comment) (
 
 // ViewerVote is the resolver for the viewerVote field.
 func (r *commentResolver) ViewerVote(ctx context.Context, obj *store.Comment) (*bool, error) {
-	return nil, notYet("viewerVote")
+	return viewerVote(ctx, obj.ID)
 }
 
 // CreateComment is the resolver for the createComment field.
@@ -122,7 +122,15 @@ func (r *mutationResolver) ReportComment(ctx context.Context, input model.Report
 
 // VoteComment is the resolver for the voteComment field.
 func (r *mutationResolver) VoteComment(ctx context.Context, input model.VoteCommentInput) (*model.VoteCommentPayload, error) {
-	return nil, notYet("voteComment")
+	who, err := voter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Store.VoteComment(ctx, input.CommentID, who, input.Helpful)
+	if err != nil {
+		return nil, inputErrors(asArgument(err, "commentId"), "input")
+	}
+	return &model.VoteCommentPayload{Comment: c}, nil
 }
 
 // ReplyToComment is the resolver for the replyToComment field.
@@ -154,13 +162,17 @@ func (r *productResolver) Comments(ctx context.Context, obj *model.Product, orde
 	if err != nil {
 		return nil, err
 	}
+	order, err := commentOrder(orderBy)
+	if err != nil {
+		return nil, err
+	}
 	// The store owns the listing: it loads the stats (batched, through the
 	// request's loader) only when totalCount or the plan needs them, while
 	// the page's reads start.
 	id := store.StatsID{ProductID: obj.ID, Language: f.Language}
 	conn, err := r.Store.ListComments(ctx, store.CommentsQuery{
 		ProductID: obj.ID, Filter: f, Total: wantsField(ctx, "totalCount"),
-		Page: store.PageArgs{First: first, After: after, Last: last, Before: before},
+		Page: store.PageArgs{Order: order, First: first, After: after, Last: last, Before: before},
 	}, func() (*store.Stats, error) { return For(ctx).Stats.Load(ctx, id)() })
 	if err != nil {
 		return nil, err

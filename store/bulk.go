@@ -57,7 +57,8 @@ type RebuildOptions struct {
 // rebuiltItems); stats of products or languages that no longer have
 // comments are zeroed. It migrates a table of any earlier design (see
 // DesignVersion) and records DesignVersion when done; a table of a newer
-// design is refused before the scan. Run it with writes paused: a comment
+// design is refused before the scan. Then it settles the votes of every
+// comment with votes (settleAllVotes). Run it with writes paused: a comment
 // written during the scan may be counted wrongly until the next rebuild.
 func (s *Store) RebuildStatsWith(ctx context.Context, o RebuildOptions) (RebuildResult, error) {
 	return s.rebuildFrom(ctx, func() (*tally, error) { return s.scanTally(ctx, max(o.Segments, 1), o.Progress) })
@@ -75,7 +76,23 @@ func (s *Store) rebuildFrom(ctx context.Context, count func() (*tally, error)) (
 	if err != nil {
 		return RebuildResult{}, err
 	}
-	return s.writeStats(ctx, tally, was)
+	res, err := s.writeStats(ctx, tally, was)
+	if err != nil {
+		return res, err
+	}
+	return res, s.settleAllVotes(ctx, tally.voted)
+}
+
+// settleAllVotes settles the votes of every comment in voted (a vote
+// partition the scan saw; settleVotesOf): a settle a crash cut short is
+// completed, and the votes of deleted comments are deleted.
+func (s *Store) settleAllVotes(ctx context.Context, voted map[string]bool) error {
+	for id := range voted {
+		if err := s.settleVotesOf(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeStats rewrites the stats items of what tally counted (see
@@ -104,12 +121,13 @@ func (s *Store) writeStats(ctx context.Context, tally *tally, was int64) (Rebuil
 }
 
 // tally is what a rebuild's scan found: the counts per product and
-// language, and the existing stats and leaderboard items with their
-// versions.
+// language, the existing stats and leaderboard items with their versions,
+// and the comments with a vote partition.
 type tally struct {
 	comments int64
 	counts   map[StatsID]*Stats
 	seen     map[table.Key]int64
+	voted    map[string]bool
 }
 
 // add counts comment item it (an item of no valid rating is skipped).
@@ -151,10 +169,13 @@ func (t *tally) merge(o *tally) {
 	for k, v := range o.seen {
 		t.seen[k] = v
 	}
+	for id := range o.voted {
+		t.voted[id] = true
+	}
 }
 
 func newTally() *tally {
-	return &tally{counts: map[StatsID]*Stats{}, seen: map[table.Key]int64{}}
+	return &tally{counts: map[StatsID]*Stats{}, seen: map[table.Key]int64{}, voted: map[string]bool{}}
 }
 
 // scanTally scans the table in `segments` parallel segments and tallies
@@ -190,6 +211,8 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 						local.seen[it.Key()] = it.N(table.AttrVersion)
 					} else if _, ok := CommentIDFromPK(it.S(table.AttrPK)); ok && it.S(table.AttrStatus) == "" {
 						local.add(it) // only a published comment counts
+					} else if id, ok := CommentIDFromVotesPK(it.S(table.AttrPK)); ok {
+						local.voted[id] = true
 					}
 				}
 				if next == nil {

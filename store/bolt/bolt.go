@@ -67,7 +67,7 @@ type Table struct {
 
 var _ table.Table = (*Table)(nil)
 
-// index is one index of table.Indexes as this store keeps it.
+// index is one index of table.AllIndexes as this store keeps it.
 type index struct {
 	def    table.IndexDef
 	bucket []byte
@@ -77,7 +77,8 @@ type index struct {
 }
 
 // entry returns the entry of it in the index, or false when it is absent
-// from the index (it lacks the hash or the sort attribute).
+// from the index (it lacks the hash or the sort attribute). Its hash is the
+// name of its partition (partitionName).
 func (ix *index) entry(it table.Item) (entryRef, bool) {
 	h, ok := it[ix.def.Hash].Str()
 	if !ok {
@@ -87,7 +88,7 @@ func (ix *index) entry(it table.Item) (entryRef, bool) {
 	if !ok {
 		return entryRef{}, false
 	}
-	return entryRef{hash: h, sort: s, pk: it.S(table.AttrPK), sk: it.S(table.AttrSK)}, true
+	return entryRef{hash: partitionName(h, ix.def.Sort), sort: s, pk: it.S(table.AttrPK), sk: it.S(table.AttrSK)}, true
 }
 
 // signature describes the index definitions; the index buckets are rebuilt

@@ -30,7 +30,7 @@ func TestCreateTableAddsModerationIndexes(t *testing.T) {
 	in.GlobalSecondaryIndexes = in.GlobalSecondaryIndexes[:len(table.Indexes)]
 	in.AttributeDefinitions = slices.DeleteFunc(in.AttributeDefinitions, func(a types.AttributeDefinition) bool {
 		n := aws.ToString(a.AttributeName)
-		return n == table.AttrGSI5PK || n == table.AttrGSI6PK
+		return n == table.AttrGSI5PK || n == table.AttrGSI6PK || n == table.AttrHSK
 	})
 	if _, err := c.CreateTable(ctx, in); err != nil {
 		t.Fatal(err)
