@@ -29,10 +29,10 @@ type CommentChange struct {
 	Cursor string `json:"cursor"`
 }
 
-// One page of a product's comments, newest first, in the
+// One page of a product's comments, in the `orderBy` order, in the
 // [Relay connection](https://relay.dev/graphql/connections.htm) form.
 type CommentConnection struct {
-	// The comments of this page, each with its cursor, newest first.
+	// The comments of this page, each with its cursor, in the list's order.
 	Edges []*CommentEdge `json:"edges"`
 	// The same comments as `edges`, in the same order, without cursors: a shortcut
 	// when you need no per-comment cursor.
