@@ -1913,8 +1913,9 @@ type CommentChange {
   comment: Comment!
   """
   The comment's cursor, the same as ` + "`" + `CommentEdge.cursor` + "`" + ` of this comment in
-  ` + "`" + `Product.comments` + "`" + `: insert the comment at its place in a list, or catch up
-  after a reconnect with ` + "`" + `comments(last: 100, before: cursor)` + "`" + `.
+  ` + "`" + `Product.comments` + "`" + ` in the default order, ` + "`" + `NEWEST` + "`" + ` (another ` + "`" + `orderBy` + "`" + `
+  refuses it): insert the comment at its place in a list, or catch up after
+  a reconnect with ` + "`" + `comments(last: 100, before: cursor)` + "`" + `.
   """
   cursor: String!
 }

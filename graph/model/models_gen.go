@@ -24,8 +24,9 @@ type CommentChange struct {
 	// The comment after the change; for `DELETED`, the comment as it was last seen in the list.
 	Comment *store.Comment `json:"comment"`
 	// The comment's cursor, the same as `CommentEdge.cursor` of this comment in
-	// `Product.comments`: insert the comment at its place in a list, or catch up
-	// after a reconnect with `comments(last: 100, before: cursor)`.
+	// `Product.comments` in the default order, `NEWEST` (another `orderBy`
+	// refuses it): insert the comment at its place in a list, or catch up after
+	// a reconnect with `comments(last: 100, before: cursor)`.
 	Cursor string `json:"cursor"`
 }
 
