@@ -86,6 +86,26 @@ func testOrders(t *testing.T, tbl table.Table) {
 			}
 		})
 	}
+	t.Run("size-zero", func(t *testing.T) {
+		// first: 0 and last: 0 return no edges but tell whether any exist
+		// (an empty filter: none), in every order.
+		zero := 0
+		for _, o := range orders {
+			for _, f := range []store.Filter{{}, {Ratings: []int{2}}, {Language: "fr", Ratings: []int{1, 5}}} {
+				all := RecountOrder(data, "mid-1", f.Language, f.Ratings, o)
+				for _, backward := range []bool{false, true} {
+					args := store.PageArgs{Order: o, First: &zero}
+					if backward {
+						args = store.PageArgs{Order: o, Last: &zero}
+					}
+					conn, err := List(context.Background(), s, "mid-1", f, args, false)
+					if err != nil || len(conn.Edges) != 0 || conn.HasNextPage != (!backward && len(all) > 0) || conn.HasPreviousPage != (backward && len(all) > 0) {
+						t.Errorf("%s %+v backward=%v size 0: %v, %+v", o, f, backward, err, conn)
+					}
+				}
+			}
+		}
+	})
 	t.Run("short-replies", func(t *testing.T) {
 		// Replies cut short with more to read (DynamoDB's 1 MB page): a
 		// partition is read on from its last key, in every order.
