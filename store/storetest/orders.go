@@ -116,7 +116,7 @@ func testOrders(t *testing.T, tbl table.Table) {
 			}
 		}
 	})
-		t.Run("cursor-of-another-order", func(t *testing.T) { checkCursorOfAnotherOrder(t, s, orders) })
+	t.Run("cursor-of-another-order", func(t *testing.T) { checkCursorOfAnotherOrder(t, s, orders) })
 	t.Run("cursor-across-filters", func(t *testing.T) {
 		for _, o := range orders {
 			checkOrderCursorAcrossFilters(t, s, data, o)
