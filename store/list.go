@@ -123,7 +123,7 @@ func ParsePage(a PageArgs) (Page, error) {
 	}
 	if a.Order.byRating() {
 		p.from, p.fromRating, p.stop, p.stopRating = start.SortKey, start.Rating, end.SortKey, end.Rating
-	} else if start.SortKey != "" || end.SortKey != "" {
+	} else {
 		p.from, p.stop = keyOf(start), keyOf(end)
 	}
 	return p, nil

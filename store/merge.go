@@ -13,8 +13,9 @@ import (
 )
 
 // The k-way merge engine: a page of comments read from one or more index
-// partitions (a plan's), merged by sort key, exact whatever the first
-// reads' limits (see merge).
+// partitions (a plan's), merged by sort key (GSISK, or HSK in
+// OrderMostHelpful: Page.sortKey) in the page's reading direction
+// (Page.asc), exact whatever the first reads' limits (see merge).
 
 // stream is one partition being merged: a buffer of read items, and the key
 // to continue from while the partition may hold more.
@@ -30,7 +31,7 @@ type stream struct {
 	until   string // the bound of the next read (finish), "" for none
 }
 
-// merge reads the plan's partitions and k-way merges them by GSISK, taking
+// merge reads the plan's partitions and k-way merges them by sort key, taking
 // pg.size items and reporting whether more follow. A partition whose buffer
 // runs dry while it may hold more is read again from its last key (refill),
 // so the result is exact for any first-read limit.

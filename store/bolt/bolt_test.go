@@ -484,7 +484,10 @@ func TestCodec(t *testing.T) {
 	c := comments(2)
 	c[0][table.AttrVersion] = table.N(3)
 	c[0][table.AttrAuthorID] = table.S("user")
+	c[0][table.AttrHelpful] = table.N(12)
+	c[0][table.AttrHSK] = table.S(store.HelpfulSortKey(12, c[0].S(table.AttrGSISK)))
 	odd := maps.Clone(c[1]) // derivable attributes that differ from their rule
+	odd[table.AttrHSK] = table.S(store.HelpfulSortKey(2, c[1].S(table.AttrGSISK)))
 	odd[table.AttrGSIPK], odd[table.AttrGSISK], odd[table.AttrID] = table.S("PRODUCT#p1/en/9"), table.S("2025#x"), table.S("other")
 	odd[table.AttrCreatedAt] = table.S("2025-01-01T00:00:00Z") // not the fixed-width form
 	items := []table.Item{
@@ -515,8 +518,9 @@ func TestCodec(t *testing.T) {
 			}
 		}
 	}
-	// A comment stores neither its id, nor GSISK, nor its four hash keys,
-	// and its createdAt in a few bytes: far less than its strings.
+	// A comment stores neither its id, nor GSISK, nor its HSK, nor its four
+	// hash keys, and its createdAt in a few bytes: far less than its
+	// strings.
 	b, _ := encodeItem(c[1])
 	var text int
 	for _, a := range []string{table.AttrProductID, table.AttrLanguage, table.AttrAuthor, table.AttrTitle, table.AttrBody} {
@@ -714,6 +718,9 @@ func TestRulesMatchWhatTheyDerive(t *testing.T) {
 		{pk: "COMMENT#", productID: "", hasProductID: true, language: "", hasLanguage: true, rating: -12, hasRating: true},
 		{pk: "OTHER", id: "x", hasID: true, productID: "p/1", hasProductID: true, rating: 0, hasRating: true},
 		{pk: "COMMENT#c2", createdAt: "t", hasCreatedAt: true, language: "de", hasLanguage: true},
+		{pk: "COMMENT#c1", id: "c1", hasID: true, createdAt: "2025-01-01T00:00:00.000000000Z", hasCreatedAt: true, helpful: 7},
+		{pk: "COMMENT#c1", id: "c1", hasID: true, createdAt: "2025-01-01T00:00:00.000000000Z", hasCreatedAt: true, helpful: -1},
+		{pk: "COMMENT#c1", id: "c1", hasID: true, createdAt: "2025-01-01T00:00:00.000000000Z", hasCreatedAt: true, helpful: 1e10},
 	}
 	for _, src := range srcs {
 		for name, r := range derivations {
@@ -723,7 +730,9 @@ func TestRulesMatchWhatTheyDerive(t *testing.T) {
 				want = r.derive(src)
 			}
 			values := []string{"", "x", "COMMENT#c1", "c1", "PRODUCT#p1", "PRODUCT#p1/en", "PRODUCT#p1/5", "PRODUCT#p1/en/5",
-				"p1", "p1/en/5", "PRODUCT#/", "PRODUCT#//-12", "PRODUCT#p/1/0", "2025-01-01T00:00:00.000000000Z#c1", "t#"}
+				"p1", "p1/en/5", "PRODUCT#/", "PRODUCT#//-12", "PRODUCT#p/1/0", "2025-01-01T00:00:00.000000000Z#c1", "t#",
+				"0000000007#2025-01-01T00:00:00.000000000Z#c1", "0000000000#2025-01-01T00:00:00.000000000Z#c1", "000000007#2025-01-01T00:00:00.000000000Z#c1",
+				"-000000001#2025-01-01T00:00:00.000000000Z#c1", "0000000007#2025-01-01T00:00:00.000000000Z#c2", "0000000007#t#c1"}
 			if ok {
 				values = append(values, want, want+"x", want[:len(want)/2])
 			}

@@ -28,7 +28,8 @@ import (
 //     since 1970;
 //   - 'd' is an attribute derived from the others by one of the rules of
 //     derivations (the comment's id from its PK, GSISK from createdAt and
-//     id, the four index hash keys from productId, language and rating):
+//     id, HSK from helpful and those, the four index hash keys from
+//     productId, language and rating):
 //     the encoder writes 'd' only where the rule gives exactly the value
 //     the item has, so decoding restores it byte for byte.
 const (
@@ -51,6 +52,7 @@ var dictNames = [...]string{
 	"PK", "SK", "GSIPK", "GSI2PK", "GSI3PK", "GSI4PK", "GSISK",
 	"id", "productId", "language", "rating", "author", "title", "body", "createdAt", "version",
 	"count_total", "count_1", "count_2", "count_3", "count_4", "count_5",
+	"HSK", "helpful",
 }
 
 // dictCode maps a name of dictNames to its code.

@@ -2,7 +2,11 @@ package bolt
 
 import (
 	"cmp"
+	"compress/gzip"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -157,4 +161,62 @@ func TestHelpfulIndexes(t *testing.T) {
 	storetest.MustWrite(t, tbl, table.Op{Kind: table.OpUpdate, Key: p.Key(), Remove: []string{table.AttrHSK}})
 	delete(p, table.AttrHSK)
 	check(all)
+}
+
+// mustGunzipFixture copies testdata/name.gz, uncompressed, to a temporary
+// file.
+func mustGunzipFixture(t *testing.T, name string) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name+".gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestOldFileGetsHelpfulTwins is the upgrade path of a bolt file to the
+// helpful twins (docs/design.md §3.3): testdata/pretwins.db.gz, written by
+// main 0faa2b3 (format 2, six indexes; 90 comments of 5 products, helpful
+// counts 0 to 3, 20 of them pending or hidden), opens with its index
+// buckets rebuilt, every published comment given the HSK of its count and
+// none of the others, and the twins answering as a recount.
+func TestOldFileGetsHelpfulTwins(t *testing.T) {
+	tbl := MustOpenPath(t, mustGunzipFixture(t, "pretwins.db"))
+	all := storetest.MustScanAll(t, tbl, 0, 1, 1000)
+	published := 0
+	for _, it := range all {
+		_, pub := it[table.AttrGSI4PK]
+		hsk, has := it[table.AttrHSK].Str()
+		if want := store.HelpfulSortKey(it.N(table.AttrHelpful), it.S(table.AttrGSISK)); pub != has || has && hsk != want {
+			t.Errorf("%v: published %v, HSK %q; want it iff published, %q", it.Key(), pub, hsk, want)
+		}
+		if pub {
+			published++
+		}
+	}
+	if len(all) != 90 || published != 70 {
+		t.Fatalf("%d items, %d published; want 90, 70", len(all), published)
+	}
+	for _, d := range table.HelpfulIndexes {
+		for _, it := range all[:10] {
+			if h, ok := it[d.Hash].Str(); ok {
+				for _, fwd := range []bool{true, false} {
+					checkRecount(t, tbl, table.Query{Index: d.Name, HashValue: h, Forward: fwd, Limit: 3}, all)
+				}
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"strings"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -22,7 +23,7 @@ var rebuildChunkHook func(done int) error
 type fileState struct {
 	format    string // "" when the file has no meta bucket
 	empty     bool   // no items bucket: a new file
-	sigOK     bool   // the index definitions are those of table.Indexes
+	sigOK     bool   // the index definitions are those of table.AllIndexes
 	migrating bool   // a migration or rebuild was interrupted
 }
 
@@ -152,8 +153,9 @@ func (t *Table) startRebuild(tx *bbolt.Tx, done bool) error {
 	return meta.Put(metaMigrating, []byte{})
 }
 
-// rebuildChunk re-encodes and indexes the next chunk of items, and returns
-// how many it did (0: none were left).
+// rebuildChunk re-encodes and indexes the next chunk of items (giving the
+// published comments written before the helpful twins their HSK), and
+// returns how many it did (0: none were left).
 func (t *Table) rebuildChunk(tx *bbolt.Tx) (int, error) {
 	meta := tx.Bucket(bucketMeta)
 	next := bytes.Clone(meta.Get(metaMigrating))
@@ -164,6 +166,7 @@ func (t *Table) rebuildChunk(tx *bbolt.Tx) (int, error) {
 		if err != nil {
 			return 0, table.Wrap(table.EINTERNAL, err, "migrating item %q", k)
 		}
+		backfillHSK(it)
 		items = append(items, it)
 	}
 	if len(items) == 0 {
@@ -177,4 +180,21 @@ func (t *Table) rebuildChunk(tx *bbolt.Tx) (int, error) {
 		return 0, err
 	}
 	return ch.n, meta.Put(metaMigrating, append(baseKey(items[ch.n-1].Key()), sep))
+}
+
+// backfillHSK gives it, when it is a published comment written before the
+// helpful twins (docs/design.md §3.3), the HSK that every published comment
+// carries: its helpful count (absent: 0) in 10 digits, "#" and its GSISK.
+// A comment is published when it has the public indexes' keys.
+func backfillHSK(it table.Item) {
+	if _, ok := it[table.AttrHSK]; ok || !strings.HasPrefix(it.S(table.AttrPK), commentPrefix) {
+		return
+	}
+	_, published := it[table.AttrGSI4PK].Str()
+	gsisk, ok := it[table.AttrGSISK].Str()
+	n, _ := it[table.AttrHelpful].Num()
+	if !published || !ok || n < 0 || n > maxCount {
+		return
+	}
+	it[table.AttrHSK] = table.S(string(appendCount(nil, uint64(n))) + gsisk)
 }

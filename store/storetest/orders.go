@@ -86,6 +86,36 @@ func testOrders(t *testing.T, tbl table.Table) {
 			}
 		})
 	}
+	t.Run("size-zero", func(t *testing.T) {
+		// first: 0 and last: 0 return no edges but tell whether any exist
+		// (an empty filter: none), in every order.
+		zero := 0
+		for _, o := range orders {
+			for _, f := range []store.Filter{{}, {Ratings: []int{2}}, {Language: "fr", Ratings: []int{1, 5}}} {
+				all := RecountOrder(data, "mid-1", f.Language, f.Ratings, o)
+				for _, backward := range []bool{false, true} {
+					args := store.PageArgs{Order: o, First: &zero}
+					if backward {
+						args = store.PageArgs{Order: o, Last: &zero}
+					}
+					conn, err := List(context.Background(), s, "mid-1", f, args, false)
+					if err != nil || len(conn.Edges) != 0 || conn.HasNextPage != (!backward && len(all) > 0) || conn.HasPreviousPage != (backward && len(all) > 0) {
+						t.Errorf("%s %+v backward=%v size 0: %v, %+v", o, f, backward, err, conn)
+					}
+				}
+			}
+		}
+	})
+	t.Run("short-replies", func(t *testing.T) {
+		// Replies cut short with more to read (DynamoDB's 1 MB page): a
+		// partition is read on from its last key, in every order.
+		short := store.New(shortReplies{tbl})
+		for _, o := range orders {
+			for _, f := range []store.Filter{{}, {Language: "en", Ratings: []int{1, 4, 5}}} {
+				checkOrderWalks(t, short, data, "big", f, o)
+			}
+		}
+	})
 	t.Run("cursor-of-another-order", func(t *testing.T) { checkCursorOfAnotherOrder(t, s, orders) })
 	t.Run("cursor-across-filters", func(t *testing.T) {
 		for _, o := range orders {
@@ -95,6 +125,15 @@ func testOrders(t *testing.T, tbl table.Table) {
 	if HasHelpfulIndexes() {
 		t.Run("helpful-counts-change", func(t *testing.T) { checkHelpfulChanges(t, tbl, s, data) })
 	}
+}
+
+// shortReplies is a Table whose queries return at most 2 items each, with
+// the key to read on from when more may follow.
+type shortReplies struct{ table.Table }
+
+func (s shortReplies) Query(ctx context.Context, q table.Query) (table.QueryResult, error) {
+	q.Limit = min(q.Limit, 2)
+	return s.Table.Query(ctx, q)
 }
 
 // checkOrderWalks walks filter f of pid in order o at every page size,
