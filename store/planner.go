@@ -99,8 +99,8 @@ type Sizing struct {
 	// Finish makes a refill the last round: every partition that may hold
 	// more is read up to the sort key where the page must end, whatever
 	// the partitions hold (merger.finish). A page then takes at most two
-	// rounds; a first merged page without a hint reads each partition for
-	// the whole page rather than wait for its stats (planBlind).
+	// rounds; a first merged page without a hint reads equal shares rather
+	// than wait for its stats.
 	Finish bool
 }
 
@@ -273,13 +273,15 @@ func planWithoutStats(pid string, f Filter, need int, sz Sizing) Plan {
 	return Plan{Strategy: StrategyMerge, Partitions: mergePartitions(pid, f.Language, f.Ratings, equal, need, sz), Total: -1}
 }
 
-// planBlind plans a merge of f's ratings without stats or a hint, each
-// partition read for the whole page (need items): one round whatever the
-// shares, for k times the items of a page.
-func planBlind(pid string, f Filter, need int) Plan {
-	p := planWithoutStats(pid, f, need, Sizing{})
-	for i := range p.Partitions {
-		p.Partitions[i].Limit = need
+// planBlind plans a page of f's ratings without stats or a hint: a merge
+// reads equal shares of the page under sz, not capped by a count (which
+// planWithoutStats takes as one); one partition reads the page.
+func planBlind(pid string, f Filter, need int, sz Sizing) Plan {
+	p := planWithoutStats(pid, f, need, sz)
+	if k := int64(len(p.Partitions)); k > 1 {
+		for i := range p.Partitions {
+			p.Partitions[i].Limit = shareLimit(need, int64(need), k*int64(need), sz)
+		}
 	}
 	return p
 }
