@@ -280,15 +280,37 @@ func planWithoutStats(pid string, f Filter, need int, sz Sizing) Plan {
 	return Plan{Strategy: StrategyMerge, Partitions: mergePartitions(pid, f.Language, f.Ratings, equal, need, sz), Total: -1}
 }
 
-// planBlind plans a page of f's ratings without stats or a hint: a merge
-// reads equal shares of the page under sz, not capped by a count (which
-// planWithoutStats takes as one); one partition reads the page.
-func planBlind(pid string, f Filter, need int, sz Sizing) Plan {
+// planBlind plans a page of f's ratings without their stats or a hint: a
+// merge reads each rating's share of the page under sz, the shares taken
+// from prior (counts per rating of other products: statsHints.prior) when
+// it counts every selected rating, else equal; one partition reads the
+// page.
+func planBlind(pid string, f Filter, need int, sz Sizing, prior [6]int64) Plan {
 	p := planWithoutStats(pid, f, need, sz)
-	if k := int64(len(p.Partitions)); k > 1 {
-		for i := range p.Partitions {
-			p.Partitions[i].Limit = shareLimit(need, int64(need), k*int64(need), sz)
+	k := len(p.Partitions)
+	if k < 2 {
+		return p
+	}
+	var total int64
+	for _, part := range p.Partitions {
+		if prior[part.Rating] <= 0 {
+			total = 0 // a rating the prior does not know: equal shares
+			break
 		}
+		total += prior[part.Rating]
+	}
+	// Shares scaled by the page, so that no count caps a limit.
+	shares := make([]int64, k)
+	var sum int64
+	for i, part := range p.Partitions {
+		shares[i] = 1
+		if total > 0 {
+			shares[i] = max(1, int64(float64(prior[part.Rating])/float64(total)*1e6))
+		}
+		sum += shares[i]
+	}
+	for i := range p.Partitions {
+		p.Partitions[i].Limit = shareLimit(need, shares[i]*int64(need), sum*int64(need), sz)
 	}
 	return p
 }
