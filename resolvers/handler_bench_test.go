@@ -76,7 +76,7 @@ const createQuery = `mutation Create($p: ID!) { createComment(input: {productId:
 func MustBenchEnv(tb testing.TB) *benchEnv {
 	tb.Helper()
 	tbl := bolttest.Open(tb)
-	s := store.New(tbl)
+	s := store.New(tbl, store.WithSizing(store.SpreadSizing)) // serve's on bolt (-merge-sizing auto)
 	cs := demo.Default()
 	ctx := context.Background()
 	if err := s.PutComments(ctx, cs); err != nil {

@@ -10,8 +10,9 @@ const maxHints = 10_000
 // ListComments). A hint may be stale, or missing; it never decides what a
 // page holds.
 type statsHints struct {
-	mu sync.Mutex
-	m  map[StatsID]Stats
+	mu  sync.Mutex
+	m   map[StatsID]Stats
+	sum [6]int64 // the hints' counts per rating, summed (prior)
 }
 
 // get returns the hint for id, or nil.
@@ -37,13 +38,27 @@ func (h *statsHints) put(st *Stats) {
 	if h.m == nil {
 		h.m = map[StatsID]Stats{}
 	}
-	if _, ok := h.m[id]; !ok && len(h.m) >= maxHints {
-		for k := range h.m {
+	old, ok := h.m[id]
+	if !ok && len(h.m) >= maxHints {
+		for k, v := range h.m {
+			old = v
 			delete(h.m, k)
 			break
 		}
 	}
+	for r := range h.sum {
+		h.sum[r] += st.Counts[r] - old.Counts[r]
+	}
 	h.m[id] = *st
+}
+
+// prior returns the counts of all the hints summed, per rating: how the
+// ratings of the products this Store has read are shared, which sizes a
+// merge that has neither stats nor a hint (planBlind).
+func (h *statsHints) prior() [6]int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sum
 }
 
 // hintPlan plans page reads of `need` items from a hint instead of the

@@ -106,8 +106,8 @@ type Sizing struct {
 	// Finish makes a refill the last round: every partition that may hold
 	// more is read up to the sort key where the page must end, whatever
 	// the partitions hold (merger.finish). A page then takes at most two
-	// rounds; a first merged page without a hint reads each partition for
-	// the whole page rather than wait for its stats (planBlind).
+	// rounds; a first merged page without a hint reads equal shares rather
+	// than wait for its stats.
 	Finish bool
 }
 
@@ -118,11 +118,17 @@ var (
 	// are the cost (DynamoDB items of 4 KB or more, where each is a read
 	// capacity unit).
 	LeanSizing = Sizing{Slack: -1, LeanRefill: true}
-	// BalancedSizing, the default: first reads half an item under the
-	// share, refills rounded up. It keeps the read amplification target
-	// with fewer rounds than LeanSizing, and is the fastest on the
-	// embedded store, where a query costs about two item reads.
+	// BalancedSizing, a Store's default: first reads half an item under
+	// the share, refills rounded up. It keeps the read amplification
+	// target with fewer rounds than LeanSizing.
 	BalancedSizing = Sizing{Slack: -0.5}
+	// SpreadSizing, auto on the embedded store: first reads cover the
+	// share and one standard deviation of it, less half an item, so that
+	// a typical page needs no refill (on the browsing workload a merged
+	// page 1 takes 1.09 rounds, balanced 1.60); refills by share, rounded
+	// up. On bbolt a refill of one partition is a read transaction of its
+	// own, dearer than the few items the spread adds.
+	SpreadSizing = Sizing{Slack: -0.5, Spread: 1}
 	// FewRoundsSizing reads half an item over the share, refills rounded
 	// up: the fewest refill round trips for a few more items. On DynamoDB
 	// with small items it is the fastest and the cheapest, because read
@@ -145,6 +151,7 @@ var (
 var Sizings = map[string]Sizing{
 	"lean":       LeanSizing,
 	"balanced":   BalancedSizing,
+	"spread":     SpreadSizing,
 	"few-rounds": FewRoundsSizing,
 	"one-round":  OneRoundSizing,
 }
@@ -280,13 +287,37 @@ func planWithoutStats(pid string, f Filter, need int, sz Sizing) Plan {
 	return Plan{Strategy: StrategyMerge, Partitions: mergePartitions(pid, f.Language, f.Ratings, equal, need, sz), Total: -1}
 }
 
-// planBlind plans a merge of f's ratings without stats or a hint, each
-// partition read for the whole page (need items): one round whatever the
-// shares, for k times the items of a page.
-func planBlind(pid string, f Filter, need int) Plan {
-	p := planWithoutStats(pid, f, need, Sizing{})
+// planBlind plans a page of f's ratings without their stats or a hint: a
+// merge reads each rating's share of the page under sz, the shares taken
+// from prior (counts per rating of other products: statsHints.prior) when
+// it counts every selected rating, else equal; one partition reads the
+// page.
+func planBlind(pid string, f Filter, need int, sz Sizing, prior [6]int64) Plan {
+	p := planWithoutStats(pid, f, need, sz)
+	k := len(p.Partitions)
+	if k < 2 {
+		return p
+	}
+	var total int64
+	for _, part := range p.Partitions {
+		if prior[part.Rating] <= 0 {
+			total = 0 // a rating the prior does not know: equal shares
+			break
+		}
+		total += prior[part.Rating]
+	}
+	// Shares scaled by the page, so that no count caps a limit.
+	shares := make([]int64, k)
+	var sum int64
+	for i, part := range p.Partitions {
+		shares[i] = 1
+		if total > 0 {
+			shares[i] = max(1, int64(float64(prior[part.Rating])/float64(total)*1e6))
+		}
+		sum += shares[i]
+	}
 	for i := range p.Partitions {
-		p.Partitions[i].Limit = need
+		p.Partitions[i].Limit = shareLimit(need, shares[i]*int64(need), sum*int64(need), sz)
 	}
 	return p
 }

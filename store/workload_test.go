@@ -35,7 +35,7 @@ func BenchmarkBrowsingWorkload(b *testing.B) {
 	for _, sz := range []struct {
 		name   string
 		remote bool // merge as on a remote table (nearly dry partitions refilled together)
-	}{{"balanced", false}, {"lean", false}, {"few-rounds", false}, {"one-round", false},
+	}{{"balanced", false}, {"spread", false}, {"lean", false}, {"few-rounds", false}, {"one-round", false},
 		{"balanced-remote", true}, {"few-rounds-remote", true}} {
 		w.S.SetSizing(store.Sizings[strings.TrimSuffix(sz.name, "-remote")])
 		w.S.SetLocal(!sz.remote)

@@ -26,8 +26,8 @@ var (
 
 // CommentConnection marshals a page of comments (Product.comments). In an
 // operation that runs no field middleware (runsFieldMiddleware), whose
-// selection of the page holds only fields read from structs (no nodeId, no
-// product, no @defer) and whose page holds no null or zero value a
+// selection of the page holds only fields read from structs (no nodeId,
+// product, viewerVote or reply, no @defer) and whose page holds no null or zero value a
 // non-null field would reject, it returns one marshaller that writes the
 // page's JSON in one pass, without gqlgen's field context, closures and
 // field set per field and per edge: the same bytes gqlgen's generated
@@ -65,6 +65,9 @@ const (
 	kTitle
 	kBody
 	kCreatedAt
+	kHelpfulCount
+	kUnhelpfulCount
+	kVerifiedPurchase
 	kHasNextPage
 	kHasPreviousPage
 	kStartCursor
@@ -83,7 +86,8 @@ type objectPlan struct {
 var (
 	commentPlan = &objectPlan{typename: "Comment", implementors: commentImplementors, kinds: map[string]fieldKind{
 		"id": kID, "language": kLanguage, "rating": kRating, "author": kAuthor,
-		"title": kTitle, "body": kBody, "createdAt": kCreatedAt}}
+		"title": kTitle, "body": kBody, "createdAt": kCreatedAt,
+		"helpfulCount": kHelpfulCount, "unhelpfulCount": kUnhelpfulCount, "verifiedPurchase": kVerifiedPurchase}}
 	edgePlan = &objectPlan{typename: "CommentEdge", implementors: edgeImplementors,
 		kinds: map[string]fieldKind{"cursor": kCursor, "node": kNode},
 		sub:   map[string]*objectPlan{"node": commentPlan}}
@@ -305,7 +309,7 @@ func (jw *jsonWriter) str(s string) {
 	jw.raw(`"`)
 }
 
-func (jw *jsonWriter) int(i int) { _, _ = jw.w.Write(strconv.AppendInt(jw.buf[:0], int64(i), 10)) }
+func (jw *jsonWriter) int(i int64) { _, _ = jw.w.Write(strconv.AppendInt(jw.buf[:0], i, 10)) }
 
 func (jw *jsonWriter) bool(b bool) { _, _ = jw.w.Write(strconv.AppendBool(jw.buf[:0], b)) }
 
@@ -366,7 +370,7 @@ func (jw *jsonWriter) connection(fields []plannedField, v *model.CommentConnecti
 		case kPageInfo:
 			jw.pageInfo(f.sub, v.PageInfo)
 		case kTotalCount:
-			jw.int(v.TotalCount)
+			jw.int(int64(v.TotalCount))
 		}
 	})
 }
@@ -390,7 +394,7 @@ func (jw *jsonWriter) comment(fields []plannedField, c *store.Comment) {
 		case kLanguage:
 			jw.str(c.Language)
 		case kRating:
-			jw.int(c.Rating)
+			jw.int(int64(c.Rating))
 		case kAuthor:
 			jw.str(c.Author)
 		case kTitle:
@@ -399,6 +403,12 @@ func (jw *jsonWriter) comment(fields []plannedField, c *store.Comment) {
 			jw.str(c.Body)
 		case kCreatedAt:
 			jw.time(c.CreatedAt)
+		case kHelpfulCount:
+			jw.int(c.HelpfulCount)
+		case kUnhelpfulCount:
+			jw.int(c.UnhelpfulCount)
+		case kVerifiedPurchase:
+			jw.bool(c.VerifiedPurchase)
 		}
 	})
 }

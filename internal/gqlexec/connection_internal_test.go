@@ -24,12 +24,16 @@ func written(write func(jw *jsonWriter)) string {
 	return b.String()
 }
 
-// TestScalarsMatchGqlgen compares the one-pass writers of Int, Boolean,
+// TestScalarsMatchGqlgen compares the one-pass writers of Int (int and
+// int64), Boolean,
 // Time and of object keys with gqlgen's own marshallers.
 func TestScalarsMatchGqlgen(t *testing.T) {
 	for _, i := range []int{0, 1, -1, 5, 42, -9876543210, math.MaxInt64, math.MinInt64} {
-		if got, want := written(func(jw *jsonWriter) { jw.int(i) }), gqlgenJSON(graphql.MarshalInt(i)); got != want {
+		if got, want := written(func(jw *jsonWriter) { jw.int(int64(i)) }), gqlgenJSON(graphql.MarshalInt(i)); got != want {
 			t.Errorf("int %d: %s, want %s", i, got, want)
+		}
+		if got, want := written(func(jw *jsonWriter) { jw.int(int64(i)) }), gqlgenJSON(graphql.MarshalInt64(int64(i))); got != want {
+			t.Errorf("int64 %d: %s, want %s", i, got, want)
 		}
 	}
 	for _, b := range []bool{true, false} {

@@ -57,6 +57,10 @@ fragment F on Comment { language rating @skip(if: $yes) }`, true},
 	{"backward", `query($p: ID!) { product(id: $p) { comments(last: 3) { ` + connFields + ` } } }`, true},
 	{"two pages", `query($p: ID!) { product(id: $p) { a: comments(first: 2) { edges { cursor } } b: comments(first: 3, ratings: [1, 5]) { ` + connFields + ` } } }`, true},
 	{"in a list", `query { topProducts(first: 3) { rank product { id comments(first: 2) { totalCount edges { node { id title } } } } } }`, true},
+	{"widget fields", `query($p: ID!) { product(id: $p) { comments(first: 20) { edges { node {
+  id rating helpfulCount unhelpfulCount verifiedPurchase h: helpfulCount } } nodes { verifiedPurchase } } } }`, true},
+	{"viewerVote (generated)", `query($p: ID!) { product(id: $p) { comments(first: 3) { nodes { id helpfulCount viewerVote } } } }`, false},
+	{"reply (generated)", `query($p: ID!) { product(id: $p) { comments(first: 3) { nodes { id verifiedPurchase reply { body } } } } }`, false},
 	{"nodeId (generated)", `query($p: ID!) { product(id: $p) { comments(first: 3) { edges { node { id nodeId } } } } }`, false},
 	{"product (generated)", `query($p: ID!) { product(id: $p) { comments(first: 3) { nodes { id product { id } } } } }`, false},
 	{"bad argument", `query($p: ID!) { product(id: $p) { comments(language: "xx-!!", first: 3) { totalCount edges { cursor } } } }`, true},
@@ -75,7 +79,8 @@ func awkward() []*store.Comment {
 		cs = append(cs, &store.Comment{
 			ID: fmt.Sprintf("c%03d", i), ProductID: "p1", Language: []string{"en", "fr", "pt-BR"}[i%3],
 			Rating: i%5 + 1, Author: texts[i%len(texts)], Title: texts[(i+3)%len(texts)], Body: texts[(i+7)%len(texts)],
-			CreatedAt: base.Add(-time.Duration(i) * (time.Hour + 123456789*time.Nanosecond) * time.Duration(i%4)),
+			CreatedAt:    base.Add(-time.Duration(i) * (time.Hour + 123456789*time.Nanosecond) * time.Duration(i%4)),
+			HelpfulCount: int64(i * i * 7919 % 100003), UnhelpfulCount: int64(i % 4), VerifiedPurchase: i%3 == 0,
 		})
 	}
 	return cs

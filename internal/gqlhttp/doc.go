@@ -25,6 +25,10 @@
 //     marshalled it (response.go). StrictVariables (variables.go) coerces
 //     variables as the specification says, every mistake at once.
 //
+// A reply body written whole leaves in one write call when the server
+// listens through ReplyListener with ReplyConnContext (replyconn.go):
+// net/http alone sends a reply past its 4 KB buffer in two.
+//
 // Every refusal is a JSON body with errors[].extensions.code (codes.go,
 // WriteError); the messages never echo the body or name a Go type, and
 // EdgePresenter and CapErrors (httperrors.go) keep any error list short

@@ -167,6 +167,7 @@ func (c *Cache) run(w http.ResponseWriter, r *http.Request, next http.Handler, a
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Add("Vary", varyHeaders)
 		w.WriteHeader(buf.status)
+		defer holdWrites(r.Context(), buf.body.Len())()
 		_, _ = w.Write(buf.body.Bytes())
 		return nil, 0
 	}
@@ -198,6 +199,7 @@ func writeValidated(w http.ResponseWriter, r *http.Request, cacheControl, etag s
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
+	defer holdWrites(r.Context(), len(body))()
 	_, _ = w.Write(body)
 }
 

@@ -1,6 +1,7 @@
 package gqlhttp
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -13,8 +14,9 @@ import (
 // copied as is instead of being re-validated and re-compacted: that pass
 // over the whole page was 7% of a page-1 request's CPU. (It also leaves
 // '<', '>' and '&' in strings unescaped, as gqlgen writes them; the reply
-// is application/json, never HTML.)
-func writeResponse(w http.ResponseWriter, resp *graphql.Response) {
+// is application/json, never HTML.) The body leaves in one write call
+// where the server allows it (holdWrites).
+func writeResponse(ctx context.Context, w http.ResponseWriter, resp *graphql.Response) {
 	if resp == nil || len(resp.Data) == 0 || resp.Label != "" || len(resp.Path) > 0 || resp.HasNext != nil {
 		writeJSON(w, resp) // no data, or an incremental part: the general path
 		return
@@ -47,5 +49,7 @@ func writeResponse(w http.ResponseWriter, resp *graphql.Response) {
 		b = append(b, ext...)
 	}
 	b = append(b, '}')
+	release := holdWrites(ctx, len(b))
 	writeBody(w, b)
+	release()
 }

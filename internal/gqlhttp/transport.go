@@ -150,7 +150,7 @@ func (o operations) serve(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	w.Header().Set("Content-Type", ct)
 	responses, ctx := exec.DispatchOperation(ctx, oc)
-	writeResponse(w, responses(ctx))
+	writeResponse(ctx, w, responses(ctx))
 }
 
 // createOperation is exec.CreateOperationContext with graphql-js's messages

@@ -140,7 +140,7 @@ func TestServeConfigRefuses(t *testing.T) {
 		{[]string{"-trusted-proxies", "10.0.0.0/33"}, "-trusted-proxies"},
 		{[]string{"-trusted-proxy-hops", "1", "-forwarded-header", "X-Real-IP"}, "-forwarded-header"},
 		{[]string{"-client-ipv6-prefix", "129"}, "-client-ipv6-prefix"},
-		{[]string{"-merge-sizing", "fast"}, `-merge-sizing "fast": want auto, lean, balanced, few-rounds or one-round`},
+		{[]string{"-merge-sizing", "fast"}, `-merge-sizing "fast": want auto, lean, balanced, spread, few-rounds or one-round`},
 		{[]string{"extra"}, `serve: unexpected argument "extra"`},
 	} {
 		_, err := ParseConfig(tc.args, true, func(string) string { return "" }, io.Discard)

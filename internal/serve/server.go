@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/obs"
 )
 
@@ -38,12 +39,14 @@ func (a *app) serve(ctx context.Context, mux http.Handler, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
+	ln = gqlhttp.ReplyListener(ln) // a reply in one write call
 	srv := &http.Server{
 		Handler:  obs.Middleware(a.log, mux),
 		ErrorLog: httpErrorLog(a.log),
 		// Requests count their store calls in the metrics (ctx's accountant),
 		// without ctx's cancellation.
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(a.accounted(ctx)) },
+		ConnContext:       gqlhttp.ReplyConnContext,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       a.cfg.readTimeout,
 		WriteTimeout:      30 * time.Second,

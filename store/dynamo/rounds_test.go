@@ -102,8 +102,9 @@ func mustLatencyProxy(tb testing.TB, real *dynamodb.Client, hold time.Duration) 
 // one-round, DynamoDB's default: page 1 of one partition with totalCount,
 // a deep merged page with totalCount (from a cursor with counts), a
 // product page (stats, languages, merged page 1 with totalCount) on a
-// Store that has read the product's stats before (a hint) and on a new one
-// (cold), and walks of 30 pages of four merged filters (mean and most
+// Store that has read the product's stats before (a hint), on a new one
+// (cold) and on one that has read only other products' stats, and walks
+// of 30 pages of four merged filters (mean and most
 // rounds a page). Each single page is also measured the way it was read
 // before ListComments: the stats first, then the page. The rounds the
 // proxy saw are logged; what is asserted is the merge's own count of its
@@ -140,7 +141,7 @@ func TestRoundsPerPage(t *testing.T) {
 			newStore := func() *store.Store {
 				return store.New(New(slow, tbl.name), store.WithSizing(store.Sizings[name]))
 			}
-			r := &roundsRun{t: t, proxy: proxy, pid: pids[0], newStore: newStore}
+			r := &roundsRun{t: t, proxy: proxy, pid: pids[0], others: pids[1:], newStore: newStore}
 			r.pages()
 			r.walks(name == "one-round")
 			everyProduct(t, proxy, pids, newStore, name == "one-round")
@@ -154,7 +155,20 @@ type roundsRun struct {
 	t        *testing.T
 	proxy    *latencyProxy
 	pid      string
+	others   []string // other products
 	newStore func() *store.Store
+}
+
+// knowingOthers returns a new Store that has read the stats of the other
+// products (not of pid): its hints say how ratings are shared elsewhere.
+func (r *roundsRun) knowingOthers() *store.Store {
+	s := r.newStore()
+	for _, pid := range r.others {
+		if _, err := s.GetStats(r.t.Context(), []store.StatsID{{ProductID: pid}}); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	return s
 }
 
 func (r *roundsRun) statsOf(s *store.Store, lang string) store.StatsFunc {
@@ -228,6 +242,7 @@ func (r *roundsRun) pages() {
 			{"merged page 6 [1 3 5], totalCount", func() error { _, err := r.page(s, mergedFilter, cursor, statsFirst); return err }},
 			{"product page (stats, languages, merged), hint", productPage(s, statsFirst)},
 			{"product page, cold (no hint)", productPage(r.newStore(), statsFirst)},
+			{"product page, cold, other products' hints", productPage(r.knowingOthers(), statsFirst)},
 		} {
 			calls, rounds := r.measure(m.fn)
 			t.Logf("%-60s %d calls, %d sequential rounds", m.name+how, calls, rounds)

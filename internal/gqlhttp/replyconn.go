@@ -1,0 +1,131 @@
+package gqlhttp
+
+import (
+	"context"
+	"io"
+	"net"
+	"sync"
+)
+
+// One write call a reply. net/http buffers a connection's writes in 4 KB:
+// a reply larger than that (a page of 20 comments is about 9 KB) leaves
+// in two write calls, the buffer with the headers, then the rest of the
+// body, each a system call and, on a loopback or a LAN, a segment of its
+// own. A server whose listener is a ReplyListener, with ReplyConnContext
+// as its ConnContext, lets the edge hold a connection's writes while it
+// writes a whole reply body (holdWrites) and send them in one call.
+// Nothing else changes: a connection's other writes (streams, websockets
+// after the upgrade, files) pass straight through.
+
+// maxHeld bounds the reply whose writes are held: a larger one is written
+// as net/http writes it (the copy would cost more than a call saves).
+const maxHeld = 256 << 10
+
+// ReplyListener returns ln with its connections able to hold their writes
+// for a reply (see ReplyConnContext).
+func ReplyListener(ln net.Listener) net.Listener { return replyListener{ln} }
+
+// ReplyConnContext is an http.Server's ConnContext for a ReplyListener:
+// it gives each request its connection, so that a reply the edge writes
+// whole leaves in one write call.
+func ReplyConnContext(ctx context.Context, c net.Conn) context.Context {
+	if rc, ok := c.(*replyConn); ok {
+		return context.WithValue(ctx, replyConnKey{}, rc)
+	}
+	return ctx
+}
+
+type replyConnKey struct{}
+
+type replyListener struct{ net.Listener }
+
+func (l replyListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &replyConn{Conn: c}, nil
+}
+
+// replyConn is a connection whose writes can be held (hold) and then sent
+// in one call (release). An error of that call is every later write's.
+type replyConn struct {
+	net.Conn
+	mu   sync.Mutex
+	held *[]byte // nil unless holding
+	err  error
+}
+
+var heldBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// holdWrites holds the writes of ctx's connection, when it has one, until
+// the function it returns is called: the n bytes of a reply body written
+// in one w.Write between the two leave with their headers in one write
+// call. Call it only around a write of a whole body, never across a
+// stream's flushes.
+func holdWrites(ctx context.Context, n int) (release func()) {
+	c, _ := ctx.Value(replyConnKey{}).(*replyConn)
+	if c == nil || n > maxHeld {
+		return func() {}
+	}
+	c.mu.Lock()
+	if c.held == nil {
+		c.held = heldBuffers.Get().(*[]byte)
+	}
+	c.mu.Unlock()
+	return c.release
+}
+
+// release sends what was held, in one write call.
+func (c *replyConn) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.held
+	if b == nil {
+		return
+	}
+	c.held = nil
+	if len(*b) > 0 && c.err == nil {
+		_, c.err = c.Conn.Write(*b)
+	}
+	*b = (*b)[:0]
+	if cap(*b) <= maxHeld {
+		heldBuffers.Put(b)
+	}
+}
+
+// Write holds p while the connection holds its writes, else writes it.
+func (c *replyConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.err != nil:
+		return 0, c.err
+	case c.held != nil:
+		*c.held = append(*c.held, p...)
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+// ReadFrom is the connection's own (sendfile for a file) when it has one
+// and nothing is held, so that net/http's file replies keep it.
+func (c *replyConn) ReadFrom(r io.Reader) (int64, error) {
+	c.mu.Lock()
+	rf, ok := c.Conn.(io.ReaderFrom)
+	plain := ok && c.held == nil && c.err == nil
+	c.mu.Unlock()
+	if plain {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c}, r)
+}
+
+// CloseWrite half-closes the connection, as net/http does before closing
+// one whose request it refused.
+func (c *replyConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
