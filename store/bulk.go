@@ -32,6 +32,9 @@ type RebuildResult struct {
 	Comments   int64 // comments counted
 	Products   int   // products with comments
 	StatsItems int   // stats items written (including zeroed stale ones)
+	// Backfilled counts the published comments written before the helpful
+	// twins that the rebuild gave their HSK (helpfulBackfill).
+	Backfilled int64
 }
 
 // scanPage is the page size of the rebuild scan.
@@ -57,8 +60,11 @@ type RebuildOptions struct {
 // rebuiltItems); stats of products or languages that no longer have
 // comments are zeroed. It migrates a table of any earlier design (see
 // DesignVersion) and records DesignVersion when done; a table of a newer
-// design is refused before the scan. Then it settles the votes of every
-// comment with votes (settleAllVotes). Run it with writes paused: a comment
+// design is refused before the scan. A published comment that lacks its
+// HSK (written before the helpful twins) gets it during the scan. Then it
+// settles the votes of every comment with votes (settleAllVotes), and
+// marks the table as serving MOST_HELPFUL (CheckHelpful). Run it with
+// writes paused: a comment
 // written during the scan may be counted wrongly until the next rebuild.
 func (s *Store) RebuildStatsWith(ctx context.Context, o RebuildOptions) (RebuildResult, error) {
 	return s.rebuildFrom(ctx, func() (*tally, error) { return s.scanTally(ctx, max(o.Segments, 1), o.Progress) })
@@ -80,7 +86,10 @@ func (s *Store) rebuildFrom(ctx context.Context, count func() (*tally, error)) (
 	if err != nil {
 		return res, err
 	}
-	return res, s.settleAllVotes(ctx, tally.voted)
+	if err := s.settleAllVotes(ctx, tally.voted); err != nil {
+		return res, err
+	}
+	return res, s.markHelpfulSorted(ctx)
 }
 
 // settleAllVotes settles the votes of every comment in voted (a vote
@@ -99,7 +108,7 @@ func (s *Store) settleAllVotes(ctx context.Context, voted map[string]bool) error
 // RebuildStatsWith), and records DesignVersion on a table whose recorded
 // design was `was`.
 func (s *Store) writeStats(ctx context.Context, tally *tally, was int64) (RebuildResult, error) {
-	res := RebuildResult{Comments: tally.comments}
+	res := RebuildResult{Comments: tally.comments, Backfilled: tally.backfilled}
 	items, deletes := rebuiltItems(tally.counts, tally.seen)
 	for id, st := range tally.counts {
 		if id.Language == "" && st.Total > 0 {
@@ -124,10 +133,11 @@ func (s *Store) writeStats(ctx context.Context, tally *tally, was int64) (Rebuil
 // language, the existing stats and leaderboard items with their versions,
 // and the comments with a vote partition.
 type tally struct {
-	comments int64
-	counts   map[StatsID]*Stats
-	seen     map[table.Key]int64
-	voted    map[string]bool
+	comments   int64
+	backfilled int64 // comments given their HSK
+	counts     map[StatsID]*Stats
+	seen       map[table.Key]int64
+	voted      map[string]bool
 }
 
 // add counts comment item it (an item of no valid rating is skipped).
@@ -156,6 +166,7 @@ func (t *tally) addComment(pid, lang string, r int) {
 // merge adds the tally o of another segment to t.
 func (t *tally) merge(o *tally) {
 	t.comments += o.comments
+	t.backfilled += o.backfilled
 	for id, st := range o.counts {
 		if have := t.counts[id]; have != nil {
 			for r := range have.Counts {
@@ -181,6 +192,8 @@ func newTally() *tally {
 // scanTally scans the table in `segments` parallel segments and tallies
 // what it finds: comments by product, language and rating, and the items
 // of product partitions (stats and leaderboard items) with their versions.
+// It gives the published comments that lack their HSK theirs
+// (backfillHelpful).
 // progress, when set, gets the items scanned so far after each page.
 func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64)) (*tally, error) {
 	var mu sync.Mutex
@@ -211,6 +224,13 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 						local.seen[it.Key()] = it.N(table.AttrVersion)
 					} else if _, ok := CommentIDFromPK(it.S(table.AttrPK)); ok && it.S(table.AttrStatus) == "" {
 						local.add(it) // only a published comment counts
+						done, err := s.backfillHelpful(gctx, it)
+						if err != nil {
+							return err
+						}
+						if done {
+							local.backfilled++
+						}
 					} else if id, ok := CommentIDFromVotesPK(it.S(table.AttrPK)); ok {
 						local.voted[id] = true
 					}

@@ -220,6 +220,13 @@ func (s *Store) ListComments(ctx context.Context, q CommentsQuery, stats StatsFu
 	if err := ValidateID("product id", q.ProductID); err != nil {
 		return nil, err
 	}
+	if pg.order == OrderMostHelpful {
+		// A table not yet upgraded to the helpful twins would answer
+		// without the comments they lack: refused instead (EUNAVAILABLE).
+		if err := s.HelpfulReady(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if q.Filter.selectsNone() {
 		// No rating selected: an empty page whose total, 0, is known
 		// without reading the stats (the trace's total stays -1).

@@ -46,10 +46,12 @@ var (
 
 // formatVersion is the version of the file layout, recorded in the meta
 // bucket. Format 1 (index entries holding a copy of the projected item,
-// buckets "index:<name>") is migrated on Open.
-const formatVersion = "2"
+// buckets "index:<name>") and format 2 (partitions named by their hash
+// value alone, no partitions of counted times, no dictionary codes for HSK
+// and helpful: what an older program cannot read) are migrated on Open.
+const formatVersion = "3"
 
-// Prefixes of the index buckets' names: of format 2, and of format 1.
+// Prefixes of the index buckets' names: of formats 2 and 3, and of format 1.
 const (
 	indexBucketPrefix   = "ix:"
 	v1IndexBucketPrefix = "index:"

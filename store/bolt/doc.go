@@ -1,7 +1,7 @@
 // Package bolt implements table.Table on an embedded bbolt file: the
 // zero-setup store of the comments gateway.
 //
-// It owns the on-disk layout of the single-table design, format 2, which
+// It owns the on-disk layout of the single-table design, format 3, which
 // stores each item once:
 //
 //   - bucket "items" holds every item, keyed PK + "\x00" + SK, valued with a
@@ -26,7 +26,8 @@
 //     index buckets were built for.
 //
 // Open migrates a file of format 1 (whose index entries held a copy of the
-// projected item) and rebuilds the index buckets when table.AllIndexes has
+// projected item) or 2 (before the helpful twins: see formatVersion) and
+// rebuilds the index buckets when table.AllIndexes has
 // changed, a chunk of items per transaction, resuming where it stopped if
 // it was interrupted (migrate.go).
 //

@@ -50,8 +50,8 @@ func (t *Table) init() error {
 		return t.update(func(tx *bbolt.Tx) error { return t.startRebuild(tx, true) })
 	case st.format == formatVersion && st.sigOK && !st.migrating:
 		return nil
-	case st.format != "" && st.format != "1" && st.format != formatVersion:
-		return table.Errorf(table.EINTERNAL, "bolt store %s has format %q; this program reads formats 1 and %s", t.path, st.format, formatVersion)
+	case st.format != "" && st.format != "1" && st.format != "2" && st.format != formatVersion:
+		return table.Errorf(table.EINTERNAL, "bolt store %s has format %q; this program reads formats 1 to %s", t.path, st.format, formatVersion)
 	}
 	return t.rebuild(st)
 }
@@ -59,9 +59,9 @@ func (t *Table) init() error {
 // rebuild re-encodes every item and builds the index buckets anew, a chunk
 // of items per transaction, recording its progress in the meta bucket:
 // interrupted, it resumes at the next Open. The first transaction already
-// marks the file as format 2 (so that a program of format 1 refuses it
-// rather than read half of it) and drops the old index buckets (whose pages
-// the new ones reuse).
+// marks the file as of the current format (so that an older program
+// refuses it rather than read half of it) and drops the old index buckets
+// (whose pages the new ones reuse).
 func (t *Table) rebuild(st fileState) error {
 	start := time.Now()
 	what := "rebuilding the indexes of"
@@ -109,10 +109,10 @@ func (t *Table) rebuild(st fileState) error {
 	return err
 }
 
-// startRebuild drops every index bucket (of either format, and of indexes
-// no longer declared) and the partition numbers, creates the buckets of
-// format 2 empty, and records the format and, unless the file is new
-// (done), that a rebuild starts at the first item.
+// startRebuild drops every index bucket (of any format, and of indexes no
+// longer declared) and the partition numbers, creates the buckets of the
+// current format empty, and records the format and, unless the file is
+// new (done), that a rebuild starts at the first item.
 func (t *Table) startRebuild(tx *bbolt.Tx, done bool) error {
 	var drop [][]byte
 	err := tx.ForEach(func(name []byte, _ *bbolt.Bucket) error {
