@@ -6,11 +6,13 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/demo"
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/storetest"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // TestReadUnitsOnDynamoDB measures extensions.cost.readCapacityUnits, as
@@ -20,32 +22,36 @@ import (
 // and holds them to issue 26's bounds: a page with totalCount at most 3
 // read units, a product page at most 6 (8 on a first visit).
 // The product's comments were written one by one, so all 8 counter shards
-// of its stats exist.
+// of its stats exist. The signed-in viewer has voted on 3 comments of the
+// first page (a shopper's viewerVote, docs/design.md §13.3).
 func TestReadUnitsOnDynamoDB(t *testing.T) {
 	tbl := mustDynamoTable(t)
 	pid, lang := storetest.MustLoadReadUnitsData(t, tbl, readUnitsComments())
 	const node = `nodes { id language rating author title body createdAt }`
+	mustVoteOnFirstPage(t, tbl, pid, 3)
 	for _, c := range []struct {
 		name, query string
 		max         [2]float64 // first visit, again
+		signedIn    bool
 	}{
-		{"comments(first: 20), no totalCount", `query($p: ID!) { product(id: $p) { comments(first: 20) { ` + node + ` } } }`, [2]float64{3, 3}},
-		{"… with totalCount, all languages", `query($p: ID!) { product(id: $p) { comments(first: 20) { totalCount ` + node + ` } } }`, [2]float64{3, 3}},
-		{"… with totalCount, one language", `query($p: ID!, $l: String) { product(id: $p) { comments(language: $l, first: 20) { totalCount ` + node + ` } } }`, [2]float64{3, 3}},
+		{"comments(first: 20), no totalCount", `query($p: ID!) { product(id: $p) { comments(first: 20) { ` + node + ` } } }`, [2]float64{3, 3}, false},
+		{"… with totalCount, all languages", `query($p: ID!) { product(id: $p) { comments(first: 20) { totalCount ` + node + ` } } }`, [2]float64{3, 3}, false},
+		{"… with totalCount, one language", `query($p: ID!, $l: String) { product(id: $p) { comments(language: $l, first: 20) { totalCount ` + node + ` } } }`, [2]float64{3, 3}, false},
 		// A first visit reads each of the 3 ratings for the whole page
 		// rather than wait for the stats (the one-round sizing's planBlind);
 		// again, the Store's hint sizes each read at its share.
 		{"product page: stats, languages, merged page", `query($p: ID!) { product(id: $p) {
 			stats { total averageRating ratings { rating count } } languages { language total }
-			comments(ratings: [1, 3, 5], first: 20) { totalCount ` + node + ` } } }`, [2]float64{8, 6}},
+			comments(ratings: [1, 3, 5], first: 20) { totalCount ` + node + ` } } }`, [2]float64{8, 6}, false},
+		{"signed-in page with viewerVote", `query($p: ID!) { product(id: $p) { comments(first: 20) { nodes { id viewerVote } } } }`, [2]float64{30, 30}, true},
 	} {
-		h := resolvers.NewHandler(resolvers.Config{
-			Store:  store.New(tbl, store.WithSizing(store.Sizings["one-round"])), // DynamoDB's default sizing
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		})
-		srv := httptest.NewServer(h)
+		srv := readUnitsServer(t, tbl)
+		var hdr []gqltest.Option
+		if c.signedIn {
+			hdr = append(hdr, gqltest.Headers(bob...))
+		}
 		for visit, max := range c.max {
-			r := gqltest.New(srv.URL).MustDo(t, c.query, map[string]any{"p": pid, "l": lang})
+			r := gqltest.New(srv.URL).MustDo(t, c.query, map[string]any{"p": pid, "l": lang}, hdr...)
 			if len(r.Errors) > 0 {
 				t.Fatalf("%s: %s", c.name, r.RawErrors)
 			}
@@ -64,6 +70,35 @@ func TestReadUnitsOnDynamoDB(t *testing.T) {
 			}
 		}
 		srv.Close()
+	}
+}
+
+// readUnitsServer serves tbl as DynamoDB is served (the one-round sizing),
+// with bob's JWT accepted.
+func readUnitsServer(t *testing.T, tbl table.Table) *httptest.Server {
+	return httptest.NewServer(resolvers.NewHandler(resolvers.Config{
+		Store:  store.New(tbl, store.WithSizing(store.Sizings["one-round"])), // DynamoDB's default sizing
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Auth:   &auth.Authenticator{JWT: fakeJWT{}},
+	}))
+}
+
+// mustVoteOnFirstPage votes, as bob, on n comments of product pid's first
+// page.
+func mustVoteOnFirstPage(t *testing.T, tbl table.Table, pid string, n int) {
+	srv := readUnitsServer(t, tbl)
+	defer srv.Close()
+	c := gqltest.New(srv.URL)
+	var page struct {
+		Product struct {
+			Comments struct{ Nodes []struct{ ID string } }
+		}
+	}
+	c.MustQuery(t, `query($p: ID!) { product(id: $p) { comments(first: 20) { nodes { id } } } }`, map[string]any{"p": pid}, &page)
+	for _, cm := range page.Product.Comments.Nodes[:n] {
+		if r := c.MustDo(t, voteMut(cm.ID, "true")["query"].(string), nil, gqltest.Headers(bob...)); len(r.Errors) > 0 {
+			t.Fatalf("vote: %s", r.RawErrors)
+		}
 	}
 }
 

@@ -58,7 +58,8 @@ type RebuildOptions struct {
 // comments are zeroed. It migrates a table of any earlier design (see
 // DesignVersion) and records DesignVersion when done; a table of a newer
 // design is refused before the scan. Then it settles the votes of every
-// comment with votes (settleAllVotes). Run it with writes paused: a comment
+// comment with votes (settleAllVotes) and deletes the vote items of
+// deleted comments the scan found (voteSweep). Run it with writes paused: a comment
 // written during the scan may be counted wrongly until the next rebuild.
 func (s *Store) RebuildStatsWith(ctx context.Context, o RebuildOptions) (RebuildResult, error) {
 	return s.rebuildFrom(ctx, func() (*tally, error) { return s.scanTally(ctx, max(o.Segments, 1), o.Progress) })
@@ -80,12 +81,15 @@ func (s *Store) rebuildFrom(ctx context.Context, count func() (*tally, error)) (
 	if err != nil {
 		return res, err
 	}
-	return res, s.settleAllVotes(ctx, tally.voted)
+	if err := s.settleAllVotes(ctx, tally.voted); err != nil {
+		return res, err
+	}
+	return res, s.deleteKeys(ctx, tally.orphans)
 }
 
 // settleAllVotes settles the votes of every comment in voted (a vote
-// partition the scan saw; settleVotesOf): a settle a crash cut short is
-// completed, and the votes of deleted comments are deleted.
+// shard partition the scan saw; settleVotesOf): a settle a crash cut
+// short is completed, and the shards of deleted comments are deleted.
 func (s *Store) settleAllVotes(ctx context.Context, voted map[string]bool) error {
 	for id := range voted {
 		if err := s.settleVotesOf(ctx, id); err != nil {
@@ -128,6 +132,7 @@ type tally struct {
 	counts   map[StatsID]*Stats
 	seen     map[table.Key]int64
 	voted    map[string]bool
+	orphans  []table.Key // vote items of deleted comments (voteSweep)
 }
 
 // add counts comment item it (an item of no valid rating is skipped).
@@ -169,6 +174,7 @@ func (t *tally) merge(o *tally) {
 	for k, v := range o.seen {
 		t.seen[k] = v
 	}
+	t.orphans = append(t.orphans, o.orphans...)
 	for id := range o.voted {
 		t.voted[id] = true
 	}
@@ -199,6 +205,7 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 		g.Go(func() (err error) {
 			defer recoverTo(&err)
 			local := newTally()
+			sweep := &voteSweep{s: s}
 			var start table.Item
 			for {
 				items, next, err := s.table.Scan(gctx, seg, segments, start, scanPage)
@@ -213,6 +220,8 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 						local.add(it) // only a published comment counts
 					} else if id, ok := CommentIDFromVotesPK(it.S(table.AttrPK)); ok {
 						local.voted[id] = true
+					} else if err := sweep.add(gctx, it); err != nil {
+						return err
 					}
 				}
 				if next == nil {
@@ -220,6 +229,10 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 				}
 				start = next
 			}
+			if err := sweep.flush(gctx); err != nil {
+				return err
+			}
+			local.orphans = sweep.orphans
 			mu.Lock()
 			defer mu.Unlock()
 			all.merge(local)
