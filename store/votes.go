@@ -371,13 +371,17 @@ func settleOp(old, next *Comment, read *voteVector) table.Op {
 
 // GetVotes returns the votes of ids (nil where the voter has not voted),
 // aligned with them. The ids of one voter and product (a page's comments)
-// are read by one Query of the voter's votes on the product, Limit their
-// number (billed by the votes' summed size, not by key: ~1 read unit for
-// a shopper); when the Query stops at its limit (the voter has more votes
-// on the product), the ids it did not reach are read by key. Those, and
-// the ids alone with their voter and product, are read in one BatchGet.
-// So GetVotes reads at most two items an id, and two calls plus one a
-// (voter, product) pair.
+// are read by one Query of the voter's votes on the product (billed by
+// their summed size, not by key: ~1 read unit for a page), Limit their
+// number, downward from the largest id: ids are ULIDs, in creation order,
+// so for a page in NEWEST order the votes read are the page's own, and the
+// Query stops at its limit only when the page's range of ids holds more of
+// the voter's votes than the page has comments (a filtered page, or another
+// order, of a voter with many votes on the product). Then the ids below
+// where it stopped are read by key, in the one BatchGet that also reads
+// the ids alone with their voter and product. So GetVotes reads at most
+// two items an id, in at most one Query a (voter, product) pair and one
+// BatchGet.
 func (s *Store) GetVotes(ctx context.Context, ids []VoteID) ([]*bool, error) {
 	for _, id := range ids {
 		if err := checkVoter(id.Voter); err != nil {
@@ -425,30 +429,38 @@ func (s *Store) GetVotes(ctx context.Context, ids []VoteID) ([]*bool, error) {
 }
 
 // queryVotes reads the votes of ids at positions at (one voter, one
-// product) into out by one Query, Limit len(at), and returns the
-// positions it could not decide: those sorting after the last vote read
-// when the Query stopped at its limit.
+// product) into out by one Query, Limit len(at), downward from the
+// largest of their keys, and returns the positions it could not decide:
+// those below the last vote read when the Query stopped at its limit.
 func (s *Store) queryVotes(ctx context.Context, ids []VoteID, at []int, out []*bool) ([]int, error) {
-	first := ids[at[0]]
-	res, err := s.table.Query(ctx, table.Query{HashValue: VoterPK(first.Voter), SortOp: table.SortBeginsWith,
-		SortValue: voterProductSK(first.ProductID), Forward: true, Limit: len(at)})
+	keys := make([]table.Key, len(at))
+	top := ""
+	for j, i := range at {
+		keys[j] = VoteKey(ids[i])
+		top = max(top, keys[j].SK)
+	}
+	pk := keys[0].PK
+	// The start key is exclusive and above every key of the page: no id
+	// has '~', so nothing but ids extending the top one sorts in between.
+	start := table.Item{table.AttrPK: table.S(pk), table.AttrSK: table.S(top + "~")}
+	res, err := s.table.Query(ctx, table.Query{HashValue: pk, SortOp: table.SortBeginsWith,
+		SortValue: voterProductSK(ids[at[0]].ProductID), Limit: len(at), StartKey: start})
 	if err != nil {
 		return nil, tableError(err)
 	}
 	found := make(map[string]table.Item, len(res.Items))
-	last := ""
+	last := top
 	for _, it := range res.Items {
 		found[it.S(table.AttrSK)] = it
-		last = it.S(table.AttrSK)
+		last = it.S(table.AttrSK) // descending: the lowest yet
 	}
 	var rest []int
-	for _, i := range at {
-		sk := VoteKey(ids[i]).SK
-		if res.LastKey != nil && sk > last {
-			rest = append(rest, i) // past where the Query stopped
+	for j, i := range at {
+		if res.LastKey != nil && (len(res.Items) == 0 || keys[j].SK < last) {
+			rest = append(rest, i) // below where the Query stopped
 			continue
 		}
-		out[i] = voteOf(found[sk])
+		out[i] = voteOf(found[keys[j].SK])
 	}
 	return rest, nil
 }

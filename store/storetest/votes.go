@@ -307,11 +307,11 @@ func testSettleCutShort(t *testing.T, tbl table.Table) {
 }
 
 // testViewerVotes reads a viewer's votes as viewerVote does: a page of
-// one product by one Query; a page of a voter with more votes on the
-// product than the page has comments, whose Query stops at its limit
-// before reaching the page's last comments, by that Query and a BatchGet
-// of the comments it did not reach; several products and voters at once;
-// at most two items read an id.
+// one product by one Query; a page whose range of ids holds more of the
+// voter's votes than the page has comments, whose Query stops at its
+// limit before reaching the page's oldest comments, by that Query and a
+// BatchGet of the comments it did not reach; several products and voters
+// at once; at most two items read an id.
 func testViewerVotes(t *testing.T, tbl table.Table) {
 	s := store.New(tbl)
 	const pid, other = "votes-viewer", "votes-viewer-2"
@@ -359,8 +359,9 @@ func testViewerVotes(t *testing.T, tbl table.Table) {
 	}
 	page := []*store.Comment{cs[1], cs[4], cs[6]}
 	ask("shopper's page", []string{"shopper"}, page, 1)
-	ask("fan's page: the Query stops at 3 votes, cs[4] and cs[6] by key", []string{"fan"}, page, 2)
-	ask("fan's first comments: within the Query", []string{"fan"}, cs[:3], 1)
+	ask("fan's page: the Query stops at cs[4], cs[1] by key", []string{"fan"}, page, 2)
+	ask("fan's newest comments (a NEWEST page): within the Query", []string{"fan"}, cs[5:], 1)
+	ask("fan's oldest comments: within the Query", []string{"fan"}, cs[:3], 1)
 	ask("one comment: by key", []string{"fan"}, cs[5:6], 1)
 	ask("two voters, two products", []string{"shopper", "fan", "nobody"}, []*store.Comment{cs[6], cs[7], o}, 1+3)
 }
