@@ -65,6 +65,11 @@ const VoteShards = 16
 // the vote shards (a settle that lost a race reads them again).
 const VoteCommentReads = 3 + VoteShards
 
+// ViewerVoteReads is the most items GetVotes reads an id: one in the
+// Query of its voter's votes on its product (Limit the ids of the pair),
+// and its vote item when that Query stopped before it.
+const ViewerVoteReads = 2
+
 const (
 	votesPrefix   = "VOTES#"
 	voteShardSK   = "#" // + shard number
@@ -380,8 +385,8 @@ func settleOp(old, next *Comment, read *voteVector) table.Op {
 // order, of a voter with many votes on the product). Then the ids below
 // where it stopped are read by key, in the one BatchGet that also reads
 // the ids alone with their voter and product. So GetVotes reads at most
-// two items an id, in at most one Query a (voter, product) pair and one
-// BatchGet.
+// ViewerVoteReads items an id, in one Query a (voter, product) pair and
+// one BatchGet.
 func (s *Store) GetVotes(ctx context.Context, ids []VoteID) ([]*bool, error) {
 	for _, id := range ids {
 		if err := checkVoter(id.Voter); err != nil {
