@@ -56,6 +56,7 @@ func TestReadUnitsOnDynamoDB(t *testing.T) {
 		// A page of one rating spans a wider range of ids, holding more of
 		// alice's votes than it has comments: the Query stops at its limit
 		// and the page's comments below are read by key.
+		{"… one rating, anonymous", strings.Replace(voted, "first: 20", "ratings: [5], first: 20", 1), [2]float64{2, 2}, nil},
 		{"… one rating, 60 votes on the product", strings.Replace(voted, "first: 20", "ratings: [5], first: 20", 1), [2]float64{24, 24}, alice},
 	} {
 		srv := readUnitsServer(t, tbl)

@@ -126,7 +126,7 @@ func (s *Store) writeStats(ctx context.Context, tally *tally, was int64) (Rebuil
 
 // tally is what a rebuild's scan found: the counts per product and
 // language, the existing stats and leaderboard items with their versions,
-// and the comments with a vote partition.
+// the comments with vote shards, and the vote items of deleted comments.
 type tally struct {
 	comments int64
 	counts   map[StatsID]*Stats
