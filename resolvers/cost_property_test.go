@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/acme/comments-gateway/auth"
 	"github.com/acme/comments-gateway/internal/gqltest"
 	"github.com/acme/comments-gateway/resolvers"
 	"github.com/acme/comments-gateway/store"
@@ -50,9 +51,17 @@ func costData(tb testing.TB) []*store.Comment {
 // TestCostBoundsItemsRead is the rule every accepted operation keeps:
 // extensions.cost.itemsRead ≤ extensions.cost.complexity, the complexity
 // the gateway computed before running it. Checked on generated operations
-// (fields, page sizes, filters, aliases, fragments, variables, _entities)
-// and mutations against each store; a refused operation reads nothing.
+// (fields, page sizes, filters, aliases, fragments, variables, _entities,
+// viewerVote) and mutations against each store, sent with an API key that
+// has voted on 2 in 3 comments of product big and on p3's (more votes on
+// a product than a page has comments: viewerVote's Query stops at its
+// limit on some pages); a refused operation reads nothing.
 func TestCostBoundsItemsRead(t *testing.T) {
+	ks, err := auth.ParseKeyHashes(auth.HashKey(testAPIKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := gqltest.Header("X-API-Key", testAPIKey)
 	stores := map[string]func(t *testing.T) table.Table{
 		"bolt":   func(t *testing.T) table.Table { return MustOpenLoaded(t, costData(t)) },
 		"dynamo": func(t *testing.T) table.Table { return mustDynamoLoaded(t, costData(t)) },
@@ -62,14 +71,20 @@ func TestCostBoundsItemsRead(t *testing.T) {
 			h := resolvers.NewHandler(resolvers.Config{
 				Store:  store.New(open(t)),
 				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Auth:   &auth.Authenticator{Keys: ks},
 			})
 			srv := httptest.NewServer(h)
 			defer srv.Close()
+			for _, id := range costVoted() {
+				if r := gqltest.New(srv.URL).MustDo(t, voteMut(id, "true")["query"].(string), nil, key); len(r.Errors) > 0 {
+					t.Fatalf("vote on %s: %s", id, r.RawErrors)
+				}
+			}
 			accepted, refused, maxRead := 0, 0, int64(0)
 			for seed := range uint64(300) {
 				g := &opGen{r: rand.New(rand.NewPCG(seed, 12))}
 				query, vars := g.operation()
-				raw := gqltest.New(srv.URL).MustDo(t, query, vars)
+				raw := gqltest.New(srv.URL).MustDo(t, query, vars, key)
 				cost, _ := raw.Extensions["cost"].(map[string]any)
 				read, _ := cost["itemsRead"].(float64)
 				switch errs := string(raw.RawErrors); {
@@ -99,6 +114,20 @@ func TestCostBoundsItemsRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// costVoted are the comments TestCostBoundsItemsRead's viewer voted on.
+func costVoted() []string {
+	var ids []string
+	for k := range 60 {
+		if k%3 != 0 {
+			ids = append(ids, fmt.Sprintf("%s-c%03d", bigID, k))
+		}
+	}
+	for k := range 6 {
+		ids = append(ids, fmt.Sprintf("p3-c%03d", k))
+	}
+	return ids
 }
 
 // mustDynamoLoaded returns a new table on DynamoDB Local (skipping the test
@@ -289,6 +318,9 @@ func (g *opGen) connection(depth int) string {
 
 func (g *opGen) comment(depth int) string {
 	s := "{ id rating title"
+	if g.r.IntN(2) == 0 {
+		s += " viewerVote"
+	}
 	if depth < 2 && g.r.IntN(4) == 0 {
 		s += " product " + g.product(depth+1)
 	}

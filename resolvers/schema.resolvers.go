@@ -42,7 +42,7 @@ func (r *commentResolver) ModeratedAt(ctx context.Context, obj *store.Comment) (
 
 // ViewerVote is the resolver for the viewerVote field.
 func (r *commentResolver) ViewerVote(ctx context.Context, obj *store.Comment) (*bool, error) {
-	return viewerVote(ctx, obj.ID)
+	return viewerVote(ctx, obj)
 }
 
 // CreateComment is the resolver for the createComment field.

@@ -27,7 +27,8 @@ func voter(ctx context.Context) (string, error) {
 }
 
 // newVoteLoader batches the viewer's vote reads as newStatsLoader does
-// stats: one BatchGet of the vote items of the comments in a reply.
+// stats: the vote items of the comments in a reply, one Query per product
+// (store.Store.GetVotes).
 func newVoteLoader(s *store.Store, sole bool, wait time.Duration) Loader[store.VoteID, *bool] {
 	return newLoader(func(ctx context.Context, ids []store.VoteID) []*dataloader.Result[*bool] {
 		votes, err := s.GetVotes(ctx, ids)
@@ -35,12 +36,12 @@ func newVoteLoader(s *store.Store, sole bool, wait time.Duration) Loader[store.V
 	}, sole, batching[store.VoteID, *bool](wait))
 }
 
-// viewerVote is the request's vote on comment id: nil, with no read, for
+// viewerVote is the request's vote on comment c: nil, with no read, for
 // an anonymous request.
-func viewerVote(ctx context.Context, id string) (*bool, error) {
+func viewerVote(ctx context.Context, c *store.Comment) (*bool, error) {
 	p, _ := auth.FromContext(ctx)
 	if p == nil {
 		return nil, nil
 	}
-	return For(ctx).Votes.Load(ctx, store.VoteID{CommentID: id, Voter: p.Identity()})()
+	return For(ctx).Votes.Load(ctx, store.VoteID{ProductID: c.ProductID, CommentID: c.ID, Voter: p.Identity()})()
 }

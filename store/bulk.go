@@ -62,7 +62,8 @@ type RebuildOptions struct {
 // DesignVersion) and records DesignVersion when done; a table of a newer
 // design is refused before the scan. A published comment that lacks its
 // HSK (written before the helpful twins) gets it during the scan. Then it
-// settles the votes of every comment with votes (settleAllVotes), and
+// settles the votes of every comment with votes (settleAllVotes), deletes
+// the vote items of deleted comments the scan found (voteSweep), and
 // marks the table as serving MOST_HELPFUL (CheckHelpful). Run it with
 // writes paused: a comment
 // written during the scan may be counted wrongly until the next rebuild.
@@ -89,12 +90,15 @@ func (s *Store) rebuildFrom(ctx context.Context, count func() (*tally, error)) (
 	if err := s.settleAllVotes(ctx, tally.voted); err != nil {
 		return res, err
 	}
+	if err := s.deleteKeys(ctx, tally.orphans); err != nil {
+		return res, err
+	}
 	return res, s.markHelpfulSorted(ctx)
 }
 
 // settleAllVotes settles the votes of every comment in voted (a vote
-// partition the scan saw; settleVotesOf): a settle a crash cut short is
-// completed, and the votes of deleted comments are deleted.
+// shard partition the scan saw; settleVotesOf): a settle a crash cut
+// short is completed, and the shards of deleted comments are deleted.
 func (s *Store) settleAllVotes(ctx context.Context, voted map[string]bool) error {
 	for id := range voted {
 		if err := s.settleVotesOf(ctx, id); err != nil {
@@ -131,13 +135,14 @@ func (s *Store) writeStats(ctx context.Context, tally *tally, was int64) (Rebuil
 
 // tally is what a rebuild's scan found: the counts per product and
 // language, the existing stats and leaderboard items with their versions,
-// and the comments with a vote partition.
+// the comments with vote shards, and the vote items of deleted comments.
 type tally struct {
 	comments   int64
 	backfilled int64 // comments given their HSK
 	counts     map[StatsID]*Stats
 	seen       map[table.Key]int64
 	voted      map[string]bool
+	orphans    []table.Key // vote items of deleted comments (voteSweep)
 }
 
 // add counts comment item it (an item of no valid rating is skipped).
@@ -180,6 +185,7 @@ func (t *tally) merge(o *tally) {
 	for k, v := range o.seen {
 		t.seen[k] = v
 	}
+	t.orphans = append(t.orphans, o.orphans...)
 	for id := range o.voted {
 		t.voted[id] = true
 	}
@@ -212,6 +218,7 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 		g.Go(func() (err error) {
 			defer recoverTo(&err)
 			local := newTally()
+			sweep := &voteSweep{s: s}
 			var start table.Item
 			for {
 				items, next, err := s.table.Scan(gctx, seg, segments, start, scanPage)
@@ -233,6 +240,8 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 						}
 					} else if id, ok := CommentIDFromVotesPK(it.S(table.AttrPK)); ok {
 						local.voted[id] = true
+					} else if err := sweep.add(gctx, it); err != nil {
+						return err
 					}
 				}
 				if next == nil {
@@ -240,6 +249,10 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 				}
 				start = next
 			}
+			if err := sweep.flush(gctx); err != nil {
+				return err
+			}
+			local.orphans = sweep.orphans
 			mu.Lock()
 			defer mu.Unlock()
 			all.merge(local)

@@ -10,16 +10,19 @@ import (
 	"github.com/acme/comments-gateway/store/table"
 )
 
-// Helpful votes (docs/design.md §13). A comment's votes live in a partition
-// of their own, VOTES#<comment id>:
+// Helpful votes (docs/design.md §13). Two kinds of items:
 //
-//   - one vote item per (comment, voter), SK "V#<voter>", attribute vote
-//     (1: helpful, 0: not helpful), written on condition that it still holds
-//     the vote it was read with (a voter's concurrent requests take turns);
-//   - VoteShards counter shards, SK "#<n>", holding ADDed helpful and
-//     unhelpful counts and a version; a voter always counts in the shard of
-//     its hash (voteShard), so a burst of voters on one comment spreads over
-//     the shards instead of queueing on one item.
+//   - one vote item per (voter, comment) in the voter's partition,
+//     VOTER#<voter>, SK "<product id>#<comment id>", attribute vote (1:
+//     helpful, 0: not helpful), written on condition that it still holds
+//     the vote it was read with (a voter's concurrent requests take turns).
+//     A viewer's votes on one product are contiguous, so viewerVote reads
+//     them for a page by one Query (GetVotes);
+//   - VoteShards counter shards in the comment's own partition,
+//     VOTES#<comment id>, SK "#<n>", holding ADDed helpful and unhelpful
+//     counts and a version; a voter always counts in the shard of its hash
+//     (voteShard), so a burst of voters on one comment spreads over the
+//     shards instead of queueing on one item.
 //
 // The vote item and its shard change in one atomic Write, so the shards
 // always sum to a recount of the vote items. The comment item itself is not
@@ -45,11 +48,13 @@ import (
 // themselves are never lost. A put of the whole comment (an edit) keeps
 // its counts but drops the versions, which costs the next settle a write.
 //
-// Deleting a comment deletes its vote partition after the comment
-// (purgeVotes, best effort as purgeReports): a vote that raced the delete
-// may leave an orphan, which nothing reads (a vote and viewerVote need the
-// comment; a settle finds it missing and writes nothing) and rebuild-stats
-// deletes.
+// Deleting a comment deletes its shard partition after the comment
+// (purgeVotes, best effort as purgeReports). Its vote items, in their
+// voters' partitions, cannot be found by comment: they stay as orphans,
+// which are inert (comment ids are never reused, a vote needs the comment,
+// viewerVote asks only for the comments of a reply, and a settle finds the
+// comment missing and writes nothing), and rebuild-stats' scan deletes
+// them (voteSweep).
 
 // VoteShards is the number of vote counter shards of a comment. A settle
 // reads them all by one Query (16 items of ~60 bytes: one read unit).
@@ -60,27 +65,49 @@ const VoteShards = 16
 // the vote shards (a settle that lost a race reads them again).
 const VoteCommentReads = 3 + VoteShards
 
+// ViewerVoteReads is the most items GetVotes reads an id: one in the
+// Query of its voter's votes on its product (Limit the ids of the pair),
+// and its vote item when that Query stopped before it.
+const ViewerVoteReads = 2
+
 const (
 	votesPrefix   = "VOTES#"
-	voteShardSK   = "#" // + shard number; sorts before every vote item
-	voteItemSK    = "V#"
+	voteShardSK   = "#" // + shard number
+	voterPrefix   = "VOTER#"
+	voteSKSep     = "#"    // between a vote item's product id and comment id
 	attrVote      = "vote" // a vote item's vote: 1 helpful, 0 not helpful
 	maxVoterLen   = 256    // bytes of a voter's identity
 	voteSettleMax = maxSettle
 )
 
-// VoteID addresses one voter's vote on one comment.
+// VoteID addresses one voter's vote on one comment of a product.
 type VoteID struct {
+	ProductID string
 	CommentID string
 	Voter     string
 }
 
-// VotesPK is the partition of comment id's votes and vote shards.
+// VotesPK is the partition of comment id's vote shards.
 func VotesPK(id string) string { return votesPrefix + id }
 
-// VoteKey is the key of voter's vote item on comment id.
-func VoteKey(id, voter string) table.Key {
-	return table.Key{PK: VotesPK(id), SK: voteItemSK + voter}
+// VoterPK is the partition of voter's vote items.
+func VoterPK(voter string) string { return voterPrefix + voter }
+
+// VoteKey is the key of the vote item of v.
+func VoteKey(v VoteID) table.Key {
+	return table.Key{PK: VoterPK(v.Voter), SK: voterProductSK(v.ProductID) + v.CommentID}
+}
+
+// voterProductSK is the prefix of the sort keys of a voter's votes on
+// product pid (ids have no '#', so no other product's votes share it).
+func voterProductSK(pid string) string { return pid + voteSKSep }
+
+// voteIDOf returns the vote a vote item's key addresses, and whether k is
+// the key of one.
+func voteIDOf(k table.Key) (VoteID, bool) {
+	voter, ok := strings.CutPrefix(k.PK, voterPrefix)
+	pid, cid, sep := strings.Cut(k.SK, voteSKSep)
+	return VoteID{ProductID: pid, CommentID: cid, Voter: voter}, ok && sep
 }
 
 // VoteShardKey is the key of vote counter shard n of comment id.
@@ -152,10 +179,10 @@ func (s *Store) VoteComment(ctx context.Context, id, voter string, helpful *bool
 	if c.Status != StatusPublished {
 		return nil, Errorf(ENOTFOUND, "comment %q not found", id)
 	}
-	vk := VoteKey(id, voter)
+	vid := VoteID{ProductID: c.ProductID, CommentID: id, Voter: voter}
 	changed := false
 	err = s.retry(ctx, func() error {
-		prev, err := s.table.Get(ctx, vk)
+		prev, err := s.table.Get(ctx, VoteKey(vid))
 		if err != nil {
 			return tableError(err)
 		}
@@ -164,7 +191,7 @@ func (s *Store) VoteComment(ctx context.Context, id, voter string, helpful *bool
 			return nil
 		}
 		changed = true
-		return tableError(s.table.Write(ctx, voteOps(id, voter, old, helpful)), ECONFLICT)
+		return tableError(s.table.Write(ctx, voteOps(vid, old, helpful)), ECONFLICT)
 	})
 	if err != nil {
 		return nil, err
@@ -177,11 +204,11 @@ func (s *Store) VoteComment(ctx context.Context, id, voter string, helpful *bool
 	return s.settleVotes(ctx, c, voter), nil
 }
 
-// voteOps is the atomic write that changes voter's vote on comment id from
-// old to v (nil: none): the vote item, on condition it still holds old,
-// and the difference added to the voter's shard with its version.
-func voteOps(id, voter string, old, v *bool) []table.Op {
-	k := VoteKey(id, voter)
+// voteOps is the atomic write that changes vote vid from old to v (nil:
+// none): the vote item, on condition it still holds old, and the
+// difference added to the voter's shard of the comment with its version.
+func voteOps(vid VoteID, old, v *bool) []table.Op {
+	k := VoteKey(vid)
 	var vote table.Op
 	switch {
 	case v == nil:
@@ -201,7 +228,7 @@ func voteOps(id, voter string, old, v *bool) []table.Op {
 	}
 	oh, ou := voteCounts(old)
 	nh, nu := voteCounts(v)
-	shard := table.Op{Kind: table.OpUpdate, Key: VoteShardKey(id, voteShard(voter)), Add: map[string]int64{table.AttrVersion: 1}}
+	shard := table.Op{Kind: table.OpUpdate, Key: VoteShardKey(vid.CommentID, voteShard(vid.Voter)), Add: map[string]int64{table.AttrVersion: 1}}
 	if d := nh - oh; d != 0 {
 		shard.Add[table.AttrHelpful] = d
 	}
@@ -348,30 +375,106 @@ func settleOp(old, next *Comment, read *voteVector) table.Op {
 }
 
 // GetVotes returns the votes of ids (nil where the voter has not voted),
-// aligned with them, in one BatchGet.
+// aligned with them. The ids of one voter and product (a page's comments)
+// are read by one Query of the voter's votes on the product (billed by
+// their summed size, not by key: ~1 read unit for a page), Limit their
+// number, downward from the largest id: ids are ULIDs, in creation order,
+// so for a page in NEWEST order the votes read are the page's own, and the
+// Query stops at its limit only when the page's range of ids holds more of
+// the voter's votes than the page has comments (a filtered page, or another
+// order, of a voter with many votes on the product). Then the ids below
+// where it stopped are read by key, in the one BatchGet that also reads
+// the ids alone with their voter and product. So GetVotes reads at most
+// ViewerVoteReads items an id, in one Query a (voter, product) pair and
+// one BatchGet.
 func (s *Store) GetVotes(ctx context.Context, ids []VoteID) ([]*bool, error) {
-	keys := make([]table.Key, len(ids))
-	for i, id := range ids {
+	for _, id := range ids {
 		if err := checkVoter(id.Voter); err != nil {
 			return nil, err
 		}
-		keys[i] = VoteKey(id.CommentID, id.Voter)
+	}
+	out := make([]*bool, len(ids))
+	groups := map[[2]string][]int{} // (voter, product) → positions in ids
+	var order [][2]string
+	for i, id := range ids {
+		g := [2]string{id.Voter, id.ProductID}
+		if groups[g] == nil {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	var byKey []int // positions read by key
+	for _, g := range order {
+		at := groups[g]
+		if len(at) == 1 {
+			byKey = append(byKey, at[0]) // a Query of one id cannot beat its key
+			continue
+		}
+		rest, err := s.queryVotes(ctx, ids, at, out)
+		if err != nil {
+			return nil, err
+		}
+		byKey = append(byKey, rest...)
+	}
+	if len(byKey) == 0 {
+		return out, nil
+	}
+	keys := make([]table.Key, len(byKey))
+	for j, i := range byKey {
+		keys[j] = VoteKey(ids[i])
 	}
 	items, err := s.table.BatchGet(ctx, keys)
 	if err != nil {
 		return nil, tableError(err)
 	}
-	out := make([]*bool, len(ids))
-	for i, it := range items {
-		out[i] = voteOf(it)
+	for j, it := range items {
+		out[byKey[j]] = voteOf(it)
 	}
 	return out, nil
 }
 
-// purgeVotes deletes the vote partition of deleted comment id, a page of
-// MaxWriteOps at a time (after the comment's delete: a vote of a comment
-// that is gone is read by nothing, so a failure leaves only garbage, which
-// rebuild-stats deletes).
+// queryVotes reads the votes of ids at positions at (one voter, one
+// product) into out by one Query, Limit len(at), downward from the
+// largest of their keys, and returns the positions it could not decide:
+// those below the last vote read when the Query stopped at its limit.
+func (s *Store) queryVotes(ctx context.Context, ids []VoteID, at []int, out []*bool) ([]int, error) {
+	keys := make([]table.Key, len(at))
+	top := ""
+	for j, i := range at {
+		keys[j] = VoteKey(ids[i])
+		top = max(top, keys[j].SK)
+	}
+	pk := keys[0].PK
+	// The start key is exclusive and above every key of the page: no id
+	// has '~', so nothing but ids extending the top one sorts in between.
+	start := table.Item{table.AttrPK: table.S(pk), table.AttrSK: table.S(top + "~")}
+	res, err := s.table.Query(ctx, table.Query{HashValue: pk, SortOp: table.SortBeginsWith,
+		SortValue: voterProductSK(ids[at[0]].ProductID), Limit: len(at), StartKey: start})
+	if err != nil {
+		return nil, tableError(err)
+	}
+	found := make(map[string]table.Item, len(res.Items))
+	last := top
+	for _, it := range res.Items {
+		found[it.S(table.AttrSK)] = it
+		last = it.S(table.AttrSK) // descending: the lowest yet
+	}
+	var rest []int
+	for j, i := range at {
+		if res.LastKey != nil && (len(res.Items) == 0 || keys[j].SK < last) {
+			rest = append(rest, i) // below where the Query stopped
+			continue
+		}
+		out[i] = voteOf(found[keys[j].SK])
+	}
+	return rest, nil
+}
+
+// purgeVotes deletes the vote shards of deleted comment id, a page of
+// MaxWriteOps at a time (after the comment's delete: the shards of a
+// comment that is gone are read by nothing, so a failure leaves only
+// garbage, which rebuild-stats deletes). Its vote items are left to
+// rebuild-stats (voteSweep).
 func (s *Store) purgeVotes(ctx context.Context, id string) error {
 	return s.purgePartition(ctx, VotesPK(id))
 }
@@ -394,15 +497,15 @@ func (s *Store) purgePartition(ctx context.Context, pk string) error {
 	}
 }
 
-// CommentIDFromVotesPK returns the comment id of a vote partition's PK,
-// and whether pk is one.
+// CommentIDFromVotesPK returns the comment id of a vote shard partition's
+// PK, and whether pk is one.
 func CommentIDFromVotesPK(pk string) (string, bool) {
 	return strings.CutPrefix(pk, votesPrefix)
 }
 
 // settleVotesOf settles the votes of comment id (rebuild-stats' step for
-// a comment whose vote partition it saw): the counts of a settle cut
-// short are brought up to the shards, and the votes of a comment that no
+// a comment whose vote shards it saw): the counts of a settle cut short
+// are brought up to the shards, and the shards of a comment that no
 // longer exists are deleted.
 func (s *Store) settleVotesOf(ctx context.Context, id string) error {
 	c, err := s.settleComment(ctx, id, -1)
@@ -410,4 +513,62 @@ func (s *Store) settleVotesOf(ctx context.Context, id string) error {
 		return s.purgeVotes(ctx, id)
 	}
 	return err
+}
+
+// voteSweep finds, in rebuild-stats' scan of one segment, the vote items
+// whose comment is gone (orphans of a deleted comment, see above): it
+// holds the vote items seen until they name maxSweep comments, then reads
+// those comments in one BatchGet and keeps the keys of the votes of the
+// missing ones. Its memory is bounded by maxSweep comments' pending votes
+// and the orphans found.
+type voteSweep struct {
+	s       *Store
+	pending map[string][]table.Key // comment id → its vote items seen
+	orphans []table.Key
+}
+
+// maxSweep is how many comments a voteSweep checks in one BatchGet.
+const maxSweep = 100
+
+// add notes item it when it is a vote item, checking the comments of the
+// pending ones once they are maxSweep.
+func (w *voteSweep) add(ctx context.Context, it table.Item) error {
+	k := it.Key()
+	id, ok := voteIDOf(k)
+	if !ok {
+		return nil
+	}
+	if w.pending == nil {
+		w.pending = map[string][]table.Key{}
+	}
+	w.pending[id.CommentID] = append(w.pending[id.CommentID], k)
+	if len(w.pending) < maxSweep {
+		return nil
+	}
+	return w.flush(ctx)
+}
+
+// flush checks the comments of the pending vote items and keeps the votes
+// of those that are gone as orphans.
+func (w *voteSweep) flush(ctx context.Context) error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(w.pending))
+	keys := make([]table.Key, 0, len(w.pending))
+	for id := range w.pending {
+		ids = append(ids, id)
+		keys = append(keys, CommentKey(id))
+	}
+	items, err := w.s.table.BatchGet(ctx, keys)
+	if err != nil {
+		return tableError(err)
+	}
+	for i, it := range items {
+		if it == nil {
+			w.orphans = append(w.orphans, w.pending[ids[i]]...)
+		}
+	}
+	clear(w.pending)
+	return nil
 }

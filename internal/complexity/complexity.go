@@ -13,7 +13,7 @@ import (
 // a language's shards and its selection, stats its shards, topProducts the
 // items it may read (store.TopProductsReads) and its `first` times its
 // selection, nodes its number of ids times its selection, viewerVote the
-// viewer's vote item, and mutations count the items they read. (_entities,
+// items it may read (store.ViewerVoteReads), and mutations count the items they read. (_entities,
 // whose cost gqlgen keeps unexported, is costed by package cost.) The gateway keeps to one rule with these: an
 // operation reads at most as many items as its complexity.
 func Root() graph.ComplexityRoot {
@@ -47,8 +47,9 @@ func Root() graph.ComplexityRoot {
 	c.Mutation.VoteComment = func(child int, _ model.VoteCommentInput) int {
 		return 1 + store.VoteCommentReads + child
 	}
-	// viewerVote reads the viewer's vote item (none when anonymous).
-	c.Comment.ViewerVote = func(int) int { return 1 + 1 }
+	// viewerVote reads at most store.ViewerVoteReads items a comment (none
+	// when anonymous).
+	c.Comment.ViewerVote = func(int) int { return 1 + store.ViewerVoteReads }
 	c.Query.TopProducts = func(child int, first *int, _ *string) int {
 		n := pageSize(first, 10, store.MaxTopProducts)
 		return 1 + store.TopProductsReads(n) + max(n, 1)*child

@@ -19,8 +19,9 @@ import (
 
 // The votes suite (docs/design.md §13): one vote per voter and comment,
 // changed and withdrawn; concurrent voters on one comment counted exactly
-// against a recount of their votes; settles cut short and repaired; votes
-// deleted with their comment.
+// against a recount of their votes; settles cut short and repaired; a
+// viewer's votes read by product, and by key past a Query's limit; votes
+// of a deleted comment inert, then deleted by rebuild-stats.
 
 // VoteWriters is how many voters testVotes runs on one comment at once.
 const VoteWriters = 16
@@ -31,6 +32,7 @@ func testVotes(t *testing.T, tbl table.Table) {
 	t.Run("refusals", func(t *testing.T) { testVoteRefusals(t, tbl) })
 	t.Run("concurrent", func(t *testing.T) { testConcurrentVotes(t, tbl) })
 	t.Run("settle-cut-short", func(t *testing.T) { testSettleCutShort(t, tbl) })
+	t.Run("viewer-votes", func(t *testing.T) { testViewerVotes(t, tbl) })
 	t.Run("delete", func(t *testing.T) { testVotesOfDeleted(t, tbl) })
 	t.Run("most-helpful-after-burst", func(t *testing.T) { testMostHelpfulAfterBurst(t, tbl) })
 }
@@ -77,12 +79,12 @@ func checkCounts(t *testing.T, s *store.Store, tbl table.Table, id string, got *
 	}
 }
 
-// checkViewerVotes compares the votes GetVotes reads with want.
-func checkViewerVotes(t *testing.T, s *store.Store, id string, want map[string]*bool) {
+// checkViewerVotes compares the votes on comment c GetVotes reads with want.
+func checkViewerVotes(t *testing.T, s *store.Store, c *store.Comment, want map[string]*bool) {
 	t.Helper()
 	ids := make([]store.VoteID, 0, len(want))
 	for voter := range want {
-		ids = append(ids, store.VoteID{CommentID: id, Voter: voter})
+		ids = append(ids, store.VoteID{ProductID: c.ProductID, CommentID: c.ID, Voter: voter})
 	}
 	got, err := s.GetVotes(t.Context(), ids)
 	if err != nil {
@@ -136,7 +138,7 @@ func testOneVoter(t *testing.T, tbl table.Table) {
 		}
 		want[st.voter] = st.v
 		checkCounts(t, s, tbl, c.ID, got, st.help, st.unhelp)
-		checkViewerVotes(t, s, c.ID, want)
+		checkViewerVotes(t, s, c, want)
 		log.mu.Lock()
 		last := log.changes[len(log.changes)-1]
 		log.mu.Unlock()
@@ -177,8 +179,10 @@ func testVoteRefusals(t *testing.T, tbl table.Table) {
 	}
 	_, err = pre.VoteComment(ctx, p.ID, "u", vote(true))
 	MustErrorCode(t, err, store.ENOTFOUND)
-	if res := MustQuery(t, tbl, table.Query{HashValue: store.VotesPK(p.ID), Forward: true, Limit: 10}); len(res.Items) != 0 {
-		t.Errorf("a refused vote wrote %d items", len(res.Items))
+	for _, pk := range []string{store.VotesPK(p.ID), store.VoterPK("u")} {
+		if res := MustQuery(t, tbl, table.Query{HashValue: pk, Forward: true, Limit: 10}); len(res.Items) != 0 {
+			t.Errorf("a refused vote wrote %d items in %s", len(res.Items), pk)
+		}
 	}
 }
 
@@ -226,7 +230,7 @@ func testConcurrentVotes(t *testing.T, tbl table.Table) {
 	}
 	var ids []store.VoteID
 	for i := range shared {
-		ids = append(ids, store.VoteID{CommentID: c.ID, Voter: fmt.Sprintf("shared-%d", i)})
+		ids = append(ids, store.VoteID{ProductID: pid, CommentID: c.ID, Voter: fmt.Sprintf("shared-%d", i)})
 	}
 	votes, err := s.GetVotes(t.Context(), ids)
 	if err != nil {
@@ -245,7 +249,7 @@ func testConcurrentVotes(t *testing.T, tbl table.Table) {
 			unhelp++
 		}
 	}
-	checkViewerVotes(t, s, c.ID, want)
+	checkViewerVotes(t, s, c, want)
 	checkCounts(t, s, tbl, c.ID, nil, help, unhelp)
 	if after := mustStats(t, s, pid, ""); after.Counts != before.Counts || after.Version != before.Version {
 		t.Errorf("votes moved the stats: %+v → %+v", before, after)
@@ -282,7 +286,7 @@ func testSettleCutShort(t *testing.T, tbl table.Table) {
 		t.Fatalf("a vote whose settle failed: %v", err)
 	}
 	checkCounts(t, s, f, c.ID, nil, 0, 0) // not settled
-	checkViewerVotes(t, s, c.ID, map[string]*bool{"u1": vote(true)})
+	checkViewerVotes(t, s, c, map[string]*bool{"u1": vote(true)})
 	f.on.Store(false)
 	got, err := s.VoteComment(t.Context(), c.ID, "u2", vote(false))
 	if err != nil {
@@ -302,39 +306,116 @@ func testSettleCutShort(t *testing.T, tbl table.Table) {
 	checkCounts(t, s, f, c.ID, nil, 2, 1)
 }
 
-// testVotesOfDeleted: deleting a comment deletes its votes; the votes of
-// a comment deleted under a racing vote (written here directly) are
-// deleted by rebuild-stats.
+// testViewerVotes reads a viewer's votes as viewerVote does: a page of
+// one product by one Query; a page whose range of ids holds more of the
+// voter's votes than the page has comments, whose Query stops at its
+// limit before reaching the page's oldest comments, by that Query and a
+// BatchGet of the comments it did not reach; several products and voters
+// at once; at most two items read an id.
+func testViewerVotes(t *testing.T, tbl table.Table) {
+	s := store.New(tbl)
+	const pid, other = "votes-viewer", "votes-viewer-2"
+	cs := make([]*store.Comment, 8)
+	for i := range cs {
+		cs[i] = mustVoted(t, s, pid)
+	}
+	slices.SortFunc(cs, func(a, b *store.Comment) int { return strings.Compare(a.ID, b.ID) }) // the order of the voter's partition
+	o := mustVoted(t, s, other)
+	want := map[store.VoteID]*bool{}
+	cast := func(voter string, c *store.Comment, v *bool) {
+		t.Helper()
+		if _, err := s.VoteComment(t.Context(), c.ID, voter, v); err != nil {
+			t.Fatal(err)
+		}
+		want[store.VoteID{ProductID: c.ProductID, CommentID: c.ID, Voter: voter}] = v
+	}
+	cast("shopper", cs[1], vote(true)) // few votes: the Query holds them all
+	cast("shopper", cs[6], vote(false))
+	for i, c := range cs { // "fan" voted on every comment of the product
+		cast("fan", c, vote(i%3 != 0))
+	}
+	cast("fan", o, vote(false))
+	ask := func(name string, voters []string, comments []*store.Comment, calls int64) {
+		t.Helper()
+		var ids []store.VoteID
+		for _, voter := range voters {
+			for _, c := range comments {
+				ids = append(ids, store.VoteID{ProductID: c.ProductID, CommentID: c.ID, Voter: voter})
+			}
+		}
+		ctx, u := store.WithUsage(t.Context())
+		got, err := s.GetVotes(ctx, ids)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i, id := range ids {
+			if voteName(got[i]) != voteName(want[id]) {
+				t.Errorf("%s: vote of %s on %s = %s, want %s", name, id.Voter, id.CommentID, voteName(got[i]), voteName(want[id]))
+			}
+		}
+		if u.Requests() != calls || u.ItemsRead() > 2*int64(len(ids)) {
+			t.Errorf("%s: %d calls, %d items read for %d votes; want %d calls, at most 2 items a vote", name, u.Requests(), u.ItemsRead(), len(ids), calls)
+		}
+	}
+	page := []*store.Comment{cs[1], cs[4], cs[6]}
+	ask("shopper's page", []string{"shopper"}, page, 1)
+	ask("fan's page: the Query stops at cs[4], cs[1] by key", []string{"fan"}, page, 2)
+	ask("fan's newest comments (a NEWEST page): within the Query", []string{"fan"}, cs[5:], 1)
+	ask("fan's oldest comments: within the Query", []string{"fan"}, cs[:3], 1)
+	ask("one comment: by key", []string{"fan"}, cs[5:6], 1)
+	ask("two voters, two products", []string{"shopper", "fan", "nobody"}, []*store.Comment{cs[6], cs[7], o}, 1+3)
+}
+
+// testVotesOfDeleted: deleting a comment deletes its vote shards; its
+// vote items, in their voters' partitions, stay inert (a vote on it is
+// NOT_FOUND and nothing settles it back) until rebuild-stats deletes them,
+// with the shards of a comment deleted under a racing vote (written here
+// directly).
 func testVotesOfDeleted(t *testing.T, tbl table.Table) {
 	s := store.New(tbl)
 	c := mustVoted(t, s, "votes-deleted")
+	kept := mustVoted(t, s, "votes-deleted")
+	voter := func(i int) string { return fmt.Sprint("deleted-u", i) }
 	for i := range 3 {
-		if _, err := s.VoteComment(t.Context(), c.ID, fmt.Sprint("u", i), vote(i%2 == 0)); err != nil {
-			t.Fatal(err)
+		for _, on := range []*store.Comment{c, kept} {
+			if _, err := s.VoteComment(t.Context(), on.ID, voter(i), vote(i%2 == 0)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if err := s.DeleteComment(t.Context(), c.ID, store.AnyOwner); err != nil {
 		t.Fatal(err)
 	}
-	all := table.Query{HashValue: store.VotesPK(c.ID), Forward: true, Limit: 100}
-	if res := MustQuery(t, tbl, all); len(res.Items) != 0 {
-		t.Errorf("%d vote items outlive their comment", len(res.Items))
+	shards := table.Query{HashValue: store.VotesPK(c.ID), Forward: true, Limit: 100}
+	if res := MustQuery(t, tbl, shards); len(res.Items) != 0 {
+		t.Errorf("%d vote shards outlive their comment", len(res.Items))
 	}
-	_, err := s.VoteComment(t.Context(), c.ID, "u0", vote(true))
+	_, err := s.VoteComment(t.Context(), c.ID, voter(0), vote(true))
 	MustErrorCode(t, err, store.ENOTFOUND)
-	// An orphan: a vote partition without its comment.
-	k := store.VoteKey(c.ID, "late")
+	// An orphan of a vote that raced the delete: a vote and its shard.
+	late := store.VoteID{ProductID: c.ProductID, CommentID: c.ID, Voter: "deleted-late"}
+	k := store.VoteKey(late)
 	MustWrite(t, tbl, table.Op{Kind: table.OpPut, Key: k, Item: table.Item{table.AttrPK: table.S(k.PK), table.AttrSK: table.S(k.SK), "vote": table.N(1)}},
 		table.Op{Kind: table.OpUpdate, Key: store.VoteShardKey(c.ID, 3), Add: map[string]int64{table.AttrHelpful: 1, table.AttrVersion: 1}})
-	if _, err := s.RebuildStats(t.Context(), 1); err != nil {
+	if _, err := s.RebuildStats(t.Context(), 2); err != nil {
 		t.Fatal(err)
 	}
-	if res := MustQuery(t, tbl, all); len(res.Items) != 0 {
-		t.Errorf("rebuild-stats left %d orphan vote items", len(res.Items))
+	if res := MustQuery(t, tbl, shards); len(res.Items) != 0 {
+		t.Errorf("rebuild-stats left %d orphan vote shards", len(res.Items))
+	}
+	for i := range 3 {
+		if it := MustGet(t, tbl, store.VoteKey(store.VoteID{ProductID: c.ProductID, CommentID: c.ID, Voter: voter(i)})); it != nil {
+			t.Errorf("rebuild-stats left the orphan vote of %s", voter(i))
+		}
+	}
+	if it := MustGet(t, tbl, k); it != nil {
+		t.Errorf("rebuild-stats left the orphan vote of the racing voter")
 	}
 	if it := MustGet(t, tbl, store.CommentKey(c.ID)); it != nil {
 		t.Errorf("a settle recreated the deleted comment: %v", it)
 	}
+	checkViewerVotes(t, s, kept, map[string]*bool{voter(0): vote(true), voter(1): vote(false), voter(2): vote(true)})
+	checkCounts(t, s, tbl, kept.ID, nil, 2, 1)
 }
 
 // testMostHelpfulAfterBurst: VoteWriters writers vote, each as voters of
