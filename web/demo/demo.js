@@ -3,9 +3,9 @@
 // the moderator view. The widget's view lives in the URL
 // (?product=…&order=HIGHEST_RATING&language=de&ratings=5,4), so a view can
 // be shared and the back button returns to the previous one.
-import { createClient } from './api.js';
+import { createClient } from '/widget/api.js';
 import { follow } from './live.js';
-import { mountReviews } from './widget.js';
+import { mountReviews } from '/widget/widget.js';
 import { startModeration } from './moderation.js';
 
 const endpoint = document.querySelector('meta[name="graphql-endpoint"]').content;

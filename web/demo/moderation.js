@@ -1,7 +1,7 @@
 // The moderator view (docs/moderation.md): shown when the gateway runs with
 // -moderation pre or post, which the page's <meta name="moderation"> tells.
 // Moderators sign in with the page's API key field.
-import { STATUS_TEXT } from './widget.js';
+import { STATUS_TEXT } from '/widget/widget.js';
 
 const $ = (id) => document.getElementById(id);
 const mode = document.querySelector('meta[name="moderation"]')?.content || 'off';

@@ -18,6 +18,7 @@
 //   env: CHROMIUM (default /usr/bin/chromium), GATEWAY_BIN (skip go build)
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,7 +51,8 @@ async function main() {
     try { return execFileSync(bin, ['serve', '-h'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }); } catch (e) { return `${e.stdout}${e.stderr}`; }
   })();
   const merchants = help.includes('merchant-api-keys');
-  const flags = ['-graphiql', '-open-explain', '-api-keys', `${hash(shopper)},${hash(other)}`];
+  const shop = await startShop();
+  const flags = ['-graphiql', '-open-explain', '-api-keys', `${hash(shopper)},${hash(other)}`, '-cors-origins', shop.origin];
   if (merchants) flags.push('-merchant-api-keys', hash(merchant));
   const gw = runGateway(bin, ['serve', '-addr', '127.0.0.1:0', '-store', `bolt:${join(tmp, 'comments.db')}`, '-demo=false', ...flags]);
   cleanups.unshift(gw.stop);
@@ -73,6 +75,8 @@ async function main() {
     assert.deepEqual(problems, [], `${name}: no foreign requests, CSP violations or errors`);
     if (p !== page) await p.close();
   }
+  await embedded(context, base, shop, product);
+  assert.deepEqual(problems, [], 'embedded: no requests but to the shop and the gateway, no CSP violation or error');
   assert.deepEqual(lacks, [], 'the gateway lacks parts of the API the widget uses');
   log('PASS');
 }
@@ -338,6 +342,60 @@ async function write(page, base, product, name) {
   const STATS = `query($id: ID!) { product(id: $id) { comments(first: 1) { nodes { title rating author } } } }`;
   assert.deepEqual((await must(base, STATS, { id: product })).product.comments.nodes[0], { title, rating: 4, author: 'Ann' });
   log(`${name}: the API's message beside the field; the good review published`);
+}
+
+// startShop serves a shop's product page on an origin of its own
+// (127.0.0.1, another port): { origin, set(html) }.
+async function startShop() {
+  let html = '';
+  const server = createServer((req, res) => {
+    if (req.url !== '/product') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  cleanups.unshift(() => new Promise((ok) => server.close(ok)));
+  return { origin: `http://127.0.0.1:${server.address().port}`, set: (h) => { html = h; } };
+}
+
+// embedded: the widget on the shop's own page, as docs/clients.md tells a
+// shop to embed it (widget.css, an element, widget.js from the gateway,
+// whose -cors-origins lists the shop): it shows the product's reviews and
+// a shopper signed in by the page's API key writes one.
+async function embedded(context, base, shop, product) {
+  log('embedded in a page on another origin');
+  shop.set(`<!doctype html>
+<html lang="de"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Brotbackautomat</title>
+<link rel="stylesheet" href="${base}/widget/widget.css">
+<script type="module" src="${base}/widget/widget.js"></script>
+</head><body><h1>Brotbackautomat</h1>
+<div data-reviews-widget data-product="${product}" data-endpoint="${base}/graphql" data-api-key="${shopper}"></div>
+</body></html>`);
+  const page = await context.newPage();
+  await page.goto(`${shop.origin}/product`);
+  const widget = page.locator('[data-reviews-widget]');
+  await page.waitForFunction(() => document.querySelector('[data-reviews-widget]')?.dataset.loaded);
+  const total = Number(await widget.locator('.cw-status').getAttribute('data-total-count'));
+  assert.ok(total > 20, `the shop's page shows the reviews (${total})`);
+  assert.equal(await widget.locator('.cw-review').count(), 10);
+  const form = widget.locator('.cw-form');
+  assert.equal(await form.getByLabel('Language of your review').inputValue(), 'de', "the page's language");
+  await form.getByLabel('Title').fill('Aus dem Shop');
+  await form.getByLabel('Review', { exact: true }).fill('Gut.');
+  await form.getByLabel('Your name').fill('Eva');
+  await form.getByRole('button', { name: 'Submit review' }).click();
+  await widget.locator('.cw-thanks', { hasText: 'published' }).waitFor();
+  await widget.locator('.cw-review', { hasText: 'Aus dem Shop' }).waitFor();
+  await assertContrast(page);
+  await page.screenshot({ path: join(artifacts, 'widget-embedded.png'), fullPage: true });
+  // Requests to the shop's own origin are the page's, not foreign.
+  for (let i = problems.length - 1; i >= 0; i--) {
+    if (problems[i].startsWith(`request to another origin: ${shop.origin}/`)) problems.splice(i, 1);
+  }
+  await page.close();
 }
 
 // assertFits: nothing is wider than the viewport (no horizontal scrolling).

@@ -20,13 +20,17 @@ export class RequestError extends Error {
 //   graphql(query, variables, signal) is request that also rejects when the
 //     reply has any error (for mutations and the moderator view).
 //   setAPIKey(key) sets the key sent as X-API-Key ('' for none);
-//   signedIn() reports whether one is set.
+//   setToken(jwt) the token sent as Authorization: Bearer (a shopper's
+//     sign-in: the JWT's subject is the voter), used when no key is set;
+//   signedIn() reports whether either is set.
 export function createClient(endpoint) {
   let apiKey = '';
+  let token = '';
   async function request(query, variables, { signal, explain = false } = {}) {
     const headers = { 'Content-Type': 'application/json' };
     if (explain) headers['X-Explain'] = '1';
     if (apiKey) headers['X-API-Key'] = apiKey;
+    else if (token) headers.Authorization = `Bearer ${token}`;
     const res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ query, variables }), signal });
     const body = await res.json();
     const data = body.data && Object.values(body.data).some((v) => v !== null) ? body.data : null;
@@ -42,6 +46,7 @@ export function createClient(endpoint) {
     request,
     graphql,
     setAPIKey: (key) => { apiKey = key.trim(); },
-    signedIn: () => apiKey !== '',
+    setToken: (jwt) => { token = jwt.trim(); },
+    signedIn: () => apiKey !== '' || token !== '',
   };
 }

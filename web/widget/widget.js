@@ -2,10 +2,10 @@
 // plain DOM, no dependency, every element inside the host element. Read top
 // to bottom: queries, state, rendering, events.
 //
-// Embedding: an element with data-reviews-widget (data-product, and
-// data-endpoint when the gateway is on another origin; data-api-key for a
-// signed-in shopper) and this module; it mounts on every such element.
-// mountReviews mounts it by hand (the /demo page does).
+// Embedding: an element with data-reviews-widget (data-product;
+// data-endpoint when the page is not on the gateway's origin; data-token or
+// data-api-key for a signed-in shopper) and this module; it mounts on every
+// such element. mountReviews mounts it by hand (the /demo page does).
 import { createClient, RequestError } from './api.js';
 
 const PAGE_SIZE = 10;
@@ -98,7 +98,8 @@ let widgets = 0;
 // ({ order, language, ratings }); onView(state), called after each shown
 // view (the demo writes it into its URL); onLoaded({ product, language }),
 // after each load; onWritten(comment), after a review is written.
-// It returns { show(product, state), reload(), setAPIKey(key), update(comment) }.
+// It returns { show(product, state), reload(), setAPIKey(key), setToken(jwt),
+// update(comment) }.
 export function mountReviews(root, { client, endpoint, product, state: initial = {}, onView, onLoaded, onWritten } = {}) {
   client ||= createClient(endpoint);
   const uid = `cw${++widgets}`;
@@ -500,7 +501,8 @@ export function mountReviews(root, { client, endpoint, product, state: initial =
     },
     // reload loads the view again, keeping as many reviews as are shown.
     reload: () => load({ keep: shown.length }),
-    setAPIKey: (key) => client.setAPIKey(key),
+    setAPIKey: (key) => { client.setAPIKey(key); load({ keep: shown.length }); },
+    setToken: (jwt) => { client.setToken(jwt); load({ keep: shown.length }); },
     // update shows a comment's new state in "Your reviews" (the moderator view).
     update(c) {
       if (!mine.has(c.id)) return;
@@ -510,11 +512,12 @@ export function mountReviews(root, { client, endpoint, product, state: initial =
   };
 }
 
-// Embedded: mount on every element that asks for it.
+// Embedded: mount on every element that asks for it. The widget object is
+// the element's reviewsWidget (a shop's script signs a shopper in with
+// host.reviewsWidget.setToken(jwt) after the page loaded).
 for (const host of document.querySelectorAll('[data-reviews-widget]')) {
-  const w = mountReviews(host, {
-    endpoint: host.dataset.endpoint || new URL('/graphql', import.meta.url).href,
-    product: host.dataset.product,
-  });
-  if (host.dataset.apiKey) w.setAPIKey(host.dataset.apiKey);
+  const client = createClient(host.dataset.endpoint || new URL('/graphql', import.meta.url).href);
+  if (host.dataset.apiKey) client.setAPIKey(host.dataset.apiKey);
+  if (host.dataset.token) client.setToken(host.dataset.token);
+  host.reviewsWidget = mountReviews(host, { client, product: host.dataset.product });
 }
