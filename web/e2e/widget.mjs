@@ -299,6 +299,25 @@ async function vote(page, base, name) {
   await must(base, `mutation($input: VoteCommentInput!) { voteComment(input: $input) { comment { id } } }`,
     { input: { commentId: id, helpful: null } }, other);
   log(`${name}: votes counted and shown pressed`);
+  if (lacks.length) return;
+
+  // Most helpful: once the vote has settled (docs/design.md), the voted
+  // review is on the first page and the counts shown never grow down it.
+  const product = new URL(page.url()).searchParams.get('product');
+  const MOST = `query($id: ID!) { product(id: $id) { comments(orderBy: MOST_HELPFUL, first: 10) { nodes { id helpfulCount } } } }`;
+  for (let i = 0; ; i++) {
+    const nodes = (await must(base, MOST, { id: product })).product.comments.nodes;
+    if (nodes.some((n) => n.id === id)) break;
+    assert.ok(i < 60, `MOST_HELPFUL lists the voted review within 30 s: ${JSON.stringify(nodes)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await settled(page, () => page.getByLabel('Sort by').selectOption('MOST_HELPFUL'));
+  const counts = await page.locator('#reviews .cw-vote[data-helpful="true"]').evaluateAll((els) =>
+    els.map((e) => Number(/\((\d+)\)/.exec(e.textContent)[1])));
+  assert.ok(counts.every((c, i) => i === 0 || counts[i - 1] >= c), `MOST_HELPFUL: helpful counts ${counts}`);
+  assert.ok(counts[0] >= 1, 'the voted review leads');
+  assert.equal(await fresh().count(), 1, 'the voted review is on the first page');
+  await settled(page, () => page.getByLabel('Sort by').selectOption('NEWEST'));
 }
 
 // signIn types key into the demo's API key field; leaving the field loads
