@@ -17,7 +17,7 @@
 //   cd web && npm ci && node e2e/widget.mjs   (web/test.sh runs it too)
 //   env: CHROMIUM (default /usr/bin/chromium), GATEWAY_BIN (skip go build)
 import { createHash, randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,10 +47,8 @@ const N = 25;
 
 async function main() {
   const bin = buildGateway(tmp, log);
-  const help = (() => {
-    try { return execFileSync(bin, ['serve', '-h'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }); } catch (e) { return `${e.stdout}${e.stderr}`; }
-  })();
-  const merchants = help.includes('merchant-api-keys');
+  const help = spawnSync(bin, ['serve', '-h'], { encoding: 'utf8', timeout: 30_000 });
+  const merchants = `${help.stdout}${help.stderr}`.includes('-merchant-api-keys');
   const shop = await startShop();
   const flags = ['-graphiql', '-open-explain', '-api-keys', `${hash(shopper)},${hash(other)}`, '-cors-origins', shop.origin];
   if (merchants) flags.push('-merchant-api-keys', hash(merchant));

@@ -313,7 +313,7 @@ export function mountReviews(root, { client, endpoint, product, state: initial =
         el('p', { lang: c.language, text: c.reply.body })));
     }
     const votes = el('div.cw-votes', { role: 'group', 'aria-label': `Was “${c.title}” helpful?` },
-      el('span', { text: 'Helpful?' }));
+      el('span', { text: 'Was this helpful?' }));
     const note = el('span.cw-vote-note', { role: 'status' });
     const renderVotes = (v) => {
       votes.replaceChildren(votes.firstChild, ...[[true, 'Helpful', v.helpfulCount], [false, 'Not helpful', v.unhelpfulCount]]
