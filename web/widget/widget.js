@@ -107,8 +107,8 @@ export function mountReviews(root, { client, endpoint, product, state: initial =
     product,
     order: 'NEWEST',
     language: '',
-    ratings: new Set(), // empty: every rating
     ...initial,
+    ratings: new Set(initial.ratings), // empty: every rating
   };
   let shown = []; // the ids shown, in order
   let endCursor = null;
@@ -118,7 +118,6 @@ export function mountReviews(root, { client, endpoint, product, state: initial =
   // The skeleton: summary, controls, list, "Load more", form, developer panel.
   const ids = (name) => `${uid}-${name}`;
   root.classList.add('cw');
-  root.replaceChildren();
   root.innerHTML = `
 <h2 class="cw-title" id="${ids('title')}">Customer reviews</h2>
 <div class="cw-summary">
@@ -185,8 +184,9 @@ export function mountReviews(root, { client, endpoint, product, state: initial =
   });
 
   // load shows the first page of the state's view; a newer load aborts an
-  // older one still in flight, so a slow answer never overwrites a newer view.
-  // keep > 0 reloads that many (a live update keeps what "Load more" showed).
+  // older one, or a "Load more", still in flight, so a slow answer never
+  // overwrites a newer view. keep > 0 reloads that many (a live update keeps
+  // what "Load more" showed).
   let inFlight = null;
   async function load({ keep = 0 } = {}) {
     inFlight?.abort();
@@ -194,8 +194,9 @@ export function mountReviews(root, { client, endpoint, product, state: initial =
     inFlight = controller;
     const variables = { ...filters(), first: Math.min(MAX_PAGE, Math.max(PAGE_SIZE, keep)) };
     root.setAttribute('aria-busy', 'true');
+    $('cw-more').disabled = true; // the list is about to change
     try {
-      const body = await client.request(VIEW, variables, { signal: controller.signal, explain: devOpen() });
+      const body = await client.request(VIEW, variables, { signal: controller.signal });
       lastQuery = { query: VIEW, variables };
       const p = body.data.product;
       renderSummary(p.stats);
@@ -203,7 +204,8 @@ export function mountReviews(root, { client, endpoint, product, state: initial =
       shown = [];
       $('cw-list').replaceChildren();
       renderPage(p.comments);
-      renderDev(body);
+      renderErrors(body);
+      explain();
       onView?.(viewState());
       onLoaded?.({ product: state.product, language: state.language });
     } catch (err) {
@@ -211,25 +213,35 @@ export function mountReviews(root, { client, endpoint, product, state: initial =
       $('cw-status').textContent = `Reviews could not be loaded: ${err.message}`;
     }
     root.setAttribute('aria-busy', 'false');
+    $('cw-more').disabled = false;
     root.dataset.loaded = String(Date.now()); // for the browser tests
   }
 
+  // loadMore appends the next page. The button is disabled while a load is
+  // in flight; a load started meanwhile (a live update) aborts this one.
   async function loadMore() {
     const button = $('cw-more');
+    if (button.disabled) return;
     button.disabled = true;
+    const controller = new AbortController();
+    inFlight = controller;
     const variables = { ...filters(), first: PAGE_SIZE, after: endCursor };
     try {
-      const body = await client.request(MORE, variables, { explain: devOpen() });
+      const body = await client.request(MORE, variables, { signal: controller.signal });
       lastQuery = { query: MORE, variables };
       const first = $('cw-list').children.length;
       renderPage(body.data.product.comments);
-      renderDev(body);
+      renderErrors(body);
+      explain();
       // Move the focus to the first new review, so that keyboard and screen
       // reader users continue where they were.
       $('cw-list').children[first]?.querySelector('h4')?.focus();
     } catch (err) {
-      $('cw-status').textContent = `More reviews could not be loaded: ${err.message}`;
+      if (!controller.signal.aborted) { // else a new view took over
+        $('cw-status').textContent = `More reviews could not be loaded: ${err.message}`;
+      }
     }
+    if (controller.signal.aborted) return;
     button.disabled = false;
     root.dataset.loaded = String(Date.now());
   }
@@ -426,23 +438,32 @@ export function mountReviews(root, { client, endpoint, product, state: initial =
     const open = !devOpen();
     $('cw-dev-toggle').setAttribute('aria-expanded', String(open));
     $('cw-dev-panel').hidden = !open;
-    if (open && lastQuery) {
-      // The plan of the page last shown: the same query again, with X-Explain.
-      try {
-        renderDev(await client.request(lastQuery.query, lastQuery.variables, { explain: true }));
-      } catch (err) {
-        $('cw-plan').textContent = `No plan: ${err.message}`;
-      }
-    }
+    explain();
   });
 
-  // renderDev shows the reply's plan, cost and field errors (a field the
-  // gateway cannot answer yet loses only that field: the list still shows).
-  function renderDev(body) {
-    const errs = body.errors || [];
-    $('cw-field-errors').replaceChildren(...errs.slice(0, 5).map((e) =>
+  // explain shows, when the panel is open, the plan of the page last shown:
+  // the same query again, with X-Explain (shoppers' requests never carry
+  // it: without -open-explain the gateway wants a credential for it).
+  async function explain() {
+    if (!devOpen() || !lastQuery) return;
+    const { query, variables } = lastQuery;
+    try {
+      const body = await client.request(query, variables, { explain: true });
+      if (lastQuery.variables === variables) renderPlan(body);
+    } catch (err) {
+      $('cw-plan').textContent = `No plan: ${err.message}`;
+    }
+  }
+
+  // renderErrors lists a reply's field errors (a field the gateway cannot
+  // answer loses only that field: the list still shows).
+  function renderErrors(body) {
+    $('cw-field-errors').replaceChildren(...(body.errors || []).slice(0, 5).map((e) =>
       el('li', { text: `${(e.path || []).join('.')}: ${e.message} (${e.extensions?.code || '?'})` })));
-    if (!devOpen()) return;
+  }
+
+  // renderPlan shows a reply's plan and cost.
+  function renderPlan(body) {
     const plan = body.extensions?.plan?.[0];
     const cost = body.extensions?.cost;
     const box = $('cw-plan');
@@ -496,7 +517,7 @@ export function mountReviews(root, { client, endpoint, product, state: initial =
     // show shows product's reviews in view state (order, language, ratings).
     show(id, view = {}) {
       state.product = id;
-      Object.assign(state, { order: 'NEWEST', language: '', ratings: new Set() }, view);
+      Object.assign(state, { order: 'NEWEST', language: '' }, view, { ratings: new Set(view.ratings) });
       load();
     },
     // reload loads the view again, keeping as many reviews as are shown.
