@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { buildGateway, root, runBounded, runGateway } from './gateway.mjs';
-import { assertContrast } from './contrast.mjs';
+import { assertContrast, assertControlsNamed } from './contrast.mjs';
 import { launchChromium } from './chromium.mjs';
 
 const artifacts = join(root, 'artifacts');
@@ -240,6 +240,7 @@ async function drive(page, base, product, seeded, name) {
   await page.getByRole('button', { name: 'Developer' }).click();
   await page.locator('#reviews .cw-plan [data-fact="strategy"]').waitFor();
   await assertContrast(page);
+  await assertControlsNamed(page);
   await assertFits(page, name);
   await page.getByRole('button', { name: 'Developer' }).click();
 
@@ -346,6 +347,7 @@ async function write(page, base, product, name) {
   assert.equal(await form.getByLabel('Title').getAttribute('aria-describedby'), await err.getAttribute('id'));
   assert.equal(await form.locator('.cw-error').count(), 1, 'only the title is wrong');
   await assertContrast(page);
+  await assertControlsNamed(page);
   await assertFits(page, `${name} form error`);
   await page.screenshot({ path: join(artifacts, `widget-${name}-form-error.png`), fullPage: true });
 
