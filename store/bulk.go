@@ -32,6 +32,9 @@ type RebuildResult struct {
 	Comments   int64 // comments counted
 	Products   int   // products with comments
 	StatsItems int   // stats items written (including zeroed stale ones)
+	// Backfilled counts the published comments written before the helpful
+	// twins that the rebuild gave their HSK (helpfulBackfill).
+	Backfilled int64
 }
 
 // scanPage is the page size of the rebuild scan.
@@ -57,7 +60,9 @@ type RebuildOptions struct {
 // rebuiltItems); stats of products or languages that no longer have
 // comments are zeroed. It migrates a table of any earlier design (see
 // DesignVersion) and records DesignVersion when done; a table of a newer
-// design is refused before the scan. Run it with writes paused: a comment
+// design is refused before the scan. A published comment that lacks its
+// HSK (written before the helpful twins) gets it during the scan, and the
+// table is marked as serving MOST_HELPFUL when done (CheckHelpful). Run it with writes paused: a comment
 // written during the scan may be counted wrongly until the next rebuild.
 func (s *Store) RebuildStatsWith(ctx context.Context, o RebuildOptions) (RebuildResult, error) {
 	return s.rebuildFrom(ctx, func() (*tally, error) { return s.scanTally(ctx, max(o.Segments, 1), o.Progress) })
@@ -75,14 +80,18 @@ func (s *Store) rebuildFrom(ctx context.Context, count func() (*tally, error)) (
 	if err != nil {
 		return RebuildResult{}, err
 	}
-	return s.writeStats(ctx, tally, was)
+	res, err := s.writeStats(ctx, tally, was)
+	if err != nil {
+		return res, err
+	}
+	return res, s.markHelpfulSorted(ctx)
 }
 
 // writeStats rewrites the stats items of what tally counted (see
 // RebuildStatsWith), and records DesignVersion on a table whose recorded
 // design was `was`.
 func (s *Store) writeStats(ctx context.Context, tally *tally, was int64) (RebuildResult, error) {
-	res := RebuildResult{Comments: tally.comments}
+	res := RebuildResult{Comments: tally.comments, Backfilled: tally.backfilled}
 	items, deletes := rebuiltItems(tally.counts, tally.seen)
 	for id, st := range tally.counts {
 		if id.Language == "" && st.Total > 0 {
@@ -107,9 +116,10 @@ func (s *Store) writeStats(ctx context.Context, tally *tally, was int64) (Rebuil
 // language, and the existing stats and leaderboard items with their
 // versions.
 type tally struct {
-	comments int64
-	counts   map[StatsID]*Stats
-	seen     map[table.Key]int64
+	comments   int64
+	backfilled int64 // comments given their HSK
+	counts     map[StatsID]*Stats
+	seen       map[table.Key]int64
 }
 
 // add counts comment item it (an item of no valid rating is skipped).
@@ -138,6 +148,7 @@ func (t *tally) addComment(pid, lang string, r int) {
 // merge adds the tally o of another segment to t.
 func (t *tally) merge(o *tally) {
 	t.comments += o.comments
+	t.backfilled += o.backfilled
 	for id, st := range o.counts {
 		if have := t.counts[id]; have != nil {
 			for r := range have.Counts {
@@ -160,6 +171,8 @@ func newTally() *tally {
 // scanTally scans the table in `segments` parallel segments and tallies
 // what it finds: comments by product, language and rating, and the items
 // of product partitions (stats and leaderboard items) with their versions.
+// It gives the published comments that lack their HSK theirs
+// (backfillHelpful).
 // progress, when set, gets the items scanned so far after each page.
 func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64)) (*tally, error) {
 	var mu sync.Mutex
@@ -190,6 +203,13 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 						local.seen[it.Key()] = it.N(table.AttrVersion)
 					} else if _, ok := CommentIDFromPK(it.S(table.AttrPK)); ok && it.S(table.AttrStatus) == "" {
 						local.add(it) // only a published comment counts
+						done, err := s.backfillHelpful(gctx, it)
+						if err != nil {
+							return err
+						}
+						if done {
+							local.backfilled++
+						}
 					}
 				}
 				if next == nil {

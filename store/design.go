@@ -94,13 +94,17 @@ func (s *Store) recordedDesign(ctx context.Context) (int64, error) {
 
 // recordDesign records DesignVersion in the meta item, on condition that
 // it still records was (0: no design). Losing that race to another
-// gateway that recorded DesignVersion is no error.
+// gateway that recorded DesignVersion is no error. A table that recorded
+// no design (a new table, or one RebuildStats just went through) also
+// gets the mark that its published comments carry their HSK (CheckHelpful).
 func (s *Store) recordDesign(ctx context.Context, was int64) error {
 	cond := table.Cond{Kind: table.CondAbsent, Attr: attrDesign}
+	set := table.Item{attrDesign: table.N(DesignVersion), attrHelpfulSorted: table.N(1)}
 	if was != 0 {
 		cond = table.Cond{Kind: table.CondEquals, Attr: attrDesign, Value: table.N(was)}
+		delete(set, attrHelpfulSorted)
 	}
-	op := table.Op{Kind: table.OpUpdate, Key: DesignKey(), Set: table.Item{attrDesign: table.N(DesignVersion)}, Conds: []table.Cond{cond}}
+	op := table.Op{Kind: table.OpUpdate, Key: DesignKey(), Set: set, Conds: []table.Cond{cond}}
 	err := s.table.Write(ctx, []table.Op{op})
 	if ErrorCode(err) == ECONFLICT {
 		now, rerr := s.recordedDesign(ctx)

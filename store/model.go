@@ -192,8 +192,9 @@ func (c *Comment) Validate() error {
 	return nil
 }
 
-// Item returns the table item of c: with all four public index keys when
-// it is published, and its moderation attributes (moderationAttrs).
+// Item returns the table item of c: with all four public index keys and
+// its HSK (the sort key of their helpful twins) when it is published, and
+// its moderation attributes (moderationAttrs).
 func (c *Comment) Item() table.Item {
 	k := CommentKey(c.ID)
 	it := table.Item{
@@ -218,6 +219,7 @@ func (c *Comment) Item() table.Item {
 		_, gsi3 := PartitionKey(c.ProductID, "", c.Rating)
 		_, gsi4 := PartitionKey(c.ProductID, "", 0)
 		it[table.AttrGSIPK], it[table.AttrGSI2PK], it[table.AttrGSI3PK], it[table.AttrGSI4PK] = table.S(gsi1), table.S(gsi2), table.S(gsi3), table.S(gsi4)
+		it[table.AttrHSK] = table.S(c.HelpfulSortKey())
 	}
 	if c.HelpfulCount != 0 {
 		it[table.AttrHelpful] = table.N(c.HelpfulCount)

@@ -23,7 +23,8 @@ type Store struct {
 	newID  func(time.Time) string
 	mod    Moderation // off unless WithModeration
 	publishState
-	hints statsHints // the stats last read, per product and language
+	hints   statsHints   // the stats last read, per product and language
+	helpful helpfulState // whether MOST_HELPFUL can be served (CheckHelpful)
 }
 
 // Option configures a Store.

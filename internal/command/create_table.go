@@ -9,10 +9,12 @@ import (
 	"github.com/acme/comments-gateway/internal/serve"
 	"github.com/acme/comments-gateway/internal/storespec"
 	"github.com/acme/comments-gateway/store"
+	"github.com/acme/comments-gateway/store/table"
 )
 
 // cmdCreateTable is the create-table command: the DynamoDB table, its
-// indexes and stream, created or checked, and its logical design recorded.
+// indexes and stream, created or checked (missing indexes added), and its
+// logical design recorded; it notes what an older table still needs.
 func cmdCreateTable(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlags("create-table", stderr)
 	spec := fs.String("store", "", "the table to create: dynamodb:TABLE")
@@ -33,13 +35,21 @@ func cmdCreateTable(ctx context.Context, args []string, getenv func(string) stri
 	if err := t.CreateTable(ctx, *stream); err != nil {
 		return err
 	}
-	d, err := store.New(t).CheckDesign(ctx) // a new table records its design
+	s := store.New(t)
+	d, err := s.CheckDesign(ctx) // a new table records its design
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "table %s is ACTIVE with its four indexes\n", name)
+	helpful := s.CheckHelpful(ctx) // a new table got its mark with its design
+	if helpful != nil && store.ErrorCode(helpful) != store.EUNAVAILABLE {
+		return helpful
+	}
+	fmt.Fprintf(stdout, "table %s is ACTIVE with its %d indexes\n", name, len(table.AllIndexes))
 	if d.Legacy {
 		fmt.Fprintf(stdout, "note: %s\n", serve.LegacyMessage(ss))
+	}
+	if helpful != nil {
+		fmt.Fprintf(stdout, "note: %s\n", store.ErrorMessage(helpful))
 	}
 	return nil
 }

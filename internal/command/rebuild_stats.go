@@ -12,7 +12,8 @@ import (
 )
 
 // cmdRebuildStats is the rebuild-stats command: every product's stats
-// recounted from its comments by a parallel scan.
+// recounted from its comments by a parallel scan, which also gives the
+// comments written before the helpful indexes their HSK.
 func cmdRebuildStats(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlags("rebuild-stats", stderr)
 	spec := fs.String("store", storespec.Default, "store: bolt:PATH or dynamodb:TABLE")
@@ -32,5 +33,8 @@ func cmdRebuildStats(ctx context.Context, args []string, getenv func(string) str
 	}
 	fmt.Fprintf(stdout, "recounted %d comments of %d products, wrote %d stats items in %s\n",
 		res.Comments, res.Products, res.StatsItems, time.Since(start).Round(time.Millisecond))
+	if res.Backfilled > 0 {
+		fmt.Fprintf(stdout, "gave %d comments written before the helpful indexes their sort key (HSK)\n", res.Backfilled)
+	}
 	return nil
 }

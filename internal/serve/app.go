@@ -203,6 +203,13 @@ func (a *app) openStore(ctx context.Context) error {
 	if err := a.upgradeStore(ctx); err != nil {
 		return err
 	}
+	// A table not yet upgraded to the helpful twins is served, without the
+	// MOST_HELPFUL order (its reads say why: UNAVAILABLE).
+	if err := a.store.CheckHelpful(ctx); store.ErrorCode(err) == store.EUNAVAILABLE {
+		a.log.Warn("serving without the MOST_HELPFUL order", "store", a.cfg.store.String(), "reason", store.ErrorMessage(err))
+	} else if err != nil {
+		return fmt.Errorf("checking the helpful indexes of %s: %w", a.cfg.store, err)
+	}
 	if a.cfg.moderation.Mode != store.ModerationOff {
 		if err := a.store.CheckModeration(ctx); err != nil {
 			return err

@@ -18,7 +18,7 @@ const benchComments = 100_000
 
 // benchData returns n comments in creation order, as an import or the seed
 // command produces them: ULID ids, 1,000 products, 5 languages, bodies of
-// 50 to 450 bytes.
+// 50 to 450 bytes, a third with helpful votes.
 func benchData(n int) []store.Comment {
 	rng := mrand.New(mrand.NewSource(1))
 	langs := []string{"en", "de", "fr", "pt-BR", "ja"}
@@ -39,6 +39,14 @@ func benchData(n int) []store.Comment {
 			Title:     fmt.Sprintf("Title of comment %d", i),
 			Body:      string(body[:50+rng.Intn(400)]),
 			CreatedAt: at,
+		}
+	}
+	// Helpful votes, from a source of their own (the rest of the data stays
+	// as it was): most comments have none, a few many.
+	votes := mrand.New(mrand.NewSource(2))
+	for i := range out {
+		if votes.Intn(3) == 0 {
+			out[i].HelpfulCount = int64(votes.ExpFloat64() * 20)
 		}
 	}
 	return out
@@ -137,6 +145,15 @@ func BenchmarkQuery(b *testing.B) {
 			i++
 			_, h := store.PartitionKey(c.ProductID, c.Language, c.Rating)
 			query(b, table.Query{Index: table.IndexByLangAndRating, HashValue: h, Limit: 20})
+		}
+	})
+	b.Run("helpful-page", func(b *testing.B) { // MOST_HELPFUL's first page
+		i := 0
+		for b.Loop() {
+			c := pick(i)
+			i++
+			_, h := store.PartitionKey(c.ProductID, "", 0)
+			query(b, table.Query{Index: table.IndexHelpfulAll, HashValue: h, Limit: 20})
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {

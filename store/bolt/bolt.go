@@ -46,10 +46,12 @@ var (
 
 // formatVersion is the version of the file layout, recorded in the meta
 // bucket. Format 1 (index entries holding a copy of the projected item,
-// buckets "index:<name>") is migrated on Open.
-const formatVersion = "2"
+// buckets "index:<name>") and format 2 (partitions named by their hash
+// value alone, no partitions of counted times, no dictionary codes for HSK
+// and helpful: what an older program cannot read) are migrated on Open.
+const formatVersion = "3"
 
-// Prefixes of the index buckets' names: of format 2, and of format 1.
+// Prefixes of the index buckets' names: of formats 2 and 3, and of format 1.
 const (
 	indexBucketPrefix   = "ix:"
 	v1IndexBucketPrefix = "index:"
@@ -67,7 +69,7 @@ type Table struct {
 
 var _ table.Table = (*Table)(nil)
 
-// index is one index of table.Indexes as this store keeps it.
+// index is one index of table.AllIndexes as this store keeps it.
 type index struct {
 	def    table.IndexDef
 	bucket []byte
@@ -77,7 +79,8 @@ type index struct {
 }
 
 // entry returns the entry of it in the index, or false when it is absent
-// from the index (it lacks the hash or the sort attribute).
+// from the index (it lacks the hash or the sort attribute). Its hash is the
+// name of its partition (partitionName).
 func (ix *index) entry(it table.Item) (entryRef, bool) {
 	h, ok := it[ix.def.Hash].Str()
 	if !ok {
@@ -87,7 +90,7 @@ func (ix *index) entry(it table.Item) (entryRef, bool) {
 	if !ok {
 		return entryRef{}, false
 	}
-	return entryRef{hash: h, sort: s, pk: it.S(table.AttrPK), sk: it.S(table.AttrSK)}, true
+	return entryRef{hash: partitionName(h, ix.def.Sort), sort: s, pk: it.S(table.AttrPK), sk: it.S(table.AttrSK)}, true
 }
 
 // signature describes the index definitions; the index buckets are rebuilt

@@ -484,7 +484,10 @@ func TestCodec(t *testing.T) {
 	c := comments(2)
 	c[0][table.AttrVersion] = table.N(3)
 	c[0][table.AttrAuthorID] = table.S("user")
+	c[0][table.AttrHelpful] = table.N(12)
+	c[0][table.AttrHSK] = table.S(store.HelpfulSortKey(12, c[0].S(table.AttrGSISK)))
 	odd := maps.Clone(c[1]) // derivable attributes that differ from their rule
+	odd[table.AttrHSK] = table.S(store.HelpfulSortKey(2, c[1].S(table.AttrGSISK)))
 	odd[table.AttrGSIPK], odd[table.AttrGSISK], odd[table.AttrID] = table.S("PRODUCT#p1/en/9"), table.S("2025#x"), table.S("other")
 	odd[table.AttrCreatedAt] = table.S("2025-01-01T00:00:00Z") // not the fixed-width form
 	items := []table.Item{
@@ -515,8 +518,9 @@ func TestCodec(t *testing.T) {
 			}
 		}
 	}
-	// A comment stores neither its id, nor GSISK, nor its four hash keys,
-	// and its createdAt in a few bytes: far less than its strings.
+	// A comment stores neither its id, nor GSISK, nor its HSK, nor its four
+	// hash keys, and its createdAt in a few bytes: far less than its
+	// strings.
 	b, _ := encodeItem(c[1])
 	var text int
 	for _, a := range []string{table.AttrProductID, table.AttrLanguage, table.AttrAuthor, table.AttrTitle, table.AttrBody} {
@@ -567,14 +571,26 @@ func TestFormat1Values(t *testing.T) {
 
 // TestEntryOrder: index entry keys sort as (sort, PK, SK) do, whether the
 // table key is derived from the sort value or spelled out, in partitions of
-// strings and of times, and point back to their item.
+// strings, of times and of counted times, and point back to their item.
 func TestEntryOrder(t *testing.T) {
 	type tuple struct{ sort, pk, sk string }
 	t1, t2 := "2025-01-01T00:00:00.000000000Z", "2025-01-01T00:00:00.000000001Z"
-	for _, p := range []partition{{prefix: []byte{7}}, {prefix: []byte{0x81, 1}, times: true}} {
-		sorts := []string{t1 + "#c1", t1 + "#c2", t2 + "#c1", t1 + "#c1#c2", t1 + "#a", "1969-12-31T23:59:59.999999999Z#c0"}
-		if !p.times {
-			sorts = append(sorts, "a", "t#c1", "t#", "u#c1")
+	times := []string{t1 + "#c1", t1 + "#c2", t2 + "#c1", t1 + "#c1#c2", t1 + "#a", "1969-12-31T23:59:59.999999999Z#c0"}
+	var counted []string
+	for _, n := range []string{"0000000000#", "0000000001#", "0000000300#", "9999999999#"} {
+		for _, s := range times {
+			counted = append(counted, n+s)
+		}
+	}
+	for _, p := range []partition{{prefix: []byte{7}, kind: kindStrings}, {prefix: []byte{0x81, 1}, kind: kindTimes}, {prefix: []byte{3}, kind: kindCounted}} {
+		var sorts []string
+		switch p.kind {
+		case kindStrings:
+			sorts = slices.Concat(times, counted, []string{"a", "t#c1", "t#", "u#c1"})
+		case kindTimes:
+			sorts = times
+		case kindCounted:
+			sorts = counted
 		}
 		keys := []string{"COMMENT#c1", "COMMENT#c2", "COMMENT#", "A", "COMMENT#c1x", "Z", "COMMENT#c0", "COMMENT#c2#c2"}
 		var ts []tuple
@@ -604,14 +620,30 @@ func TestEntryOrder(t *testing.T) {
 				}
 			}
 		}
-		if k := enc(tuple{t1 + "#C1", "COMMENT#C1", "COMMENT#C1"}); p.times && len(k) != 2+timeKeyLen+len("C1")+2 {
-			t.Errorf("a comment's entry %q is not compact", k)
+		switch p.kind {
+		case kindTimes:
+			if k := enc(tuple{t1 + "#C1", "COMMENT#C1", "COMMENT#C1"}); len(k) != 2+timeKeyLen+len("C1")+2 {
+				t.Errorf("a comment's entry %q is not compact", k)
+			}
+		case kindCounted:
+			if k := enc(tuple{"0000000042#" + t1 + "#C1", "COMMENT#C1", "COMMENT#C1"}); len(k) != 1+countKeyLen+timeKeyLen+len("C1")+2 {
+				t.Errorf("a comment's helpful entry %q is not compact", k)
+			}
 		}
 	}
-	times := partition{prefix: []byte{1}, times: true}
-	for _, s := range []string{"a", "2025-01-01T00:00:00.000000000Z", "2025-01-01T00:00:00.000000000Z#", "2025-01-01T00:00:00.000000000Zx1"} {
-		if k, ok := times.key(entryRef{"h", s, "P", "S"}); ok {
-			t.Errorf("a partition of times holds %q as %q", s, k)
+	for _, kind := range []byte{kindTimes, kindCounted} {
+		p := partition{prefix: []byte{1}, kind: kind}
+		for _, s := range []string{"a", "2025-01-01T00:00:00.000000000Z", "2025-01-01T00:00:00.000000000Z#", "2025-01-01T00:00:00.000000000Zx1",
+			"0000000001#", "0000000001#a", "000000001#" + t1 + "#c1", "00000000x1#" + t1 + "#c1", "0000000001x" + t1 + "#c1", "0000000001#" + t1 + "#"} {
+			if k, ok := p.key(entryRef{"h", s, "P", "S"}); ok {
+				t.Errorf("a partition of kind %c holds %q as %q", kind, s, k)
+			}
+		}
+	}
+	counts := partition{prefix: []byte{1}, kind: kindCounted}
+	for _, k := range []string{"\x01\x02\x54\x0b\xe4\x00" + strings.Repeat("\x00", 9) + "c\x00\x02"} { // a count above 9,999,999,999
+		if _, ik, ok := counts.decode([]byte(k)); ok {
+			t.Errorf("malformed entry %q points to %q", k, ik)
 		}
 	}
 	strs := partition{prefix: []byte{7}}
@@ -686,6 +718,9 @@ func TestRulesMatchWhatTheyDerive(t *testing.T) {
 		{pk: "COMMENT#", productID: "", hasProductID: true, language: "", hasLanguage: true, rating: -12, hasRating: true},
 		{pk: "OTHER", id: "x", hasID: true, productID: "p/1", hasProductID: true, rating: 0, hasRating: true},
 		{pk: "COMMENT#c2", createdAt: "t", hasCreatedAt: true, language: "de", hasLanguage: true},
+		{pk: "COMMENT#c1", id: "c1", hasID: true, createdAt: "2025-01-01T00:00:00.000000000Z", hasCreatedAt: true, helpful: 7},
+		{pk: "COMMENT#c1", id: "c1", hasID: true, createdAt: "2025-01-01T00:00:00.000000000Z", hasCreatedAt: true, helpful: -1},
+		{pk: "COMMENT#c1", id: "c1", hasID: true, createdAt: "2025-01-01T00:00:00.000000000Z", hasCreatedAt: true, helpful: 1e10},
 	}
 	for _, src := range srcs {
 		for name, r := range derivations {
@@ -695,7 +730,9 @@ func TestRulesMatchWhatTheyDerive(t *testing.T) {
 				want = r.derive(src)
 			}
 			values := []string{"", "x", "COMMENT#c1", "c1", "PRODUCT#p1", "PRODUCT#p1/en", "PRODUCT#p1/5", "PRODUCT#p1/en/5",
-				"p1", "p1/en/5", "PRODUCT#/", "PRODUCT#//-12", "PRODUCT#p/1/0", "2025-01-01T00:00:00.000000000Z#c1", "t#"}
+				"p1", "p1/en/5", "PRODUCT#/", "PRODUCT#//-12", "PRODUCT#p/1/0", "2025-01-01T00:00:00.000000000Z#c1", "t#",
+				"0000000007#2025-01-01T00:00:00.000000000Z#c1", "0000000000#2025-01-01T00:00:00.000000000Z#c1", "000000007#2025-01-01T00:00:00.000000000Z#c1",
+				"-000000001#2025-01-01T00:00:00.000000000Z#c1", "0000000007#2025-01-01T00:00:00.000000000Z#c2", "0000000007#t#c1"}
 			if ok {
 				values = append(values, want, want+"x", want[:len(want)/2])
 			}
@@ -717,41 +754,7 @@ func TestPartitionOfTimes(t *testing.T) {
 	items := comments(60) // product p3: 9 comments
 	storetest.MustBatchPut(t, tbl, items)
 	hash := items[3].S(table.AttrGSI4PK)
-	isTimes := func() bool {
-		var times bool
-		tbl.db.View(func(tx *bbolt.Tx) error {
-			p, _ := partitions{b: tx.Bucket(bucketPartitions)}.get(hash)
-			times = p.times
-			return nil
-		})
-		return times
-	}
-	recount := func(q table.Query, all []table.Item) []table.Key {
-		var keys []table.Key
-		var sorted []table.Item
-		for _, it := range all {
-			s, ok := it[table.AttrGSISK].Str()
-			if it.S(table.AttrGSI4PK) != hash || !ok {
-				continue
-			}
-			if q.SortOp == table.SortLess && !(s < q.SortValue) || q.SortOp == table.SortGreater && !(s > q.SortValue) ||
-				q.SortOp == table.SortBeginsWith && !strings.HasPrefix(s, q.SortValue) {
-				continue
-			}
-			sorted = append(sorted, it)
-		}
-		slices.SortFunc(sorted, func(a, b table.Item) int {
-			c := cmp.Or(strings.Compare(a.S(table.AttrGSISK), b.S(table.AttrGSISK)), strings.Compare(a.S(table.AttrPK), b.S(table.AttrPK)))
-			if !q.Forward {
-				c = -c
-			}
-			return c
-		})
-		for _, it := range sorted {
-			keys = append(keys, it.Key())
-		}
-		return keys
-	}
+	isTimes := func() bool { return tbl.partitionKind(hash, table.AttrGSISK) == kindTimes }
 	check := func(all []table.Item) {
 		t.Helper()
 		mid := items[3].S(table.AttrGSISK)
@@ -761,14 +764,7 @@ func TestPartitionOfTimes(t *testing.T) {
 		}{{table.SortNone, ""}, {table.SortLess, mid}, {table.SortGreater, mid}, {table.SortLess, mid[:7]}, {table.SortGreater, mid[:13]},
 			{table.SortBeginsWith, mid[:8]}, {table.SortLess, "zzz"}, {table.SortGreater, "0"}, {table.SortGreater, mid + "!"}} {
 			for _, fwd := range []bool{true, false} {
-				q := table.Query{Index: table.IndexAll, HashValue: hash, SortOp: c.op, SortValue: c.v, Forward: fwd, Limit: 2}
-				var got []table.Key
-				for _, it := range storetest.MustQueryAll(t, tbl, q) {
-					got = append(got, it.Key())
-				}
-				if want := recount(q, all); !slices.Equal(got, want) {
-					t.Errorf("%+v: %v, want %v", q, got, want)
-				}
+				checkRecount(t, tbl, table.Query{Index: table.IndexAll, HashValue: hash, SortOp: c.op, SortValue: c.v, Forward: fwd, Limit: 2}, all)
 			}
 		}
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // The value encoding of format 1 (still read: files are migrated from it)
-// and format 2 (written):
+// and formats 2 and 3 (3 is written; it adds HSK and helpful to dictNames,
+// which a program of format 2 cannot read):
 //
 //	value = version:byte(1|2) count:uvarint attr*count
 //	attr  = name tag:byte v
@@ -28,7 +29,8 @@ import (
 //     since 1970;
 //   - 'd' is an attribute derived from the others by one of the rules of
 //     derivations (the comment's id from its PK, GSISK from createdAt and
-//     id, the four index hash keys from productId, language and rating):
+//     id, HSK from helpful and those, the four index hash keys from
+//     productId, language and rating):
 //     the encoder writes 'd' only where the rule gives exactly the value
 //     the item has, so decoding restores it byte for byte.
 const (
@@ -51,6 +53,7 @@ var dictNames = [...]string{
 	"PK", "SK", "GSIPK", "GSI2PK", "GSI3PK", "GSI4PK", "GSISK",
 	"id", "productId", "language", "rating", "author", "title", "body", "createdAt", "version",
 	"count_total", "count_1", "count_2", "count_3", "count_4", "count_5",
+	"HSK", "helpful",
 }
 
 // dictCode maps a name of dictNames to its code.

@@ -34,6 +34,19 @@ var derivations = map[string]rule{
 			return ok && s.hasCreatedAt && s.hasID && rest == "#"+s.id
 		},
 	},
+	// HSK: the helpful count (absent: 0) in 10 digits, "#" and GSISK.
+	"HSK": {
+		ready:  func(s sources) bool { return s.hasCreatedAt && s.hasID && s.helpful >= 0 && s.helpful <= maxCount },
+		derive: func(s sources) string { return string(appendCount(nil, uint64(s.helpful))) + s.createdAt + "#" + s.id },
+		matches: func(v string, s sources) bool {
+			n, ok := parseCount(v)
+			if !ok || int64(n) != s.helpful || !s.hasCreatedAt || !s.hasID {
+				return false
+			}
+			rest, ok := strings.CutPrefix(v[countSortLen:], s.createdAt)
+			return ok && rest == "#"+s.id
+		},
+	},
 	"GSI4PK": partitionRule(false, false),
 	"GSI2PK": partitionRule(true, false),
 	"GSI3PK": partitionRule(false, true),
@@ -93,8 +106,8 @@ func partitionRule(lang, rating bool) rule {
 }
 
 // deriveOrder is the order in which decoding applies the rules: id first,
-// as GSISK follows from it.
-var deriveOrder = [...]string{"id", "GSISK", "GSI4PK", "GSI2PK", "GSI3PK", "GSIPK"}
+// as GSISK and HSK follow from it.
+var deriveOrder = [...]string{"id", "GSISK", "GSI4PK", "GSI2PK", "GSI3PK", "GSIPK", "HSK"}
 
 // deriveCodes are the codes of deriveOrder's names in dictNames, and
 // deriveRules their rules.
@@ -139,6 +152,7 @@ const (
 type sources struct {
 	pk, id, createdAt, productID, language                    string
 	rating                                                    int64
+	helpful                                                   int64 // 0 when absent
 	hasID, hasCreatedAt, hasProductID, hasLanguage, hasRating bool
 }
 
@@ -150,6 +164,7 @@ func sourcesOf(it table.Item, pk string) sources {
 	s.productID, s.hasProductID = it["productId"].Str()
 	s.language, s.hasLanguage = it["language"].Str()
 	s.rating, s.hasRating = it["rating"].Num()
+	s.helpful, _ = it["helpful"].Num()
 	return s
 }
 
@@ -166,6 +181,8 @@ func (s *sources) set(name string, v table.Value) {
 		s.language, s.hasLanguage = v.Str()
 	case "rating":
 		s.rating, s.hasRating = v.Num()
+	case "helpful":
+		s.helpful, _ = v.Num()
 	}
 }
 

@@ -12,12 +12,14 @@ import (
 // decoding the item need not build it again: the item's sort value under
 // the index (the entry holds it), its hash value (the partition's, which
 // the query names) and, in a partition of times, the time that begins the
-// sort value. The entry is written with the item in one transaction, from
-// the item's own values, so these are exactly the item's.
+// sort value (after its count, in a partition of counted times). The entry
+// is written with the item in one transaction, from the item's own values,
+// so these are exactly the item's.
 type known struct {
 	sortAttr, sort string
 	hashAttr, hash string
-	times          bool  // sort begins with the time secs, nanos
+	times          bool  // sort holds the time secs, nanos at timeAt
+	timeAt         int   // 0, or countSortLen after a count
 	secs, nanos    int64 // since 1970
 }
 
@@ -35,13 +37,13 @@ func (kn *known) value(name string) (string, bool) {
 	return "", false
 }
 
-// time returns table.FormatFixedTime(secs, nanos) when it is the time that
-// begins the sort value: a substring of it, built once for both.
+// time returns table.FormatFixedTime(secs, nanos) when it is the time the
+// sort value holds: a substring of it, built once for both.
 func (kn *known) time(secs, nanos int64) (string, bool) {
 	if kn == nil || !kn.times || secs != kn.secs || nanos != kn.nanos {
 		return "", false
 	}
-	return kn.sort[:timeSortLen], true
+	return kn.sort[kn.timeAt : kn.timeAt+timeSortLen], true
 }
 
 // entryItem is an index entry read: what it tells of its item, and the
@@ -68,10 +70,7 @@ func (p partition) itemKey(k, buf []byte) (ik, enc, _ []byte, ok bool) {
 		// The id: what follows the last "#" of the sort value, which in a
 		// partition of times is at the latest the one after the time; the
 		// table key is COMMENT#id twice.
-		rest := enc
-		if p.times {
-			rest = enc[timeKeyLen:]
-		}
+		rest := enc[p.headLen():]
 		id := rest[bytes.LastIndexByte(rest, '#')+1:]
 		buf = append(append(buf[:0], commentPrefix...), id...)
 		buf = append(append(append(buf, sep), commentPrefix...), id...)
@@ -90,12 +89,19 @@ func (p partition) itemKey(k, buf []byte) (ik, enc, _ []byte, ok bool) {
 // items-bucket key ik of an entry of the partition, and returns v, the
 // item's value: the three copied into one new string.
 func (p partition) readEntry(e *entryItem, enc, ik, v []byte) string {
-	var t [len(table.TimeLayout) + 1]byte
-	var time []byte // the sort value's time and "#", in a partition of times
-	if e.times = p.times; p.times {
-		u := uint64(enc[0])<<32 | uint64(enc[1])<<24 | uint64(enc[2])<<16 | uint64(enc[3])<<8 | uint64(enc[4])
-		e.secs, e.nanos = int64(u)-timeBias, int64(binary.BigEndian.Uint32(enc[5:timeKeyLen]))
-		time = append(table.AppendFixedTime(t[:0], e.secs, e.nanos), '#')
+	var t [countSortLen + len(table.TimeLayout) + 1]byte
+	// time is the sort value's head in a partition of times: its count and
+	// "#" (counted), its time and "#".
+	time := t[:0]
+	e.times, e.timeAt = p.kind != kindStrings, 0
+	switch p.kind {
+	case kindCounted:
+		time = appendCount(time, uint40(enc))
+		e.timeAt, enc = countSortLen, enc[countKeyLen:]
+		fallthrough
+	case kindTimes:
+		e.secs, e.nanos = int64(uint40(enc))-timeBias, int64(binary.BigEndian.Uint32(enc[5:timeKeyLen]))
+		time = append(table.AppendFixedTime(time, e.secs, e.nanos), '#')
 		enc = enc[timeKeyLen:]
 	}
 	var b strings.Builder
@@ -109,4 +115,16 @@ func (p partition) readEntry(e *entryItem, enc, ik, v []byte) string {
 	e.sort = s[:sortEnd]
 	e.pk, e.sk, _ = strings.Cut(s[sortEnd:keyEnd], "\x00")
 	return s[keyEnd:]
+}
+
+// appendCount appends n in 10 decimal digits, zero-padded, and "#": the
+// head of an HSK.
+func appendCount(b []byte, n uint64) []byte {
+	var d [countSortLen]byte
+	d[countSortLen-1] = '#'
+	for i := countSortLen - 2; i >= 0; i-- {
+		d[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, d[:]...)
 }

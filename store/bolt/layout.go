@@ -59,21 +59,27 @@ func prefixEnd(p []byte) []byte {
 //	entry = partition:uvarint sort "\x00" tail
 //	sort  = bytes                              (a partition of strings)
 //	      | seconds:5 nanos:4 rest             (a partition of times)
+//	      | count:5 seconds:5 nanos:4 rest     (a partition of counted times)
 //	tail  = 0x02                               the table key is derived
 //	      | (0x01 | 0x03) PK "\x00" SK
 //
-// The partition is the number the partitions bucket gives the entry's hash
-// key value: a query always names one hash value, so the order of the
-// partitions does not matter, and a uvarint is never the prefix of another.
-// Entries of a partition are in sort order, ties by table key, as on
-// DynamoDB.
+// The partition is the number the partitions bucket gives the entry's
+// partition name: the hash key value, followed by "\x00" and the sort
+// attribute for an index not sorted by GSISK (the helpful twins share
+// their hash values with the public indexes, but not their sort values).
+// A query always names one partition, so the order of the partitions does
+// not matter, and a uvarint is never the prefix of another. Entries of a
+// partition are in sort order, ties by table key, as on DynamoDB.
 //
 // A comment's sort value (GSISK) is its createdAt in fixed width, "#" and
 // its id. A partition whose sort values all have that form (isTimeSort)
 // holds them as 9 bytes of big-endian seconds (from year 0) and
 // nanoseconds followed by what follows the "#": fixed width and big-endian
-// keep the order of the strings, in 19 fewer bytes. The first entry decides
-// a partition's kind, recorded with its number; an entry of another form
+// keep the order of the strings, in 19 fewer bytes. A comment's HSK is its
+// helpful count in 10 digits, "#" and its GSISK (isCountedSort): a
+// partition of counted times holds the count as 5 big-endian bytes before
+// the time, 30 bytes fewer than the string. The first entry decides a
+// partition's kind, recorded with its number; an entry of another form
 // turns the partition into one of strings (toStrings), a rewrite that the
 // comments of the single-table design never cause.
 //
@@ -92,21 +98,36 @@ const (
 const (
 	kindStrings byte = 's'
 	kindTimes   byte = 't'
+	kindCounted byte = 'c'
 )
 
 // timeSortLen is the length of the time that begins a comment's sort
-// value, and timeKeyLen that of its encoding in an entry key.
+// value, and timeKeyLen that of its encoding in an entry key; countSortLen
+// is the length of the count and "#" that begin an HSK, and countKeyLen
+// that of the count's encoding.
 const (
-	timeSortLen = len(table.TimeLayout)
-	timeKeyLen  = 9
+	timeSortLen  = len(table.TimeLayout)
+	timeKeyLen   = 9
+	countSortLen = 11
+	countKeyLen  = 5
+	maxCount     = 9_999_999_999
 	// timeBias makes the seconds of year 0 zero, so that they are unsigned
 	// and those of year 9999 fit in 5 bytes.
 	timeBias = 62167219200
 )
 
-// entryRef is an index entry before it has a key: the hash value of its
-// partition, its sort value and its item's table key.
+// entryRef is an index entry before it has a key: the name of its
+// partition (partitionName), its sort value and its item's table key.
 type entryRef struct{ hash, sort, pk, sk string }
+
+// partitionName is the name in the partitions bucket of the partition of
+// hash value hash in an index sorted by sortAttr.
+func partitionName(hash, sortAttr string) string {
+	if sortAttr == table.AttrGSISK {
+		return hash
+	}
+	return hash + "\x00" + sortAttr
+}
 
 // isTimeSort reports whether sort has the form of a comment's sort value:
 // a time in the fixed-width form, "#" and at least one byte.
@@ -118,20 +139,75 @@ func isTimeSort(sort string) bool {
 	return ok
 }
 
+// parseCount returns the count that begins a counted sort value: 10
+// decimal digits and "#".
+func parseCount(sort string) (uint64, bool) {
+	if len(sort) < countSortLen || sort[countSortLen-1] != '#' {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range []byte(sort[:countSortLen-1]) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
+}
+
+// isCountedSort reports whether sort has the form of a comment's HSK: a
+// count (parseCount) and a comment's sort value.
+func isCountedSort(sort string) bool {
+	_, ok := parseCount(sort)
+	return ok && isTimeSort(sort[countSortLen:])
+}
+
+// sortKind is the kind of a partition whose first sort value is sort.
+func sortKind(sort string) byte {
+	switch {
+	case isTimeSort(sort):
+		return kindTimes
+	case isCountedSort(sort):
+		return kindCounted
+	}
+	return kindStrings
+}
+
 // partition is one partition of an index as a transaction sees it.
 type partition struct {
 	prefix []byte // its number: the first bytes of its entries' keys
-	times  bool   // its sort values are held as times
+	kind   byte   // how its sort values are held
+}
+
+// headLen is the length of the fixed-width head that begins an encoded
+// sort value of the partition (before what follows the time's "#").
+func (p partition) headLen() int {
+	switch p.kind {
+	case kindTimes:
+		return timeKeyLen
+	case kindCounted:
+		return countKeyLen + timeKeyLen
+	}
+	return 0
 }
 
 // appendSort appends the encoding of sort in the partition, or fails when a
-// partition of times cannot hold it.
+// partition of times (counted or not) cannot hold it.
 func (p partition) appendSort(b []byte, sort string) ([]byte, bool) {
-	if !p.times {
+	switch p.kind {
+	case kindTimes:
+		if !isTimeSort(sort) {
+			return b, false
+		}
+	case kindCounted:
+		n, ok := parseCount(sort)
+		if !ok || !isTimeSort(sort[countSortLen:]) {
+			return b, false
+		}
+		b = append(b, byte(n>>32), byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		sort = sort[countSortLen:]
+	default:
 		return append(b, sort...), true
-	}
-	if !isTimeSort(sort) {
-		return b, false
 	}
 	secs, nanos, _ := table.ParseFixedTime(sort[:timeSortLen])
 	u := uint64(secs + timeBias)
@@ -183,18 +259,23 @@ func (p partition) split(k []byte) (enc, tail []byte, ok bool) {
 		return nil, nil, false
 	}
 	k = k[len(p.prefix):]
-	from := 0
-	if p.times {
-		if len(k) < timeKeyLen || binary.BigEndian.Uint32(k[5:timeKeyLen]) >= 1e9 {
+	from := p.headLen()
+	if from > 0 {
+		if len(k) < from || binary.BigEndian.Uint32(k[from-4:from]) >= 1e9 ||
+			p.kind == kindCounted && uint40(k) > maxCount {
 			return nil, nil, false
 		}
-		from = timeKeyLen
 	}
 	i := bytes.IndexByte(k[from:], sep)
 	if i < 0 || from+i+1 >= len(k) {
 		return nil, nil, false
 	}
 	return k[:from+i], k[from+i+1:], true
+}
+
+// uint40 is the big-endian number of the first 5 bytes of b.
+func uint40(b []byte) uint64 {
+	return uint64(b[0])<<32 | uint64(b[1])<<24 | uint64(b[2])<<16 | uint64(b[3])<<8 | uint64(b[4])
 }
 
 // derivedTableKey is the table key (PK and SK alike) that the tail of an
@@ -211,8 +292,8 @@ func isDerivedKey(k, sort string) bool {
 	return ok && rest == id
 }
 
-// partitions gives each hash key value of the indexes a number and a kind
-// (see the entry layout above). Numbers are never reused nor removed.
+// partitions gives each partition of the indexes (partitionName) a number
+// and a kind (see the entry layout above). Numbers are never reused nor removed.
 type partitions struct {
 	b *bbolt.Bucket
 	// known, if not nil, remembers the partitions got or put (a writer's,
@@ -230,32 +311,28 @@ func (ps partitions) get(hash string) (partition, bool) {
 	if len(v) < 2 {
 		return partition{}, false
 	}
-	p := partition{prefix: bytes.Clone(v[:len(v)-1]), times: v[len(v)-1] == kindTimes}
+	p := partition{prefix: bytes.Clone(v[:len(v)-1]), kind: v[len(v)-1]}
 	if ps.known != nil {
 		ps.known[hash] = p
 	}
 	return p, true
 }
 
-// create numbers partition hash (in a write transaction), of times when its
-// first sort value is one.
+// create numbers partition hash (in a write transaction), of the kind of
+// its first sort value.
 func (ps partitions) create(hash, firstSort string) (partition, error) {
 	seq, err := ps.b.NextSequence()
 	if err != nil {
 		return partition{}, err
 	}
-	p := partition{prefix: binary.AppendUvarint(nil, seq), times: isTimeSort(firstSort)}
+	p := partition{prefix: binary.AppendUvarint(nil, seq), kind: sortKind(firstSort)}
 	return p, ps.put(hash, p)
 }
 
 // put records partition hash.
 func (ps partitions) put(hash string, p partition) error {
-	kind := kindStrings
-	if p.times {
-		kind = kindTimes
-	}
 	if ps.known != nil {
 		ps.known[hash] = p
 	}
-	return ps.b.Put([]byte(hash), append(bytes.Clone(p.prefix), kind))
+	return ps.b.Put([]byte(hash), append(bytes.Clone(p.prefix), p.kind))
 }

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"strings"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -22,7 +23,7 @@ var rebuildChunkHook func(done int) error
 type fileState struct {
 	format    string // "" when the file has no meta bucket
 	empty     bool   // no items bucket: a new file
-	sigOK     bool   // the index definitions are those of table.Indexes
+	sigOK     bool   // the index definitions are those of table.AllIndexes
 	migrating bool   // a migration or rebuild was interrupted
 }
 
@@ -49,8 +50,8 @@ func (t *Table) init() error {
 		return t.update(func(tx *bbolt.Tx) error { return t.startRebuild(tx, true) })
 	case st.format == formatVersion && st.sigOK && !st.migrating:
 		return nil
-	case st.format != "" && st.format != "1" && st.format != formatVersion:
-		return table.Errorf(table.EINTERNAL, "bolt store %s has format %q; this program reads formats 1 and %s", t.path, st.format, formatVersion)
+	case st.format != "" && st.format != "1" && st.format != "2" && st.format != formatVersion:
+		return table.Errorf(table.EINTERNAL, "bolt store %s has format %q; this program reads formats 1 to %s", t.path, st.format, formatVersion)
 	}
 	return t.rebuild(st)
 }
@@ -58,9 +59,9 @@ func (t *Table) init() error {
 // rebuild re-encodes every item and builds the index buckets anew, a chunk
 // of items per transaction, recording its progress in the meta bucket:
 // interrupted, it resumes at the next Open. The first transaction already
-// marks the file as format 2 (so that a program of format 1 refuses it
-// rather than read half of it) and drops the old index buckets (whose pages
-// the new ones reuse).
+// marks the file as of the current format (so that an older program
+// refuses it rather than read half of it) and drops the old index buckets
+// (whose pages the new ones reuse).
 func (t *Table) rebuild(st fileState) error {
 	start := time.Now()
 	what := "rebuilding the indexes of"
@@ -108,10 +109,10 @@ func (t *Table) rebuild(st fileState) error {
 	return err
 }
 
-// startRebuild drops every index bucket (of either format, and of indexes
-// no longer declared) and the partition numbers, creates the buckets of
-// format 2 empty, and records the format and, unless the file is new
-// (done), that a rebuild starts at the first item.
+// startRebuild drops every index bucket (of any format, and of indexes no
+// longer declared) and the partition numbers, creates the buckets of the
+// current format empty, and records the format and, unless the file is
+// new (done), that a rebuild starts at the first item.
 func (t *Table) startRebuild(tx *bbolt.Tx, done bool) error {
 	var drop [][]byte
 	err := tx.ForEach(func(name []byte, _ *bbolt.Bucket) error {
@@ -152,8 +153,9 @@ func (t *Table) startRebuild(tx *bbolt.Tx, done bool) error {
 	return meta.Put(metaMigrating, []byte{})
 }
 
-// rebuildChunk re-encodes and indexes the next chunk of items, and returns
-// how many it did (0: none were left).
+// rebuildChunk re-encodes and indexes the next chunk of items (giving the
+// published comments written before the helpful twins their HSK), and
+// returns how many it did (0: none were left).
 func (t *Table) rebuildChunk(tx *bbolt.Tx) (int, error) {
 	meta := tx.Bucket(bucketMeta)
 	next := bytes.Clone(meta.Get(metaMigrating))
@@ -164,6 +166,7 @@ func (t *Table) rebuildChunk(tx *bbolt.Tx) (int, error) {
 		if err != nil {
 			return 0, table.Wrap(table.EINTERNAL, err, "migrating item %q", k)
 		}
+		backfillHSK(it)
 		items = append(items, it)
 	}
 	if len(items) == 0 {
@@ -177,4 +180,21 @@ func (t *Table) rebuildChunk(tx *bbolt.Tx) (int, error) {
 		return 0, err
 	}
 	return ch.n, meta.Put(metaMigrating, append(baseKey(items[ch.n-1].Key()), sep))
+}
+
+// backfillHSK gives it, when it is a published comment written before the
+// helpful twins (docs/design.md §3.3), the HSK that every published comment
+// carries: its helpful count (absent: 0) in 10 digits, "#" and its GSISK.
+// A comment is published when it has the public indexes' keys.
+func backfillHSK(it table.Item) {
+	if _, ok := it[table.AttrHSK]; ok || !strings.HasPrefix(it.S(table.AttrPK), commentPrefix) {
+		return
+	}
+	_, published := it[table.AttrGSI4PK].Str()
+	gsisk, ok := it[table.AttrGSISK].Str()
+	n, _ := it[table.AttrHelpful].Num()
+	if !published || !ok || n < 0 || n > maxCount {
+		return
+	}
+	it[table.AttrHSK] = table.S(string(appendCount(nil, uint64(n))) + gsisk)
 }

@@ -129,7 +129,7 @@ func TestMigrateFormat1(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkMigrated(t, tbl)
-	if !strings.Contains(log.String(), "migrating to format 2") || !strings.Contains(log.String(), "items=152") {
+	if !strings.Contains(log.String(), "migrating to format "+formatVersion) || !strings.Contains(log.String(), "items=152") {
 		t.Errorf("log of the migration:\n%s", log.String())
 	}
 	// It takes writes, and reopens without migrating again.
@@ -137,7 +137,7 @@ func TestMigrateFormat1(t *testing.T) {
 	storetest.MustPut(t, tbl, c)
 	tbl.Close()
 	format, migrating, buckets := metaOf(t, path)
-	if format != "2" || migrating || slices.ContainsFunc(buckets, func(b string) bool { return strings.HasPrefix(b, "index:") }) {
+	if format != formatVersion || migrating || slices.ContainsFunc(buckets, func(b string) bool { return strings.HasPrefix(b, "index:") }) {
 		t.Errorf("after migration: format %q, migrating %v, buckets %v", format, migrating, buckets)
 	}
 	log.Reset()
@@ -168,7 +168,7 @@ func TestMigrateResumes(t *testing.T) {
 	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "crash") {
 		t.Fatalf("Open with a crash half-way: %v", err)
 	}
-	if format, migrating, _ := metaOf(t, path); format != "2" || !migrating {
+	if format, migrating, _ := metaOf(t, path); format != formatVersion || !migrating {
 		t.Fatalf("after the crash: format %q, migrating %v", format, migrating)
 	}
 	rebuildChunkHook = nil

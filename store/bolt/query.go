@@ -114,7 +114,7 @@ func (sp *span) startKey(q *table.Query) (*startKey, error) {
 func (sp *span) bounds(prefix []byte, p *partition, q *table.Query) (lo, hi []byte, match func([]byte) bool) {
 	rlo, rhi := sp.lo, sp.hi
 	var conds []func(sort string, pk, sk string) bool
-	if p != nil && p.times {
+	if p != nil && p.kind != kindStrings {
 		var cond func(sort string, pk, sk string) bool
 		if rlo, rhi, cond = timeBounds(p, q); cond != nil {
 			conds = append(conds, cond)
@@ -167,7 +167,7 @@ func (sp *span) bounds(prefix []byte, p *partition, q *table.Query) (lo, hi []by
 }
 
 // timeBounds returns the range of q's sort condition within partition p of
-// times, relative to its prefix, or a condition on the sort value when the
+// times (counted or not), relative to its prefix, or a condition on the sort value when the
 // bound is not a time.
 func timeBounds(p *partition, q *table.Query) (lo, hi []byte, cond func(sort string, pk, sk string) bool) {
 	v := q.SortValue
@@ -292,7 +292,7 @@ func (sp *span) read(snap *snapshot, q *table.Query) (table.QueryResult, error) 
 	prefix := append([]byte(q.HashValue), sep)
 	var p *partition
 	if sp.ix != nil {
-		part, ok := partitions{b: snap.partitions}.get(q.HashValue)
+		part, ok := partitions{b: snap.partitions}.get(partitionName(q.HashValue, sp.sortAttr))
 		if !ok {
 			return res, nil // no item was ever in this partition
 		}

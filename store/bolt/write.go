@@ -122,7 +122,7 @@ func (w *writer) toStrings(i int, hash string, p partition) (partition, error) {
 			return p, err
 		}
 	}
-	p.times = false
+	p.kind = kindStrings
 	if err := w.parts.put(hash, p); err != nil {
 		return p, err
 	}

@@ -22,24 +22,9 @@ import (
 // CheckModeration; CreateTable adds the indexes, and the comments written
 // before are published, in the stats, and moderated like any other.
 func TestCreateTableAddsModerationIndexes(t *testing.T) {
-	c := MustClient(t)
-	name := fmt.Sprintf("test-premod-%d-%d", os.Getpid(), time.Now().UnixNano()%1e9)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	in := CreateTableInput(name, false)
-	in.GlobalSecondaryIndexes = in.GlobalSecondaryIndexes[:len(table.Indexes)]
-	in.AttributeDefinitions = slices.DeleteFunc(in.AttributeDefinitions, func(a types.AttributeDefinition) bool {
-		n := aws.ToString(a.AttributeName)
-		return n == table.AttrGSI5PK || n == table.AttrGSI6PK
-	})
-	if _, err := c.CreateTable(ctx, in); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
-	tbl := New(c, name)
-	if err := tbl.waitActive(ctx); err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustTableWithout(t, "test-premod", table.ModerationIndexes, table.HelpfulIndexes)
 	old := store.New(tbl)
 	made, err := old.CreateComment(ctx, store.NewComment{ProductID: "p", Language: "en", Rating: 5, Author: "a", Title: "t", Body: "before moderation"})
 	if err != nil {
@@ -70,4 +55,37 @@ func TestCreateTableAddsModerationIndexes(t *testing.T) {
 	if err != nil || len(q.Comments) != 1 || q.Comments[0].ID != made.ID {
 		t.Fatalf("hidden queue: %+v, %v; want the comment", q, err)
 	}
+}
+
+// mustTableWithout creates a table as CreateTable would (without its
+// stream) but without the indexes of drop, as an older gateway created it,
+// waits for it to be ACTIVE and deletes it when the test ends.
+func mustTableWithout(t *testing.T, prefix string, drop ...[]table.IndexDef) *Table {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	c := MustClient(t)
+	name := fmt.Sprintf("%s-%d-%d", prefix, os.Getpid(), time.Now().UnixNano()%1e9)
+	in := CreateTableInput(name, false)
+	dropped := map[string]bool{}
+	for _, d := range slices.Concat(drop...) {
+		dropped[d.Name] = true
+	}
+	in.GlobalSecondaryIndexes = slices.DeleteFunc(in.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndex) bool { return dropped[aws.ToString(g.IndexName)] })
+	used := map[string]bool{table.AttrPK: true, table.AttrSK: true}
+	for _, g := range in.GlobalSecondaryIndexes {
+		for _, k := range g.KeySchema {
+			used[aws.ToString(k.AttributeName)] = true
+		}
+	}
+	in.AttributeDefinitions = slices.DeleteFunc(in.AttributeDefinitions, func(a types.AttributeDefinition) bool { return !used[aws.ToString(a.AttributeName)] })
+	if _, err := c.CreateTable(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	tbl := New(c, name)
+	if err := tbl.waitActive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return tbl
 }

@@ -48,6 +48,8 @@ func fixtureComments(n int, seed uint64) []store.Comment {
 			Body:      fmt.Sprintf("Très bien — 很好 %d/%d", i, rng.IntN(1000)),
 			CreatedAt: base.Add(time.Duration((i*stride)%n)*5*time.Hour + time.Duration(i)*time.Millisecond),
 			Version:   int64(i % 4),
+			// Helpful votes with ties, for the helpful twins' order.
+			HelpfulCount: int64(i % 7 % 4),
 		}
 	}
 	return out

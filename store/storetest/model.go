@@ -38,6 +38,7 @@ func RunModel(t *testing.T, newTable func(t *testing.T) table.Table) {
 	t.Run("Validation", func(t *testing.T) { testValidation(t, newTable(t)) })
 	t.Run("CursorPositions", func(t *testing.T) { testCursorPositions(t, newTable(t)) })
 	t.Run("Moderation", func(t *testing.T) { testModeration(t, newTable(t)) })
+	t.Run("HelpfulBackfill", func(t *testing.T) { testHelpfulBackfill(t, newTable(t)) })
 }
 
 // Dataset returns a small deterministic data set with skewed ratings (one

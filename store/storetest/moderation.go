@@ -85,11 +85,13 @@ func testModeration(t *testing.T, tbl table.Table) {
 		modStep(t, tbl, rng, pre, post, m, i)
 	}
 	checkModeration(t, pre, data, m)
+	checkHelpfulTwins(t, tbl, m.published(data), []string{"big", "mid-1"})
 	t.Run("racing-moderators", func(t *testing.T) {
 		for i := range 4 {
 			raceModerators(t, pre, m, i)
 		}
 		checkModeration(t, pre, data, m)
+		checkHelpfulTwins(t, tbl, m.published(data), []string{"big", "mid-1"})
 	})
 	t.Run("racing-reporters", func(t *testing.T) {
 		id := raceReporters(t, post, m)

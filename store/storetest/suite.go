@@ -54,7 +54,7 @@ func Run(t *testing.T, newTable func(t *testing.T) table.Table) {
 	}
 	t.Run("QueryIndex", func(t *testing.T) {
 		t.Parallel()
-		for _, d := range table.Indexes {
+		for _, d := range commentIndexes {
 			t.Run(d.Name, func(t *testing.T) {
 				t.Parallel()
 				tableQueryIndex(t, newTable(t), d.Name)
@@ -287,9 +287,13 @@ func tableQueryLimits(t *testing.T, tbl table.Table) {
 	}
 }
 
+// commentIndexes are the indexes every published comment is in: the
+// public ones and their helpful twins.
+var commentIndexes = slices.Concat(table.Indexes, table.HelpfulIndexes)
+
 func indexNames() []string {
 	var out []string
-	for _, d := range table.Indexes {
+	for _, d := range commentIndexes {
 		out = append(out, d.Name)
 	}
 	return out
@@ -340,7 +344,7 @@ func tableProjection(t *testing.T, tbl table.Table) {
 	si := st.Item()
 	si[table.AttrGSIPK], si[table.AttrGSISK] = table.S(store.LeadersPK("")), table.S(store.LeadersSK(3, c.ProductID)) // a leaderboard entry
 	MustPut(t, tbl, ci, si)
-	for _, d := range table.Indexes {
+	for _, d := range commentIndexes {
 		q := table.Query{Index: d.Name, HashValue: ci.S(d.Hash), Forward: true, Limit: 10}
 		got := MustQueryAll(t, tbl, q)
 		if len(got) != 1 {
@@ -355,9 +359,12 @@ func tableProjection(t *testing.T, tbl table.Table) {
 		if _, ok := got[0][table.AttrVersion]; ok {
 			t.Errorf("index %s: attribute %s is not projected but present", d.Name, table.AttrVersion)
 		}
-		for _, other := range table.Indexes {
+		for _, other := range commentIndexes {
 			if _, ok := got[0][other.Hash]; ok && other.Hash != d.Hash {
 				t.Errorf("index %s: hash attribute %s of index %s present", d.Name, other.Hash, other.Name)
+			}
+			if _, ok := got[0][other.Sort]; ok && other.Sort != d.Sort {
+				t.Errorf("index %s: sort attribute %s of index %s present", d.Name, other.Sort, other.Name)
 			}
 		}
 	}
@@ -697,7 +704,7 @@ func tableDelete(t *testing.T, tbl table.Table) {
 	if got := MustGet(t, tbl, c.Key()); got != nil {
 		t.Errorf("deleted item is still there: %v", got)
 	}
-	for _, d := range table.Indexes {
+	for _, d := range commentIndexes {
 		checkKeys(t, tbl, d.Name, c.S(d.Hash))
 	}
 	err := tbl.Write(t.Context(), []table.Op{{Kind: table.OpDelete, Key: c.Key(), Conds: []table.Cond{{Kind: table.CondExists}}}})

@@ -112,9 +112,9 @@ var HelpfulIndexes = []IndexDef{
 	{Name: IndexHelpfulAll, Hash: AttrGSI4PK, Sort: AttrHSK, Projection: projected},
 }
 
-// AllIndexes are every GSI a table has: Indexes, then ModerationIndexes.
-// (HelpfulIndexes join them with the MOST_HELPFUL order.)
-var AllIndexes = slices.Concat(Indexes, ModerationIndexes)
+// AllIndexes are every GSI a table has: Indexes, ModerationIndexes, then
+// HelpfulIndexes.
+var AllIndexes = slices.Concat(Indexes, ModerationIndexes, HelpfulIndexes)
 
 // IndexByName returns the definition of the named index (of AllIndexes).
 func IndexByName(name string) (IndexDef, bool) {
