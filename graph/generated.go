@@ -1287,9 +1287,10 @@ type Product implements Node @key(fields: "id") {
   The product's comments, one page at a time, as a
   [Relay connection](https://relay.dev/graphql/connections.htm).
 
-  **Order:** newest first (` + "`" + `createdAt` + "`" + ` descending); comments with the same
-  ` + "`" + `createdAt` + "`" + ` are ordered by ` + "`" + `id` + "`" + `, descending. Every page, including a page
-  fetched backward, is returned in this order.
+  **Order:** ` + "`" + `orderBy` + "`" + `, newest first by default (` + "`" + `createdAt` + "`" + ` descending);
+  comments with the same ` + "`" + `createdAt` + "`" + ` are ordered by ` + "`" + `id` + "`" + `, descending (see
+  ` + "`" + `CommentOrder` + "`" + `). Every page, including a page fetched backward, is returned
+  in that order.
 
   **Paging forward:** pass ` + "`" + `first` + "`" + ` (default 20 when neither ` + "`" + `first` + "`" + ` nor ` + "`" + `last` + "`" + `
   is given) and, for the next page, ` + "`" + `after: pageInfo.endCursor` + "`" + `. Keep going
@@ -1334,10 +1335,11 @@ type Product implements Node @key(fields: "id") {
     """
     first: Int
     """
-    Return the comments that come after (are older than) the comment this
+    Return the comments that come after (in ` + "`" + `NEWEST` + "`" + `: are older than) the comment this
     cursor points to. Use with ` + "`" + `first` + "`" + `; pass the previous page's
     ` + "`" + `pageInfo.endCursor` + "`" + `. Cursors are opaque; a cursor taken from any page,
-    with any ` + "`" + `language` + "`" + `/` + "`" + `ratings` + "`" + ` filter, of this product is valid here.
+    with any ` + "`" + `language` + "`" + `/` + "`" + `ratings` + "`" + ` filter and the same ` + "`" + `orderBy` + "`" + `, of this
+    product is valid here.
     Anything else, such as an empty or edited cursor, is a ` + "`" + `BAD_USER_INPUT` + "`" + `
     error: "` + "`" + `abc` + "`" + ` is not a cursor from this API: pass
     ` + "`" + `endCursor` + "`" + `/` + "`" + `startCursor` + "`" + ` unchanged".
@@ -1345,15 +1347,17 @@ type Product implements Node @key(fields: "id") {
     after: String
     """
     Page size when paging backward: 0 to 100. Returns the ` + "`" + `last` + "`" + ` comments
-    before ` + "`" + `before` + "`" + ` (or the oldest ` + "`" + `last` + "`" + ` comments when ` + "`" + `before` + "`" + ` is omitted),
-    still newest first. Cannot be combined with ` + "`" + `first` + "`" + `.
+    before ` + "`" + `before` + "`" + ` (or the list's last ` + "`" + `last` + "`" + ` comments, in ` + "`" + `NEWEST` + "`" + ` the
+    oldest, when ` + "`" + `before` + "`" + ` is omitted),
+    still in the list's order. Cannot be combined with ` + "`" + `first` + "`" + `.
     """
     last: Int
     """
-    Return the comments that come before (are newer than) the comment this
+    Return the comments that come before (in ` + "`" + `NEWEST` + "`" + `: are newer than) the comment this
     cursor points to. Use with ` + "`" + `last` + "`" + `; pass the current page's
     ` + "`" + `pageInfo.startCursor` + "`" + `. Cursors are opaque; a cursor taken from any page,
-    with any ` + "`" + `language` + "`" + `/` + "`" + `ratings` + "`" + ` filter, of this product is valid here.
+    with any ` + "`" + `language` + "`" + `/` + "`" + `ratings` + "`" + ` filter and the same ` + "`" + `orderBy` + "`" + `, of this
+    product is valid here.
     Anything else, such as an empty or edited cursor, is a ` + "`" + `BAD_USER_INPUT` + "`" + `
     error: "` + "`" + `abc` + "`" + ` is not a cursor from this API: pass
     ` + "`" + `endCursor` + "`" + `/` + "`" + `startCursor` + "`" + ` unchanged".
@@ -1479,11 +1483,11 @@ enum CommentOrder {
 }
 
 """
-One page of a product's comments, newest first, in the
+One page of a product's comments, in the ` + "`" + `orderBy` + "`" + ` order, in the
 [Relay connection](https://relay.dev/graphql/connections.htm) form.
 """
 type CommentConnection @cacheControl(inheritMaxAge: true) {
-  "The comments of this page, each with its cursor, newest first."
+  "The comments of this page, each with its cursor, in the list's order."
   edges: [CommentEdge!]!
   """
   The same comments as ` + "`" + `edges` + "`" + `, in the same order, without cursors: a shortcut
@@ -1909,8 +1913,9 @@ type CommentChange {
   comment: Comment!
   """
   The comment's cursor, the same as ` + "`" + `CommentEdge.cursor` + "`" + ` of this comment in
-  ` + "`" + `Product.comments` + "`" + `: insert the comment at its place in a list, or catch up
-  after a reconnect with ` + "`" + `comments(last: 100, before: cursor)` + "`" + `.
+  ` + "`" + `Product.comments` + "`" + ` in the default order, ` + "`" + `NEWEST` + "`" + ` (another ` + "`" + `orderBy` + "`" + `
+  refuses it): insert the comment at its place in a list, or catch up after
+  a reconnect with ` + "`" + `comments(last: 100, before: cursor)` + "`" + `.
   """
   cursor: String!
 }

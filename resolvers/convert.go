@@ -37,6 +37,15 @@ func commentFilter(language *string, ratings []int) (store.Filter, error) {
 	return store.Filter{Language: lang, Ratings: rs}, nil
 }
 
+// commentOrder maps the orderBy argument (nil: the default) to the
+// store's order.
+func commentOrder(o *model.CommentOrder) (store.Order, error) {
+	if o == nil {
+		return store.OrderNewest, nil
+	}
+	return store.ParseOrder(string(*o))
+}
+
 // connection maps a store page to the GraphQL connection.
 func connection(c *store.Connection) *model.CommentConnection {
 	out := &model.CommentConnection{

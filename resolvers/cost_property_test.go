@@ -265,6 +265,11 @@ func (g *opGen) pageArgs() string {
 	if rs := g.pick("", "[5]", "[1, 5]", "[1, 2, 3, 4, 5]", "[]", "[2, 4]"); rs != "" {
 		args = append(args, "ratings: "+rs)
 	}
+	// Every order reads what NEWEST may: its complexity does not depend
+	// on the order.
+	if o := g.pick("", "NEWEST", "OLDEST", "HIGHEST_RATING", "LOWEST_RATING", "MOST_HELPFUL"); o != "" {
+		args = append(args, "orderBy: "+o)
+	}
 	if len(args) == 0 {
 		return ""
 	}

@@ -142,13 +142,17 @@ func (r *productResolver) Comments(ctx context.Context, obj *model.Product, orde
 	if err != nil {
 		return nil, err
 	}
+	order, err := commentOrder(orderBy)
+	if err != nil {
+		return nil, err
+	}
 	// The store owns the listing: it loads the stats (batched, through the
 	// request's loader) only when totalCount or the plan needs them, while
 	// the page's reads start.
 	id := store.StatsID{ProductID: obj.ID, Language: f.Language}
 	conn, err := r.Store.ListComments(ctx, store.CommentsQuery{
 		ProductID: obj.ID, Filter: f, Total: wantsField(ctx, "totalCount"),
-		Page: store.PageArgs{First: first, After: after, Last: last, Before: before},
+		Page: store.PageArgs{Order: order, First: first, After: after, Last: last, Before: before},
 	}, func() (*store.Stats, error) { return For(ctx).Stats.Load(ctx, id)() })
 	if err != nil {
 		return nil, err

@@ -8,17 +8,27 @@ import (
 )
 
 // Cursor formats. A cursor is opaque to clients and valid across filters,
-// because GSISK is a unique position in every index:
+// because GSISK is a unique position in every index, and it belongs to the
+// order it was issued in:
 //
-//   - v1: base64url(0x01 ‖ GSISK);
-//   - v2: base64url(0x02 ‖ uvarint len(GSISK) ‖ GSISK ‖ position), where the
-//     position tells how many comments of the page's filter remain after the
-//     cursor (see Position). A v2 cursor used with another filter, product or
-//     language is a plain v1 cursor: its position is ignored.
+//   - v1: base64url(0x01 ‖ GSISK), an OrderNewest cursor;
+//   - v2: base64url(0x02 ‖ uvarint len(GSISK) ‖ GSISK ‖ position), an
+//     OrderNewest cursor whose position tells how many comments of the
+//     page's filter remain after it (see Position). A v2 cursor used with
+//     another filter, product or language is a plain v1 cursor: its position
+//     is ignored;
+//   - v3: base64url(0x03 ‖ order ‖ order key ‖ uvarint len(GSISK) ‖ GSISK ‖
+//     0x00, or 0x01 ‖ position), a cursor of any other order, where the
+//     order key is the rating (one byte) in the rating orders, the helpful
+//     count (uvarint) in OrderMostHelpful, and nothing in OrderOldest.
 const (
 	cursorV1 = 1
 	cursorV2 = 2
+	cursorV3 = 3
 )
+
+// maxHelpful bounds the helpful count of an HSK (10 digits).
+const maxHelpful = 9_999_999_999
 
 // maxPositionCounts bounds the counts a position carries: one per selected
 // rating, or one for all ratings.
@@ -38,10 +48,44 @@ type Position struct {
 	Remaining []int64
 }
 
-// Cursor is a decoded cursor.
+// Cursor is a decoded cursor: a position in the list of one order.
 type Cursor struct {
-	SortKey string
-	Pos     *Position // nil: a v1 cursor, or one issued by a backward page
+	Order   Order
+	SortKey string    // the comment's GSISK
+	Rating  int       // the comment's rating, in OrderHighestRating and OrderLowestRating
+	Helpful int64     // the comment's helpful count, in OrderMostHelpful
+	Pos     *Position // nil: none issued (backward pages, rating orders, v1)
+}
+
+// key is the cursor's position in the sort order of its order's merged
+// partitions: the HSK in OrderMostHelpful, else the GSISK.
+func (c Cursor) key() string {
+	if c.Order == OrderMostHelpful {
+		return HelpfulSortKey(c.Helpful, c.SortKey)
+	}
+	return c.SortKey
+}
+
+// Encode returns cursor c as a client sees it: v1 or v2 in OrderNewest, v3
+// in the other orders.
+func (c Cursor) Encode() string {
+	if c.Order == OrderNewest {
+		return EncodePositionCursor(c.SortKey, c.Pos)
+	}
+	var raw [cursorRawLen]byte
+	b := append(raw[:0], cursorV3, byte(c.Order))
+	switch {
+	case c.Order.byRating():
+		b = append(b, byte(c.Rating))
+	case c.Order == OrderMostHelpful:
+		b = binary.AppendUvarint(b, uint64(c.Helpful))
+	}
+	b = binary.AppendUvarint(b, uint64(len(c.SortKey)))
+	b = append(b, c.SortKey...)
+	if c.Pos == nil {
+		return cursorString(append(b, 0))
+	}
+	return cursorString(appendPosition(append(b, 1), c.Pos))
 }
 
 // FilterHash binds a Position to product pid and filter f.
@@ -96,13 +140,18 @@ func EncodePositionCursor(sk string, p *Position) string {
 	b := append(raw[:0], cursorV2)
 	b = binary.AppendUvarint(b, uint64(len(sk)))
 	b = append(b, sk...)
+	return cursorString(appendPosition(b, p))
+}
+
+// appendPosition appends the bytes of position p to b.
+func appendPosition(b []byte, p *Position) []byte {
 	b = binary.BigEndian.AppendUint32(b, p.Filter)
 	b = binary.AppendUvarint(b, uint64(p.Version))
 	b = append(b, byte(len(p.Remaining)))
 	for _, n := range p.Remaining {
 		b = binary.AppendUvarint(b, uint64(n))
 	}
-	return cursorString(b)
+	return b
 }
 
 // DecodeCursor returns the sort key held by cursor c. Anything that is not a
@@ -134,6 +183,10 @@ func ParseCursor(c string) (Cursor, error) {
 		if cur, err = parseV2(b[1:]); err != nil {
 			return Cursor{}, bad
 		}
+	case cursorV3:
+		if cur, err = parseV3(b[1:]); err != nil {
+			return Cursor{}, bad
+		}
 	default:
 		return Cursor{}, Errorf(EINVALID, "unsupported cursor version")
 	}
@@ -145,42 +198,93 @@ func ParseCursor(c string) (Cursor, error) {
 
 // parseV2 decodes the body of a v2 cursor; every byte must be used.
 func parseV2(b []byte) (Cursor, error) {
+	sk, b, err := parseSortKeyBytes(b)
+	if err != nil {
+		return Cursor{}, err
+	}
+	pos, err := parsePosition(b)
+	return Cursor{SortKey: sk, Pos: pos}, err
+}
+
+// parseV3 decodes the body of a v3 cursor; every byte must be used.
+func parseV3(b []byte) (Cursor, error) {
 	bad := Errorf(EINVALID, "malformed cursor")
+	if len(b) < 1 || b[0] == byte(OrderNewest) || b[0] >= numOrders {
+		return Cursor{}, bad
+	}
+	cur := Cursor{Order: Order(b[0])}
+	b = b[1:]
+	switch {
+	case cur.Order.byRating():
+		if len(b) < 1 || validateRating(int(b[0])) != nil {
+			return Cursor{}, bad
+		}
+		cur.Rating = int(b[0])
+		b = b[1:]
+	case cur.Order == OrderMostHelpful:
+		v, k := binary.Uvarint(b)
+		if k <= 0 || v > maxHelpful {
+			return Cursor{}, bad
+		}
+		cur.Helpful = int64(v)
+		b = b[k:]
+	}
+	var err error
+	if cur.SortKey, b, err = parseSortKeyBytes(b); err != nil {
+		return Cursor{}, err
+	}
+	switch {
+	case len(b) == 1 && b[0] == 0:
+		return cur, nil
+	case len(b) > 1 && b[0] == 1:
+		cur.Pos, err = parsePosition(b[1:])
+		return cur, err
+	}
+	return Cursor{}, bad
+}
+
+// parseSortKeyBytes decodes uvarint n ‖ n bytes, a non-empty sort key, and
+// returns it with the bytes that follow it.
+func parseSortKeyBytes(b []byte) (string, []byte, error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n == 0 || n > uint64(len(b)-k) {
-		return Cursor{}, bad
+		return "", nil, Errorf(EINVALID, "malformed cursor")
 	}
 	b = b[k:]
-	cur := Cursor{SortKey: string(b[:n]), Pos: &Position{}}
-	b = b[n:]
+	return string(b[:n]), b[n:], nil
+}
+
+// parsePosition decodes a position that takes all of b.
+func parsePosition(b []byte) (*Position, error) {
+	bad := Errorf(EINVALID, "malformed cursor")
 	if len(b) < 4 {
-		return Cursor{}, bad
+		return nil, bad
 	}
-	cur.Pos.Filter = binary.BigEndian.Uint32(b)
+	pos := &Position{Filter: binary.BigEndian.Uint32(b)}
 	b = b[4:]
 	v, k := binary.Uvarint(b)
 	if k <= 0 || v > 1<<62 {
-		return Cursor{}, bad
+		return nil, bad
 	}
-	cur.Pos.Version = int64(v)
+	pos.Version = int64(v)
 	b = b[k:]
 	if len(b) < 1 || b[0] < 1 || b[0] > maxPositionCounts {
-		return Cursor{}, bad
+		return nil, bad
 	}
-	cur.Pos.Remaining = make([]int64, b[0])
+	pos.Remaining = make([]int64, b[0])
 	b = b[1:]
-	for i := range cur.Pos.Remaining {
+	for i := range pos.Remaining {
 		v, k := binary.Uvarint(b)
 		if k <= 0 || v > 1<<62 {
-			return Cursor{}, bad
+			return nil, bad
 		}
-		cur.Pos.Remaining[i] = int64(v)
+		pos.Remaining[i] = int64(v)
 		b = b[k:]
 	}
 	if len(b) != 0 {
-		return Cursor{}, bad
+		return nil, bad
 	}
-	return cur, nil
+	return pos, nil
 }
 
 // positionRatings are the ratings a Position of filter f counts, in order:

@@ -34,7 +34,10 @@
 // key-condition queries on index partitions that hold exactly the matching
 // comments, newest first, k-way merged when several ratings are selected:
 // no filter expressions, no offsets, no scans, so page 500 costs what page 1
-// costs.
+// costs. The other orders (order.go) read the same partitions: OLDEST
+// ascending, MOST_HELPFUL on their helpful twins sorted by HSK, and the
+// rating orders one rating partition after another (sequence.go); a cursor
+// belongs to its order.
 //
 // docs/design.md in the repository is the design this package follows: the
 // key schema with every attribute, the index table, the merge's reasoning

@@ -7,6 +7,7 @@ func (s *Store) SetSizing(sz Sizing) (old Sizing) { old, s.sizing = s.sizing, sz
 var (
 	ParseSortKey          = parseSortKey
 	ValidateMultilineText = validateMultilineText
+	PlanSequence          = planSequence
 )
 
 // SetLocal makes a store merge as on a local (true) or remote table.

@@ -80,6 +80,15 @@ func HelpfulSortKey(helpful int64, gsisk string) string {
 	return fmt.Sprintf("%010d#%s", helpful, gsisk)
 }
 
+// splitHSK returns the helpful count and the GSISK of HSK hsk (as
+// HelpfulSortKey writes it; a malformed one gives a GSISK no cursor
+// accepts).
+func splitHSK(hsk string) (helpful int64, gsisk string) {
+	count, gsisk, _ := strings.Cut(hsk, "#")
+	helpful, _ = strconv.ParseInt(count, 10, 64)
+	return helpful, gsisk
+}
+
 // parseSortKey splits a GSISK into its time and id, validating both.
 func parseSortKey(sk string) (time.Time, string, error) {
 	if len(sk) < len(timeLayout)+2 || sk[len(timeLayout)] != '#' {

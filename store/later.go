@@ -56,7 +56,7 @@ func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page
 		rem, _, verified := pg.counts(pid, f, st)
 		return verified && pg.stop == "" && sum(rem) > int64(pg.size)
 	}
-	plan := s.planEarly(pid, f, pg, pg.position(pid, f), early)
+	plan := orderPlan(s.planEarly(pid, f, pg, pg.position(pid, f), early), pg.order)
 	tr := &Trace{Plan: plan, Reads: make([]partitionReads, len(plan.Partitions))}
 	var items []table.Item
 	var more bool

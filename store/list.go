@@ -13,8 +13,11 @@ const (
 	MaxPageSize     = 100
 )
 
-// PageArgs are a Relay connection's arguments.
+// PageArgs are a Relay connection's arguments, and the order it lists in.
 type PageArgs struct {
+	// Order is the list's order (the zero value: OrderNewest); a cursor
+	// must have been issued in it.
+	Order  Order
 	First  *int
 	After  *string
 	Last   *int
@@ -62,17 +65,27 @@ type partitionReads struct {
 
 // Page is the validated form of PageArgs (see ParsePage).
 type Page struct {
+	order    Order
 	size     int
 	backward bool
-	from     string    // exclusive start GSISK ("" from the newest/oldest)
-	stop     string    // exclusive stop GSISK ("" none)
-	pos      *Position // the after cursor's position, on a forward page
+	asc      bool // the partitions are read in ascending sort-key order
+	// from and stop are the exclusive start ("" from the first or last
+	// comment) and stop ("" none) of the page, as sort keys of the order's
+	// partitions: GSISK, or HSK in OrderMostHelpful. In the rating orders
+	// they are GSISKs within the ratings fromRating and stopRating.
+	from, stop             string
+	fromRating, stopRating int
+	pos                    *Position // the after cursor's position, on a forward page
 }
 
 // ParsePage validates a connection's arguments without reading anything:
-// first or last (0–100, 20 by default), and the cursors.
+// first or last (0–100, 20 by default), and the cursors, which must belong
+// to the order.
 func ParsePage(a PageArgs) (Page, error) {
-	var p Page
+	p := Page{order: a.Order}
+	if a.Order >= numOrders {
+		return p, Invalid("orderBy", "unknown order %d", a.Order)
+	}
 	if a.First != nil && a.Last != nil {
 		return p, Invalid("last", "pass either first or last, not both")
 	}
@@ -93,24 +106,51 @@ func ParsePage(a PageArgs) (Page, error) {
 		}
 		return p, OutOfRange(arg, 0, MaxPageSize, p.size)
 	}
-	var after, before Cursor
-	var err error
-	if a.After != nil {
-		if after, err = ParseCursor(*a.After); err != nil {
-			return p, cursorError("after", *a.After)
-		}
+	after, err := pageCursor("after", a.After, a.Order)
+	if err != nil {
+		return p, err
 	}
-	if a.Before != nil {
-		if before, err = ParseCursor(*a.Before); err != nil {
-			return p, cursorError("before", *a.Before)
-		}
+	before, err := pageCursor("before", a.Before, a.Order)
+	if err != nil {
+		return p, err
 	}
+	p.asc = a.Order.ascending(p.backward)
+	start, end := after, before
 	if p.backward {
-		p.from, p.stop = before.SortKey, after.SortKey
+		start, end = before, after
 	} else {
-		p.from, p.stop, p.pos = after.SortKey, before.SortKey, after.Pos
+		p.pos = after.Pos
+	}
+	if a.Order.byRating() {
+		p.from, p.fromRating, p.stop, p.stopRating = start.SortKey, start.Rating, end.SortKey, end.Rating
+	} else {
+		p.from, p.stop = keyOf(start), keyOf(end)
 	}
 	return p, nil
+}
+
+// keyOf is cursor c's sort key ("" for no cursor).
+func keyOf(c Cursor) string {
+	if c.SortKey == "" {
+		return ""
+	}
+	return c.key()
+}
+
+// pageCursor decodes the cursor c (nil: none) passed as argument arg of a
+// list in order o.
+func pageCursor(arg string, c *string, o Order) (Cursor, error) {
+	if c == nil {
+		return Cursor{}, nil
+	}
+	cur, err := ParseCursor(*c)
+	if err != nil {
+		return Cursor{}, cursorError(arg, *c)
+	}
+	if cur.Order != o {
+		return Cursor{}, Invalid(arg, "this cursor belongs to orderBy: %s, not %s: pass it with orderBy: %s, or omit %s to start the %s list", cur.Order, o, cur.Order, arg, o)
+	}
+	return cur, nil
 }
 
 // cursorError says that c, given as argument arg, is not a cursor this API
@@ -189,6 +229,12 @@ func (s *Store) ListComments(ctx context.Context, q CommentsQuery, stats StatsFu
 		}
 		return conn, err
 	}
+	if pg.order.byRating() {
+		if !q.Total {
+			stats = nil
+		}
+		return s.listSequence(ctx, q.ProductID, q.Filter, pg, stats)
+	}
 	if stats == nil || !q.Total && !pg.needsStats(q.ProductID, q.Filter) {
 		return s.listPage(ctx, q.ProductID, q.Filter, pg, nil)
 	}
@@ -225,6 +271,7 @@ func (s *Store) listPage(ctx context.Context, pid string, f Filter, pg Page, st 
 	} else {
 		plan = planQuery(pid, f, st, need, s.sizing)
 	}
+	plan = orderPlan(plan, pg.order)
 	plan.Total = matchTotal(st, f)
 	tr := &Trace{Plan: plan, Reads: make([]partitionReads, len(plan.Partitions)), Positioned: rem != nil, KnownMore: knownMore}
 	conn := &Connection{TotalCount: plan.Total, Trace: tr}
@@ -250,7 +297,9 @@ func (pg Page) counts(pid string, f Filter, st *Stats) (rem []int64, version int
 	case pg.from == "" && st != nil:
 		return statsRemaining(st, f), st.Version, true
 	case pos != nil:
-		return pos.Remaining, pos.Version, st != nil && st.Version == pos.Version
+		// A vote moves a comment across a MOST_HELPFUL cursor without
+		// changing the stats: there the counts only size the reads.
+		return pos.Remaining, pos.Version, st != nil && st.Version == pos.Version && pg.order != OrderMostHelpful
 	}
 	return nil, 0, false
 }
@@ -280,7 +329,7 @@ func fillConnection(conn *Connection, pid string, f Filter, pg Page, items []tab
 				next.Remaining[i]--
 			}
 		}
-		conn.Edges = append(conn.Edges, Edge{Cursor: EncodePositionCursor(it.S(table.AttrGSISK), next), Comment: c})
+		conn.Edges = append(conn.Edges, Edge{Cursor: pg.cursor(it, c, next), Comment: c})
 	}
 	if pg.backward {
 		slices.Reverse(conn.Edges)
@@ -294,6 +343,21 @@ func fillConnection(conn *Connection, pid string, f Filter, pg Page, items []tab
 		tr.Calls += r.Calls
 	}
 	return nil
+}
+
+// cursor returns the cursor of comment c, read as item it, on page pg,
+// with position next (nil: none).
+func (pg Page) cursor(it table.Item, c *Comment, next *Position) string {
+	cur := Cursor{Order: pg.order, SortKey: it.S(table.AttrGSISK), Pos: next}
+	switch {
+	case pg.order.byRating():
+		cur.Rating = c.Rating
+	case pg.order == OrderMostHelpful:
+		// The HSK read is the position (the helpful attribute may be newer
+		// or not projected, and a helpful index holds no GSISK).
+		cur.Helpful, cur.SortKey = splitHSK(it.S(table.AttrHSK))
+	}
+	return cur.Encode()
 }
 
 // statsRemaining returns the counts of a Position of filter f at the start

@@ -13,8 +13,9 @@ import (
 )
 
 // The k-way merge engine: a page of comments read from one or more index
-// partitions (a plan's), merged by sort key, exact whatever the first
-// reads' limits (see merge).
+// partitions (a plan's), merged by sort key (GSISK, or HSK in
+// OrderMostHelpful: Page.sortKey) in the page's reading direction
+// (Page.asc), exact whatever the first reads' limits (see merge).
 
 // stream is one partition being merged: a buffer of read items, and the key
 // to continue from while the partition may hold more.
@@ -30,7 +31,7 @@ type stream struct {
 	until   string // the bound of the next read (finish), "" for none
 }
 
-// merge reads the plan's partitions and k-way merges them by GSISK, taking
+// merge reads the plan's partitions and k-way merges them by sort key, taking
 // pg.size items and reporting whether more follow. A partition whose buffer
 // runs dry while it may hold more is read again from its last key (refill),
 // so the result is exact for any first-read limit.
@@ -86,7 +87,7 @@ func (m *merger) heads() (best int, dry []int) {
 	best = -1
 	for i, st := range m.streams {
 		st.trim(m.pg, m.plan.Keep)
-		if len(st.buf) > 0 && (best < 0 || before(st.buf[0].S(table.AttrGSISK), m.streams[best].buf[0].S(table.AttrGSISK), m.pg.backward)) {
+		if len(st.buf) > 0 && (best < 0 || before(m.pg.sortKey(st.buf[0]), m.pg.sortKey(m.streams[best].buf[0]), m.pg.asc)) {
 			best = i
 		}
 	}
@@ -96,7 +97,7 @@ func (m *merger) heads() (best int, dry []int) {
 		}
 		// A covered stream holds nothing before its bound: it is dry only
 		// once the page has reached the bound.
-		if st.covered != "" && best >= 0 && before(m.streams[best].buf[0].S(table.AttrGSISK), st.covered, m.pg.backward) {
+		if st.covered != "" && best >= 0 && before(m.pg.sortKey(m.streams[best].buf[0]), st.covered, m.pg.asc) {
 			continue
 		}
 		dry = append(dry, i)
@@ -155,9 +156,9 @@ func (m *merger) finish(ctx context.Context, remaining int) error {
 			if len(st.buf) > remaining {
 				continue
 			}
-		case st.covered != "" && !before(st.covered, bound, m.pg.backward):
+		case st.covered != "" && !before(st.covered, bound, m.pg.asc):
 			continue // covered up to the bound or past it
-		case len(st.buf) > 0 && !before(st.buf[len(st.buf)-1].S(table.AttrGSISK), bound, m.pg.backward):
+		case len(st.buf) > 0 && !before(m.pg.sortKey(st.buf[len(st.buf)-1]), bound, m.pg.asc):
 			continue // has read up to the bound
 		}
 		if bound != "" && st.next != nil {
@@ -175,7 +176,7 @@ func (m *merger) bound(n int) string {
 	for _, st := range m.streams {
 		for _, it := range st.buf {
 			if m.plan.Keep == nil || slices.Contains(m.plan.Keep, int(it.N(table.AttrRating))) {
-				keys = append(keys, it.S(table.AttrGSISK))
+				keys = append(keys, m.pg.sortKey(it))
 			}
 		}
 	}
@@ -183,7 +184,7 @@ func (m *merger) bound(n int) string {
 		return ""
 	}
 	slices.SortFunc(keys, func(a, b string) int {
-		if before(a, b, m.pg.backward) {
+		if before(a, b, m.pg.asc) {
 			return -1
 		}
 		return 1
@@ -232,11 +233,11 @@ func nearlyDry(streams []*stream, share func(*stream) int) []int {
 // further. A Query has one sort condition: a read with a StartKey needs no
 // other start, so it can take the bound.
 func (st *stream) query(pg Page, limit int) table.Query {
-	past, upTo := table.SortLess, table.SortGreater // a forward page walks descending keys
-	if pg.backward {
+	past, upTo := table.SortLess, table.SortGreater // a descending read
+	if pg.asc {
 		past, upTo = table.SortGreater, table.SortLess
 	}
-	q := table.Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.backward, Limit: limit, StartKey: st.next}
+	q := table.Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.asc, Limit: limit, StartKey: st.next}
 	switch {
 	case st.until != "" && st.next != nil:
 		q.SortValue, q.SortOp = st.until, upTo
@@ -254,7 +255,7 @@ func (st *stream) query(pg Page, limit int) table.Query {
 func (st *stream) trim(pg Page, keep []int) {
 	for len(st.buf) > 0 {
 		it := st.buf[0]
-		if pg.stop != "" && !before(it.S(table.AttrGSISK), pg.stop, pg.backward) {
+		if pg.stop != "" && !before(pg.sortKey(it), pg.stop, pg.asc) {
 			st.done, st.buf = true, nil
 			return
 		}
@@ -266,14 +267,18 @@ func (st *stream) trim(pg Page, keep []int) {
 	}
 }
 
-// before reports whether sort key a comes before b in the page's order:
-// descending (newest first) forward, ascending backward.
-func before(a, b string, backward bool) bool {
-	if backward {
+// before reports whether sort key a comes before b in the page's reading
+// order: ascending (asc) or descending.
+func before(a, b string, asc bool) bool {
+	if asc {
 		return a < b
 	}
 	return a > b
 }
+
+// sortKey is item it's position in the page's partitions: its GSISK, or
+// its HSK in OrderMostHelpful.
+func (pg Page) sortKey(it table.Item) string { return it.S(pg.order.sortAttr()) }
 
 // refillLimit sizes a refill read: the partition's share of the items still
 // needed, rounded up (lean: down, at least 1), at most remaining.

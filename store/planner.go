@@ -55,6 +55,10 @@ const (
 	// drops the comments of unselected ratings, chosen only when that reads
 	// less than a merge (see Plan).
 	StrategyBroad Strategy = "broad"
+	// StrategySequence reads one partition per rating one after another,
+	// in the order's rating sequence (OrderHighestRating,
+	// OrderLowestRating; see planSequence): no merge.
+	StrategySequence Strategy = "sequence"
 )
 
 // Partition is one index partition a plan reads.
@@ -69,6 +73,9 @@ type Partition struct {
 // Plan is how one page of comments is read. It is a pure function of the
 // filter, the stats and the page size: see PlanQuery.
 type Plan struct {
+	// Order is the order the page lists in (OrderNewest for a plan of
+	// PlanQuery).
+	Order      Order
 	Strategy   Strategy
 	Partitions []Partition
 	// Keep is, for StrategyBroad (and as a guard for any plan), the ratings

@@ -24,15 +24,16 @@ type CommentChange struct {
 	// The comment after the change; for `DELETED`, the comment as it was last seen in the list.
 	Comment *store.Comment `json:"comment"`
 	// The comment's cursor, the same as `CommentEdge.cursor` of this comment in
-	// `Product.comments`: insert the comment at its place in a list, or catch up
-	// after a reconnect with `comments(last: 100, before: cursor)`.
+	// `Product.comments` in the default order, `NEWEST` (another `orderBy`
+	// refuses it): insert the comment at its place in a list, or catch up after
+	// a reconnect with `comments(last: 100, before: cursor)`.
 	Cursor string `json:"cursor"`
 }
 
-// One page of a product's comments, newest first, in the
+// One page of a product's comments, in the `orderBy` order, in the
 // [Relay connection](https://relay.dev/graphql/connections.htm) form.
 type CommentConnection struct {
-	// The comments of this page, each with its cursor, newest first.
+	// The comments of this page, each with its cursor, in the list's order.
 	Edges []*CommentEdge `json:"edges"`
 	// The same comments as `edges`, in the same order, without cursors: a shortcut
 	// when you need no per-comment cursor.

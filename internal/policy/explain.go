@@ -49,6 +49,7 @@ func explainGuard(next http.Handler) http.Handler {
 // PlanEntry is the EXPLAIN of one comments field: how it was read.
 type PlanEntry struct {
 	Product  string           `json:"product"`
+	Order    string           `json:"order"` // the orderBy value, e.g. "NEWEST"
 	Language *string          `json:"language"`
 	Ratings  []int            `json:"ratings"`
 	Strategy string           `json:"strategy"`
@@ -147,7 +148,7 @@ func RecordPlan(ctx context.Context, pid string, f store.Filter, tr *store.Trace
 		return
 	}
 	pe := PlanEntry{
-		Product: pid, Ratings: f.Ratings, Strategy: string(tr.Plan.Strategy),
+		Product: pid, Order: tr.Plan.Order.String(), Ratings: f.Ratings, Strategy: string(tr.Plan.Strategy),
 		Skipped: tr.Plan.Skipped, ItemsRead: tr.ItemsRead, Calls: tr.Calls, Rounds: tr.Rounds,
 		Returned: tr.Returned, Parts: []PartitionEntry{}, Positioned: tr.Positioned, KnownMore: tr.KnownMore,
 	}

@@ -48,3 +48,31 @@ func BenchmarkBrowsingWorkload(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOrderWorkload runs the browsing workload of
+// BenchmarkBrowsingWorkload in each orderBy under the default sizing on
+// DynamoDB (one-round), totalCount on every page, and reports items read
+// per item returned, read capacity and store calls per page.
+func BenchmarkOrderWorkload(b *testing.B) {
+	real := MustClient(b)
+	tbl := MustTable(b, real, real)
+	cfg := demo.DefaultConfig()
+	cfg.Products, cfg.Comments = 10, 4000
+	w := storetest.LoadBrowsing(b, tbl, demo.Generate(demo.NewRand(5), cfg), store.WithSizing(store.OneRoundSizing))
+	for _, o := range storetest.Orders {
+		b.Run("order="+o.String(), func(b *testing.B) {
+			var all storetest.Tally
+			for b.Loop() {
+				all = storetest.Tally{}
+				for _, byLang := range []bool{false, true} {
+					for _, rs := range storetest.WorkloadRatings {
+						all.Add(w.BrowseOrder(b, o, byLang, rs, 10, true))
+					}
+				}
+			}
+			b.ReportMetric(all.Amplification(), "read/returned")
+			b.ReportMetric(all.RCU/float64(all.Pages), "RCU/page")
+			b.ReportMetric(float64(all.Calls)/float64(all.Pages), "calls/page")
+		})
+	}
+}

@@ -37,6 +37,7 @@ func RunModel(t *testing.T, newTable func(t *testing.T) table.Table) {
 	t.Run("StaleHints", func(t *testing.T) { testStaleHints(t, newTable(t)) })
 	t.Run("Validation", func(t *testing.T) { testValidation(t, newTable(t)) })
 	t.Run("CursorPositions", func(t *testing.T) { testCursorPositions(t, newTable(t)) })
+	t.Run("Orders", func(t *testing.T) { testOrders(t, newTable(t)) })
 	t.Run("Moderation", func(t *testing.T) { testModeration(t, newTable(t)) })
 	t.Run("HelpfulBackfill", func(t *testing.T) { testHelpfulBackfill(t, newTable(t)) })
 }
@@ -163,17 +164,23 @@ func walk(tb testing.TB, s *store.Store, pid string, f store.Filter, size int, b
 // must be exact.
 func walkStats(tb testing.TB, s *store.Store, pid string, f store.Filter, size int, backward bool, want int, everyPage bool) []*store.Comment {
 	tb.Helper()
+	return walkOrder(tb, s, pid, f, store.OrderNewest, size, backward, want, everyPage)
+}
+
+// walkOrder is walkStats in order o.
+func walkOrder(tb testing.TB, s *store.Store, pid string, f store.Filter, o store.Order, size int, backward bool, want int, everyPage bool) []*store.Comment {
+	tb.Helper()
 	ctx := context.Background()
 	var got []*store.Comment
 	var cursor *string
 	for pages := 0; ; pages++ {
 		if pages > want+2 {
-			tb.Fatalf("%s %+v size %d backward %v: no end after %d pages", pid, f, size, backward, pages)
+			tb.Fatalf("%s %+v %s size %d backward %v: no end after %d pages", pid, f, o, size, backward, pages)
 		}
 		n := size
-		args := store.PageArgs{First: &n, After: cursor}
+		args := store.PageArgs{Order: o, First: &n, After: cursor}
 		if backward {
-			args = store.PageArgs{Last: &n, Before: cursor}
+			args = store.PageArgs{Order: o, Last: &n, Before: cursor}
 		}
 		conn, err := List(ctx, s, pid, f, args, everyPage)
 		if err != nil {
@@ -200,7 +207,7 @@ func walkStats(tb testing.TB, s *store.Store, pid string, f store.Filter, size i
 			tb.Fatalf("%s %+v size %d: page of %d, more=%v", pid, f, size, len(page), more)
 		}
 		if more != (len(got) < want) {
-			tb.Fatalf("%s %+v size %d backward %v: after %d of %d comments, more=%v", pid, f, size, backward, len(got), want, more)
+			tb.Fatalf("%s %+v %s size %d backward %v: after %d of %d comments, more=%v", pid, f, o, size, backward, len(got), want, more)
 		}
 		if !more {
 			return got

@@ -71,6 +71,12 @@ func (t Tally) RoundsPerPage() float64 { return float64(t.Rounds) / float64(t.Pa
 // (withTotal) or the plan needs them, as the gateway does.
 func (b *Browsing) Browse(tb testing.TB, byLang bool, rs []int, pages int, withTotal bool) Tally {
 	tb.Helper()
+	return b.BrowseOrder(tb, store.OrderNewest, byLang, rs, pages, withTotal)
+}
+
+// BrowseOrder is Browse listing in order o.
+func (b *Browsing) BrowseOrder(tb testing.TB, o store.Order, byLang bool, rs []int, pages int, withTotal bool) Tally {
+	tb.Helper()
 	ctx, usage := store.WithUsage(context.Background())
 	var t Tally
 	size := 20
@@ -81,7 +87,7 @@ func (b *Browsing) Browse(tb testing.TB, byLang bool, rs []int, pages int, withT
 		}
 		var after *string
 		for range pages {
-			conn, err := List(ctx, b.S, pid, store.Filter{Language: lang, Ratings: rs}, store.PageArgs{First: &size, After: after}, withTotal)
+			conn, err := List(ctx, b.S, pid, store.Filter{Language: lang, Ratings: rs}, store.PageArgs{Order: o, First: &size, After: after}, withTotal)
 			if err != nil {
 				tb.Fatal(err)
 			}
