@@ -28,6 +28,9 @@ type Principal struct {
 	Kind Kind
 	// Subject is the JWT's `sub` (empty for an API key).
 	Subject string
+	// Client names an API key: the first 16 hex digits of its SHA-256, as
+	// in -api-keys (empty for a JWT).
+	Client string
 	// Moderator is set for a JWT carrying the moderator role and for a
 	// moderator API key (KeySet.AddModerators). Every API key is a trusted
 	// service and may change any comment; only these may moderate.
@@ -46,6 +49,29 @@ func (p *Principal) MayChangeAny() bool {
 func (p *Principal) MayModerate() bool {
 	return p != nil && p.Moderator
 }
+
+// Identity is who p is, for what counts once per caller (a helpful vote):
+// "jwt:<subject>" for a JWT, "api-key:<client>" for an API key (each key
+// is one caller), "" for no principal. A subject longer than
+// maxIdentitySubject bytes is "jwt#<hex SHA-256 of the subject>", so an
+// identity is at most 69 bytes plus that bound.
+func (p *Principal) Identity() string {
+	switch {
+	case p == nil:
+		return ""
+	case p.Kind == KindJWT && len(p.Subject) > maxIdentitySubject:
+		return "jwt#" + HashKey(p.Subject)
+	case p.Kind == KindJWT:
+		return "jwt:" + p.Subject
+	}
+	return string(p.Kind) + ":" + p.Client
+}
+
+// maxIdentitySubject is the longest subject an Identity spells out.
+const maxIdentitySubject = 128
+
+// clientLen is the hex digits of a key's hash that name it (Client).
+const clientLen = 16
 
 // ErrInvalidCredential is returned for a credential that was presented
 // but is not valid (an unknown API key, a bad or expired token).
@@ -243,7 +269,7 @@ func (a *Authenticator) apiKey(key string) (*Principal, error) {
 	if !ok {
 		return nil, ErrInvalidCredential
 	}
-	return &Principal{Kind: KindAPIKey, Moderator: moderator}, nil
+	return &Principal{Kind: KindAPIKey, Moderator: moderator, Client: HashKey(key)[:clientLen]}, nil
 }
 
 type ctxKey struct{}

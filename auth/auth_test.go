@@ -245,3 +245,40 @@ func unsigned(claims map[string]any) string {
 	}
 	return enc(map[string]any{"alg": "none", "typ": "JWT", "kid": "rsa-1"}) + "." + enc(claims) + "."
 }
+
+// TestIdentity: one identity per JWT subject and per API key, bounded in
+// length whatever the subject.
+func TestIdentity(t *testing.T) {
+	long := strings.Repeat("s", 5000)
+	for _, tc := range []struct {
+		p    *auth.Principal
+		want string
+	}{
+		{nil, ""},
+		{&auth.Principal{Kind: auth.KindJWT, Subject: "alice"}, "jwt:alice"},
+		{&auth.Principal{Kind: auth.KindJWT, Subject: long}, "jwt#" + auth.HashKey(long)},
+		{&auth.Principal{Kind: auth.KindAPIKey, Client: "0123456789abcdef"}, "api-key:0123456789abcdef"},
+	} {
+		if got := tc.p.Identity(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+		}
+	}
+	ks, err := auth.ParseKeyHashes(auth.HashKey("k1") + "," + auth.HashKey("k2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &auth.Authenticator{Keys: ks}
+	var ids []string
+	for _, k := range []string{"k1", "k2"} {
+		r, _ := http.NewRequest("POST", "/", nil)
+		r.Header.Set("X-API-Key", k)
+		p, err := a.Authenticate(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.Identity())
+	}
+	if ids[0] == ids[1] || ids[0] != "api-key:"+auth.HashKey("k1")[:16] {
+		t.Errorf("API key identities %q", ids)
+	}
+}

@@ -25,9 +25,9 @@ import (
 // are marshalled one after another (gqlexec.Sequential), since running them
 // concurrently could neither overlap I/O nor fill a batch.
 type loadSites struct {
-	stats, comments int
-	listIO          int
-	visited         int // selections walked (a bound against fragment fan-out)
+	stats, comments, votes int
+	listIO                 int
+	visited                int // selections walked (a bound against fragment fan-out)
 }
 
 // maxPlanVisits bounds the walk; an operation larger than this is "many".
@@ -44,7 +44,7 @@ func planLoads(op *ast.OperationDefinition) loadSites {
 
 // done reports whether both loaders already need their batching window.
 func (k *loadSites) done() bool {
-	return (k.stats >= 2 && k.comments >= 2) || k.visited > maxPlanVisits
+	return (k.stats >= 2 && k.comments >= 2 && k.votes >= 2) || k.visited > maxPlanVisits
 }
 
 func (k *loadSites) walk(set ast.SelectionSet, inList bool) {
@@ -68,6 +68,9 @@ func (k *loadSites) walk(set ast.SelectionSet, inList bool) {
 				k.listIO += n - 1
 			case "Product.languages":
 				k.listIO += n - 1
+			case "Comment.viewerVote":
+				k.votes += n
+				k.listIO += n - 1
 			case "Query.comment", "Query.node":
 				k.comments += n
 			case "Query.nodes", "Query._entities":
@@ -83,7 +86,7 @@ func (k *loadSites) walk(set ast.SelectionSet, inList bool) {
 		}
 	}
 	if k.visited > maxPlanVisits {
-		k.stats, k.comments, k.listIO = 2, 2, 1
+		k.stats, k.comments, k.votes, k.listIO = 2, 2, 2, 1
 	}
 }
 
@@ -91,7 +94,8 @@ func (k *loadSites) walk(set ast.SelectionSet, inList bool) {
 // that a loader the operation can reach with one key at most (k) reads it at
 // once.
 func newLoaders(s *store.Store, wait time.Duration, k loadSites) *Loaders {
-	return &Loaders{Stats: newStatsLoader(s, k.stats <= 1, wait), Comments: newCommentLoader(s, k.comments <= 1, wait)}
+	return &Loaders{Stats: newStatsLoader(s, k.stats <= 1, wait), Comments: newCommentLoader(s, k.comments <= 1, wait),
+		Votes: newVoteLoader(s, k.votes <= 1, wait)}
 }
 
 // withLoaders gives each operation its Loaders (newLoaders) and, when no list

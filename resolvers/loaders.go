@@ -18,13 +18,15 @@ const maxBatch = 100
 // stats lookup of one request lands within this window.
 const DefaultLoaderWait = time.Millisecond
 
-// Loaders are the per-operation dataloaders: every stats lookup and comment
-// lookup of one GraphQL operation is batched into one BatchGet each. They
+// Loaders are the per-operation dataloaders: every stats lookup, comment
+// lookup and viewer's vote lookup of one GraphQL operation is batched into
+// one BatchGet each. They
 // cache for their lifetime, so every operation gets new ones (withLoaders,
 // loaderplan.go).
 type Loaders struct {
 	Stats    Loader[store.StatsID, *store.Stats]
 	Comments Loader[string, *store.Comment]
+	Votes    Loader[store.VoteID, *bool] // the viewer's votes
 }
 
 // newStatsLoader batches stats reads: up to maxBatch keys within wait, or

@@ -42,7 +42,7 @@ func (r *commentResolver) ModeratedAt(ctx context.Context, obj *store.Comment) (
 
 // ViewerVote is the resolver for the viewerVote field.
 func (r *commentResolver) ViewerVote(ctx context.Context, obj *store.Comment) (*bool, error) {
-	return nil, notYet("viewerVote")
+	return viewerVote(ctx, obj.ID)
 }
 
 // CreateComment is the resolver for the createComment field.
@@ -118,7 +118,15 @@ func (r *mutationResolver) ReportComment(ctx context.Context, input model.Report
 
 // VoteComment is the resolver for the voteComment field.
 func (r *mutationResolver) VoteComment(ctx context.Context, input model.VoteCommentInput) (*model.VoteCommentPayload, error) {
-	return nil, notYet("voteComment")
+	who, err := voter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Store.VoteComment(ctx, input.CommentID, who, input.Helpful)
+	if err != nil {
+		return nil, inputErrors(asArgument(err, "commentId"), "input")
+	}
+	return &model.VoteCommentPayload{Comment: c}, nil
 }
 
 // ReplyToComment is the resolver for the replyToComment field.

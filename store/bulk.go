@@ -61,8 +61,9 @@ type RebuildOptions struct {
 // comments are zeroed. It migrates a table of any earlier design (see
 // DesignVersion) and records DesignVersion when done; a table of a newer
 // design is refused before the scan. A published comment that lacks its
-// HSK (written before the helpful twins) gets it during the scan, and the
-// table is marked as serving MOST_HELPFUL when done (CheckHelpful). Run it with writes paused: a comment
+// HSK (written before the helpful twins) gets it during the scan; then it
+// settles the votes of every comment with votes (settleAllVotes), and the
+// table is marked as serving MOST_HELPFUL (CheckHelpful). Run it with writes paused: a comment
 // written during the scan may be counted wrongly until the next rebuild.
 func (s *Store) RebuildStatsWith(ctx context.Context, o RebuildOptions) (RebuildResult, error) {
 	return s.rebuildFrom(ctx, func() (*tally, error) { return s.scanTally(ctx, max(o.Segments, 1), o.Progress) })
@@ -84,7 +85,22 @@ func (s *Store) rebuildFrom(ctx context.Context, count func() (*tally, error)) (
 	if err != nil {
 		return res, err
 	}
+	if err := s.settleAllVotes(ctx, tally.voted); err != nil {
+		return res, err
+	}
 	return res, s.markHelpfulSorted(ctx)
+}
+
+// settleAllVotes settles the votes of every comment in voted (a vote
+// partition the scan saw; settleVotesOf): a settle a crash cut short is
+// completed, and the votes of deleted comments are deleted.
+func (s *Store) settleAllVotes(ctx context.Context, voted map[string]bool) error {
+	for id := range voted {
+		if err := s.settleVotesOf(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeStats rewrites the stats items of what tally counted (see
@@ -113,13 +129,14 @@ func (s *Store) writeStats(ctx context.Context, tally *tally, was int64) (Rebuil
 }
 
 // tally is what a rebuild's scan found: the counts per product and
-// language, and the existing stats and leaderboard items with their
-// versions.
+// language, the existing stats and leaderboard items with their versions,
+// and the comments with a vote partition.
 type tally struct {
 	comments   int64
 	backfilled int64 // comments given their HSK
 	counts     map[StatsID]*Stats
 	seen       map[table.Key]int64
+	voted      map[string]bool
 }
 
 // add counts comment item it (an item of no valid rating is skipped).
@@ -162,10 +179,13 @@ func (t *tally) merge(o *tally) {
 	for k, v := range o.seen {
 		t.seen[k] = v
 	}
+	for id := range o.voted {
+		t.voted[id] = true
+	}
 }
 
 func newTally() *tally {
-	return &tally{counts: map[StatsID]*Stats{}, seen: map[table.Key]int64{}}
+	return &tally{counts: map[StatsID]*Stats{}, seen: map[table.Key]int64{}, voted: map[string]bool{}}
 }
 
 // scanTally scans the table in `segments` parallel segments and tallies
@@ -210,6 +230,8 @@ func (s *Store) scanTally(ctx context.Context, segments int, progress func(int64
 						if done {
 							local.backfilled++
 						}
+					} else if id, ok := CommentIDFromVotesPK(it.S(table.AttrPK)); ok {
+						local.voted[id] = true
 					}
 				}
 				if next == nil {

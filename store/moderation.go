@@ -404,22 +404,9 @@ func (s *Store) ReportComment(ctx context.Context, id, reporter, reason string) 
 	return out, err
 }
 
-// purgeReports deletes the report items of deleted comment id, a page of
-// MaxWriteOps at a time (after the comment's delete: a report of a
-// comment that is gone is read by nothing, so a failure leaves only
-// garbage).
+// purgeReports deletes the report items of deleted comment id (after the
+// comment's delete: a report of a comment that is gone is read by nothing,
+// so a failure leaves only garbage).
 func (s *Store) purgeReports(ctx context.Context, id string) error {
-	for {
-		res, err := s.table.Query(ctx, table.Query{HashValue: ReportKey(id, "").PK, Forward: true, Limit: table.MaxWriteOps})
-		if err != nil || len(res.Items) == 0 {
-			return tableError(err)
-		}
-		ops := make([]table.Op, len(res.Items))
-		for i, it := range res.Items {
-			ops[i] = table.Op{Kind: table.OpDelete, Key: it.Key()}
-		}
-		if err := s.table.Write(ctx, ops); err != nil {
-			return tableError(err)
-		}
-	}
+	return s.purgePartition(ctx, ReportKey(id, "").PK)
 }

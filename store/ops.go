@@ -309,7 +309,8 @@ func (s *Store) UpdateComment(ctx context.Context, in CommentUpdate) (*Comment, 
 }
 
 // DeleteComment deletes a comment and uncounts it, in one atomic write
-// conditional on the comment's version and on owner. A missing comment is
+// conditional on the comment's version and on owner, then deletes its
+// reports and votes. A missing comment is
 // ENOTFOUND, another author's EFORBIDDEN (see Owner).
 func (s *Store) DeleteComment(ctx context.Context, id string, owner Owner) error {
 	if err := ValidateID("comment id", id); err != nil {
@@ -328,6 +329,9 @@ func (s *Store) DeleteComment(ctx context.Context, id string, owner Owner) error
 	})
 	if err == nil && s.mod.on() {
 		_ = s.purgeReports(ctx, id) // best effort, as a settle: leftovers are inert
+	}
+	if err == nil {
+		_ = s.purgeVotes(ctx, id) // likewise (votes.go)
 	}
 	return err
 }

@@ -12,9 +12,9 @@ import (
 // maximum) times its selection, languages its `first` times the larger of
 // a language's shards and its selection, stats its shards, topProducts the
 // items it may read (store.TopProductsReads) and its `first` times its
-// selection, nodes its number of ids times its selection, and mutations
-// count the items they read. (_entities, whose cost gqlgen keeps unexported, is
-// costed by package cost.) The gateway keeps to one rule with these: an
+// selection, nodes its number of ids times its selection, viewerVote the
+// viewer's vote item, and mutations count the items they read. (_entities,
+// whose cost gqlgen keeps unexported, is costed by package cost.) The gateway keeps to one rule with these: an
 // operation reads at most as many items as its complexity.
 func Root() graph.ComplexityRoot {
 	var c graph.ComplexityRoot
@@ -44,6 +44,11 @@ func Root() graph.ComplexityRoot {
 	c.Mutation.DeleteComment = func(child int, _ model.DeleteCommentInput) int {
 		return 1 + store.DeleteCommentReads + child
 	}
+	c.Mutation.VoteComment = func(child int, _ model.VoteCommentInput) int {
+		return 1 + store.VoteCommentReads + child
+	}
+	// viewerVote reads the viewer's vote item (none when anonymous).
+	c.Comment.ViewerVote = func(int) int { return 1 + 1 }
 	c.Query.TopProducts = func(child int, first *int, _ *string) int {
 		n := pageSize(first, 10, store.MaxTopProducts)
 		return 1 + store.TopProductsReads(n) + max(n, 1)*child
