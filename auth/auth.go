@@ -31,16 +31,45 @@ type Principal struct {
 	// Client names an API key: the first 16 hex digits of its SHA-256, as
 	// in -api-keys (empty for a JWT).
 	Client string
-	// Moderator is set for a JWT carrying the moderator role and for a
-	// moderator API key (KeySet.AddModerators). Every API key is a trusted
-	// service and may change any comment; only these may moderate.
+	// Roles are the roles the credential grants, found once, here in auth:
+	// a JWT's roles claim, or the role lists an API key's hash is in.
+	Roles
+}
+
+// Roles are the roles a credential may grant beyond writing comments.
+// Every API key is a trusted service and may change any comment; only a
+// moderator may moderate, and only a merchant may mark a purchase verified.
+type Roles struct {
+	// Moderator is set for a JWT carrying ModeratorRole and for a moderator
+	// API key (KeySet.AddModerators).
 	Moderator bool
+	// Merchant is set for a JWT carrying MerchantRole and for a merchant
+	// API key (KeySet.AddMerchants): the shop, which replies to comments
+	// and creates comments of verified purchases.
+	Merchant bool
+}
+
+// or is the union of r and o.
+func (r Roles) or(o Roles) Roles {
+	return Roles{Moderator: r.Moderator || o.Moderator, Merchant: r.Merchant || o.Merchant}
 }
 
 // MayChangeAny reports whether p may update or delete any comment, not
 // only its own: API keys and moderators may.
 func (p *Principal) MayChangeAny() bool {
 	return p != nil && (p.Kind == KindAPIKey || p.Moderator)
+}
+
+// MayReply reports whether p may write and delete the public reply to a
+// comment: a merchant or a moderator.
+func (p *Principal) MayReply() bool {
+	return p != nil && (p.Merchant || p.Moderator)
+}
+
+// MayVerifyPurchase reports whether p may mark a comment as a verified
+// purchase: a merchant only.
+func (p *Principal) MayVerifyPurchase() bool {
+	return p != nil && p.Merchant
 }
 
 // MayModerate reports whether p may moderate (approve, reject, hide,
@@ -87,16 +116,16 @@ const MaxCredentialBytes = 8 << 10
 // MaxCredentialBytes; it is an ErrInvalidCredential.
 var ErrCredentialTooLarge = fmt.Errorf("%w: a credential is at most %d bytes", ErrInvalidCredential, MaxCredentialBytes)
 
-// KeySet holds the SHA-256 hashes of the accepted API keys, each marked
-// as a moderator key or not.
+// KeySet holds the SHA-256 hashes of the accepted API keys, each with the
+// roles it grants.
 type KeySet struct {
 	keys []apiKey
 }
 
-// apiKey is one accepted key's hash and whether it moderates.
+// apiKey is one accepted key's hash and the roles it grants.
 type apiKey struct {
-	hash      [sha256.Size]byte
-	moderator bool
+	hash  [sha256.Size]byte
+	roles Roles
 }
 
 // ParseKeyHashes parses SHA-256 hex hashes separated by commas, blanks or
@@ -164,32 +193,41 @@ func (ks *KeySet) Add(other *KeySet) {
 
 // AddModerators adds the keys of other as moderator keys. A hash that is
 // in the set both plain and as a moderator key moderates.
-func (ks *KeySet) AddModerators(other *KeySet) {
+func (ks *KeySet) AddModerators(other *KeySet) { ks.addWith(other, Roles{Moderator: true}) }
+
+// AddMerchants adds the keys of other as merchant keys. A hash listed under
+// several roles has all of them.
+func (ks *KeySet) AddMerchants(other *KeySet) { ks.addWith(other, Roles{Merchant: true}) }
+
+// addWith adds the keys of other granting roles too.
+func (ks *KeySet) addWith(other *KeySet, roles Roles) {
 	if other == nil {
 		return
 	}
 	for _, k := range other.keys {
-		k.moderator = true
+		k.roles = k.roles.or(roles)
 		ks.keys = append(ks.keys, k)
 	}
 }
 
 // Lookup reports whether key hashes to one of the set's hashes (ok) and
-// whether that is a moderator key. It compares the hashes in constant time
-// and always compares all of them, so the time taken says nothing about
-// which key, or how much of one, matched, nor whether it moderates.
-func (ks *KeySet) Lookup(key string) (ok, moderator bool) {
+// the roles it grants (the union over every listing of the hash). It
+// compares the hashes in constant time and always compares all of them, so
+// the time taken says nothing about which key, or how much of one,
+// matched, nor which roles it has.
+func (ks *KeySet) Lookup(key string) (ok bool, roles Roles) {
 	if ks == nil || key == "" {
-		return false, false
+		return false, Roles{}
 	}
 	h := sha256.Sum256([]byte(key))
-	found, mod := 0, 0
+	found, mod, merch := 0, 0, 0
 	for i := range ks.keys {
 		eq := subtle.ConstantTimeCompare(h[:], ks.keys[i].hash[:])
 		found |= eq
-		mod |= eq & boolInt(ks.keys[i].moderator)
+		mod |= eq & boolInt(ks.keys[i].roles.Moderator)
+		merch |= eq & boolInt(ks.keys[i].roles.Merchant)
 	}
-	return found == 1, mod == 1
+	return found == 1, Roles{Moderator: mod == 1, Merchant: merch == 1}
 }
 
 // Match reports whether key is in the set (see Lookup).
@@ -262,14 +300,14 @@ func (a *Authenticator) Authenticate(r *http.Request) (*Principal, error) {
 	return a.apiKey(cred)
 }
 
-// apiKey is the principal of an API key: a moderator's when it is a
-// moderator key, ErrInvalidCredential when it is not a key of a.Keys.
+// apiKey is the principal of an API key, with the roles of its hash's
+// lists; ErrInvalidCredential when it is not a key of a.Keys.
 func (a *Authenticator) apiKey(key string) (*Principal, error) {
-	ok, moderator := a.Keys.Lookup(key)
+	ok, roles := a.Keys.Lookup(key)
 	if !ok {
 		return nil, ErrInvalidCredential
 	}
-	return &Principal{Kind: KindAPIKey, Moderator: moderator, Client: HashKey(key)[:clientLen]}, nil
+	return &Principal{Kind: KindAPIKey, Roles: roles, Client: HashKey(key)[:clientLen]}, nil
 }
 
 type ctxKey struct{}

@@ -65,8 +65,8 @@ func TestModeratorKeys(t *testing.T) {
 		t.Errorf("Len %d, want 4", ks.Len())
 	}
 	for key, want := range map[string][2]bool{"plain": {true, false}, "mod": {true, true}, "both": {true, true}, "other": {false, false}, "": {false, false}} {
-		if ok, mod := ks.Lookup(key); ok != want[0] || mod != want[1] || ks.Match(key) != want[0] {
-			t.Errorf("Lookup(%q) = %v, %v; want %v", key, ok, mod, want)
+		if ok, roles := ks.Lookup(key); ok != want[0] || roles.Moderator != want[1] || roles.Merchant || ks.Match(key) != want[0] {
+			t.Errorf("Lookup(%q) = %v, %+v; want %v", key, ok, roles, want)
 		}
 	}
 	a := &auth.Authenticator{Keys: ks}
@@ -88,6 +88,41 @@ func TestModeratorKeys(t *testing.T) {
 	}
 	if (*auth.Principal)(nil).MayModerate() {
 		t.Error("no principal moderates")
+	}
+}
+
+// TestMerchantKeys: keys added with AddMerchants are accepted with the
+// merchant role, which replies and verifies purchases but does not
+// moderate; a hash listed as merchant and moderator has both roles.
+func TestMerchantKeys(t *testing.T) {
+	ks, _ := auth.ParseKeyHashes(auth.HashKey("plain"))
+	merch, _ := auth.ParseKeyHashes(auth.HashKey("shop") + "," + auth.HashKey("both"))
+	mods, _ := auth.ParseKeyHashes(auth.HashKey("both"))
+	ks.AddMerchants(merch)
+	ks.AddModerators(mods)
+	ks.AddMerchants(nil)
+	a := &auth.Authenticator{Keys: ks}
+	for _, tc := range []struct {
+		key                    string
+		moderate, reply, verif bool
+	}{
+		{"plain", false, false, false},
+		{"shop", false, true, true},
+		{"both", true, true, true},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/graphql", nil)
+		r.Header.Set("X-API-Key", tc.key)
+		p, err := a.Authenticate(r)
+		if err != nil || p == nil || !p.MayChangeAny() || p.MayModerate() != tc.moderate || p.MayReply() != tc.reply || p.MayVerifyPurchase() != tc.verif {
+			t.Errorf("key %q: principal %+v err %v; want moderate %v, reply %v, verify %v", tc.key, p, err, tc.moderate, tc.reply, tc.verif)
+		}
+	}
+	var none *auth.Principal
+	if none.MayReply() || none.MayVerifyPurchase() {
+		t.Error("no principal replies or verifies")
+	}
+	if mod := (&auth.Principal{Kind: auth.KindJWT, Roles: auth.Roles{Moderator: true}}); !mod.MayReply() || mod.MayVerifyPurchase() {
+		t.Error("a moderator replies but does not verify purchases")
 	}
 }
 
@@ -191,6 +226,7 @@ func TestJWKS(t *testing.T) {
 		{"moderator", srv.Sign(t, false, with("app_roles", []string{"reader", "moderator"})), true, true},
 		{"moderator as a string", srv.Sign(t, false, with("app_roles", "reader moderator")), true, true},
 		{"other roles claim", srv.Sign(t, false, with("roles", []string{"moderator"})), true, false},
+		{"merchant", srv.Sign(t, false, with("app_roles", []string{"merchant"})), true, false},
 		{"expired", srv.Sign(t, false, with("exp", now.Add(-time.Hour))), false, false},
 		{"no exp", srv.Sign(t, false, with("exp", nil)), false, false},
 		{"no sub", srv.Sign(t, false, with("sub", nil)), false, false},
@@ -207,7 +243,8 @@ func TestJWKS(t *testing.T) {
 			t.Errorf("%s: %+v, %v", tc.name, p, err)
 			continue
 		}
-		if tc.ok && (p.Subject != "user-1" || p.Kind != auth.KindJWT || p.Moderator != tc.modera || p.MayChangeAny() != tc.modera) {
+		if tc.ok && (p.Subject != "user-1" || p.Kind != auth.KindJWT || p.Moderator != tc.modera || p.MayChangeAny() != tc.modera ||
+			p.Merchant != (tc.name == "merchant")) {
 			t.Errorf("%s: principal %+v", tc.name, p)
 		}
 	}

@@ -16,8 +16,14 @@ import (
 // DefaultRolesClaim is the claim whose values grant roles.
 const DefaultRolesClaim = "roles"
 
-// ModeratorRole is the role that may change anyone's comments.
-const ModeratorRole = "moderator"
+// The roles a JWT's roles claim may grant (see Roles).
+const (
+	// ModeratorRole may change anyone's comments, moderate and reply.
+	ModeratorRole = "moderator"
+	// MerchantRole is the shop: it replies to comments and creates
+	// comments of verified purchases.
+	MerchantRole = "merchant"
+)
 
 // JWTConfig configures JWKS verification.
 type JWTConfig struct {
@@ -100,6 +106,7 @@ func (j *JWKS) Verify(ctx context.Context, token string) (*Principal, error) {
 	var roles any
 	if err := tok.Get(j.cfg.RolesClaim, &roles); err == nil {
 		p.Moderator = hasRole(roles, ModeratorRole)
+		p.Merchant = hasRole(roles, MerchantRole)
 	}
 	return p, nil
 }

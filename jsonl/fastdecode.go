@@ -88,10 +88,22 @@ func (rec *record) setField(k int, line []byte, s string, i int) (int, bool, boo
 		ok := bytes.HasPrefix(line[i:], []byte("null")) && 1<<k&optionalFields != 0
 		return i + 4, false, ok
 	}
-	if 1<<k == fieldRating {
+	switch 1 << k {
+	case fieldRating:
 		j, ok := numberEnd(line, i)
 		rec.Rating = line[i:j:j] // parsed before line is reused (parser.parse)
 		return j, true, ok
+	case fieldVerifiedPurchase:
+		switch {
+		case bytes.HasPrefix(line[i:], []byte("true")):
+			rec.VerifiedPurchase = true
+			return i + 4, true, true
+		case bytes.HasPrefix(line[i:], []byte("false")):
+			return i + 5, true, true
+		}
+		return i, false, false
+	case fieldReply:
+		return i, false, false // an object: decode reads it
 	}
 	if line[i] != '"' {
 		return i, false, false
@@ -105,7 +117,7 @@ func (rec *record) setField(k int, line []byte, s string, i int) (int, bool, boo
 }
 
 // stringField returns the field of rec of index k in fieldNames, a
-// string (any but the rating).
+// string (any but the rating, verifiedPurchase and reply).
 func (rec *record) stringField(k int) *string {
 	return [...]*string{&rec.ID, &rec.ProductID, &rec.Language, nil, &rec.Author, &rec.Title, &rec.Body, &rec.CreatedAt, &rec.AuthorID,
 		&rec.Status, &rec.ModeratedAt, &rec.ModerationReason}[k]

@@ -24,7 +24,8 @@ import (
 // record is one line, as read and as written: the fields in their
 // documented order, authorId only when the comment has an owner, the
 // moderation fields only when it has been moderated or is not published
-// (a line without status is PUBLISHED). As read,
+// (a line without status is PUBLISHED), verifiedPurchase only when true
+// and reply only when the comment has one. As read,
 // which fields are present and not null is told by checkKeys, and the raw
 // rating keeps its JSON type.
 type record struct {
@@ -41,11 +42,22 @@ type record struct {
 	Status           string `json:"status,omitempty"`
 	ModeratedAt      string `json:"moderatedAt,omitempty"`
 	ModerationReason string `json:"moderationReason,omitempty"`
+	// VerifiedPurchase is written only when true.
+	VerifiedPurchase bool `json:"verifiedPurchase,omitempty"`
+	// Reply is the merchant's reply, absent when there is none.
+	Reply *replyRecord `json:"reply,omitempty"`
+}
+
+// replyRecord is a line's reply, its times as createdAt's.
+type replyRecord struct {
+	Body      string `json:"body"`
+	CreatedAt string `json:"createdAt"`
+	UpdatedAt string `json:"updatedAt"`
 }
 
 // fieldNames are the fields of a line, in their documented order.
 var fieldNames = [...]string{"id", "productId", "language", "rating", "author", "title", "body", "createdAt", "authorId",
-	"status", "moderatedAt", "moderationReason"}
+	"status", "moderatedAt", "moderationReason", "verifiedPurchase", "reply"}
 
 // maxAuthorIDLen bounds the optional authorId (a JWT subject), in
 // characters.
@@ -69,10 +81,13 @@ const (
 	fieldStatus
 	fieldModeratedAt
 	fieldModerationReason
+	fieldVerifiedPurchase
+	fieldReply
 )
 
 // optionalFields are the fields a line may leave out or set to null.
-const optionalFields = fieldID | fieldAuthorID | fieldStatus | fieldModeratedAt | fieldModerationReason
+const optionalFields = fieldID | fieldAuthorID | fieldStatus | fieldModeratedAt | fieldModerationReason |
+	fieldVerifiedPurchase | fieldReply
 
 // placeholderID stands in for a missing id while the rest is validated.
 const placeholderID = "0"
@@ -173,6 +188,14 @@ func (rec *record) comment(set uint) (*store.Comment, *LineError) {
 	if err := rec.moderation(set, c); err != nil {
 		return nil, err
 	}
+	c.VerifiedPurchase = rec.VerifiedPurchase
+	if set&fieldReply != 0 {
+		r, err := rec.Reply.reply()
+		if err != nil {
+			return nil, err
+		}
+		c.Reply = r
+	}
 	if set&fieldID != 0 {
 		c.ID = rec.ID
 		if err := store.ValidateID("id", c.ID); err != nil {
@@ -225,6 +248,25 @@ func (rec *record) moderation(set uint, c *store.Comment) *LineError {
 		}
 	}
 	return nil
+}
+
+// reply returns the store's form of r, validated.
+func (r *replyRecord) reply() (*store.Reply, *LineError) {
+	if err := store.ValidateReplyBody(r.Body); err != nil {
+		return nil, lineError("reply.%s", store.ErrorMessage(err))
+	}
+	out := &store.Reply{Body: r.Body}
+	for _, f := range []struct {
+		name, v string
+		t       *time.Time
+	}{{"createdAt", r.CreatedAt, &out.CreatedAt}, {"updatedAt", r.UpdatedAt, &out.UpdatedAt}} {
+		t, err := time.Parse(time.RFC3339Nano, f.v)
+		if err != nil || !rfc3339Tail(f.v) {
+			return nil, lineError("reply.%s must be an RFC 3339 time such as \"2024-05-01T12:34:56Z\", got %s", f.name, quote(f.v))
+		}
+		*f.t = t.UTC()
+	}
+	return out, nil
 }
 
 // newID returns the ULID of comment c, which has no id: its time is

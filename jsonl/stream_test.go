@@ -127,7 +127,7 @@ func TestBadLineFarIn(t *testing.T) {
 		input      []byte
 		want, tail string
 	}{
-		{input, `line 2222: unknown field "stars"; the fields are id, productId, language, rating, author, title, body, createdAt, authorId, status, moderatedAt, moderationReason`, ""},
+		{input, `line 2222: unknown field "stars"; the fields are id, productId, language, rating, author, title, body, createdAt, authorId, status, moderatedAt, moderationReason, verifiedPurchase, reply`, ""},
 		{[]byte(dup), `line 2601: duplicate id "`, `", also on line 11`},
 	}
 	before := runtime.NumGoroutine()

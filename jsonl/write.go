@@ -39,7 +39,10 @@ func (w *Writer) Write(c *store.Comment) error {
 		ID: c.ID, ProductID: c.ProductID, Language: c.Language, Rating: w.rating,
 		Author: c.Author, Title: c.Title, Body: c.Body,
 		CreatedAt: c.CreatedAt.UTC().Format(time.RFC3339Nano), AuthorID: c.AuthorID,
-		ModerationReason: c.ModerationReason,
+		ModerationReason: c.ModerationReason, VerifiedPurchase: c.VerifiedPurchase,
+	}
+	if r := c.Reply; r != nil {
+		rec.Reply = &replyRecord{Body: r.Body, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano)}
 	}
 	if c.Status != store.StatusPublished {
 		rec.Status = c.Status.Name()

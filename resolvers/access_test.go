@@ -24,8 +24,9 @@ import (
 	"github.com/acme/comments-gateway/store/table"
 )
 
-// fakeJWT accepts tokens "a.SUBJECT.x" and "a.SUBJECT.moderator" (the
-// real JWKS verification is tested in package auth and by the server).
+// fakeJWT accepts tokens "a.SUBJECT.x", "a.SUBJECT.moderator" and
+// "a.SUBJECT.merchant" (the real JWKS verification is tested in package
+// auth and by the server).
 type fakeJWT struct{}
 
 func (fakeJWT) Verify(_ context.Context, tok string) (*auth.Principal, error) {
@@ -33,7 +34,7 @@ func (fakeJWT) Verify(_ context.Context, tok string) (*auth.Principal, error) {
 	if parts[0] != "a" || parts[1] == "" {
 		return nil, errors.New("bad signature")
 	}
-	return &auth.Principal{Kind: auth.KindJWT, Subject: parts[1], Moderator: parts[2] == "moderator"}, nil
+	return &auth.Principal{Kind: auth.KindJWT, Subject: parts[1], Roles: auth.Roles{Moderator: parts[2] == "moderator", Merchant: parts[2] == "merchant"}}, nil
 }
 
 const testAPIKey = "s3cret-key"

@@ -25,9 +25,13 @@ import (
 // testModeratorKey is the moderator API key of mustModerationEnv.
 const testModeratorKey = "s3cret-moderator-key"
 
+// testMerchantKey is the merchant API key of mustModerationEnv.
+const testMerchantKey = "s3cret-merchant-key"
+
 // mustModerationEnv is an access env (JWTs as fakeJWT reads them, the
-// plain API key testAPIKey and the moderator API key testModeratorKey)
-// over an empty bolt store moderated by m.
+// plain API key testAPIKey, the moderator API key testModeratorKey and
+// the merchant API key testMerchantKey) over an empty bolt store moderated
+// by m.
 func mustModerationEnv(tb testing.TB, m store.Moderation) *accessEnv {
 	tb.Helper()
 	ks, err := auth.ParseKeyHashes(auth.HashKey(testAPIKey))
@@ -39,6 +43,11 @@ func mustModerationEnv(tb testing.TB, m store.Moderation) *accessEnv {
 		tb.Fatal(err)
 	}
 	ks.AddModerators(mks)
+	merch, err := auth.ParseKeyHashes(auth.HashKey(testMerchantKey))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ks.AddMerchants(merch)
 	e := &accessEnv{store: store.New(bolttest.Open(tb), store.WithModeration(m))}
 	cfg := resolvers.Config{Store: e.store, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Auth: &auth.Authenticator{Keys: ks, JWT: fakeJWT{}}}

@@ -47,9 +47,13 @@ func (r *commentResolver) ViewerVote(ctx context.Context, obj *store.Comment) (*
 
 // CreateComment is the resolver for the createComment field.
 func (r *mutationResolver) CreateComment(ctx context.Context, input model.CreateCommentInput) (*model.CreateCommentPayload, error) {
+	verified, err := checkVerifiedPurchase(ctx, input.VerifiedPurchase)
+	if err != nil {
+		return nil, err
+	}
 	nc := store.NewComment{
 		ProductID: input.ProductID, Language: input.Language, Rating: input.Rating,
-		Author: input.Author, Title: input.Title, Body: input.Body,
+		Author: input.Author, Title: input.Title, Body: input.Body, VerifiedPurchase: verified,
 	}
 	// With a JWT the token's subject is the author and the owner (see
 	// policy.GuardMutations); input.author is ignored.
@@ -131,12 +135,20 @@ func (r *mutationResolver) VoteComment(ctx context.Context, input model.VoteComm
 
 // ReplyToComment is the resolver for the replyToComment field.
 func (r *mutationResolver) ReplyToComment(ctx context.Context, input model.ReplyToCommentInput) (*model.ReplyPayload, error) {
-	return nil, notYet("replyToComment")
+	t, err := replyTarget(ctx, "replyToComment", input.CommentID)
+	if err != nil {
+		return nil, err
+	}
+	return replyPayload(r.Store.ReplyToComment(ctx, t, input.Body))
 }
 
 // DeleteReply is the resolver for the deleteReply field.
 func (r *mutationResolver) DeleteReply(ctx context.Context, input model.DeleteReplyInput) (*model.ReplyPayload, error) {
-	return nil, notYet("deleteReply")
+	t, err := replyTarget(ctx, "deleteReply", input.CommentID)
+	if err != nil {
+		return nil, err
+	}
+	return replyPayload(r.Store.DeleteReply(ctx, t))
 }
 
 // NodeID is the resolver for the nodeId field.

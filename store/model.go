@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"maps"
 	"strings"
 	"time"
 
@@ -230,10 +231,8 @@ func (c *Comment) Item() table.Item {
 	if c.VerifiedPurchase {
 		it[table.AttrVerified] = table.N(1)
 	}
-	if r := c.Reply; r != nil {
-		it[table.AttrReplyBody] = table.S(r.Body)
-		it[table.AttrReplyCreatedAt] = table.S(r.CreatedAt.UTC().Format(timeLayout))
-		it[table.AttrReplyUpdatedAt] = table.S(r.UpdatedAt.UTC().Format(timeLayout))
+	if c.Reply != nil {
+		maps.Copy(it, c.Reply.attrs())
 	}
 	c.moderationAttrs(it)
 	return it

@@ -179,6 +179,9 @@ type NewComment struct {
 	Title     string
 	Body      string
 	AuthorID  string // optional: the authenticated creator (see Comment.AuthorID)
+	// VerifiedPurchase marks the comment as a buyer's; the edge lets only
+	// the merchant role set it. No update changes it.
+	VerifiedPurchase bool
 }
 
 // CommentUpdate is the input of UpdateComment; nil fields are unchanged.
@@ -240,7 +243,7 @@ func (s *Store) CreateComment(ctx context.Context, in NewComment) (*Comment, err
 	c := &Comment{
 		ID: s.newID(now), ProductID: in.ProductID, Language: in.Language, Rating: in.Rating,
 		Author: in.Author, Title: in.Title, Body: in.Body, CreatedAt: now,
-		AuthorID: in.AuthorID,
+		AuthorID: in.AuthorID, VerifiedPurchase: in.VerifiedPurchase,
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

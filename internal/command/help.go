@@ -75,9 +75,11 @@ Flags:
 
 Creates the DynamoDB table, its four GSIs and (unless -stream=false) its
 stream, and waits until it is ACTIVE. Running it again is safe: an existing
-table is checked (keys and indexes) and kept, with its data; only its
-stream is turned on if it has none and -stream is true (-stream=false
-never removes one). Flags:
+table is checked (keys and indexes) and kept, with its data; an index it
+lacks is added, and one whose projection lacks attributes a page shows is
+rebuilt (deleted and created again, one at a time: the reads it serves fail
+until it is ACTIVE again); its stream is turned on if it has none and
+-stream is true (-stream=false never removes one). Flags:
 `,
 	"rebuild-stats": `Usage: comments-gateway rebuild-stats [flags]
 

@@ -15,6 +15,7 @@ type accessConfig struct {
 	dev, open                 bool
 	apiKeys, apiKeysFile      string
 	modKeys, modKeysFile      string
+	merchKeys, merchKeysFile  string
 	jwksURL, issuer, audience string
 	rolesClaim                string
 }
@@ -28,10 +29,12 @@ func (c *accessConfig) register(fs *flag.FlagSet, devDefault bool) {
 	fs.StringVar(&c.apiKeysFile, "api-keys-file", "", "file of API key hashes, one a line (# comments)")
 	fs.StringVar(&c.modKeys, "moderator-api-keys", "", "comma-separated SHA-256 hex hashes of API keys that may also moderate (accepted as API keys too)")
 	fs.StringVar(&c.modKeysFile, "moderator-api-keys-file", "", "file of moderator API key hashes, one a line (# comments)")
+	fs.StringVar(&c.merchKeys, "merchant-api-keys", "", "comma-separated SHA-256 hex hashes of API keys of the merchant role: they may also reply to comments and mark purchases verified (accepted as API keys too)")
+	fs.StringVar(&c.merchKeysFile, "merchant-api-keys-file", "", "file of merchant API key hashes, one a line (# comments)")
 	fs.StringVar(&c.jwksURL, "jwks-url", "", "JWKS URL: accept JWT bearer tokens signed by its keys")
 	fs.StringVar(&c.issuer, "jwt-issuer", "", "required JWT iss (with -jwks-url)")
 	fs.StringVar(&c.audience, "jwt-audience", "", "required JWT aud (with -jwks-url)")
-	fs.StringVar(&c.rolesClaim, "jwt-roles-claim", auth.DefaultRolesClaim, "JWT claim listing roles; \""+auth.ModeratorRole+"\" may change anyone's comments and moderate")
+	fs.StringVar(&c.rolesClaim, "jwt-roles-claim", auth.DefaultRolesClaim, "JWT claim listing roles; \""+auth.ModeratorRole+"\" may change anyone's comments and moderate, \""+auth.MerchantRole+"\" may reply and mark purchases verified")
 }
 
 // authenticator builds the mutations' credentials from the flags, and
@@ -45,6 +48,7 @@ func (c accessConfig) authenticator(ctx context.Context, log *slog.Logger) (*aut
 	}{
 		{"api-keys", c.apiKeys, c.apiKeysFile, a.Keys.Add},
 		{"moderator-api-keys", c.modKeys, c.modKeysFile, a.Keys.AddModerators},
+		{"merchant-api-keys", c.merchKeys, c.merchKeysFile, a.Keys.AddMerchants},
 	} {
 		if src.list != "" {
 			ks, err := auth.ParseKeyHashes(src.list)
@@ -70,7 +74,7 @@ func (c accessConfig) authenticator(ctx context.Context, log *slog.Logger) (*aut
 	}
 	if a.Keys.Len() > 0 || c.jwksURL != "" {
 		if c.open {
-			return nil, errors.New("-open-mutations contradicts -api-keys/-moderator-api-keys (and their -file)/-jwks-url: drop one")
+			return nil, errors.New("-open-mutations contradicts -api-keys/-moderator-api-keys/-merchant-api-keys (and their -file)/-jwks-url: drop one")
 		}
 	} else {
 		switch {

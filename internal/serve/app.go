@@ -185,7 +185,8 @@ func (a *app) newMetrics() {
 
 // openStore opens the backend -store names, counts its reads (metrics),
 // makes the store over it, wired to the subscriptions' hub, and upgrades
-// or refuses a table of an older design (upgradeStore).
+// or refuses a table of an older design (upgradeStore) or whose indexes
+// project fewer attributes than a page shows (checkProjections).
 func (a *app) openStore(ctx context.Context) error {
 	tbl, err := a.cfg.store.Open(ctx, a.metrics.DynamoDBCalls)
 	if err != nil {
@@ -201,6 +202,9 @@ func (a *app) openStore(ctx context.Context) error {
 		a.live.shutdown(sctx, a.log)
 	})
 	if err := a.upgradeStore(ctx); err != nil {
+		return err
+	}
+	if err := checkProjections(ctx, tbl, a.cfg.store); err != nil {
 		return err
 	}
 	// A table not yet upgraded to the helpful twins is served, without the

@@ -36,6 +36,34 @@ func (a *app) upgradeStore(ctx context.Context) error {
 	return migrateLegacy(ctx, a.store, a.cfg.store, a.log)
 }
 
+// projectionChecker is a table whose indexes may project fewer attributes
+// than a page shows (a DynamoDB table created before helpful votes,
+// verified purchases and replies; see dynamo.Table.CheckProjections). The
+// embedded store rebuilds its indexes on open and has no such check.
+type projectionChecker interface {
+	CheckProjections(ctx context.Context) error
+}
+
+// checkProjections refuses to serve a table whose indexes lack attributes
+// a page shows: its pages would show no reply, no verified badge and zero
+// helpful counts. The refusal names the command that replaces them.
+func checkProjections(ctx context.Context, tbl any, spec storespec.Spec) error {
+	pc, ok := tbl.(projectionChecker)
+	if !ok {
+		return nil
+	}
+	if err := pc.CheckProjections(ctx); err != nil {
+		return fmt.Errorf("%w; %s", err, ProjectionMessage(spec))
+	}
+	return nil
+}
+
+// ProjectionMessage is the command that upgrades the indexes of spec's
+// table to the projection this gateway reads.
+func ProjectionMessage(spec storespec.Spec) string {
+	return fmt.Sprintf("run `comments-gateway create-table -store %s` once (it rebuilds those indexes one at a time), then start this one", spec)
+}
+
 // LegacyMessage says why a table of logical design 1 is not served and
 // the command that upgrades it (serve refuses such a DynamoDB table with
 // it; create-table notes it).

@@ -3,6 +3,9 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -87,8 +90,10 @@ func gsi(d table.IndexDef) types.GlobalSecondaryIndex {
 // table exists it waits for it to be ACTIVE, turns TTL and PITR on when
 // they are off, with stream enables its stream when it has none
 // (EnableStream; without, leaves the stream as it is), and returns nil, or
-// an EINVALID error if the existing table lacks the key schema or one of
-// the indexes, or has TTL on another attribute.
+// an EINVALID error if the existing table has another key schema, or has
+// TTL on another attribute. It adds the indexes an existing table lacks
+// (addIndexes) and replaces those whose projection lacks attributes
+// (replaceStaleIndexes).
 func (t *Table) CreateTable(ctx context.Context, stream bool) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -104,6 +109,9 @@ func (t *Table) CreateTable(ctx context.Context, stream bool) error {
 		return err
 	}
 	if err := t.addIndexes(ctx); err != nil {
+		return err
+	}
+	if err := t.replaceStaleIndexes(ctx); err != nil {
 		return err
 	}
 	if err := t.EnableTTL(ctx); err != nil {
@@ -152,14 +160,132 @@ func (t *Table) addIndexes(ctx context.Context) error {
 	}
 }
 
+// replaceStaleIndexes replaces, one at a time, each index of the table
+// whose projection lacks an attribute of its definition (a table created
+// before the page showed helpful counts, verified purchases and replies):
+// a GSI's projection cannot be changed, so it deletes the index, waits
+// until it is gone, and creates it anew with the projection of
+// table.AllIndexes (one index per UpdateTable, as DynamoDB requires),
+// waiting until DynamoDB has backfilled it and it is ACTIVE. While an
+// index is rebuilt, the reads it serves fail: docs/operations.md says when
+// to run it. Interrupted, a run again resumes (addIndexes creates an index
+// deleted but not yet created again).
+func (t *Table) replaceStaleIndexes(ctx context.Context) error {
+	for {
+		out, err := t.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+		if err != nil {
+			return translate(ctx, "DescribeTable", err)
+		}
+		stale := staleIndexes(out.Table)
+		if len(stale) == 0 {
+			return nil
+		}
+		d := stale[0]
+		_, err = t.client.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName: aws.String(t.name),
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{
+				IndexName: aws.String(d.Name),
+			}}},
+		})
+		if err != nil {
+			return translate(ctx, "UpdateTable", err)
+		}
+		if err := t.waitIndexGone(ctx, d.Name); err != nil {
+			return err
+		}
+		if err := t.addIndexes(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// waitIndexGone polls DescribeTable until the table no longer has index
+// name.
+func (t *Table) waitIndexGone(ctx context.Context, name string) error {
+	delay := 200 * time.Millisecond
+	for {
+		out, err := t.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+		if err != nil {
+			return translate(ctx, "DescribeTable", err)
+		}
+		if _, ok := describedIndex(out.Table, name); !ok {
+			return nil
+		}
+		if err := sleep(ctx, delay); err != nil {
+			return table.Wrap(table.EUNAVAILABLE, err, "index %s of DynamoDB table %q is not deleted yet", name, t.name)
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+// staleIndexes returns the indexes of table.AllIndexes the table has with
+// a projection that lacks attributes of their definition.
+func staleIndexes(d *types.TableDescription) []table.IndexDef {
+	var out []table.IndexDef
+	for _, want := range table.AllIndexes {
+		g, ok := describedIndex(d, want.Name)
+		if ok && len(lacking(g.Projection, want.Projection)) > 0 {
+			out = append(out, want)
+		}
+	}
+	return out
+}
+
+// lacking returns the attributes of want that projection p does not copy.
+func lacking(p *types.Projection, want []string) []string {
+	if p != nil && p.ProjectionType == types.ProjectionTypeAll {
+		return nil
+	}
+	var have []string
+	if p != nil {
+		have = p.NonKeyAttributes
+	}
+	var out []string
+	for _, a := range want {
+		if !slices.Contains(have, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// describedIndex returns the description of the table's index name.
+func describedIndex(d *types.TableDescription, name string) (types.GlobalSecondaryIndexDescription, bool) {
+	if d != nil {
+		for _, g := range d.GlobalSecondaryIndexes {
+			if aws.ToString(g.IndexName) == name {
+				return g, true
+			}
+		}
+	}
+	return types.GlobalSecondaryIndexDescription{}, false
+}
+
+// CheckProjections refuses, with EINVALID, a table whose indexes lack
+// attributes a page shows (helpfulCount, verifiedPurchase, reply), naming
+// them: pages read from those indexes would show them empty. create-table
+// replaces such indexes (replaceStaleIndexes).
+func (t *Table) CheckProjections(ctx context.Context) error {
+	out, err := t.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+	if err != nil {
+		return translate(ctx, "DescribeTable", err)
+	}
+	var msgs []string
+	for _, d := range staleIndexes(out.Table) {
+		g, _ := describedIndex(out.Table, d.Name)
+		msgs = append(msgs, fmt.Sprintf("%s lacks %s", d.Name, strings.Join(lacking(g.Projection, d.Projection), ", ")))
+	}
+	if len(msgs) > 0 {
+		return table.Errorf(table.EINVALID, "the indexes of DynamoDB table %q project fewer attributes than a page shows (%s): create-table replaces them",
+			t.name, strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
 // missingIndex returns the first index of store.AllIndexes the table lacks.
 func missingIndex(d *types.TableDescription) (table.IndexDef, bool) {
 	for _, want := range table.AllIndexes {
-		found := false
-		for _, g := range d.GlobalSecondaryIndexes {
-			found = found || aws.ToString(g.IndexName) == want.Name
-		}
-		if !found {
+		if _, found := describedIndex(d, want.Name); !found {
 			return want, true
 		}
 	}
@@ -206,10 +332,15 @@ func active(d *types.TableDescription) bool {
 	return true
 }
 
-// checkSchema verifies that an existing table has the keys and the public
-// indexes (store.Indexes) this package needs (it does not compare
-// projections or billing); the moderation indexes are added by CreateTable
-// and checked by store.Store.CheckModeration when moderation is on.
+// checkSchema verifies that an existing table has the keys this package
+// needs and that each index of table.AllIndexes it has is keyed as
+// declared (it does not compare projections, which replaceStaleIndexes
+// does, or billing). A table lacking more than one of the public indexes
+// (table.Indexes) is not a comments table and is refused; one lacking one
+// is left to CreateTable, which adds it (addIndexes): replaceStaleIndexes
+// deletes one index at a time, so an interrupted run leaves at most one
+// missing. store.Store.CheckModeration refuses to moderate without the
+// moderation indexes.
 func checkSchema(d *types.TableDescription) error {
 	if d == nil {
 		return nil
@@ -218,17 +349,18 @@ func checkSchema(d *types.TableDescription) error {
 	if !sameKeys(d.KeySchema, table.AttrPK, table.AttrSK) {
 		return table.Errorf(table.EINVALID, "DynamoDB table %q exists with another key schema (want PK, SK)", name)
 	}
-	for _, want := range table.Indexes {
-		found := false
-		for _, g := range d.GlobalSecondaryIndexes {
-			if aws.ToString(g.IndexName) == want.Name {
-				found = sameKeys(g.KeySchema, want.Hash, want.Sort)
-				break
-			}
+	var lacks []string
+	for _, want := range table.AllIndexes {
+		g, ok := describedIndex(d, want.Name)
+		switch {
+		case ok && !sameKeys(g.KeySchema, want.Hash, want.Sort):
+			return table.Errorf(table.EINVALID, "DynamoDB table %q has index %s with other keys (want %s, %s)", name, want.Name, want.Hash, want.Sort)
+		case !ok && slices.ContainsFunc(table.Indexes, func(p table.IndexDef) bool { return p.Name == want.Name }):
+			lacks = append(lacks, want.Name)
 		}
-		if !found {
-			return table.Errorf(table.EINVALID, "DynamoDB table %q lacks index %s (%s, %s)", name, want.Name, want.Hash, want.Sort)
-		}
+	}
+	if len(lacks) > 1 {
+		return table.Errorf(table.EINVALID, "DynamoDB table %q lacks indexes %s: it is not a comments table", name, strings.Join(lacks, ", "))
 	}
 	return nil
 }

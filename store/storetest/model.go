@@ -41,6 +41,7 @@ func RunModel(t *testing.T, newTable func(t *testing.T) table.Table) {
 	t.Run("Moderation", func(t *testing.T) { testModeration(t, newTable(t)) })
 	t.Run("HelpfulBackfill", func(t *testing.T) { testHelpfulBackfill(t, newTable(t)) })
 	t.Run("Votes", func(t *testing.T) { testVotes(t, newTable(t)) })
+	t.Run("Replies", func(t *testing.T) { testReplies(t, newTable(t)) })
 }
 
 // Dataset returns a small deterministic data set with skewed ratings (one

@@ -72,12 +72,19 @@ type IndexDef struct {
 	Projection []string
 }
 
-// projected are the attributes every read of a comment or a leaderboard entry
-// needs: exactly what a page shows, nothing the write path alone uses.
-var projected = []string{
+// commentProjected are the attributes of a comment a page shows: its
+// fields, helpful counts, verified purchase and the merchant's reply
+// (docs/design.md §3.3). Nothing only the write path uses (version,
+// authorId, the moderation state).
+var commentProjected = []string{
 	AttrID, AttrProductID, AttrLanguage, AttrRating, AttrAuthor, AttrTitle,
-	AttrBody, AttrCreatedAt, "count_5",
+	AttrBody, AttrCreatedAt,
+	AttrHelpful, AttrUnhelpful, AttrVerified, AttrReplyBody, AttrReplyCreatedAt, AttrReplyUpdatedAt,
 }
+
+// projected are the attributes every read of a public index needs: a
+// page's comments (commentProjected) and a leaderboard entry's count_5.
+var projected = append(slices.Clone(commentProjected), "count_5")
 
 // Indexes are the table's four GSIs, all sorted by GSISK. Comments project
 // into all four; the stats items overload byLangAndRating as the leaderboard.
@@ -90,7 +97,7 @@ var Indexes = []IndexDef{
 
 // moderationProjected is what a moderator's or an author's list shows: a
 // page's attributes and the moderation state.
-var moderationProjected = append(append([]string(nil), projected[:len(projected)-1]...),
+var moderationProjected = append(slices.Clone(commentProjected),
 	AttrStatus, AttrReports, AttrModeratedAt, AttrModerationReason, AttrAuthorID)
 
 // ModerationIndexes are the two sparse GSIs of moderation (docs/design.md
