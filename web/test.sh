@@ -6,7 +6,9 @@
 # paging through every page of several filters, against a recount), which
 # builds and starts its own gateway the same way; then the moderator view's
 # test, web/e2e/moderation.mjs (/demo with -moderation pre and an API key:
-# write, awaiting review, approve, hide); then the Relay walk,
+# write, awaiting review, approve, hide); then the reviews widget's test,
+# web/e2e/widget.mjs (/demo at desktop size and 390 px: sort, filter, load
+# more, vote, a review with a bad field then a good one); then the Relay walk,
 # web/relay/walk.mjs (relay-compiler over the served schema, relay-runtime
 # paging and refetching through Query.node against a recount of the data it
 # imports), with its own pinned packages in web/relay/; then the client
@@ -47,6 +49,7 @@ for k in graphiql full; do
 done
 node e2e/browser.mjs || status=$?
 node e2e/moderation.mjs || status=1
+node e2e/widget.mjs || status=1
 node e2e/client.mjs || status=1
 # The client example, examples/react-apollo, built (codegen, tsc, vite) with
 # its own pinned packages, served from another origin than the gateway's.

@@ -24,7 +24,7 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inl
 	"img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; " +
 	"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-//go:embed dist demo graphiql.html
+//go:embed dist demo widget graphiql.html
 var files embed.FS
 
 // DefaultQuery is the query GraphiQL opens with (on a browser that has no
@@ -59,7 +59,8 @@ const DefaultHeaders = `{"X-Explain": "1"}`
 // Register mounts GraphiQL at / (assets under /graphiql/) and the demo at
 // /demo on mux, both talking to the GraphQL endpoint at endpoint; moderation
 // is the gateway's -moderation mode ("off", "pre" or "post"), which tells
-// the demo whether to offer its moderator view.
+// the demo whether to offer its moderator view. The demo loads the reviews
+// widget from /widget/ (RegisterWidget).
 func Register(mux *http.ServeMux, endpoint, moderation string) {
 	g := GraphiQL(endpoint)
 	mux.Handle("GET /{$}", g)
@@ -67,6 +68,26 @@ func Register(mux *http.ServeMux, endpoint, moderation string) {
 	d := Demo(endpoint, moderation)
 	mux.Handle("GET /demo", d)
 	mux.Handle("GET /demo/", d)
+}
+
+// RegisterWidget mounts the reviews widget a shop embeds (widget.js, the
+// api.js it imports, widget.css) under /widget/ on mux.
+func RegisterWidget(mux *http.ServeMux) {
+	mux.Handle("GET /widget/", Widget())
+}
+
+// Widget serves the reviews widget's files under "/widget/". They are public
+// and static, and a shop's page on another origin loads widget.js as a
+// module script, which browsers fetch with CORS: every response allows any
+// origin (no credentials). What the widget may then ask of /graphql is up to
+// -cors-origins.
+func Widget() http.Handler {
+	assets := newAssets("widget", "/widget/")
+	return secure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Cross-Origin-Resource-Policy", "cross-origin")
+		assets.ServeHTTP(w, r)
+	}))
 }
 
 var graphiqlPage = template.Must(template.ParseFS(files, "graphiql.html"))

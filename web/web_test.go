@@ -16,6 +16,7 @@ func server(t *testing.T) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	Register(mux, "/graphql", "pre")
+	RegisterWidget(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -110,7 +111,7 @@ func TestEmbeddedFilesStayOnThisHost(t *testing.T) {
 	n := 0
 	for _, set := range []struct {
 		dir, prefix string
-	}{{"dist/graphiql", "/graphiql/"}, {"demo", "/demo/"}} {
+	}{{"dist/graphiql", "/graphiql/"}, {"demo", "/demo/"}, {"widget", "/widget/"}} {
 		a := newAssets(set.dir, set.prefix)
 		for _, p := range a.paths() {
 			if strings.HasSuffix(p, "/index.html") {
@@ -234,9 +235,29 @@ func TestGraphiQLConfigAndNotFound(t *testing.T) {
 	if !strings.Contains(string(body), `<meta name="moderation" content="pre">`) {
 		t.Error("demo page lacks the moderation mode")
 	}
-	for _, p := range []string{"/graphiql/", "/graphiql/nope.js", "/demo/nope.js", "/demo/index.html", "/demox"} {
+	for _, p := range []string{"/graphiql/", "/graphiql/nope.js", "/demo/nope.js", "/demo/index.html", "/demox", "/widget/", "/widget/nope.js"} {
 		if res, _ := get(t, srv, p); res.StatusCode != http.StatusNotFound {
 			t.Errorf("GET %s: %s, want 404", p, res.Status)
+		}
+	}
+}
+
+// A shop's page on another origin loads the widget's module script with
+// CORS: its files allow any origin; the pages and GraphiQL's do not.
+func TestWidgetLoadsFromAnotherOrigin(t *testing.T) {
+	srv := server(t)
+	for _, p := range []string{"/widget/widget.js", "/widget/api.js", "/widget/widget.css"} {
+		res, body := get(t, srv, p, "Origin", "https://shop.example.com")
+		if res.StatusCode != http.StatusOK || len(body) == 0 {
+			t.Fatalf("GET %s: %s, %d bytes", p, res.Status, len(body))
+		}
+		if got := res.Header.Get("Access-Control-Allow-Origin"); got != "*" {
+			t.Errorf("GET %s: Access-Control-Allow-Origin %q, want *", p, got)
+		}
+	}
+	for _, p := range []string{"/demo", "/demo/demo.js", "/"} {
+		if res, _ := get(t, srv, p, "Origin", "https://shop.example.com"); res.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("GET %s: Access-Control-Allow-Origin %q, want none", p, res.Header.Get("Access-Control-Allow-Origin"))
 		}
 	}
 }

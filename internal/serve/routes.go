@@ -19,12 +19,14 @@ import (
 // handler, whose one chain, resolvers.NewHandler, has everything from the
 // server span to CORS; a browser opening it gets GraphiQL when that is
 // on), the SDL at
-// /graphql/schema.graphql when introspection is on, GraphiQL at / when on, /healthz,
+// /graphql/schema.graphql when introspection is on, GraphiQL at / when on, the
+// reviews widget's files at /widget/, /healthz,
 // /readyz, and /metrics in dev mode when it has no listener of its own
 // (-metrics-addr, started by serve).
 func routes(a *app) *http.ServeMux {
 	mux := http.NewServeMux()
 	cfg := a.graphql
+	web.RegisterWidget(mux) // the reviews widget shops embed, at /widget/
 	if a.cfg.graphiql {
 		web.Register(mux, "/graphql", string(a.cfg.moderation.Mode)) // GraphiQL at /, its assets, and /demo
 		cfg.BrowserPage = pageAtRoot(mux)

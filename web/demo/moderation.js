@@ -1,17 +1,13 @@
-// Writing a comment, and the moderator view (docs/moderation.md): shown when
-// the gateway runs with -moderation pre or post, which the page's
-// <meta name="moderation"> tells.
-import { graphql, setAPIKey } from './api.js';
+// The moderator view (docs/moderation.md): shown when the gateway runs with
+// -moderation pre or post, which the page's <meta name="moderation"> tells.
+// Moderators sign in with the page's API key field.
+import { STATUS_TEXT } from '/widget/widget.js';
 
 const $ = (id) => document.getElementById(id);
 const mode = document.querySelector('meta[name="moderation"]')?.content || 'off';
 const QUEUE_PAGE = 10;
 
 const FIELDS = 'id rating author title body language createdAt status moderatedAt moderationReason';
-
-const CREATE = `mutation Create($input: CreateCommentInput!) {
-  createComment(input: $input) { comment { ${FIELDS} } }
-}`;
 
 // The queue, oldest first; "Load more" passes the last page's endCursor.
 const QUEUE = `query Queue($status: ModerationQueueStatus!, $first: Int, $after: String) {
@@ -30,84 +26,15 @@ const ACTIONS = [
   { name: 'Restore', field: 'restoreComment', input: 'RestoreCommentInput', from: ['HIDDEN', 'REJECTED'] },
 ];
 
-// What a status means to a shopper.
-const STATUS_TEXT = {
-  PUBLISHED: 'published',
-  PENDING: 'awaiting review',
-  REJECTED: 'rejected',
-  HIDDEN: 'hidden by a moderator',
-};
-
-// The comments written on this page, by id: the author's view of them.
-const mine = new Map();
-
-function showError(err) {
-  $('error').textContent = `Request failed: ${err.message}`;
-  $('error').hidden = false;
-}
-
-function renderMine() {
-  $('mine-empty').hidden = mine.size > 0;
-  $('mine').replaceChildren(...[...mine.values()].map((c) => {
-    const li = document.createElement('li');
-    li.dataset.id = c.id;
-    li.dataset.status = c.status;
-    li.innerHTML = '<strong></strong> <span class="status"></span>';
-    li.querySelector('strong').textContent = c.title;
-    const s = li.querySelector('.status');
-    s.textContent = STATUS_TEXT[c.status] || c.status;
-    s.dataset.status = c.status;
-    if (c.moderationReason) s.textContent += ` (${c.moderationReason})`;
-    return li;
-  }));
-}
-
-// update records a comment's new state wherever the page shows it.
-function update(c, reload) {
-  if (mine.has(c.id)) {
-    mine.set(c.id, { ...mine.get(c.id), ...c });
-    renderMine();
-  }
-  reload();
-}
-
-function startWriting({ product, reload }) {
-  const form = $('write-form');
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    const f = new FormData(form);
-    const input = {
-      productId: product(),
-      language: f.get('language'),
-      rating: Number(f.get('rating')),
-      author: f.get('author'),
-      title: f.get('title'),
-      body: f.get('body'),
-    };
-    const button = form.querySelector('button[type="submit"]');
-    button.disabled = true;
-    try {
-      const { data } = await graphql(CREATE, { input });
-      const c = data.createComment.comment;
-      mine.set(c.id, c);
-      renderMine();
-      form.reset();
-      $('error').hidden = true;
-      reload();
-    } catch (err) {
-      showError(err);
-    } finally {
-      button.disabled = false;
-    }
-  });
-}
-
-function startQueue({ reload }) {
+// startModeration starts the moderator view when the gateway moderates:
+// client sends its requests, widget shows each change (the public list and
+// the author's "Your reviews"), showError reports a failure.
+export function startModeration({ client, widget, showError }) {
+  if (mode !== 'pre' && mode !== 'post') return;
   $('moderation').hidden = false;
   $('moderation-note').textContent = mode === 'pre'
     ? 'This gateway moderates before publication: a new or edited comment waits here until approved.'
     : 'This gateway publishes at once; reported comments wait here, and enough reports hide them.';
-  $('api-key').addEventListener('input', (e) => setAPIKey(e.target.value));
   let after = null;
 
   function item(c) {
@@ -141,13 +68,14 @@ function startQueue({ reload }) {
   async function act(a, c, reason, render) {
     const input = a.reason ? { id: c.id, reason } : { id: c.id };
     try {
-      const { data } = await graphql(`mutation Act($input: ${a.input}!) {
+      const { data } = await client.graphql(`mutation Act($input: ${a.input}!) {
         ${a.field}(input: $input) { comment { ${FIELDS} } } }`, { input });
       const done = { ...c, ...data[a.field].comment };
       render(done);
       $('queue-summary').textContent = `${a.name}: “${done.title}” is now ${STATUS_TEXT[done.status]}.`;
       $('error').hidden = true;
-      update(done, reload);
+      widget.update(done);
+      widget.reload();
     } catch (err) {
       showError(err);
     }
@@ -156,7 +84,7 @@ function startQueue({ reload }) {
   async function show(more) {
     if (!more) after = null;
     try {
-      const { data } = await graphql(QUEUE, { status: $('queue').value, first: QUEUE_PAGE, after });
+      const { data } = await client.graphql(QUEUE, { status: $('queue').value, first: QUEUE_PAGE, after });
       const { pageInfo, edges } = data.moderationQueue;
       const items = edges.map(({ node }) => item(node));
       if (more) $('queue-list').append(...items);
@@ -174,12 +102,4 @@ function startQueue({ reload }) {
   $('queue-load').addEventListener('click', () => show(false));
   $('queue').addEventListener('change', () => show(false));
   $('queue-more').addEventListener('click', () => show(true));
-}
-
-// startModeration starts the write form, and the moderator view when the
-// gateway moderates. product returns the product shown; reload shows the
-// public list again.
-export function startModeration({ product, reload }) {
-  startWriting({ product, reload });
-  if (mode === 'pre' || mode === 'post') startQueue({ reload });
 }

@@ -1,7 +1,7 @@
 // Browser test: builds and starts the gateway on 127.0.0.1 with a fresh bolt
 // store (demo data), then drives Debian's Chromium through playwright-core:
-// GraphiQL runs its default query; /demo filters, pages and shows what the
-// API's stats say. Fails on any request to another host, any CSP violation
+// GraphiQL runs its default query; /demo (the reviews widget) filters, loads
+// more and shows what the API's stats say. Fails on any request to another host, any CSP violation
 // or page error. Screenshots go to artifacts/ (UPDATE_DOCS=1: docs/demo.png).
 //
 //   web/test.sh      (npm ci in web/ + this script)
@@ -112,10 +112,10 @@ async function testGraphiQL(page, base) {
 
 const starsName = (n) => (n === 1 ? '1 star' : `${n} stars`);
 
-// assertRatingToggle: the rating's toggle button is named for screen
-// readers by its rating and count ("5 stars, 2,925 comments").
+// assertRatingToggle: the rating's bar (a toggle that filters) is named for
+// screen readers by its rating and count ("5 stars, 2,925 reviews").
 async function assertRatingToggle(page, rating, count) {
-  const name = `${starsName(rating)}, ${count.toLocaleString('en-US')} comments`;
+  const name = `${starsName(rating)}, ${count.toLocaleString('en-US')} ${count === 1 ? 'review' : 'reviews'}`;
   assert.equal(await page.getByRole('button', { name, exact: true }).count(), 1, `a toggle named "${name}"`);
 }
 
@@ -152,11 +152,26 @@ async function testDemoLive(page, base) {
   await page.locator('#live[data-status="live"]').waitFor({ timeout: 30_000 });
   const title = `arrived-live-${Date.now()}`;
   await gql(base, 'mutation($p: ID!, $t: String!) { createComment(input: {productId: $p, language: "en", rating: 4, author: "e2e", title: $t, body: "b"}) { comment { id } } }', { p: product, t: title });
-  await page.locator('#comments li', { hasText: title }).waitFor({ timeout: 30_000 });
-  await page.waitForFunction(() => document.querySelector('#summary')?.dataset.totalCount === '1');
+  await page.locator('#reviews .cw-review', { hasText: title }).waitFor({ timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelector('#reviews .cw-status')?.dataset.totalCount === '1');
   await page.screenshot({ path: join(artifacts, 'demo-live.png') });
   await page.goto('about:blank');
 }
+
+// shown reads what the widget shows: totalCount, and its reviews' ids,
+// ratings, languages and dates.
+async function shown(page) {
+  const reviews = page.locator('#reviews .cw-review');
+  return {
+    total: Number(await page.locator('#reviews .cw-status').getAttribute('data-total-count')),
+    ids: await reviews.evaluateAll((els) => els.map((e) => e.dataset.id)),
+    ratings: await reviews.evaluateAll((els) => els.map((e) => Number(e.dataset.rating))),
+    languages: await reviews.evaluateAll((els) => els.map((e) => e.dataset.language)),
+    created: await reviews.evaluateAll((els) => els.map((e) => e.dataset.createdAt)),
+  };
+}
+
+const newestFirst = (v) => v.created.every((c, i) => i === 0 || v.created[i - 1] >= c);
 
 async function testDemo(page, base) {
   log('demo');
@@ -169,135 +184,119 @@ async function testDemo(page, base) {
 
   const res = await page.goto(`${base}/demo?product=${product}`);
   assert.match(res.headers()['content-security-policy'] || '', /default-src 'self'/);
-  await page.locator('#comments li').first().waitFor();
-  const shown = async () => ({
-    total: Number(await page.locator('#summary').getAttribute('data-total-count')),
-    ids: await page.locator('#comments li').evaluateAll((els) => els.map((e) => e.dataset.id)),
-    ratings: await page.locator('#comments li').evaluateAll((els) => els.map((e) => Number(e.dataset.rating))),
-    languages: await page.locator('#comments li').evaluateAll((els) => els.map((e) => e.dataset.language)),
-    created: await page.locator('#comments li').evaluateAll((els) => els.map((e) => e.dataset.createdAt)),
-  });
-  const act = async (fn) => {
-    const before = await page.evaluate(() => document.body.dataset.loaded);
-    await fn();
-    await page.waitForFunction((b) => document.body.dataset.loaded !== b, before);
-  };
-  const newestFirst = (v) => v.created.every((c, i) => i === 0 || v.created[i - 1] >= c);
+  await page.waitForFunction(() => document.querySelector('#reviews')?.dataset.loaded);
 
-  let v = await shown();
+  let v = await shown(page);
   assert.equal(v.total, all.stats.total, 'all comments: totalCount = stats.total');
   assert.ok(newestFirst(v), 'newest first');
-  assert.equal(await page.locator('#plan [data-fact="strategy"]').count(), 1, 'plan shown');
   for (const { rating, count } of all.stats.ratings) {
     await assertRatingToggle(page, rating, count);
   }
+  // The plan is for developers: hidden until the Developer toggle opens it.
+  assert.equal(await page.locator('#reviews .cw-plan').isVisible(), false, 'no plan for shoppers');
+  await page.getByRole('button', { name: 'Developer' }).click();
+  await page.locator('#reviews .cw-plan [data-fact="strategy"]').waitFor();
 
-  // Rating 5 off.
-  await act(() => page.locator('#ratings [data-rating="5"]').click());
-  v = await shown();
-  assert.equal(v.total, countOf(all.stats, [1, 2, 3, 4]), 'ratings 1-4: totalCount');
-  assert.ok(v.ratings.every((r) => r <= 4));
+  // The 5-star bar: rating 5 only.
+  await afterLoad(page, () => page.locator('#reviews .cw-bar[data-rating="5"]').click());
+  v = await shown(page);
+  assert.equal(v.total, countOf(all.stats, [5]), 'rating 5: totalCount');
+  assert.ok(v.ratings.every((r) => r === 5));
 
   // A language: the second one listed (languages come in tag order).
   const language = all.languages[1].language;
-  await act(() => page.locator('#language').selectOption(language));
+  await afterLoad(page, () => page.getByLabel('Language', { exact: true }).selectOption(language));
   const langStats = (await gql(base, STATS, { id: product, l: language })).product.stats;
-  v = await shown();
-  assert.equal(v.total, countOf(langStats, [1, 2, 3, 4]), `${language}, ratings 1-4: totalCount`);
+  v = await shown(page);
+  assert.equal(v.total, countOf(langStats, [5]), `${language}, rating 5: totalCount`);
   assert.ok(v.languages.every((l) => l === language));
   for (const { rating, count } of langStats.ratings) {
     await assertRatingToggle(page, rating, count);
   }
-  // Rating 1 off too.
-  await act(() => page.locator('#ratings [data-rating="1"]').click());
+  // The 2-, 3- and 4-star bars too, and 5 off.
+  for (const r of [2, 3, 4, 5]) {
+    await afterLoad(page, () => page.locator(`#reviews .cw-bar[data-rating="${r}"]`).click());
+  }
   const expected = countOf(langStats, [2, 3, 4]);
-  v = await shown();
+  v = await shown(page);
   assert.equal(v.total, expected, `${language}, ratings 2-4: totalCount`);
-  assert.ok(expected > 20, 'enough comments to page through');
+  assert.ok(expected > 20, 'enough comments to load more');
   await page.screenshot({ path: join(artifacts, 'demo.png'), fullPage: true });
   if (process.env.UPDATE_DOCS) await page.screenshot({ path: join(root, 'docs', 'demo.png') });
 
-  // Forward twice, back twice: the same pages, no overlap, newest first.
-  const p1 = await shown();
-  await act(() => page.locator('#next').click());
-  const p2 = await shown();
-  await act(() => page.locator('#next').click());
-  const p3 = await shown();
-  for (const p of [p1, p2, p3]) {
-    assert.ok(p.ratings.every((r) => r >= 2 && r <= 4) && p.languages.every((l) => l === language));
-    assert.ok(newestFirst(p));
-  }
-  const seen = [...p1.ids, ...p2.ids, ...p3.ids];
-  assert.equal(new Set(seen).size, seen.length, 'pages do not overlap');
-  assert.ok(p1.created.at(-1) >= p2.created[0] && p2.created.at(-1) >= p3.created[0], 'pages in order');
-  await act(() => page.locator('#prev').click());
-  assert.deepEqual((await shown()).ids, p2.ids, 'Previous returns page 2');
-  await act(() => page.locator('#prev').click());
-  assert.deepEqual((await shown()).ids, p1.ids, 'Previous returns page 1');
-  assert.ok(await page.locator('#prev').isDisabled(), 'no Previous on page 1');
-  assert.match(await page.locator('#page').innerText(), /^Page 1 of /);
-  await page.screenshot({ path: join(artifacts, 'demo-paged.png'), fullPage: true });
+  // Load more twice: the list grows, in order, no review twice.
+  const p1 = await shown(page);
+  await afterLoad(page, () => page.getByRole('button', { name: 'Load more reviews' }).click());
+  const p2 = await shown(page);
+  await afterLoad(page, () => page.getByRole('button', { name: 'Load more reviews' }).click());
+  const p3 = await shown(page);
+  assert.deepEqual(p2.ids.slice(0, p1.ids.length), p1.ids, 'Load more keeps the first page');
+  assert.deepEqual(p3.ids.slice(0, p2.ids.length), p2.ids, 'and the second');
+  assert.ok(p1.ids.length < p2.ids.length && p2.ids.length < p3.ids.length, 'the list grows');
+  assert.ok(p3.ratings.every((r) => r >= 2 && r <= 4) && p3.languages.every((l) => l === language));
+  assert.ok(newestFirst(p3), 'newest first across pages');
+  assert.equal(new Set(p3.ids).size, p3.ids.length, 'no review twice');
+  assert.match(await page.locator('#reviews .cw-status').innerText(), new RegExp(`^Showing ${p3.ids.length} of `));
+  await page.screenshot({ path: join(artifacts, 'demo-more.png'), fullPage: true });
 }
 
-// afterLoad waits for the demo's next finished load after fn.
+// afterLoad waits for the widget's next finished load after fn.
 async function afterLoad(page, fn) {
-  const before = await page.evaluate(() => document.body.dataset.loaded);
+  const before = await page.evaluate(() => document.querySelector('#reviews').dataset.loaded);
   await fn();
-  await page.waitForFunction((b) => document.body.dataset.loaded !== b, before);
+  await page.waitForFunction((b) => document.querySelector('#reviews').dataset.loaded !== b, before);
 }
 
-// openDemo opens url and waits for the demo's first finished load.
+// openDemo opens url and waits for the widget's first finished load.
 async function openDemo(page, url) {
   await page.goto(url);
-  await page.waitForFunction(() => document.body.dataset.loaded);
+  await page.waitForFunction(() => document.querySelector('#reviews')?.dataset.loaded);
 }
 
-// testDemoURLState: the filters and the page live in the URL: a shared link
-// opens the same view, the back button returns to the previous one, and no
-// selected rating says so.
+// testDemoURLState: the order and the filters live in the URL: a shared
+// link opens the same view, the back button returns to the previous one,
+// and "Show all ratings" ends the rating filter.
 async function testDemoURLState(page, base) {
   log('demo: URL state, back button, names, contrast');
-  const ids = () => page.locator('#comments li').evaluateAll((els) => els.map((e) => e.dataset.id));
+  const ids = () => page.locator('#reviews .cw-review').evaluateAll((els) => els.map((e) => e.dataset.id));
   await openDemo(page, `${base}/demo?product=bread-maker`);
   const all = await ids();
-  await afterLoad(page, () => page.locator('#ratings [data-rating="5"]').click());
-  assert.equal(new URL(page.url()).searchParams.get('ratings'), '1,2,3,4', 'ratings in the URL');
-  const four = await ids();
-  await afterLoad(page, () => page.locator('#next').click());
+  await afterLoad(page, () => page.locator('#reviews .cw-bar[data-rating="5"]').click());
+  assert.equal(new URL(page.url()).searchParams.get('ratings'), '5', 'ratings in the URL');
+  const five = await ids();
+  await afterLoad(page, () => page.getByLabel('Sort by').selectOption('OLDEST'));
   const url2 = new URL(page.url());
-  assert.equal(url2.searchParams.get('page'), '2');
-  assert.ok(url2.searchParams.get('after'), 'the page cursor in the URL');
-  const page2 = await ids();
-  // Back: page 1 of ratings 1-4, then all ratings.
+  assert.equal(url2.searchParams.get('order'), 'OLDEST', 'the order in the URL');
+  const oldest = await ids();
+  // Back: rating 5 newest first, then all ratings.
   await afterLoad(page, () => page.goBack());
-  assert.deepEqual(await ids(), four, 'back returns to page 1');
-  assert.equal(await page.locator('#ratings [data-rating="5"]').getAttribute('aria-pressed'), 'false');
+  assert.deepEqual(await ids(), five, 'back returns to rating 5, newest first');
+  assert.equal(await page.getByLabel('Sort by').inputValue(), 'NEWEST');
+  assert.equal(await page.locator('#reviews .cw-bar[data-rating="5"]').getAttribute('aria-pressed'), 'true');
   await afterLoad(page, () => page.goBack());
   assert.deepEqual(await ids(), all, 'back returns to all ratings');
-  assert.equal(await page.locator('#ratings [data-rating="5"]').getAttribute('aria-pressed'), 'true');
+  assert.equal(await page.locator('#reviews .cw-bar[data-rating="5"]').getAttribute('aria-pressed'), 'false');
   await afterLoad(page, () => page.goForward());
   await afterLoad(page, () => page.goForward());
-  assert.deepEqual(await ids(), page2, 'forward returns to page 2');
+  assert.deepEqual(await ids(), oldest, 'forward returns to the oldest');
   // A shared link opens the same view.
   await openDemo(page, url2.href);
-  assert.deepEqual(await ids(), page2, 'the URL alone shows page 2');
-  assert.match(await page.locator('#page').innerText(), /^Page 2 of /);
+  assert.deepEqual(await ids(), oldest, 'the URL alone shows the view');
+  assert.equal(await page.getByLabel('Sort by').inputValue(), 'OLDEST');
   // Every star rating in the list has a text name.
-  const names = await page.locator('#comments .stars').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+  const names = await page.locator('#reviews .cw-review .cw-stars').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
   assert.ok(names.length > 0 && names.every((n) => /^[1-5] stars? of 5$/.test(n)), `star names: ${names}`);
   await assertContrast(page);
-  // No rating selected: an explicit message, no comments.
-  for (const r of [1, 2, 3, 4]) {
-    await afterLoad(page, () => page.locator(`#ratings [data-rating="${r}"]`).click());
-  }
-  assert.match(await page.locator('#summary').innerText(), /^No rating selected/);
-  assert.equal(await page.locator('#comments li').count(), 0);
-  assert.equal(new URL(page.url()).searchParams.get('ratings'), '');
-  await page.screenshot({ path: join(artifacts, 'demo-no-rating.png'), fullPage: true });
+  // "Show all ratings" ends the filter.
+  await afterLoad(page, () => page.getByRole('button', { name: 'Show all ratings' }).click());
+  assert.equal(new URL(page.url()).searchParams.get('ratings'), null);
+  assert.equal(await page.locator('#reviews .cw-bar[aria-pressed="true"]').count(), 0);
+  await page.screenshot({ path: join(artifacts, 'demo-oldest.png'), fullPage: true });
 }
 
 // testDemoPhone: at a phone's 390 px nothing is wider than the viewport (no
-// horizontal scrolling), and after Next the list is scrolled into view.
+// horizontal scrolling), and after "Load more" the focus is on the first
+// new review, in view.
 async function testDemoPhone(context, base) {
   log('demo: phone (390 px)');
   const page = await context.newPage();
@@ -313,13 +312,19 @@ async function testDemoPhone(context, base) {
   assert.deepEqual(o.wide, [], 'no element wider than the 390 px viewport');
   assert.ok(o.scrollWidth <= o.innerWidth, `no horizontal scroll: scrollWidth ${o.scrollWidth}`);
   await page.screenshot({ path: join(artifacts, 'demo-phone.png'), fullPage: true });
-  await page.locator('#next').scrollIntoViewIfNeeded();
-  await afterLoad(page, () => page.locator('#next').click());
-  const top = await page.locator('#list').evaluate((e) => e.getBoundingClientRect().top);
-  assert.ok(top >= -1 && top < 50, `after Next the list is in view (its top at ${top}px)`);
+  const more = page.getByRole('button', { name: 'Load more reviews' });
+  await more.scrollIntoViewIfNeeded();
+  await afterLoad(page, () => more.click());
+  const focus = await page.evaluate(() => {
+    const f = document.activeElement;
+    const li = f?.closest('.cw-review');
+    return { index: li ? [...li.parentElement.children].indexOf(li) : -1, top: f.getBoundingClientRect().top };
+  });
+  assert.equal(focus.index, 10, 'the focus is on the first new review');
+  assert.ok(focus.top >= 0 && focus.top < 844, `the first new review is in view (its top at ${focus.top}px)`);
   o = await overflow();
-  assert.deepEqual(o.wide, [], 'page 2: no element wider than the viewport');
-  await page.screenshot({ path: join(artifacts, 'demo-phone-next.png') });
+  assert.deepEqual(o.wide, [], 'after Load more: no element wider than the viewport');
+  await page.screenshot({ path: join(artifacts, 'demo-phone-more.png') });
   await page.close();
 }
 

@@ -1,4 +1,4 @@
-// The pages' accessibility check shared by the browser tests.
+// The pages' accessibility checks shared by the browser tests.
 import assert from 'node:assert/strict';
 
 // assertContrast: every visible text of the page has a contrast ratio of at
@@ -32,4 +32,23 @@ export async function assertContrast(page) {
     return out;
   });
   assert.deepEqual(low, [], 'text contrast at least 4.5:1');
+}
+
+// assertControlsNamed: every visible button, select, input and textarea
+// inside selector has a text name: its text, aria-label, aria-labelledby or
+// a <label>.
+export async function assertControlsNamed(page, selector = 'body') {
+  const unnamed = await page.locator(selector).evaluate((root) => {
+    const named = (el) => {
+      if (el.getAttribute('aria-label')?.trim()) return true;
+      const by = el.getAttribute('aria-labelledby');
+      if (by && by.split(/\s+/).some((id) => document.getElementById(id)?.textContent.trim())) return true;
+      if (el.tagName === 'BUTTON') return el.textContent.trim() !== '';
+      return [...(el.labels || [])].some((l) => l.textContent.trim() !== '');
+    };
+    return [...root.querySelectorAll('button, select, input, textarea')]
+      .filter((el) => el.getClientRects().length > 0 && !named(el))
+      .map((el) => `${el.tagName}#${el.id}.${el.className}`);
+  });
+  assert.deepEqual(unnamed, [], 'every control has a text name');
 }

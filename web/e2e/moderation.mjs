@@ -50,27 +50,27 @@ async function main() {
 async function moderate(page, base) {
   const product = `moderated-${Date.now()}`;
   await page.goto(`${base}/demo?product=${product}`);
-  await page.waitForFunction(() => document.body.dataset.loaded);
+  await page.waitForFunction(() => document.querySelector('#reviews')?.dataset.loaded);
   await page.locator('#moderation').waitFor({ state: 'visible' });
-  const publicIds = () => page.locator('#comments li').evaluateAll((els) => els.map((e) => e.dataset.id));
+  const publicIds = () => page.locator('#reviews .cw-review').evaluateAll((els) => els.map((e) => e.dataset.id));
   assert.deepEqual(await publicIds(), [], 'a new product has no public comments');
 
   // Without a credential the gateway refuses the comment: its message and code show.
-  const form = page.locator('#write-form');
+  const form = page.locator('#reviews .cw-form');
   await form.getByLabel('Your name').fill('Ann');
   await form.getByLabel('Title').fill('Kneads well');
-  await form.getByLabel('Comment').fill('Good crust, quiet motor.');
-  await form.getByRole('button', { name: 'Post comment' }).click();
-  await page.locator('#error', { hasText: 'UNAUTHENTICATED' }).waitFor();
+  await form.getByLabel('Review', { exact: true }).fill('Good crust, quiet motor.');
+  await form.getByRole('button', { name: 'Submit review' }).click();
+  await form.locator('.cw-form-error', { hasText: 'UNAUTHENTICATED' }).waitFor();
 
   // With the key: the author sees it awaiting review; the public list does not show it.
   await page.getByLabel('API key').fill(key);
-  await form.getByRole('button', { name: 'Post comment' }).click();
-  const mine = page.locator('#mine li');
+  await form.getByRole('button', { name: 'Submit review' }).click();
+  const mine = page.locator('#reviews .cw-mine li');
   await mine.filter({ hasText: 'awaiting review' }).waitFor();
   const id = await mine.first().getAttribute('data-id');
   assert.equal(await mine.first().getAttribute('data-status'), 'PENDING');
-  await page.waitForFunction(() => document.querySelector('#summary')?.dataset.totalCount === '0');
+  await page.waitForFunction(() => document.querySelector('#reviews .cw-status')?.dataset.totalCount === '0');
   assert.deepEqual(await publicIds(), [], 'a pending comment is not public');
 
   // The moderator's PENDING queue holds it; Approve publishes it.
@@ -82,7 +82,7 @@ async function moderate(page, base) {
   await page.screenshot({ path: join(artifacts, 'demo-moderation.png'), fullPage: true });
   await queued.getByRole('button', { name: 'Approve: Kneads well' }).click();
   await page.locator(`#queue-list li[data-id="${id}"][data-status="PUBLISHED"]`).waitFor();
-  await page.locator(`#comments li[data-id="${id}"]`).waitFor();
+  await page.locator(`#reviews .cw-review[data-id="${id}"]`).waitFor();
   await mine.filter({ hasText: 'published' }).waitFor();
   const check = await gqlPublic(base, product);
   assert.deepEqual(check, [id], 'the API lists the approved comment');
@@ -91,7 +91,7 @@ async function moderate(page, base) {
   await queued.getByLabel('Reason').fill('off-topic');
   await queued.getByRole('button', { name: 'Hide: Kneads well' }).click();
   await page.locator(`#queue-list li[data-id="${id}"][data-status="HIDDEN"]`).waitFor();
-  await page.locator(`#comments li[data-id="${id}"]`).waitFor({ state: 'detached' });
+  await page.locator(`#reviews .cw-review[data-id="${id}"]`).waitFor({ state: 'detached' });
   await mine.filter({ hasText: 'hidden by a moderator (off-topic)' }).waitFor();
   assert.deepEqual(await gqlPublic(base, product), [], 'the API no longer lists it');
   await page.getByLabel('Queue').selectOption('HIDDEN');
@@ -121,7 +121,7 @@ async function phone(context, base) {
   const page = await context.newPage();
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`${base}/demo?product=phone-${Date.now()}`);
-  await page.waitForFunction(() => document.body.dataset.loaded);
+  await page.waitForFunction(() => document.querySelector('#reviews')?.dataset.loaded);
   await page.locator('#moderation').waitFor({ state: 'visible' });
   const o = await page.evaluate(() => ({
     scrollWidth: document.documentElement.scrollWidth,
