@@ -244,8 +244,8 @@ func CommentFromItem(it table.Item) (*Comment, error) {
 		return nil, Wrap(EINTERNAL, err, "corrupt comment item %q", it.S(table.AttrPK))
 	}
 	id := it.S(table.AttrID)
-	if id == "" {
-		id, _ = strings.CutPrefix(it.S(table.AttrPK), commentPrefix)
+	if fromPK, ok := strings.CutPrefix(it.S(table.AttrPK), commentPrefix); ok && id == "" {
+		id = fromPK
 	}
 	c := &Comment{
 		ID:        id,
