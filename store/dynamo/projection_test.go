@@ -22,19 +22,26 @@ import (
 // show helpful counts, verified purchases and replies.
 var pageAttrs = []string{table.AttrHelpful, table.AttrUnhelpful, table.AttrVerified, table.AttrReply}
 
-// oldProjected is what every index of a gateway before helpful votes,
-// verified purchases and replies projected (INCLUDE; the moderation
-// indexes, which now project ALL, also the moderation state).
-var oldProjected = []string{"id", "productId", "language", "rating", "author", "title", "body", "createdAt", "count_5",
-	"status", "reports", "moderatedAt", "moderationReason", "authorId"}
-
-// oldProjectionInput is CreateTableInput(name, false) with the
-// projections of a gateway before helpful votes, verified purchases and
-// replies: every index INCLUDE oldProjected.
+// oldProjectionInput is CreateTableInput(name, false) as a gateway
+// before helpful votes, verified purchases and replies created it: no
+// helpful twins, the public indexes INCLUDE the 9 attributes a page then
+// showed, the moderation indexes those but count_5 and the moderation
+// state (62 attributes in all).
 func oldProjectionInput(name string) *dynamodb.CreateTableInput {
 	in := CreateTableInput(name, false)
-	for i := range in.GlobalSecondaryIndexes {
-		in.GlobalSecondaryIndexes[i].Projection = &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: oldProjected}
+	page := []string{"id", "productId", "language", "rating", "author", "title", "body", "createdAt"}
+	in.GlobalSecondaryIndexes = slices.DeleteFunc(in.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndex) bool {
+		return aws.ToString(g.KeySchema[1].AttributeName) == table.AttrHSK
+	})
+	in.AttributeDefinitions = slices.DeleteFunc(in.AttributeDefinitions, func(a types.AttributeDefinition) bool {
+		return aws.ToString(a.AttributeName) == table.AttrHSK
+	})
+	for i, g := range in.GlobalSecondaryIndexes {
+		old := append(slices.Clone(page), "count_5")
+		if g.Projection.ProjectionType == types.ProjectionTypeAll {
+			old = append(slices.Clone(page), "status", "reports", "moderatedAt", "moderationReason", "authorId")
+		}
+		in.GlobalSecondaryIndexes[i].Projection = &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: old}
 	}
 	return in
 }
@@ -42,7 +49,7 @@ func oldProjectionInput(name string) *dynamodb.CreateTableInput {
 // TestCreateTableReplacesStaleProjections is the upgrade of the index
 // projection: on a table whose indexes lack the attributes a page shows
 // (and lacks index all, as a run of create-table interrupted after its
-// delete leaves it),
+// delete leaves it, and the helpful twins),
 // CheckProjections refuses (naming each index and what it lacks) and a
 // page shows no reply; CreateTable replaces every such index, one at a
 // time, and then the table passes, its indexes project what

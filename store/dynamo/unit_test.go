@@ -83,11 +83,12 @@ func checkProjection(t *testing.T, d table.IndexDef, p *types.Projection) {
 
 // TestProjectedAttributesFitDynamoDB: the NonKeyAttributes of every
 // INCLUDE index, summed with repeats, stay within DynamoDB's limit
-// (table.MaxProjected) with room for a future attribute (at most 90), and
-// the distinct ones within DynamoDB Local's limit of 20; no index
-// includes more than 20 (the API's limit per index).
+// (table.MaxProjected) with room for a future attribute (at most 90)
+// (DynamoDB Local enforces the same sum, with a message that says "20
+// attributes ... Local Secondary Indices"); no index includes more than
+// 20 (the API's limit per index).
 func TestProjectedAttributesFitDynamoDB(t *testing.T) {
-	sum, distinct := 0, map[string]bool{}
+	sum := 0
 	for _, g := range CreateTableInput("x", true).GlobalSecondaryIndexes {
 		if g.Projection.ProjectionType != types.ProjectionTypeInclude {
 			continue
@@ -96,17 +97,11 @@ func TestProjectedAttributesFitDynamoDB(t *testing.T) {
 			t.Errorf("index %s includes %d attributes, more than 20", aws.ToString(g.IndexName), n)
 		}
 		sum += len(g.Projection.NonKeyAttributes)
-		for _, a := range g.Projection.NonKeyAttributes {
-			distinct[a] = true
-		}
 	}
 	if sum > table.MaxProjected-10 {
 		t.Errorf("the INCLUDE indexes project %d attributes in all, want at most %d (DynamoDB allows %d)", sum, table.MaxProjected-10, table.MaxProjected)
 	}
-	if len(distinct) > 20 {
-		t.Errorf("the INCLUDE indexes project %d distinct attributes, more than DynamoDB Local's 20", len(distinct))
-	}
-	t.Logf("NonKeyAttributes: %d in all, %d distinct", sum, len(distinct))
+	t.Logf("NonKeyAttributes: %d in all", sum)
 }
 
 func TestConvertRoundTrip(t *testing.T) {
