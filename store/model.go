@@ -244,7 +244,7 @@ func CommentFromItem(it table.Item) (*Comment, error) {
 		return nil, Wrap(EINTERNAL, err, "corrupt comment item %q", it.S(table.AttrPK))
 	}
 	id := it.S(table.AttrID)
-	if fromPK, ok := strings.CutPrefix(it.S(table.AttrPK), commentPrefix); ok && id == "" {
+	if fromPK, ok := CommentIDFromPK(it.S(table.AttrPK)); ok && id == "" {
 		id = fromPK
 	}
 	c := &Comment{
