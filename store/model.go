@@ -1,8 +1,6 @@
 package store
 
 import (
-	"errors"
-	"maps"
 	"strings"
 	"time"
 
@@ -61,7 +59,7 @@ type Comment struct {
 }
 
 // Reply is a merchant's public reply to a comment, stored on the comment's
-// item (attributes replyBody, replyCreatedAt, replyUpdatedAt).
+// item as one attribute, reply (see Reply.encode).
 type Reply struct {
 	Body      string
 	CreatedAt time.Time // UTC
@@ -232,20 +230,25 @@ func (c *Comment) Item() table.Item {
 		it[table.AttrVerified] = table.N(1)
 	}
 	if c.Reply != nil {
-		maps.Copy(it, c.Reply.attrs())
+		it[table.AttrReply] = table.S(c.Reply.encode())
 	}
 	c.moderationAttrs(it)
 	return it
 }
 
-// CommentFromItem decodes a comment item (from the table or an index).
+// CommentFromItem decodes a comment item (from the table or an index). An
+// index item has no id (table.Indexes do not project it): its PK gives it.
 func CommentFromItem(it table.Item) (*Comment, error) {
 	t, err := parseTime(it.S(table.AttrCreatedAt))
 	if err != nil {
 		return nil, Wrap(EINTERNAL, err, "corrupt comment item %q", it.S(table.AttrPK))
 	}
+	id := it.S(table.AttrID)
+	if fromPK, ok := CommentIDFromPK(it.S(table.AttrPK)); ok && id == "" {
+		id = fromPK
+	}
 	c := &Comment{
-		ID:        it.S(table.AttrID),
+		ID:        id,
 		ProductID: it.S(table.AttrProductID),
 		Language:  it.S(table.AttrLanguage),
 		Rating:    int(it.N(table.AttrRating)),
@@ -263,13 +266,12 @@ func CommentFromItem(it table.Item) (*Comment, error) {
 	if err := c.readModeration(it); err != nil {
 		return nil, err
 	}
-	if body := it.S(table.AttrReplyBody); body != "" {
-		created, err1 := parseTime(it.S(table.AttrReplyCreatedAt))
-		updated, err2 := parseTime(it.S(table.AttrReplyUpdatedAt))
-		if err := errors.Join(err1, err2); err != nil {
+	if s, ok := it[table.AttrReply].Str(); ok {
+		r, err := decodeReply(s)
+		if err != nil {
 			return nil, Wrap(EINTERNAL, err, "corrupt reply on comment item %q", it.S(table.AttrPK))
 		}
-		c.Reply = &Reply{Body: body, CreatedAt: created, UpdatedAt: updated}
+		c.Reply = r
 	}
 	return c, nil
 }

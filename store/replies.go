@@ -2,15 +2,18 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"time"
 
 	"github.com/acme/comments-gateway/store/table"
 )
 
 // Merchant replies (docs/design.md §3.3): a comment has at most one public
-// reply, the shop's, stored on the comment's own item (attributes
-// replyBody, replyCreatedAt, replyUpdatedAt) and projected into the public
-// indexes, so a page shows it with no further read and no index of its
-// own. Who may reply is decided at the edge (the merchant or moderator
+// reply, the shop's, stored on the comment's own item as one attribute,
+// reply (Reply.encode: one attribute, not three, as DynamoDB limits the
+// attributes the indexes project), and projected into the public indexes,
+// so a page shows it with no further read and no index of its own. Who may reply is decided at the edge (the merchant or moderator
 // role).
 
 // MaxReplyLen is the most characters of a reply's body.
@@ -105,18 +108,38 @@ func replyOp(old *Comment, r *Reply) table.Op {
 		Conds: []table.Cond{{Kind: table.CondEquals, Attr: table.AttrVersion, Value: table.N(old.Version)}},
 	}
 	if r == nil {
-		op.Remove = []string{table.AttrReplyBody, table.AttrReplyCreatedAt, table.AttrReplyUpdatedAt}
+		op.Remove = []string{table.AttrReply}
 	} else {
-		op.Set = r.attrs()
+		op.Set = table.Item{table.AttrReply: table.S(r.encode())}
 	}
 	return op
 }
 
-// attrs are the attributes of r on its comment's item.
-func (r *Reply) attrs() table.Item {
-	return table.Item{
-		table.AttrReplyBody:      table.S(r.Body),
-		table.AttrReplyCreatedAt: table.S(r.CreatedAt.UTC().Format(timeLayout)),
-		table.AttrReplyUpdatedAt: table.S(r.UpdatedAt.UTC().Format(timeLayout)),
+// encode returns r as its comment's attribute reply: its createdAt and
+// updatedAt in timeLayout, which is fixed-width, then its body.
+func (r *Reply) encode() string {
+	return r.CreatedAt.UTC().Format(timeLayout) + r.UpdatedAt.UTC().Format(timeLayout) + r.Body
+}
+
+// decodeReply returns the reply s encodes (Reply.encode).
+func decodeReply(s string) (*Reply, error) {
+	n := len(timeLayout)
+	if len(s) <= 2*n {
+		return nil, fmt.Errorf("reply attribute of %d bytes, want more than %d", len(s), 2*n)
 	}
+	created, err1 := parseFixed(s[:n])
+	updated, err2 := parseFixed(s[n : 2*n])
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	return &Reply{Body: s[2*n:], CreatedAt: created, UpdatedAt: updated}, nil
+}
+
+// parseFixed parses a time in exactly the form timeLayout writes.
+func parseFixed(s string) (time.Time, error) {
+	secs, nanos, ok := table.ParseFixedTime(s)
+	if !ok {
+		return time.Time{}, fmt.Errorf("time %q is not in the form %s", s, timeLayout)
+	}
+	return time.Unix(secs, nanos).UTC(), nil
 }

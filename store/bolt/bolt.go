@@ -74,7 +74,8 @@ type index struct {
 	def    table.IndexDef
 	bucket []byte
 	// keep are the attributes a query of the index returns: the
-	// projection and the key attributes (the table's and the index's).
+	// projection and the key attributes (the table's and the index's);
+	// nil (all) for an index projecting ALL.
 	keep *projection
 }
 
@@ -98,7 +99,7 @@ func (ix *index) entry(it table.Item) (entryRef, bool) {
 func signature(defs []table.IndexDef) string {
 	var b strings.Builder
 	for _, d := range defs {
-		fmt.Fprintf(&b, "%s|%s|%s|%s\n", d.Name, d.Hash, d.Sort, strings.Join(d.Projection, ","))
+		fmt.Fprintf(&b, "%s|%s|%s|%t|%s\n", d.Name, d.Hash, d.Sort, d.ProjectAll, strings.Join(d.Projection, ","))
 	}
 	return b.String()
 }
@@ -155,11 +156,11 @@ func Open(path string, opts ...Option) (*Table, error) {
 	}
 	t := &Table{db: db, path: path, batchSize: o.batchSize, log: o.log}
 	for _, d := range table.AllIndexes {
-		t.indexes = append(t.indexes, &index{
-			def:    d,
-			bucket: []byte(indexBucketPrefix + d.Name),
-			keep:   newProjection(append([]string{table.AttrPK, table.AttrSK, d.Hash, d.Sort}, d.Projection...)),
-		})
+		ix := &index{def: d, bucket: []byte(indexBucketPrefix + d.Name)}
+		if !d.ProjectAll {
+			ix.keep = newProjection(append([]string{table.AttrPK, table.AttrSK, d.Hash, d.Sort}, d.Projection...))
+		}
+		t.indexes = append(t.indexes, ix)
 	}
 	if err := t.init(); err != nil {
 		db.Close()

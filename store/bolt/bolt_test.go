@@ -546,12 +546,7 @@ func TestCodec(t *testing.T) {
 	for _, ix := range tbl.indexes {
 		b, _ := encodeItem(c[0])
 		got, err := decodeProjected(baseKey(c[0].Key()), b, ix.keep)
-		want := table.Item{}
-		for _, a := range append([]string{table.AttrPK, table.AttrSK, ix.def.Hash, ix.def.Sort}, ix.def.Projection...) {
-			if v, ok := c[0][a]; ok {
-				want[a] = v
-			}
-		}
+		want := storetest.Project(&ix.def, c[0])
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("index %s: entry %v, %v; want %v", ix.def.Name, got, err, want)
 		}

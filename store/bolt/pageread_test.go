@@ -66,20 +66,13 @@ func TestIndexPagesAreTheItemsProjected(t *testing.T) {
 // order, ties by table key.
 func projectedPartitions(def table.IndexDef, items []table.Item) map[string][]table.Item {
 	parts := map[string][]table.Item{}
-	keep := append([]string{table.AttrPK, table.AttrSK, def.Hash, def.Sort}, def.Projection...)
 	for _, it := range items {
 		h, ok1 := it[def.Hash].Str()
 		_, ok2 := it[def.Sort].Str()
 		if !ok1 || !ok2 {
 			continue
 		}
-		p := table.Item{}
-		for _, name := range keep {
-			if v, ok := it[name]; ok {
-				p[name] = v
-			}
-		}
-		parts[h] = append(parts[h], p)
+		parts[h] = append(parts[h], storetest.Project(&def, it))
 	}
 	for _, p := range parts {
 		slices.SortFunc(p, func(a, b table.Item) int {

@@ -36,7 +36,7 @@ func TestOldProjectionFileShowsTheNewFields(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	newAttrs := []string{table.AttrHelpful, table.AttrUnhelpful, table.AttrVerified, table.AttrReplyBody, table.AttrReplyCreatedAt, table.AttrReplyUpdatedAt}
+	newAttrs := []string{table.AttrHelpful, table.AttrUnhelpful, table.AttrVerified, table.AttrReply}
 	var old []table.IndexDef
 	for _, d := range table.AllIndexes {
 		d.Projection = slices.DeleteFunc(slices.Clone(d.Projection), func(a string) bool { return slices.Contains(newAttrs, a) })

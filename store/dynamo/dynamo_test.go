@@ -115,9 +115,7 @@ func TestCreateTable(t *testing.T) {
 	}
 	for _, g := range d.GlobalSecondaryIndexes {
 		def, _ := table.IndexByName(aws.ToString(g.IndexName))
-		if g.Projection.ProjectionType != types.ProjectionTypeInclude || !reflect.DeepEqual(g.Projection.NonKeyAttributes, def.Projection) {
-			t.Errorf("index %s projection %s %v", def.Name, g.Projection.ProjectionType, g.Projection.NonKeyAttributes)
-		}
+		checkProjection(t, def, g.Projection)
 	}
 	ttl, err := c.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(tbl.Name())})
 	if err != nil {

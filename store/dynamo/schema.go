@@ -21,10 +21,11 @@ const createWait = 15 * time.Minute
 
 // CreateTableInput returns the definition CreateTable sends for a table
 // named table: string keys PK (hash) and SK (range), the four global
-// secondary indexes of table.Indexes (the index's hash attribute and GSISK,
-// projecting the key attributes plus IndexDef.Projection: exactly what a
-// page shows, so an index write stays small and a page read needs no second
-// read of the base table), and on-demand (PAY_PER_REQUEST) billing.
+// secondary indexes of table.AllIndexes (the index's hash and sort
+// attributes, projecting the key attributes plus IndexDef.Projection:
+// exactly what a page shows, so an index write stays small and a page read
+// needs no second read of the base table; or ALL for the sparse moderation
+// indexes), and on-demand (PAY_PER_REQUEST) billing.
 // deploy/dynamodb-table.json is the same definition for
 // `aws dynamodb create-table --cli-input-json`.
 //
@@ -67,7 +68,7 @@ func CreateTableInput(name string, stream bool) *dynamodb.CreateTableInput {
 	return in
 }
 
-// gsi is the definition of index d: its keys, and INCLUDE its projection.
+// gsi is the definition of index d: its keys, and its projection.
 func gsi(d table.IndexDef) types.GlobalSecondaryIndex {
 	return types.GlobalSecondaryIndex{
 		IndexName: aws.String(d.Name),
@@ -75,10 +76,18 @@ func gsi(d table.IndexDef) types.GlobalSecondaryIndex {
 			{AttributeName: aws.String(d.Hash), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String(d.Sort), KeyType: types.KeyTypeRange},
 		},
-		Projection: &types.Projection{
-			ProjectionType:   types.ProjectionTypeInclude,
-			NonKeyAttributes: append([]string(nil), d.Projection...),
-		},
+		Projection: projection(d),
+	}
+}
+
+// projection is the projection of index d: ALL, or INCLUDE its attributes.
+func projection(d table.IndexDef) *types.Projection {
+	if d.ProjectAll {
+		return &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	}
+	return &types.Projection{
+		ProjectionType:   types.ProjectionTypeInclude,
+		NonKeyAttributes: append([]string(nil), d.Projection...),
 	}
 }
 
@@ -91,9 +100,9 @@ func gsi(d table.IndexDef) types.GlobalSecondaryIndex {
 // they are off, with stream enables its stream when it has none
 // (EnableStream; without, leaves the stream as it is), and returns nil, or
 // an EINVALID error if the existing table has another key schema, or has
-// TTL on another attribute. It adds the indexes an existing table lacks
-// (addIndexes) and replaces those whose projection lacks attributes
-// (replaceStaleIndexes).
+// TTL on another attribute. It replaces the indexes whose projection
+// differs from their definition (replaceStaleIndexes), then adds those an
+// existing table lacks (addIndexes).
 func (t *Table) CreateTable(ctx context.Context, stream bool) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -108,10 +117,10 @@ func (t *Table) CreateTable(ctx context.Context, stream bool) error {
 	if err := t.waitActive(ctx); err != nil {
 		return err
 	}
-	if err := t.addIndexes(ctx); err != nil {
+	if err := t.replaceStaleIndexes(ctx); err != nil {
 		return err
 	}
-	if err := t.replaceStaleIndexes(ctx); err != nil {
+	if err := t.addIndexes(ctx); err != nil {
 		return err
 	}
 	if err := t.EnableTTL(ctx); err != nil {
@@ -126,10 +135,11 @@ func (t *Table) CreateTable(ctx context.Context, stream bool) error {
 	return t.EnableStream(ctx)
 }
 
-// addIndexes adds to an existing table the indexes of store.AllIndexes it
-// lacks (store.ModerationIndexes, on a table created before moderation),
-// one UpdateTable each (DynamoDB creates one index per call), waiting for
-// each to be ACTIVE: the upgrade path to moderation (docs/design.md §12.3).
+// addIndexes adds to an existing table the indexes of table.AllIndexes
+// it lacks (the moderation indexes on a table created before moderation,
+// the helpful twins on one created before votes, an index whose rebuild
+// was interrupted), one at a time (createIndex): the upgrade path to
+// moderation (docs/design.md §12.3) and to MOST_HELPFUL.
 func (t *Table) addIndexes(ctx context.Context) error {
 	for {
 		out, err := t.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
@@ -140,36 +150,45 @@ func (t *Table) addIndexes(ctx context.Context) error {
 		if !ok {
 			return nil
 		}
-		g := gsi(d)
-		_, err = t.client.UpdateTable(ctx, &dynamodb.UpdateTableInput{
-			TableName: aws.String(t.name),
-			AttributeDefinitions: []types.AttributeDefinition{
-				{AttributeName: aws.String(d.Hash), AttributeType: types.ScalarAttributeTypeS},
-				{AttributeName: aws.String(d.Sort), AttributeType: types.ScalarAttributeTypeS},
-			},
-			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-				IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection,
-			}}},
-		})
-		if err != nil {
-			return translate(ctx, "UpdateTable", err)
-		}
-		if err := t.waitActive(ctx); err != nil {
+		if err := t.createIndex(ctx, d); err != nil {
 			return err
 		}
 	}
 }
 
+// createIndex adds index d to the table (one UpdateTable: DynamoDB creates
+// one index per call) and waits until DynamoDB has backfilled it and it is
+// ACTIVE.
+func (t *Table) createIndex(ctx context.Context, d table.IndexDef) error {
+	g := gsi(d)
+	_, err := t.client.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName: aws.String(t.name),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(d.Hash), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(d.Sort), AttributeType: types.ScalarAttributeTypeS},
+		},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection,
+		}}},
+	})
+	if err != nil {
+		return translate(ctx, "UpdateTable", err)
+	}
+	return t.waitActive(ctx)
+}
+
 // replaceStaleIndexes replaces, one at a time, each index of the table
-// whose projection lacks an attribute of its definition (a table created
-// before the page showed helpful counts, verified purchases and replies):
-// a GSI's projection cannot be changed, so it deletes the index, waits
-// until it is gone, and creates it anew with the projection of
-// table.AllIndexes (one index per UpdateTable, as DynamoDB requires),
-// waiting until DynamoDB has backfilled it and it is ACTIVE. While an
-// index is rebuilt, the reads it serves fail: docs/operations.md says when
-// to run it. Interrupted, a run again resumes (addIndexes creates an index
-// deleted but not yet created again).
+// whose projection differs from its definition (a table created before
+// the page showed helpful counts, verified purchases and replies, or
+// before the moderation indexes projected ALL): a GSI's projection cannot
+// be changed, so it deletes the index, waits until it is gone, and
+// creates it anew with the projection of table.AllIndexes (createIndex).
+// CreateTable runs it before addIndexes, so that the indexes it replaces
+// shrink to their definition before any index is added: the sum DynamoDB
+// limits (table.MaxProjected) never exceeds that of the definition or of
+// the table as it was. While an index is rebuilt, the reads it serves
+// fail: docs/operations.md says when to run it. Interrupted, a run again
+// resumes (addIndexes creates an index deleted but not yet created again).
 func (t *Table) replaceStaleIndexes(ctx context.Context) error {
 	for {
 		out, err := t.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
@@ -193,7 +212,7 @@ func (t *Table) replaceStaleIndexes(ctx context.Context) error {
 		if err := t.waitIndexGone(ctx, d.Name); err != nil {
 			return err
 		}
-		if err := t.addIndexes(ctx); err != nil {
+		if err := t.createIndex(ctx, d); err != nil {
 			return err
 		}
 	}
@@ -219,29 +238,44 @@ func (t *Table) waitIndexGone(ctx context.Context, name string) error {
 }
 
 // staleIndexes returns the indexes of table.AllIndexes the table has with
-// a projection that lacks attributes of their definition.
+// a projection other than their definition's.
 func staleIndexes(d *types.TableDescription) []table.IndexDef {
 	var out []table.IndexDef
 	for _, want := range table.AllIndexes {
 		g, ok := describedIndex(d, want.Name)
-		if ok && len(lacking(g.Projection, want.Projection)) > 0 {
+		if ok && !sameProjection(g.Projection, want) {
 			out = append(out, want)
 		}
 	}
 	return out
 }
 
-// lacking returns the attributes of want that projection p does not copy.
-func lacking(p *types.Projection, want []string) []string {
+// sameProjection reports whether p is the projection of want: ALL, or
+// INCLUDE the same attributes in any order.
+func sameProjection(p *types.Projection, want table.IndexDef) bool {
+	if p == nil || p.ProjectionType == types.ProjectionTypeAll || want.ProjectAll {
+		return p != nil && want.ProjectAll && p.ProjectionType == types.ProjectionTypeAll
+	}
+	return p.ProjectionType == types.ProjectionTypeInclude && len(lacking(p, want)) == 0 &&
+		len(p.NonKeyAttributes) == len(want.Projection)
+}
+
+// lacking returns what index want reads that projection p does not copy:
+// attributes of its INCLUDE list, or "ALL" when it projects ALL and p
+// does not. A projection ALL lacks nothing.
+func lacking(p *types.Projection, want table.IndexDef) []string {
 	if p != nil && p.ProjectionType == types.ProjectionTypeAll {
 		return nil
+	}
+	if want.ProjectAll {
+		return []string{"ALL"}
 	}
 	var have []string
 	if p != nil {
 		have = p.NonKeyAttributes
 	}
 	var out []string
-	for _, a := range want {
+	for _, a := range want.Projection {
 		if !slices.Contains(have, a) {
 			out = append(out, a)
 		}
@@ -262,9 +296,10 @@ func describedIndex(d *types.TableDescription, name string) (types.GlobalSeconda
 }
 
 // CheckProjections refuses, with EINVALID, a table whose indexes lack
-// attributes a page shows (helpfulCount, verifiedPurchase, reply), naming
-// them: pages read from those indexes would show them empty. create-table
-// replaces such indexes (replaceStaleIndexes).
+// attributes its lists show (helpfulCount, verifiedPurchase, reply; a
+// moderation index not ALL), naming them: lists read from those indexes
+// would show them empty. An index projecting more than its definition
+// passes. create-table replaces such indexes (replaceStaleIndexes).
 func (t *Table) CheckProjections(ctx context.Context) error {
 	out, err := t.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
 	if err != nil {
@@ -273,7 +308,9 @@ func (t *Table) CheckProjections(ctx context.Context) error {
 	var msgs []string
 	for _, d := range staleIndexes(out.Table) {
 		g, _ := describedIndex(out.Table, d.Name)
-		msgs = append(msgs, fmt.Sprintf("%s lacks %s", d.Name, strings.Join(lacking(g.Projection, d.Projection), ", ")))
+		if lacks := lacking(g.Projection, d); len(lacks) > 0 {
+			msgs = append(msgs, fmt.Sprintf("%s lacks %s", d.Name, strings.Join(lacks, ", ")))
+		}
 	}
 	if len(msgs) > 0 {
 		return table.Errorf(table.EINVALID, "the indexes of DynamoDB table %q project fewer attributes than a page shows (%s): create-table replaces them",

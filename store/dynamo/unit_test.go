@@ -60,13 +60,48 @@ func TestCreateTableInputIndexes(t *testing.T) {
 		if aws.ToString(g.IndexName) != d.Name || !sameKeys(g.KeySchema, d.Hash, d.Sort) {
 			t.Errorf("GSI %d = %s %v, want %s (%s, %s)", i, aws.ToString(g.IndexName), g.KeySchema, d.Name, d.Hash, d.Sort)
 		}
-		if g.Projection.ProjectionType != types.ProjectionTypeInclude || !reflect.DeepEqual(g.Projection.NonKeyAttributes, d.Projection) {
-			t.Errorf("GSI %s projection = %s %v, want INCLUDE %v", d.Name, g.Projection.ProjectionType, g.Projection.NonKeyAttributes, d.Projection)
-		}
+		checkProjection(t, d, g.Projection)
 	}
 	if in.BillingMode != types.BillingModePayPerRequest {
 		t.Errorf("billing mode %s", in.BillingMode)
 	}
+}
+
+// checkProjection checks that p, of index d, is ALL when d projects all,
+// else INCLUDE d.Projection, in order.
+func checkProjection(t *testing.T, d table.IndexDef, p *types.Projection) {
+	t.Helper()
+	switch {
+	case p == nil:
+		t.Errorf("index %s: no projection", d.Name)
+	case d.ProjectAll && (p.ProjectionType != types.ProjectionTypeAll || len(p.NonKeyAttributes) > 0):
+		t.Errorf("index %s projection = %s %v, want ALL", d.Name, p.ProjectionType, p.NonKeyAttributes)
+	case !d.ProjectAll && (p.ProjectionType != types.ProjectionTypeInclude || !reflect.DeepEqual(p.NonKeyAttributes, d.Projection)):
+		t.Errorf("index %s projection = %s %v, want INCLUDE %v", d.Name, p.ProjectionType, p.NonKeyAttributes, d.Projection)
+	}
+}
+
+// TestProjectedAttributesFitDynamoDB: the NonKeyAttributes of every
+// INCLUDE index, summed with repeats, stay within DynamoDB's limit
+// (table.MaxProjected) with room for a future attribute (at most 90)
+// (DynamoDB Local enforces the same sum, with a message that says "20
+// attributes ... Local Secondary Indices"); no index includes more than
+// 20 (the API's limit per index).
+func TestProjectedAttributesFitDynamoDB(t *testing.T) {
+	sum := 0
+	for _, g := range CreateTableInput("x", true).GlobalSecondaryIndexes {
+		if g.Projection.ProjectionType != types.ProjectionTypeInclude {
+			continue
+		}
+		if n := len(g.Projection.NonKeyAttributes); n > 20 {
+			t.Errorf("index %s includes %d attributes, more than 20", aws.ToString(g.IndexName), n)
+		}
+		sum += len(g.Projection.NonKeyAttributes)
+	}
+	if sum > table.MaxProjected-10 {
+		t.Errorf("the INCLUDE indexes project %d attributes in all, want at most %d (DynamoDB allows %d)", sum, table.MaxProjected-10, table.MaxProjected)
+	}
+	t.Logf("NonKeyAttributes: %d in all", sum)
 }
 
 func TestConvertRoundTrip(t *testing.T) {

@@ -141,9 +141,11 @@ func keyAttrs(index string) (hash, sort string, def *table.IndexDef) {
 	return d.Hash, d.Sort, &d
 }
 
-// project returns what index def (nil: the base table) holds of it.
-func project(def *table.IndexDef, it table.Item) table.Item {
-	if def == nil {
+// Project returns what index def (nil: the base table) holds of it: all
+// of it for an index projecting ALL, else its key attributes and those
+// def.Projection lists.
+func Project(def *table.IndexDef, it table.Item) table.Item {
+	if def == nil || def.ProjectAll {
 		return maps.Clone(it)
 	}
 	out := table.Item{}
@@ -184,7 +186,7 @@ func expectQuery(items []table.Item, q table.Query) []table.Item {
 			ok = strings.HasPrefix(s, q.SortValue)
 		}
 		if ok {
-			es = append(es, entry{s, it.Key(), project(def, it)})
+			es = append(es, entry{s, it.Key(), Project(def, it)})
 		}
 	}
 	slices.SortFunc(es, func(a, b entry) int {

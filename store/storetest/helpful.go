@@ -33,7 +33,11 @@ func checkHelpfulTwins(t *testing.T, tbl table.Table, pub []*store.Comment, pids
 			got := MustQueryAll(t, tbl, table.Query{Index: p.index, HashValue: p.hash, Limit: 7})
 			var gotIDs, gotHSK, wantHSK []string
 			for _, it := range got {
-				gotIDs, gotHSK = append(gotIDs, it.S(table.AttrID)), append(gotHSK, it.S(table.AttrHSK))
+				c, err := store.CommentFromItem(it)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gotIDs, gotHSK = append(gotIDs, c.ID), append(gotHSK, it.S(table.AttrHSK))
 			}
 			for _, c := range cs {
 				wantHSK = append(wantHSK, c.HelpfulSortKey())

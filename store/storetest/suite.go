@@ -339,6 +339,7 @@ func checkKeys(t *testing.T, tbl table.Table, index, hash string, want ...table.
 func tableProjection(t *testing.T, tbl table.Table) {
 	c := fixtureComments(1, 7)[0]
 	c.Version = 7
+	c.Reply = &store.Reply{Body: "Thanks", CreatedAt: c.CreatedAt.Add(time.Hour), UpdatedAt: c.CreatedAt.Add(2 * time.Hour)}
 	ci := c.Item()
 	st := &store.Stats{ProductID: c.ProductID, Counts: [6]int64{0, 1, 0, 0, 0, 3}, Total: 4}
 	si := st.Item()
@@ -350,14 +351,16 @@ func tableProjection(t *testing.T, tbl table.Table) {
 		if len(got) != 1 {
 			t.Fatalf("%s: %d items, want 1", describeQuery(q), len(got))
 		}
-		sameItems(t, describeQuery(q), got, []table.Item{project(&d, ci)})
-		for _, a := range []string{table.AttrPK, table.AttrSK, d.Hash, d.Sort, table.AttrID, table.AttrBody, table.AttrRating, table.AttrCreatedAt} {
+		sameItems(t, describeQuery(q), got, []table.Item{Project(&d, ci)})
+		for _, a := range []string{table.AttrPK, table.AttrSK, d.Hash, d.Sort, table.AttrBody, table.AttrRating, table.AttrCreatedAt, table.AttrReply} {
 			if _, ok := got[0][a]; !ok {
 				t.Errorf("index %s: projected attribute %s missing: %v", d.Name, a, got[0])
 			}
 		}
-		if _, ok := got[0][table.AttrVersion]; ok {
-			t.Errorf("index %s: attribute %s is not projected but present", d.Name, table.AttrVersion)
+		for _, a := range []string{table.AttrVersion, table.AttrID} {
+			if _, ok := got[0][a]; ok {
+				t.Errorf("index %s: attribute %s is not projected but present", d.Name, a)
+			}
 		}
 		for _, other := range commentIndexes {
 			if _, ok := got[0][other.Hash]; ok && other.Hash != d.Hash {

@@ -33,13 +33,11 @@ const (
 	AttrModeratedAt      = "moderatedAt"      // the last moderation transition
 	AttrModerationReason = "moderationReason" // its reason
 
-	AttrHSK            = "HSK"            // <helpful, 10 digits>#<GSISK>: sort key of the helpful indexes
-	AttrHelpful        = "helpful"        // settled count of helpful votes (absent: 0)
-	AttrUnhelpful      = "unhelpful"      // settled count of not-helpful votes (absent: 0)
-	AttrVerified       = "verified"       // 1 on a verified purchase, absent otherwise
-	AttrReplyBody      = "replyBody"      // the merchant's reply (absent: none)
-	AttrReplyCreatedAt = "replyCreatedAt" // when it was first written
-	AttrReplyUpdatedAt = "replyUpdatedAt" // when it was last changed
+	AttrHSK       = "HSK"       // <helpful, 10 digits>#<GSISK>: sort key of the helpful indexes
+	AttrHelpful   = "helpful"   // settled count of helpful votes (absent: 0)
+	AttrUnhelpful = "unhelpful" // settled count of not-helpful votes (absent: 0)
+	AttrVerified  = "verified"  // 1 on a verified purchase, absent otherwise
+	AttrReply     = "reply"     // the merchant's reply (absent: none): <createdAt><updatedAt><body>, times in TimeLayout
 
 	AttrCountTotal = "count_total"
 )
@@ -67,56 +65,65 @@ type IndexDef struct {
 	Name string
 	Hash string // hash attribute; an item without it is absent from the index
 	Sort string // sort attribute
-	// Projection lists the non-key attributes copied into the index. Key
-	// attributes (the table's and the index's) are always projected.
+	// ProjectAll copies every attribute of an item into the index
+	// (DynamoDB's projection type ALL); Projection is then empty.
+	ProjectAll bool
+	// Projection lists the non-key attributes copied into the index
+	// (projection type INCLUDE). Key attributes (the table's and the
+	// index's) are always projected.
 	Projection []string
 }
 
+// MaxProjected is DynamoDB's limit on the NonKeyAttributes of all the
+// INCLUDE indexes of a table, summed, an attribute projected into two
+// indexes counted twice (docs/design.md §3.1).
+const MaxProjected = 100
+
 // commentProjected are the attributes of a comment a page shows: its
 // fields, helpful counts, verified purchase and the merchant's reply
-// (docs/design.md §3.3). Nothing only the write path uses (version,
-// authorId, the moderation state).
+// (docs/design.md §3.3), no more, as DynamoDB limits the attributes all
+// indexes project (MaxProjected). Not the id, which a comment's PK gives;
+// nothing only the write path uses (version, authorId, the moderation
+// state).
 var commentProjected = []string{
-	AttrID, AttrProductID, AttrLanguage, AttrRating, AttrAuthor, AttrTitle,
-	AttrBody, AttrCreatedAt,
-	AttrHelpful, AttrUnhelpful, AttrVerified, AttrReplyBody, AttrReplyCreatedAt, AttrReplyUpdatedAt,
+	AttrProductID, AttrLanguage, AttrRating, AttrAuthor, AttrTitle, AttrBody, AttrCreatedAt,
+	AttrHelpful, AttrUnhelpful, AttrVerified, AttrReply,
 }
 
-// projected are the attributes every read of a public index needs: a
-// page's comments (commentProjected) and a leaderboard entry's count_5.
-var projected = append(slices.Clone(commentProjected), "count_5")
+// leaderProjected are the attributes of byLangAndRating, which the stats
+// items overload as the leaderboard: a page's comments and a leaderboard
+// entry's count_5.
+var leaderProjected = append(slices.Clone(commentProjected), "count_5")
 
 // Indexes are the table's four GSIs, all sorted by GSISK. Comments project
 // into all four; the stats items overload byLangAndRating as the leaderboard.
 var Indexes = []IndexDef{
-	{Name: IndexByLangAndRating, Hash: AttrGSIPK, Sort: AttrGSISK, Projection: projected},
-	{Name: IndexByLang, Hash: AttrGSI2PK, Sort: AttrGSISK, Projection: projected},
-	{Name: IndexByRating, Hash: AttrGSI3PK, Sort: AttrGSISK, Projection: projected},
-	{Name: IndexAll, Hash: AttrGSI4PK, Sort: AttrGSISK, Projection: projected},
+	{Name: IndexByLangAndRating, Hash: AttrGSIPK, Sort: AttrGSISK, Projection: leaderProjected},
+	{Name: IndexByLang, Hash: AttrGSI2PK, Sort: AttrGSISK, Projection: commentProjected},
+	{Name: IndexByRating, Hash: AttrGSI3PK, Sort: AttrGSISK, Projection: commentProjected},
+	{Name: IndexAll, Hash: AttrGSI4PK, Sort: AttrGSISK, Projection: commentProjected},
 }
-
-// moderationProjected is what a moderator's or an author's list shows: a
-// page's attributes and the moderation state.
-var moderationProjected = append(slices.Clone(commentProjected),
-	AttrStatus, AttrReports, AttrModeratedAt, AttrModerationReason, AttrAuthorID)
 
 // ModerationIndexes are the two sparse GSIs of moderation (docs/design.md
 // §12): the queues, and each author's comments. Only comments written with
 // moderation on carry their keys, so a table without them serves `off`
-// mode as it is.
+// mode as it is. They project every attribute (a moderator's list shows
+// a page's attributes and the moderation state): few items, and no count
+// against MaxProjected.
 var ModerationIndexes = []IndexDef{
-	{Name: IndexModeration, Hash: AttrGSI5PK, Sort: AttrGSISK, Projection: moderationProjected},
-	{Name: IndexByAuthor, Hash: AttrGSI6PK, Sort: AttrGSISK, Projection: moderationProjected},
+	{Name: IndexModeration, Hash: AttrGSI5PK, Sort: AttrGSISK, ProjectAll: true},
+	{Name: IndexByAuthor, Hash: AttrGSI6PK, Sort: AttrGSISK, ProjectAll: true},
 }
 
 // HelpfulIndexes are the twins of Indexes sorted by HSK instead of GSISK:
 // the same partitions (hash attributes), in MOST_HELPFUL order
-// (docs/design.md, votes). Only published comments carry HSK.
+// (docs/design.md, votes). Only published comments carry HSK, so the
+// twins hold no leaderboard entries and project no count_5.
 var HelpfulIndexes = []IndexDef{
-	{Name: IndexHelpfulByLangAndRating, Hash: AttrGSIPK, Sort: AttrHSK, Projection: projected},
-	{Name: IndexHelpfulByLang, Hash: AttrGSI2PK, Sort: AttrHSK, Projection: projected},
-	{Name: IndexHelpfulByRating, Hash: AttrGSI3PK, Sort: AttrHSK, Projection: projected},
-	{Name: IndexHelpfulAll, Hash: AttrGSI4PK, Sort: AttrHSK, Projection: projected},
+	{Name: IndexHelpfulByLangAndRating, Hash: AttrGSIPK, Sort: AttrHSK, Projection: commentProjected},
+	{Name: IndexHelpfulByLang, Hash: AttrGSI2PK, Sort: AttrHSK, Projection: commentProjected},
+	{Name: IndexHelpfulByRating, Hash: AttrGSI3PK, Sort: AttrHSK, Projection: commentProjected},
+	{Name: IndexHelpfulAll, Hash: AttrGSI4PK, Sort: AttrHSK, Projection: commentProjected},
 }
 
 // AllIndexes are every GSI a table has: Indexes, ModerationIndexes, then
