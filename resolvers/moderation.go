@@ -98,9 +98,3 @@ func moderationConnection(p *store.CommentPage) *model.ModerationConnection {
 	}
 	return out
 }
-
-// notYet refuses a field of the schema whose resolver is still being built
-// on a branch (issue 29); it goes when the branches merge.
-func notYet(field string) error {
-	return store.Errorf(store.EINVALID, "%s is not available yet", field)
-}

@@ -27,23 +27,7 @@ import (
 func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page, stats StatsFunc) (*Connection, error) {
 	var early *Plan // the plan from the hint, when there is one
 	if pg.needsStats(pid, f) {
-		if hint := s.hints.get(StatsID{ProductID: pid, Language: f.Language}); hint != nil {
-			if p, ok := hintPlan(pid, f, hint, pg.size+1, s.sizing); ok {
-				early = &p
-			}
-		}
-		if early == nil && s.sizing.Finish {
-			// A sizing that finishes in a refill does not wait for
-			// the stats on the first page of a product this Store
-			// has no hint for: shares as other products' stats share
-			// the ratings (equal shares on a new Store), read in the
-			// stats' round, and at most one finishing refill.
-			// (Reading each partition for the whole page, to be sure
-			// of one round, billed 4.5 read units where the shares
-			// bill 1.5–2.5.)
-			p := planBlind(pid, f, pg.size+1, s.sizing, s.hints.prior())
-			early = &p
-		}
+		early = s.earlyPlan(pid, f, pg)
 		if early == nil {
 			st, err := stats()
 			if err != nil {
@@ -86,6 +70,29 @@ func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page
 		return conn, nil
 	}
 	return conn, fillConnection(conn, pid, f, pg, items, more, rem, version)
+}
+
+// earlyPlan is the plan of a page that needs the stats, made before they
+// are read: the hint's, or with a sizing that finishes in a refill the
+// blind shares; nil when the page must wait for the stats.
+func (s *Store) earlyPlan(pid string, f Filter, pg Page) *Plan {
+	if hint := s.hints.get(StatsID{ProductID: pid, Language: f.Language}); hint != nil {
+		if p, ok := hintPlan(pid, f, hint, pg.size+1, s.sizing); ok {
+			return &p
+		}
+	}
+	if s.sizing.Finish {
+		// A sizing that finishes in a refill does not wait for the
+		// stats on the first page of a product this Store has no hint
+		// for: shares as other products' stats share the ratings
+		// (equal shares on a new Store), read in the stats' round, and
+		// at most one finishing refill. (Reading each partition for the
+		// whole page, to be sure of one round, billed 4.5 read units
+		// where the shares bill 1.5–2.5.)
+		p := planBlind(pid, f, pg.size+1, s.sizing, s.hints.prior())
+		return &p
+	}
+	return nil
 }
 
 // planEarly plans the reads of page pg before its stats are known: a merge

@@ -105,13 +105,12 @@ func (s *Store) sequence(ctx context.Context, pg Page, tr *Trace, awaitStats fun
 		if len(out) == need {
 			break
 		}
-		if i > 0 && awaitStats != nil {
-			st, err := awaitStats()
+		if i > 0 {
+			skip, err := skipEmpty(part, tr, awaitStats)
 			if err != nil {
 				return nil, false, err
 			}
-			if st.Count(part.Rating) == 0 {
-				tr.Plan.Skipped = append(tr.Plan.Skipped, part.Rating)
+			if skip {
 				continue
 			}
 		}
@@ -156,4 +155,18 @@ func (s *Store) sequence(ctx context.Context, pg Page, tr *Trace, awaitStats fun
 		return out[:pg.size], true, nil
 	}
 	return out, false, nil
+}
+
+// skipEmpty reports whether the stats (awaitStats; nil: none) count
+// partition part's rating as empty, listing it as Skipped in tr when they do.
+func skipEmpty(part Partition, tr *Trace, awaitStats func() (*Stats, error)) (bool, error) {
+	if awaitStats == nil {
+		return false, nil
+	}
+	st, err := awaitStats()
+	if err != nil || st.Count(part.Rating) != 0 {
+		return false, err
+	}
+	tr.Plan.Skipped = append(tr.Plan.Skipped, part.Rating)
+	return true, nil
 }

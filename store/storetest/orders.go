@@ -245,6 +245,27 @@ func orderCursorAt(tb testing.TB, s *store.Store, pid string, o store.Order, k i
 // comment whose count did not change during the walk is listed exactly
 // once, in order, and a comment whose count changed may be missed or
 // listed twice.
+// helpfulAfter is the recount of mine's MOST_HELPFUL list under filter f,
+// from the start or (after) past last.
+func helpfulAfter(mine []*store.Comment, f store.Filter, after bool, last *store.Comment) []*store.Comment {
+	var want []*store.Comment
+	for _, c := range RecountOrder(mine, "big", f.Language, f.Ratings, store.OrderMostHelpful) {
+		if !after || OrderCompare(store.OrderMostHelpful, c, last) > 0 {
+			want = append(want, c)
+		}
+	}
+	return want
+}
+
+// moveHelpful moves one of mine's helpful counts up or down, writes it and
+// returns its id.
+func moveHelpful(t *testing.T, tbl table.Table, rng *rand.Rand, mine []*store.Comment) string {
+	c := mine[rng.IntN(len(mine))]
+	c.HelpfulCount = max(0, c.HelpfulCount+int64(rng.IntN(9))-4)
+	MustPut(t, tbl, c.Item())
+	return c.ID
+}
+
 func checkHelpfulChanges(t *testing.T, tbl table.Table, s *store.Store, data []*store.Comment) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -271,12 +292,7 @@ func checkHelpfulChanges(t *testing.T, tbl table.Table, s *store.Store, data []*
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want []*store.Comment
-			for _, c := range RecountOrder(mine, "big", f.Language, f.Ratings, store.OrderMostHelpful) {
-				if cursor == nil || OrderCompare(store.OrderMostHelpful, c, &last) > 0 {
-					want = append(want, c)
-				}
-			}
+			want := helpfulAfter(mine, f, cursor != nil, &last)
 			if got := edgeIDs(conn); !slices.Equal(got, ids(want[:min(size, len(want))])) || conn.HasNextPage != (len(want) > size) {
 				t.Fatalf("%+v page %d: got %v (hasNext %v)\nwant %v of %d", f, pages, got, conn.HasNextPage, ids(want[:min(size, len(want))]), len(want))
 			}
@@ -291,10 +307,7 @@ func checkHelpfulChanges(t *testing.T, tbl table.Table, s *store.Store, data []*
 			// Votes between pages: a few comments up or down, on both
 			// sides of the cursor.
 			for range 3 {
-				c := mine[rng.IntN(len(mine))]
-				c.HelpfulCount = max(0, c.HelpfulCount+int64(rng.IntN(9))-4)
-				changed[c.ID] = true
-				MustPut(t, tbl, c.Item())
+				changed[moveHelpful(t, tbl, rng, mine)] = true
 			}
 		}
 		for _, c := range Recount(mine, "big", f.Language, f.Ratings) {

@@ -28,19 +28,7 @@ func testReplies(t *testing.T, tbl table.Table) {
 	now := func() time.Time { return time.Unix(0, clock.Add(int64(time.Second))).UTC() }
 	s := store.New(tbl, store.WithClock(now))
 
-	counted := &store.Comment{ID: "rp-counted", ProductID: "rp", Language: "de", Rating: 2, Author: "a", Title: "t", Body: "b",
-		CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), HelpfulCount: 7, UnhelpfulCount: 2}
-	if err := s.PutComments(ctx, []*store.Comment{counted}); err != nil {
-		t.Fatal(err)
-	}
-	verified, err := s.CreateComment(ctx, store.NewComment{ProductID: "rp", Language: "en", Rating: 5, Author: "Bo", Title: "Fits", Body: "Good.", VerifiedPurchase: true})
-	if err != nil || !verified.VerifiedPurchase || verified.Reply != nil {
-		t.Fatalf("create verified: %+v %v", verified, err)
-	}
-	plain, err := s.CreateComment(ctx, store.NewComment{ProductID: "rp", Language: "en", Rating: 4, Author: "Cy", Title: "Ok", Body: "Fine."})
-	if err != nil || plain.VerifiedPurchase {
-		t.Fatalf("create plain: %+v %v", plain, err)
-	}
+	counted, verified, plain := replyComments(t, s)
 	to := func(id string) store.ReplyTarget { return store.ReplyTarget{CommentID: id} }
 
 	first, err := s.ReplyToComment(ctx, to(verified.ID), "Thank you!\nThe shop")
@@ -62,46 +50,9 @@ func testReplies(t *testing.T, tbl table.Table) {
 	}
 	checkPagesShowItems(t, s, "rp", 3)
 
-	t.Run("validation", func(t *testing.T) {
-		for _, tc := range []struct{ id, body, code, arg string }{
-			{verified.ID, "", store.EINVALID, "body"},
-			{verified.ID, " \t\n\u00a0", store.EINVALID, "body"},
-			{verified.ID, strings.Repeat("é", store.MaxReplyLen+1), store.EINVALID, "body"},
-			{verified.ID, "bell\a", store.EINVALID, "body"},
-			{"bad id!", "hi", store.EINVALID, "commentId"},
-			{"rp-missing", "hi", store.ENOTFOUND, ""},
-		} {
-			_, err := s.ReplyToComment(ctx, to(tc.id), tc.body)
-			var e *table.Error
-			if store.ErrorCode(err) != tc.code || tc.arg != "" && (!errors.As(err, &e) || e.Argument != tc.arg) {
-				t.Errorf("reply %q to %s: %v, want %s about %q", short(tc.body), tc.id, err, tc.code, tc.arg)
-			}
-		}
-		if _, err := s.ReplyToComment(ctx, to(plain.ID), strings.Repeat("é", store.MaxReplyLen)); err != nil {
-			t.Errorf("a reply of %d characters: %v", store.MaxReplyLen, err)
-		}
-		if _, err := s.DeleteReply(ctx, to("rp-missing")); store.ErrorCode(err) != store.ENOTFOUND {
-			t.Errorf("delete the reply of a missing comment: %v", err)
-		}
-	})
+	t.Run("validation", func(t *testing.T) { checkReplyValidation(t, s, verified.ID, plain.ID) })
 
-	t.Run("unpublished", func(t *testing.T) {
-		pre := store.New(tbl, store.WithClock(now), store.WithModeration(store.Moderation{Mode: store.ModerationPre}))
-		pending, err := pre.CreateComment(ctx, store.NewComment{ProductID: "rp", Language: "en", Rating: 1, Author: "D", Title: "t", Body: "b"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := pre.ReplyToComment(ctx, to(pending.ID), "hi"); store.ErrorCode(err) != store.ENOTFOUND {
-			t.Errorf("reply to a pending comment by one who may not see it: %v, want ENOTFOUND", err)
-		}
-		c, err := pre.ReplyToComment(ctx, store.ReplyTarget{CommentID: pending.ID, Unpublished: true}, "hi")
-		if err != nil || c.Reply == nil || c.Status != store.StatusPending {
-			t.Errorf("reply to a pending comment by a moderator: %+v %v", c, err)
-		}
-		if _, err := pre.DeleteReply(ctx, to(pending.ID)); store.ErrorCode(err) != store.ENOTFOUND {
-			t.Errorf("delete on a pending comment by one who may not see it: %v, want ENOTFOUND", err)
-		}
-	})
+	t.Run("unpublished", func(t *testing.T) { checkReplyUnpublished(t, tbl, now) })
 
 	t.Run("edit-keeps-reply", func(t *testing.T) {
 		title := "Fits well"
@@ -125,6 +76,75 @@ func testReplies(t *testing.T, tbl table.Table) {
 		}
 		checkPagesShowItems(t, s, "rp", 3)
 	})
+}
+
+// replyComments writes the comments testReplies replies to: one with
+// helpful counts, a verified purchase and a plain one.
+func replyComments(t *testing.T, s *store.Store) (counted, verified, plain *store.Comment) {
+	ctx := context.Background()
+	counted = &store.Comment{ID: "rp-counted", ProductID: "rp", Language: "de", Rating: 2, Author: "a", Title: "t", Body: "b",
+		CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), HelpfulCount: 7, UnhelpfulCount: 2}
+	if err := s.PutComments(ctx, []*store.Comment{counted}); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	verified, err = s.CreateComment(ctx, store.NewComment{ProductID: "rp", Language: "en", Rating: 5, Author: "Bo", Title: "Fits", Body: "Good.", VerifiedPurchase: true})
+	if err != nil || !verified.VerifiedPurchase || verified.Reply != nil {
+		t.Fatalf("create verified: %+v %v", verified, err)
+	}
+	plain, err = s.CreateComment(ctx, store.NewComment{ProductID: "rp", Language: "en", Rating: 4, Author: "Cy", Title: "Ok", Body: "Fine."})
+	if err != nil || plain.VerifiedPurchase {
+		t.Fatalf("create plain: %+v %v", plain, err)
+	}
+	return counted, verified, plain
+}
+
+// checkReplyValidation checks the refusals of ReplyToComment and DeleteReply.
+func checkReplyValidation(t *testing.T, s *store.Store, verifiedID, plainID string) {
+	ctx := context.Background()
+	to := func(id string) store.ReplyTarget { return store.ReplyTarget{CommentID: id} }
+	for _, tc := range []struct{ id, body, code, arg string }{
+		{verifiedID, "", store.EINVALID, "body"},
+		{verifiedID, " \t\n\u00a0", store.EINVALID, "body"},
+		{verifiedID, strings.Repeat("é", store.MaxReplyLen+1), store.EINVALID, "body"},
+		{verifiedID, "bell\a", store.EINVALID, "body"},
+		{"bad id!", "hi", store.EINVALID, "commentId"},
+		{"rp-missing", "hi", store.ENOTFOUND, ""},
+	} {
+		_, err := s.ReplyToComment(ctx, to(tc.id), tc.body)
+		var e *table.Error
+		if store.ErrorCode(err) != tc.code || tc.arg != "" && (!errors.As(err, &e) || e.Argument != tc.arg) {
+			t.Errorf("reply %q to %s: %v, want %s about %q", short(tc.body), tc.id, err, tc.code, tc.arg)
+		}
+	}
+	if _, err := s.ReplyToComment(ctx, to(plainID), strings.Repeat("é", store.MaxReplyLen)); err != nil {
+		t.Errorf("a reply of %d characters: %v", store.MaxReplyLen, err)
+	}
+	if _, err := s.DeleteReply(ctx, to("rp-missing")); store.ErrorCode(err) != store.ENOTFOUND {
+		t.Errorf("delete the reply of a missing comment: %v", err)
+	}
+}
+
+// checkReplyUnpublished checks replies to a pending comment: hidden from
+// one who may not see it, allowed to a moderator.
+func checkReplyUnpublished(t *testing.T, tbl table.Table, now func() time.Time) {
+	ctx := context.Background()
+	to := func(id string) store.ReplyTarget { return store.ReplyTarget{CommentID: id} }
+	pre := store.New(tbl, store.WithClock(now), store.WithModeration(store.Moderation{Mode: store.ModerationPre}))
+	pending, err := pre.CreateComment(ctx, store.NewComment{ProductID: "rp", Language: "en", Rating: 1, Author: "D", Title: "t", Body: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pre.ReplyToComment(ctx, to(pending.ID), "hi"); store.ErrorCode(err) != store.ENOTFOUND {
+		t.Errorf("reply to a pending comment by one who may not see it: %v, want ENOTFOUND", err)
+	}
+	c, err := pre.ReplyToComment(ctx, store.ReplyTarget{CommentID: pending.ID, Unpublished: true}, "hi")
+	if err != nil || c.Reply == nil || c.Status != store.StatusPending {
+		t.Errorf("reply to a pending comment by a moderator: %+v %v", c, err)
+	}
+	if _, err := pre.DeleteReply(ctx, to(pending.ID)); store.ErrorCode(err) != store.ENOTFOUND {
+		t.Errorf("delete on a pending comment by one who may not see it: %v, want ENOTFOUND", err)
+	}
 }
 
 // raceReplyAndEdits replies to comment id and edits its title at once,

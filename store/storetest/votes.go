@@ -192,6 +192,21 @@ func testVoteRefusals(t *testing.T, tbl table.Table) {
 // (whose last vote is whatever their vote items hold). No call may fail;
 // the settled counts equal a recount of the last votes; the product's
 // stats do not move.
+// tallyVotes counts the helpful and not-helpful votes of votes (a nil vote
+// is none).
+func tallyVotes(votes map[string]*bool) (help, unhelp int64) {
+	for _, v := range votes {
+		switch {
+		case v == nil:
+		case *v:
+			help++
+		default:
+			unhelp++
+		}
+	}
+	return help, unhelp
+}
+
 func testConcurrentVotes(t *testing.T, tbl table.Table) {
 	s := store.New(tbl)
 	const pid, perWriter, own, shared = "votes-hot", 12, 3, 4
@@ -239,16 +254,7 @@ func testConcurrentVotes(t *testing.T, tbl table.Table) {
 	for i, id := range ids {
 		want[id.Voter] = votes[i]
 	}
-	var help, unhelp int64
-	for _, v := range want {
-		switch {
-		case v == nil:
-		case *v:
-			help++
-		default:
-			unhelp++
-		}
-	}
+	help, unhelp := tallyVotes(want)
 	checkViewerVotes(t, s, c, want)
 	checkCounts(t, s, tbl, c.ID, nil, help, unhelp)
 	if after := mustStats(t, s, pid, ""); after.Counts != before.Counts || after.Version != before.Version {
@@ -434,47 +440,9 @@ func testMostHelpfulAfterBurst(t *testing.T, tbl table.Table) {
 	for j := range cs {
 		cs[j] = mustVoted(t, s, pid)
 	}
-	final := make([][]*bool, VoteWriters) // [writer][voter*comments+j]
-	var g errgroup.Group
-	for w := range VoteWriters {
-		g.Go(func() error {
-			rng := rand.New(rand.NewPCG(uint64(w), 41))
-			final[w] = make([]*bool, votersPer*comments)
-			for v := range votersPer {
-				voter := fmt.Sprintf("o%d-%d", w, v)
-				for j, c := range cs {
-					first := vote(rng.IntN(2) == 0)
-					// Comment j ends with about j/comments of the voters for it.
-					last := []*bool{vote(rng.IntN(comments) < j), nil}[rng.IntN(4)/3]
-					for _, b := range []*bool{first, last} {
-						if _, err := s.VoteComment(context.Background(), c.ID, voter, b); err != nil {
-							return fmt.Errorf("writer %d: %w", w, err)
-						}
-					}
-					final[w][v*comments+j] = last
-				}
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	final := voteBurst(t, s, cs, votersPer)
 	acked := time.Now()
-	want := make([]*store.Comment, comments)
-	for j, c := range cs {
-		w := *c
-		for _, votes := range final {
-			for v := range votersPer {
-				if b := votes[v*comments+j]; b != nil && *b {
-					w.HelpfulCount++
-				} else if b != nil {
-					w.UnhelpfulCount++
-				}
-			}
-		}
-		want[j] = &w
-	}
+	want := burstRecount(cs, final, votersPer)
 	slices.SortFunc(want, func(a, b *store.Comment) int { return OrderCompare(store.OrderMostHelpful, a, b) })
 	// The page's order (its counts are the indexes' projection's, branch
 	// replies); the counts are the comments'.
@@ -508,4 +476,58 @@ func testMostHelpfulAfterBurst(t *testing.T, tbl table.Table) {
 	for _, c := range want {
 		checkCounts(t, s, tbl, c.ID, nil, c.HelpfulCount, c.UnhelpfulCount)
 	}
+}
+
+// voteBurst has VoteWriters writers vote on every comment of cs as
+// votersPer voters of their own, each changing its mind once, and returns
+// each writer's final votes ([writer][voter*len(cs)+j]).
+func voteBurst(t *testing.T, s *store.Store, cs []*store.Comment, votersPer int) [][]*bool {
+	comments := len(cs)
+	final := make([][]*bool, VoteWriters) // [writer][voter*comments+j]
+	var g errgroup.Group
+	for w := range VoteWriters {
+		g.Go(func() error {
+			rng := rand.New(rand.NewPCG(uint64(w), 41))
+			final[w] = make([]*bool, votersPer*comments)
+			for v := range votersPer {
+				voter := fmt.Sprintf("o%d-%d", w, v)
+				for j, c := range cs {
+					first := vote(rng.IntN(2) == 0)
+					// Comment j ends with about j/comments of the voters for it.
+					last := []*bool{vote(rng.IntN(comments) < j), nil}[rng.IntN(4)/3]
+					for _, b := range []*bool{first, last} {
+						if _, err := s.VoteComment(context.Background(), c.ID, voter, b); err != nil {
+							return fmt.Errorf("writer %d: %w", w, err)
+						}
+					}
+					final[w][v*comments+j] = last
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return final
+}
+
+// burstRecount is each comment of cs with the counts of the final votes.
+func burstRecount(cs []*store.Comment, final [][]*bool, votersPer int) []*store.Comment {
+	comments := len(cs)
+	want := make([]*store.Comment, comments)
+	for j, c := range cs {
+		w := *c
+		for _, votes := range final {
+			for v := range votersPer {
+				if b := votes[v*comments+j]; b != nil && *b {
+					w.HelpfulCount++
+				} else if b != nil {
+					w.UnhelpfulCount++
+				}
+			}
+		}
+		want[j] = &w
+	}
+	return want
 }
