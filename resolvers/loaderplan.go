@@ -95,7 +95,7 @@ func (k *loadSites) walk(set ast.SelectionSet, inList bool) {
 // once.
 func newLoaders(s *store.Store, wait time.Duration, k loadSites) *Loaders {
 	return &Loaders{Stats: newStatsLoader(s, k.stats <= 1, wait), Comments: newCommentLoader(s, k.comments <= 1, wait),
-		Votes: newVoteLoader(s, k.votes <= 1, wait)}
+		Votes: newVoteLoader(s, k.votes <= 1, wait), votesInList: k.votes >= 2}
 }
 
 // withLoaders gives each operation its Loaders (newLoaders) and, when no list

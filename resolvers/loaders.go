@@ -27,6 +27,9 @@ type Loaders struct {
 	Stats    Loader[store.StatsID, *store.Stats]
 	Comments Loader[string, *store.Comment]
 	Votes    Loader[store.VoteID, *bool] // the viewer's votes
+	// votesInList is set when the operation asks for viewerVote inside a
+	// list: a page's votes are then enqueued at once (primeVotes).
+	votesInList bool
 }
 
 // newStatsLoader batches stats reads: up to maxBatch keys within wait, or

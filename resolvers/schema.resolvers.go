@@ -178,6 +178,7 @@ func (r *productResolver) Comments(ctx context.Context, obj *model.Product, orde
 		return nil, err
 	}
 	policy.RecordPlan(ctx, obj.ID, f, conn.Trace)
+	primeVotes(ctx, conn)
 	return connection(conn), nil
 }
 
