@@ -77,7 +77,11 @@ func Default() []*store.Comment {
 //     language is the comment's and whose sentiment matches the rating;
 //   - createdAt is spread over [cfg.Start, cfg.End), denser towards the end,
 //     and each product has some exact ties (several comments sharing one
-//     createdAt), which exercise the tie-break by id.
+//     createdAt), which exercise the tie-break by id;
+//   - about two thirds are verified purchases, and the shop replied to some,
+//     complaints far more often than praise (replies.go). Helpful votes are
+//     items of their own (Store.VoteComment), not part of a comment: the data set
+//     has none.
 func Generate(rng *rand.Rand, cfg Config) []*store.Comment {
 	if cfg.Products <= 0 || cfg.Comments <= 0 {
 		return nil
@@ -109,6 +113,9 @@ func Generate(rng *rand.Rand, cfg Config) []*store.Comment {
 			continue
 		}
 		out = g.product(out, id, rank[i], counts[i], startMs, endMs)
+	}
+	for _, c := range out {
+		addShopTouches(c, time.UnixMilli(endMs))
 	}
 	slices.SortFunc(out, func(a, b *store.Comment) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {

@@ -1,7 +1,9 @@
 package demo
 
 import (
+	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -282,5 +284,48 @@ func TestEdgeConfigs(t *testing.T) {
 func BenchmarkGenerateDefault(b *testing.B) {
 	for b.Loop() {
 		Generate(NewRand(DefaultSeed), DefaultConfig())
+	}
+}
+
+// TestShopTouches: verified purchases and the shop's replies are drawn per
+// rating as replies.go says, and a reply is in the comment's language,
+// after the comment and before the data set's end.
+func TestShopTouches(t *testing.T) {
+	cfg := DefaultConfig()
+	cs := Generate(NewRand(7), cfg)
+	var n, verified, replies [6]int
+	for _, c := range cs {
+		n[c.Rating]++
+		if c.VerifiedPurchase {
+			verified[c.Rating]++
+		}
+		if c.Reply == nil {
+			continue
+		}
+		replies[c.Rating]++
+		texts := shopReplies[c.Language]
+		pool := texts.thanks
+		if c.Rating <= 3 {
+			pool = texts.sorry
+		}
+		if !slices.Contains(pool, c.Reply.Body) {
+			t.Fatalf("%s (%s, %d★): reply %q is not one of its language's", c.ID, c.Language, c.Rating, c.Reply.Body)
+		}
+		if c.Reply.CreatedAt.Before(c.CreatedAt) || !c.Reply.CreatedAt.Before(cfg.End) || !c.Reply.UpdatedAt.Equal(c.Reply.CreatedAt) {
+			t.Fatalf("%s: reply at %v/%v, comment at %v, end %v", c.ID, c.Reply.CreatedAt, c.Reply.UpdatedAt, c.CreatedAt, cfg.End)
+		}
+	}
+	for r := 1; r <= 5; r++ {
+		if got := float64(verified[r]) / float64(n[r]); math.Abs(got-verifiedShare[r]) > 0.05 {
+			t.Errorf("%d★: %.3f verified, want about %.2f", r, got, verifiedShare[r])
+		}
+		if got := float64(replies[r]) / float64(n[r]); math.Abs(got-replyShare[r]) > 0.04 {
+			t.Errorf("%d★: %.3f replied to, want about %.2f", r, got, replyShare[r])
+		}
+	}
+	for _, lt := range languages {
+		if _, ok := shopReplies[lt.tag]; !ok {
+			t.Errorf("%s: no shop replies", lt.tag)
+		}
 	}
 }

@@ -32,6 +32,7 @@ func cmdCreateTable(ctx context.Context, args []string, getenv func(string) stri
 		return err
 	}
 	defer t.Close()
+	t.ReportIndexChanges(func(msg string) { fmt.Fprintln(stdout, msg) })
 	if err := t.CreateTable(ctx, *stream); err != nil {
 		return err
 	}

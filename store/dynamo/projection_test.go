@@ -54,7 +54,8 @@ func oldProjectionInput(name string) *dynamodb.CreateTableInput {
 // page shows no reply; CreateTable replaces every such index, one at a
 // time, and then the table passes, its indexes project what
 // CreateTableInput declares, and the comments written before show their
-// reply, verified purchase and helpful counts on every public index.
+// reply, verified purchase and helpful counts on every public index. It
+// reports each index it replaces or adds as it goes.
 func TestCreateTableReplacesStaleProjections(t *testing.T) {
 	c := MustClient(t)
 	name := fmt.Sprintf("test-oldproj-%d-%d", os.Getpid(), time.Now().UnixNano()%1e9)
@@ -94,8 +95,16 @@ func TestCreateTableReplacesStaleProjections(t *testing.T) {
 		t.Fatalf("a page of the old table: %+v %v; want 1 comment, the reply missing", conn, err)
 	}
 
+	var lines []string
+	tbl.ReportIndexChanges(func(msg string) { lines = append(lines, msg) })
 	if err := tbl.CreateTable(ctx, false); err != nil {
 		t.Fatalf("CreateTable of the old table: %v", err)
+	}
+	report := strings.Join(lines, "\n")
+	for _, want := range []string{"replacing index " + table.IndexByLang + ",", "adding index " + table.IndexAll + ":"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("CreateTable's progress lines lack %q:\n%s", want, report)
+		}
 	}
 	if err := tbl.CheckProjections(ctx); err != nil {
 		t.Fatalf("CheckProjections after CreateTable: %v", err)

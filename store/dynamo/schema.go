@@ -150,6 +150,7 @@ func (t *Table) addIndexes(ctx context.Context) error {
 		if !ok {
 			return nil
 		}
+		t.report("adding index %s: DynamoDB backfills it from the table's items, minutes on a large table", d.Name)
 		if err := t.createIndex(ctx, d); err != nil {
 			return err
 		}
@@ -200,6 +201,7 @@ func (t *Table) replaceStaleIndexes(ctx context.Context) error {
 			return nil
 		}
 		d := stale[0]
+		t.report("replacing index %s, whose projection differs from its definition: the reads it serves fail until it is ACTIVE again", d.Name)
 		_, err = t.client.UpdateTable(ctx, &dynamodb.UpdateTableInput{
 			TableName: aws.String(t.name),
 			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{

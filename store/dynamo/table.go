@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -27,6 +28,9 @@ const (
 type Table struct {
 	client Client
 	name   string
+	// progress, when set, is told of each index CreateTable replaces or
+	// adds, before the wait (see ReportIndexChanges).
+	progress func(msg string)
 }
 
 var _ table.Table = (*Table)(nil)
@@ -36,6 +40,18 @@ var _ table.Table = (*Table)(nil)
 // (see NewRetryer, which Open installs).
 func New(client Client, name string) *Table {
 	return &Table{client: client, name: name}
+}
+
+// ReportIndexChanges makes CreateTable call f with a line about each index
+// it replaces or adds, before it waits for DynamoDB to build it: on a large
+// table that takes minutes, which a command should not spend silent.
+func (t *Table) ReportIndexChanges(f func(msg string)) { t.progress = f }
+
+// report calls the progress function, if any, with the formatted line.
+func (t *Table) report(format string, args ...any) {
+	if t.progress != nil {
+		t.progress(fmt.Sprintf(format, args...))
+	}
 }
 
 // Name returns the name of the DynamoDB table.
