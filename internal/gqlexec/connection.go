@@ -40,7 +40,7 @@ func CommentConnection(ctx context.Context, sel ast.SelectionSet, v *model.Comme
 	if runsFieldMiddleware(oc) {
 		return generated(ctx, sel, v)
 	}
-	fields, ok := planObject(oc, sel, connectionPlan)
+	fields, ok := connectionPlans.plan(oc, sel, connectionPlan)
 	if !ok || !fitsConnection(fields, v) {
 		return generated(ctx, sel, v)
 	}

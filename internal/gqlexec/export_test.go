@@ -1,6 +1,11 @@
 package gqlexec
 
-import "github.com/99designs/gqlgen/graphql"
+import (
+	"slices"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+)
 
 // OnePass reports whether m, what CommentConnection returned, is its own
 // one-pass marshaller rather than the generated one's.
@@ -14,4 +19,15 @@ func OnePass(m graphql.Marshaler) bool {
 var Implementors = map[string][]string{
 	"CommentConnection": connectionImplementors, "CommentEdge": edgeImplementors,
 	"Comment": commentImplementors, "PageInfo": pageInfoImplementors,
+}
+
+// PlanKept plans the page of sel as CommentConnection does and reports
+// whether its plan is kept for the next request of the document.
+func PlanKept(oc *graphql.OperationContext, sel ast.SelectionSet) bool {
+	connectionPlans.plan(oc, sel, connectionPlan)
+	ids, _ := nodeIDs(sel)
+	connectionPlans.mu.RLock()
+	defer connectionPlans.mu.RUnlock()
+	cp, kept := connectionPlans.plans[planKey{first: ids[0], n: len(ids)}]
+	return kept && slices.Equal(cp.nodes, ids)
 }

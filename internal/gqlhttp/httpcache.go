@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -161,7 +162,8 @@ func (c *Cache) writeHit(w http.ResponseWriter, r *http.Request, e *microEntry) 
 // with its max-age.
 func (c *Cache) run(w http.ResponseWriter, r *http.Request, next http.Handler, authed bool, key string) (*microEntry, int) {
 	out := &cacheOutcome{keepCost: r.Header.Get("X-Explain") == "1"}
-	buf := &bufferedResponse{ResponseWriter: w, status: http.StatusOK}
+	buf := newBufferedResponse(w)
+	defer buf.free()
 	next.ServeHTTP(buf, r.WithContext(context.WithValue(r.Context(), cacheOutcomeKey{}, out)))
 	if buf.status != http.StatusOK || !out.cacheable {
 		w.Header().Set("Cache-Control", "no-store")
@@ -226,10 +228,33 @@ func etagMatches(fields []string, etag string) bool {
 
 // bufferedResponse holds a response's status and body until the caching
 // headers are known; headers go straight to the underlying writer's map.
+// Its body's buffer comes from a pool (free returns it): a page's reply
+// would otherwise be a new buffer of about 10 KB a request.
 type bufferedResponse struct {
 	http.ResponseWriter
 	status int
-	body   bytes.Buffer
+	body   *bytes.Buffer
+}
+
+// maxPooledBody bounds the buffer a bufferedResponse returns to the pool:
+// a rare large reply's buffer is left to the garbage collector.
+const maxPooledBody = 64 << 10
+
+var responseBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func newBufferedResponse(w http.ResponseWriter) *bufferedResponse {
+	return &bufferedResponse{ResponseWriter: w, status: http.StatusOK, body: responseBodies.Get().(*bytes.Buffer)}
+}
+
+// free returns the body's buffer to the pool; the response is not used
+// after (what was written from it was copied by the writer, and a
+// micro-cache entry holds a copy of its own).
+func (b *bufferedResponse) free() {
+	if b.body.Cap() <= maxPooledBody {
+		b.body.Reset()
+		responseBodies.Put(b.body)
+	}
+	b.body = nil
 }
 
 // WriteHeader records the status.

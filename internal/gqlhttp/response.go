@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 )
@@ -14,8 +16,10 @@ import (
 // copied as is instead of being re-validated and re-compacted: that pass
 // over the whole page was 7% of a page-1 request's CPU. (It also leaves
 // '<', '>' and '&' in strings unescaped, as gqlgen writes them; the reply
-// is application/json, never HTML.) The body leaves in one write call
-// where the server allows it (holdWrites).
+// is application/json, never HTML.) The data is written where it is, between
+// the few bytes before and after it, not copied into a body of its own
+// first: the copy was the reply's largest allocation. The body leaves in
+// one write call where the server allows it (holdWrites).
 func writeResponse(ctx context.Context, w http.ResponseWriter, resp *graphql.Response) {
 	if resp == nil || len(resp.Data) == 0 || resp.Label != "" || len(resp.Path) > 0 || resp.HasNext != nil {
 		writeJSON(w, resp) // no data, or an incremental part: the general path
@@ -35,21 +39,56 @@ func writeResponse(ctx context.Context, w http.ResponseWriter, resp *graphql.Res
 			return
 		}
 	}
-	b := make([]byte, 0, len(errs)+len(resp.Data)+len(ext)+len(`{"errors":,"data":,"extensions":}`))
-	b = append(b, '{')
+	head := make([]byte, 0, len(errs)+len(`{"errors":,"data":`))
+	head = append(head, '{')
 	if errs != nil {
-		b = append(b, `"errors":`...)
-		b = append(b, errs...)
-		b = append(b, ',')
+		head = append(head, `"errors":`...)
+		head = append(head, errs...)
+		head = append(head, ',')
 	}
-	b = append(b, `"data":`...)
-	b = append(b, resp.Data...)
+	head = append(head, `"data":`...)
+	tail := closeObject
 	if ext != nil {
-		b = append(b, `,"extensions":`...)
-		b = append(b, ext...)
+		tail = make([]byte, 0, len(ext)+len(`,"extensions":}`))
+		tail = append(append(append(tail, `,"extensions":`...), ext...), '}')
 	}
-	b = append(b, '}')
-	release := holdWrites(ctx, len(b))
-	writeBody(w, b)
-	release()
+	writeParts(ctx, w, head, resp.Data, tail)
 }
+
+// closeObject ends a reply without extensions (never written to).
+var closeObject = []byte("}")
+
+// writeParts writes a whole reply body made of parts in one Write with
+// its Content-Length (see writeBody): straight into the body the cache
+// buffers (bufferedResponse), sized once, else joined in a pooled buffer.
+// (Writing the parts in turn to net/http's writer would leave the last
+// ones in its buffer until the handler returns, a write call of their
+// own.) No part is copied into a new slice.
+func writeParts(ctx context.Context, w http.ResponseWriter, parts ...[]byte) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if b, ok := w.(*bufferedResponse); ok {
+		w.Header().Set("Content-Length", strconv.Itoa(n))
+		b.body.Grow(n)
+		for _, p := range parts {
+			b.body.Write(p)
+		}
+		return
+	}
+	buf := joinedBodies.Get().(*[]byte)
+	for _, p := range parts {
+		*buf = append(*buf, p...)
+	}
+	release := holdWrites(ctx, n)
+	writeBody(w, *buf)
+	release()
+	if cap(*buf) <= maxPooledBody {
+		*buf = (*buf)[:0]
+		joinedBodies.Put(buf)
+	}
+}
+
+// joinedBodies are the buffers writeParts joins a body's parts in.
+var joinedBodies = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
