@@ -53,10 +53,25 @@ func BenchmarkHotProduct(b *testing.B) {
 	}
 }
 
+// settleCounter counts the table calls of a store as callCounter does,
+// and of them the BatchGets (in a create, only its leaderboard settle
+// reads by BatchGet: one a settle attempt).
+type settleCounter struct {
+	callCounter
+	batchGets atomic.Int64
+}
+
+func (c *settleCounter) BatchGet(ctx context.Context, keys []table.Key) ([]table.Item, error) {
+	c.calls.Add(1)
+	c.batchGets.Add(1)
+	return c.Table.BatchGet(ctx, keys)
+}
+
 func benchHot(b *testing.B, hot, fiveOnly bool) {
 	c := MustClient(b)
 	tbl := &conflictCounter{Table: MustTable(b, c, c)}
-	s := store.New(tbl)
+	calls := &settleCounter{callCounter: callCounter{Table: tbl}}
+	s := store.New(calls)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var next, errs atomic.Int64
@@ -90,6 +105,8 @@ func benchHot(b *testing.B, hot, fiveOnly bool) {
 	elapsed := time.Since(start)
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "writes/s")
+	b.ReportMetric(float64(calls.calls.Load())/float64(b.N), "calls/op")
+	b.ReportMetric(float64(calls.batchGets.Load())/float64(b.N), "settles/op")
 	b.ReportMetric(float64(tbl.conflicts.Load())/float64(b.N), "conflicts/op")
 	b.ReportMetric(float64(tbl.transactions.Load())/float64(b.N), "txconflicts/op")
 	b.ReportMetric(float64(errs.Load()), "errors")
