@@ -22,7 +22,9 @@ import (
 //     (settle): it reads the entry and the counter shards, and
 //     writes the summed 5-star count with the shard versions it was summed
 //     from, unless the entry already counts everything read; then deletes
-//     the marker;
+//     the marker. The writers of one Store settle the same entries one
+//     round at a time, each round for every marker queued when it starts
+//     (settleQueued);
 //  3. a marker left by a crash (or a failed settle) is settled by the next
 //     topProducts before it answers (topOfShards), so the leaderboard is
 //     never read without every committed change.
@@ -106,22 +108,23 @@ func (s *Store) commitSettled(ctx context.Context, ops []table.Op, ch Change) er
 	}
 	for _, op := range ops {
 		if strings.HasPrefix(op.Key.PK, pendingPrefix) {
-			_ = s.settle(ctx, op.Item)
+			_ = s.settleQueued(ctx, op.Item)
 		}
 	}
 	return nil
 }
 
-// settle brings the leaderboard entries a marker names up to date and
-// deletes the marker: one BatchGet of the entries and their counter shards,
-// one Write of the entries that are behind (each on condition that it is
-// still the one read) with the marker's delete. It makes every entry count
-// at least the shards of its first read, so every write to them that
-// committed before the call; after a lost race, an entry that another
-// writer brought that far is left alone.
-func (s *Store) settle(ctx context.Context, marker table.Item) error {
-	pid := marker.S(table.AttrProductID)
-	langs := strings.Split(marker.S(table.AttrLanguage), ",")
+// settle brings the leaderboard entries that markers name (one product and
+// language list, see settleQueued) up to date and deletes the markers: one
+// BatchGet of the entries and their counter shards, one Write of the
+// entries that are behind (each on condition that it is still the one
+// read) with the markers' deletes. It makes every entry count at least the
+// shards of its first read, so every write to them that committed before
+// the call; after a lost race, an entry that another writer brought that
+// far is left alone.
+func (s *Store) settle(ctx context.Context, markers []table.Item) error {
+	pid := markers[0].S(table.AttrProductID)
+	langs := strings.Split(markers[0].S(table.AttrLanguage), ",")
 	var keys []table.Key
 	for _, lang := range langs {
 		keys = append(append(keys, LeaderKey(pid, lang)), StatsShardKeys(pid, lang)...)
@@ -151,7 +154,10 @@ func (s *Store) settle(ctx context.Context, marker table.Item) error {
 			}
 		}
 		if !mixed {
-			err = s.table.Write(ctx, append(ops, table.Op{Kind: table.OpDelete, Key: marker.Key()}))
+			for _, m := range markers {
+				ops = append(ops, table.Op{Kind: table.OpDelete, Key: m.Key()})
+			}
+			err = s.table.Write(ctx, ops)
 			if ErrorCode(err) != ECONFLICT {
 				return tableError(err)
 			}
@@ -237,7 +243,7 @@ func (s *Store) topOfShards(ctx context.Context, lang string, n int) ([]Rank, er
 	}
 	if pending := slices.Concat(markers...); len(pending) > 0 {
 		for _, m := range pending {
-			if err := s.settle(ctx, m); err != nil {
+			if err := s.settle(ctx, []table.Item{m}); err != nil {
 				return nil, err
 			}
 		}

@@ -25,6 +25,7 @@ type Store struct {
 	publishState
 	hints   statsHints   // the stats last read, per product and language
 	helpful helpfulState // whether MOST_HELPFUL can be served (CheckHelpful)
+	settles settleQueue  // the writers waiting for a leaderboard settle
 }
 
 // Option configures a Store.

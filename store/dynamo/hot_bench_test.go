@@ -40,23 +40,51 @@ func (c *conflictCounter) Write(ctx context.Context, ops []table.Op) error {
 // DynamoDB Local, all on one product ("hot") or one product each ("spread"),
 // with ratings 1–5 uniformly ("mixed": a fifth change the 5-star count and
 // contend on the leaderboard entry) or all 5-star ("five-star", the worst
-// case). It reports writes/s, the conflicts retried per write and the
+// case). The writers share one Store, except in "hot-4stores": one product,
+// the writers spread over 4 Stores on the table (4 gateway instances, whose
+// leaderboard settles race each other). It reports writes/s, the table
+// calls, settle attempts and conflicts retried per write, and the
 // client-visible errors (which fail the benchmark), and checks the stats
 // against the number of comments written.
 //
 //	go test -run '^$' -bench HotProduct -benchtime 400x ./store/dynamo/
 func BenchmarkHotProduct(b *testing.B) {
 	for _, ratings := range []string{"mixed", "five-star"} {
-		for _, layout := range []string{"spread", "hot"} {
-			b.Run(ratings+"/"+layout, func(b *testing.B) { benchHot(b, layout == "hot", ratings == "five-star") })
+		for _, layout := range []struct {
+			name   string
+			stores int // 0: one product each
+		}{{"spread", 0}, {"hot", 1}, {"hot-4stores", 4}} {
+			b.Run(ratings+"/"+layout.name, func(b *testing.B) { benchHot(b, layout.stores, ratings == "five-star") })
 		}
 	}
 }
 
-func benchHot(b *testing.B, hot, fiveOnly bool) {
+// settleCounter counts the table calls of a store as callCounter does,
+// and of them the BatchGets (in a create, only its leaderboard settle
+// reads by BatchGet: one a settle attempt).
+type settleCounter struct {
+	callCounter
+	batchGets atomic.Int64
+}
+
+func (c *settleCounter) BatchGet(ctx context.Context, keys []table.Key) ([]table.Item, error) {
+	c.calls.Add(1)
+	c.batchGets.Add(1)
+	return c.Table.BatchGet(ctx, keys)
+}
+
+// benchHot runs BenchmarkHotProduct's writers: on one product over stores
+// Stores, or one product each on one Store (stores 0).
+func benchHot(b *testing.B, stores int, fiveOnly bool) {
 	c := MustClient(b)
 	tbl := &conflictCounter{Table: MustTable(b, c, c)}
-	s := store.New(tbl)
+	calls := &settleCounter{callCounter: callCounter{Table: tbl}}
+	hot := stores > 0
+	ss := make([]*store.Store, max(stores, 1))
+	for i := range ss {
+		ss[i] = store.New(calls)
+	}
+	s := ss[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var next, errs atomic.Int64
@@ -76,7 +104,7 @@ func benchHot(b *testing.B, hot, fiveOnly bool) {
 				if !fiveOnly {
 					r = 1 + rng.IntN(5)
 				}
-				_, err := s.CreateComment(ctx, store.NewComment{ProductID: pid, Language: "en", Rating: r, Author: "a", Title: "t", Body: "b"})
+				_, err := ss[w%len(ss)].CreateComment(ctx, store.NewComment{ProductID: pid, Language: "en", Rating: r, Author: "a", Title: "t", Body: "b"})
 				if err != nil {
 					errs.Add(1)
 					b.Logf("create: %v", err)
@@ -90,6 +118,8 @@ func benchHot(b *testing.B, hot, fiveOnly bool) {
 	elapsed := time.Since(start)
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "writes/s")
+	b.ReportMetric(float64(calls.calls.Load())/float64(b.N), "calls/op")
+	b.ReportMetric(float64(calls.batchGets.Load())/float64(b.N), "settles/op")
 	b.ReportMetric(float64(tbl.conflicts.Load())/float64(b.N), "conflicts/op")
 	b.ReportMetric(float64(tbl.transactions.Load())/float64(b.N), "txconflicts/op")
 	b.ReportMetric(float64(errs.Load()), "errors")

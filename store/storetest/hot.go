@@ -16,18 +16,22 @@ import (
 const HotWriters = 16
 
 // testHotProduct runs HotWriters writers on one product at once (creates of
-// every rating, rating and language changes, deletes): none may fail, and the
-// stats, languages and leaderboards equal a recount afterwards. The summed
-// stats version grows with every write.
+// every rating, rating and language changes, deletes), half of them on one
+// Store and half on another (two gateway instances: their settles group
+// within a Store and race across): none may fail, every write's leaderboard
+// marker is settled by the time it returns, and the stats, languages and
+// leaderboards equal a recount afterwards. The summed stats version grows
+// with every write.
 func testHotProduct(t *testing.T, tbl table.Table) {
-	s := store.New(tbl)
+	stores := []*store.Store{store.New(tbl), store.New(tbl)}
+	s := stores[0]
 	const pid, perWriter = "hot", 8
 	live := &liveComments{m: map[string]*store.Comment{}}
 	v0 := mustStats(t, s, pid, "").Version
 	var g errgroup.Group
 	for w := range HotWriters {
 		g.Go(func() error {
-			mine, err := writeHot(s, pid, w, perWriter)
+			mine, err := writeHot(stores[w%len(stores)], pid, w, perWriter)
 			if err != nil {
 				return fmt.Errorf("writer %d: %w", w, err)
 			}
@@ -40,6 +44,7 @@ func testHotProduct(t *testing.T, tbl table.Table) {
 	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
+	checkNoMarkers(t, tbl, "after the writers returned")
 	checkStats(t, s, live.values(), []string{pid})
 	// Every write (at most HotWriters × perWriter) ADDed 1 to one shard's
 	// version; an update that changes nothing writes nothing.
@@ -144,10 +149,16 @@ func testUnsettledLeaderboard(t *testing.T, tbl table.Table) {
 	MustWrite(t, tbl, ops...)
 	data = append(data, c)
 	checkStats(t, s, data, productIDs(data))
+	checkNoMarkers(t, tbl, fmt.Sprintf("after topProducts (the crashed write's was %v)", marker))
+}
+
+// checkNoMarkers fails the test when a leaderboard marker is left in tbl.
+func checkNoMarkers(t *testing.T, tbl table.Table, when string) {
+	t.Helper()
 	for n := range store.LeaderShards {
 		q := table.Query{HashValue: store.PendingPK(n), Forward: true, Limit: 10}
 		if got := MustQueryAll(t, tbl, q); len(got) != 0 {
-			t.Errorf("markers left after topProducts: %v (the crashed write's was %v)", keyStrings(got), marker)
+			t.Errorf("markers left %s: %v", when, keyStrings(got))
 		}
 	}
 }
