@@ -142,15 +142,19 @@ type twinSource struct {
 // newTwinSource returns the source reading the entries of span sp in
 // partition p for query q (the twin's or the base index's), projected as
 // twin projects them, positioned at its first entry.
-func newTwinSource(snap *snapshot, sp, twin *span, p *partition, q *table.Query) *twinSource {
+func newTwinSource(snap *snapshot, sp, twin *span, p *partition, q *table.Query) (*twinSource, error) {
 	s := &twinSource{forward: q.Forward}
-	s.c = snap.tx.Bucket(sp.bucket).Cursor()
+	b := snap.tx.Bucket(sp.bucket)
+	if b == nil {
+		return nil, table.Errorf(table.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
+	}
+	s.c = b.Cursor()
 	s.lo, s.hi, s.match = sp.bounds(p.prefix, p, q)
 	s.r = pageReader{sp: twin, p: p, items: snap.items}
 	s.r.e.sortAttr, s.r.e.hashAttr, s.r.e.hash = sp.sortAttr, sp.hashAttr, q.HashValue
 	s.head, s.headV = first(s.c, s.lo, s.hi, s.forward)
 	s.skip()
-	return s
+	return s, nil
 }
 
 // skip moves past the entries of the range that the query's match
@@ -225,14 +229,17 @@ func (s *twinSource) side() int {
 // each source read only as far as the page needs.
 func (sp *span) readTwin(snap *snapshot, q *table.Query) (res table.QueryResult, err error) {
 	ps := partitions{b: snap.partitions}
-	stored := &twinSource{}
+	stored, zero := &twinSource{}, &twinSource{}
 	if p, ok := ps.get(partitionName(q.HashValue, sp.sortAttr)); ok {
-		stored = newTwinSource(snap, sp, sp, &p, q)
+		if stored, err = newTwinSource(snap, sp, sp, &p, q); err != nil {
+			return table.QueryResult{}, err
+		}
 	}
-	zero := &twinSource{}
 	if z := sp.twin.zero; z != nil {
 		if p, ok := ps.get(partitionName(q.HashValue, z.sortAttr)); ok {
-			zero = newTwinSource(snap, z, sp, &p, &sp.twin.q)
+			if zero, err = newTwinSource(snap, z, sp, &p, &sp.twin.q); err != nil {
+				return table.QueryResult{}, err
+			}
 		}
 	}
 	res.Items = make([]table.Item, 0, min(q.Limit, 128))
