@@ -156,6 +156,15 @@ func BenchmarkQuery(b *testing.B) {
 			query(b, table.Query{Index: table.IndexHelpfulAll, HashValue: h, Limit: 20})
 		}
 	})
+	b.Run("helpful-least", func(b *testing.B) { // the zero tail first, voted comments skipped
+		i := 0
+		for b.Loop() {
+			c := pick(i)
+			i++
+			_, h := store.PartitionKey(c.ProductID, "", 0)
+			query(b, table.Query{Index: table.IndexHelpfulAll, HashValue: h, Forward: true, Limit: 20})
+		}
+	})
 	b.Run("parallel", func(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			i := 0

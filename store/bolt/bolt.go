@@ -46,12 +46,14 @@ var (
 
 // formatVersion is the version of the file layout, recorded in the meta
 // bucket. Format 1 (index entries holding a copy of the projected item,
-// buckets "index:<name>") and format 2 (partitions named by their hash
-// value alone, no partitions of counted times, no dictionary codes for HSK
-// and helpful: what an older program cannot read) are migrated on Open.
-const formatVersion = "3"
+// buckets "index:<name>"), format 2 (partitions named by their hash value
+// alone, no partitions of counted times, no dictionary codes for HSK and
+// helpful: what an older program cannot read) and format 3 (an entry in
+// every helpful twin for each comment, voted or not: an older program
+// would not find the others, twin.go) are migrated on Open.
+const formatVersion = "4"
 
-// Prefixes of the index buckets' names: of formats 2 and 3, and of format 1.
+// Prefixes of the index buckets' names: of formats 2 to 4, and of format 1.
 const (
 	indexBucketPrefix   = "ix:"
 	v1IndexBucketPrefix = "index:"
@@ -77,18 +79,23 @@ type index struct {
 	// projection and the key attributes (the table's and the index's);
 	// nil (all) for an index projecting ALL.
 	keep *projection
+	// base is, on a helpful twin, the public index of the same partitions,
+	// which holds the twin's entries of comments without a helpful vote
+	// (twin.go); nil on the others.
+	base *index
 }
 
 // entry returns the entry of it in the index, or false when it is absent
-// from the index (it lacks the hash or the sort attribute). Its hash is the
-// name of its partition (partitionName).
+// from the index (it lacks the hash or the sort attribute) or, on a
+// helpful twin, left to its base index (zeroTail). Its hash is the name of
+// its partition (partitionName).
 func (ix *index) entry(it table.Item) (entryRef, bool) {
 	h, ok := it[ix.def.Hash].Str()
 	if !ok {
 		return entryRef{}, false
 	}
 	s, ok := it[ix.def.Sort].Str()
-	if !ok {
+	if !ok || ix.base != nil && zeroTail(s, it) {
 		return entryRef{}, false
 	}
 	return entryRef{hash: partitionName(h, ix.def.Sort), sort: s, pk: it.S(table.AttrPK), sk: it.S(table.AttrSK)}, true
@@ -161,6 +168,9 @@ func Open(path string, opts ...Option) (*Table, error) {
 			ix.keep = newProjection(append([]string{table.AttrPK, table.AttrSK, d.Hash, d.Sort}, d.Projection...))
 		}
 		t.indexes = append(t.indexes, ix)
+	}
+	for _, ix := range t.indexes {
+		ix.base = twinBase(ix.def, t.indexes)
 	}
 	if err := t.init(); err != nil {
 		db.Close()

@@ -9,8 +9,8 @@ import (
 )
 
 // The value encoding of format 1 (still read: files are migrated from it)
-// and formats 2 and 3 (3 is written; it adds HSK and helpful to dictNames,
-// which a program of format 2 cannot read):
+// and formats 2 to 4 (3 added HSK and helpful to dictNames, which a
+// program of format 2 cannot read; 4 changed the index buckets alone):
 //
 //	value = version:byte(1|2) count:uvarint attr*count
 //	attr  = name tag:byte v

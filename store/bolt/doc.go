@@ -1,7 +1,7 @@
 // Package bolt implements table.Table on an embedded bbolt file: the
 // zero-setup store of the comments gateway.
 //
-// It owns the on-disk layout of the single-table design, format 3, which
+// It owns the on-disk layout of the single-table design, format 4, which
 // stores each item once:
 //
 //   - bucket "items" holds every item, keyed PK + "\x00" + SK, valued with a
@@ -19,6 +19,13 @@
 //     time equal to the sort value's) is taken from it rather than derived
 //     from the item again (entry.go). An item lacking the index's hash or
 //     sort attribute is absent from that index (sparse);
+//   - a helpful twin's bucket holds the entries of the comments with a
+//     helpful vote alone: the others' HSK is "0000000000#" and their
+//     GSISK, so their entries would be, in the same order, those of the
+//     public index of the same partitions (the twin's base); a query on a
+//     twin merges its stored entries with those (twin.go), and answers for
+//     the whole index DynamoDB holds, conditions, start keys and limits
+//     included;
 //   - bucket "partitions" numbers the partitions of the indexes: their hash
 //     key values, with the sort attribute for an index not sorted by GSISK
 //     (the helpful twins, whose hash values are the public indexes');
@@ -26,10 +33,11 @@
 //     index buckets were built for.
 //
 // Open migrates a file of format 1 (whose index entries held a copy of the
-// projected item) or 2 (before the helpful twins: see formatVersion) and
-// rebuilds the index buckets when table.AllIndexes has
-// changed, a chunk of items per transaction, resuming where it stopped if
-// it was interrupted (migrate.go).
+// projected item), 2 (before the helpful twins) or 3 (an entry in every
+// twin for every comment, voted or not: see formatVersion) and rebuilds the
+// index buckets when table.AllIndexes has changed, a chunk of items per
+// transaction, resuming where it stopped if it was interrupted
+// (migrate.go).
 //
 // Every write (Write, each chunk of BatchPut) is one bbolt update
 // transaction that changes the item and all its index entries together, and

@@ -50,7 +50,7 @@ func (t *Table) init() error {
 		return t.update(func(tx *bbolt.Tx) error { return t.startRebuild(tx, true) })
 	case st.format == formatVersion && st.sigOK && !st.migrating:
 		return nil
-	case st.format != "" && st.format != "1" && st.format != "2" && st.format != formatVersion:
+	case st.format != "" && st.format != "1" && st.format != "2" && st.format != "3" && st.format != formatVersion:
 		return table.Errorf(table.EINTERNAL, "bolt store %s has format %q; this program reads formats 1 to %s", t.path, st.format, formatVersion)
 	}
 	return t.rebuild(st)

@@ -23,6 +23,7 @@ type span struct {
 	hashAttr string
 	sortAttr string
 	start    *startKey
+	twin     *twinPlan // on a helpful twin, its zero tail (twin.go)
 }
 
 // startKey is a query's StartKey, checked.
@@ -77,6 +78,12 @@ func (t *Table) plan(q *table.Query) (*span, error) {
 			return nil, err
 		}
 		sp.start = start
+	}
+	if sp.ix != nil && sp.ix.base != nil {
+		var err error
+		if sp.twin, err = t.planTwin(sp, q); err != nil {
+			return nil, err
+		}
 	}
 	return sp, nil
 }
@@ -289,6 +296,9 @@ func (sp *span) read(snap *snapshot, q *table.Query) (table.QueryResult, error) 
 	if c == nil || snap.items == nil || sp.ix != nil && snap.partitions == nil {
 		return res, table.Errorf(table.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
 	}
+	if sp.twin != nil {
+		return sp.readTwin(snap, q)
+	}
 	prefix := append([]byte(q.HashValue), sep)
 	var p *partition
 	if sp.ix != nil {
@@ -328,25 +338,13 @@ type pair struct{ k, v []byte }
 // walk returns the pairs of the page that c's bucket holds in [lo, hi)
 // for q, in q's order, and whether more follow them.
 func (sp *span) walk(c *bbolt.Cursor, lo, hi []byte, match func([]byte) bool, q *table.Query) ([]pair, bool) {
-	var k, v []byte
 	next := c.Next
-	if q.Forward {
-		k, v = c.Seek(lo)
-	} else {
+	if !q.Forward {
 		next = c.Prev
-		// The last key before hi: Seek finds the first key at or after
-		// hi, the one before it is the answer.
-		if hi == nil {
-			k, v = c.Last()
-		} else if k, _ = c.Seek(hi); k == nil {
-			k, v = c.Last()
-		} else {
-			k, v = c.Prev()
-		}
 	}
 	page := make([]pair, 0, min(q.Limit, 128))
-	for ; k != nil; k, v = next() {
-		if q.Forward && hi != nil && bytes.Compare(k, hi) >= 0 || !q.Forward && bytes.Compare(k, lo) < 0 {
+	for k, v := first(c, lo, hi, q.Forward); k != nil; k, v = next() {
+		if !within(k, lo, hi, q.Forward) {
 			break
 		}
 		if match != nil && !match(k) {
@@ -358,6 +356,33 @@ func (sp *span) walk(c *bbolt.Cursor, lo, hi []byte, match func([]byte) bool, q 
 		page = append(page, pair{k, v})
 	}
 	return page, false
+}
+
+// first positions c at the first key of [lo, hi) in the order of a walk
+// forward or backward, and returns it: not necessarily within the range
+// (within tells).
+func first(c *bbolt.Cursor, lo, hi []byte, forward bool) ([]byte, []byte) {
+	switch {
+	case forward:
+		return c.Seek(lo)
+	case hi == nil:
+		return c.Last()
+	}
+	// The last key before hi: Seek finds the first key at or after hi,
+	// the one before it is the answer.
+	if k, _ := c.Seek(hi); k == nil {
+		return c.Last()
+	}
+	return c.Prev()
+}
+
+// within reports whether k, met walking forward or backward from first,
+// is still in [lo, hi).
+func within(k, lo, hi []byte, forward bool) bool {
+	if forward {
+		return hi == nil || bytes.Compare(k, hi) < 0
+	}
+	return bytes.Compare(k, lo) >= 0
 }
 
 // pageReader reads the items of one page of a span, in its transaction.
