@@ -18,6 +18,7 @@ type Store struct {
 	// one after another (a goroutine would cost more than the read).
 	local  bool
 	rounds table.RoundReader // the table, when it reads a round of queries at once
+	merges table.MergeReader // the table, when it merges partitions itself
 	sizing Sizing            // BalancedSizing unless WithSizing
 	now    func() time.Time
 	newID  func(time.Time) string
@@ -53,6 +54,7 @@ func New(t table.Table, opts ...Option) *Store {
 		s.local = l.Local()
 	}
 	s.rounds, _ = t.(table.RoundReader)
+	s.merges, _ = t.(table.MergeReader)
 	return s
 }
 
