@@ -12,13 +12,15 @@ import (
 )
 
 // TestQueryMergedIsTheMerge: a merged read of a product's partitions of an
-// index (and of one no item was ever in), either direction, from the start
-// or past a sort value, returns the first items of their union in the
+// index (and of one no item was ever in, and of one whose sort values are
+// not all times, so held as strings), either direction, from the start or
+// past a sort value, returns the first items of their union in the
 // merge's order, each in its query's result, the bound exactly when more
 // follow, and accounts one call per query with its items.
 func TestQueryMergedIsTheMerge(t *testing.T) {
 	tbl := MustOpen(t)
-	items := comments(200)
+	items := append(comments(200), table.Item{table.AttrPK: table.S("X#1"), table.AttrSK: table.S("X#1"),
+		table.AttrGSIPK: table.S("PRODUCT#p1/en/1"), table.AttrGSISK: table.S("2025-01-01T01:00:00.000000000Z~")})
 	storetest.MustBatchPut(t, tbl, items)
 	for _, def := range []table.IndexDef{table.Indexes[0], table.HelpfulIndexes[0]} {
 		parts := projectedPartitions(def, items)
