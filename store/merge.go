@@ -338,7 +338,7 @@ func (s *Store) mergedRound(ctx context.Context, streams []*stream, pg Page, tr 
 		tr.Reads[i].Calls++
 		if i < len(res) {
 			tr.Reads[i].Items += len(res[i].Items)
-			st.buf = append(st.buf, res[i].Items...)
+			st.buf = res[i].Items // the first round: nothing buffered before
 		}
 		st.done, st.covered = bound == "", bound
 	}

@@ -48,7 +48,10 @@ func (t *Table) QueryMerged(ctx context.Context, qs []table.Query, limit int) (r
 		if err := m.open(tx); err != nil {
 			return err
 		}
-		bound, err = m.read(res, limit)
+		got := m.room(limit)
+		if bound, err = m.read(got, limit); err == nil {
+			copy(res, got)
+		}
 		return err
 	})
 	if err != nil {
@@ -106,6 +109,16 @@ func (m *merge) open(tx *bbolt.Tx) error {
 		h.k, h.v = h.e.first()
 	}
 	return nil
+}
+
+// room returns results for the merge's queries with room for an equal
+// share of limit items each, and a few more.
+func (m *merge) room(limit int) []table.QueryResult {
+	res := make([]table.QueryResult, len(m.heads))
+	for i := range res {
+		res[i].Items = make([]table.Item, 0, min(limit, limit/len(res)+4))
+	}
+	return res
 }
 
 // read takes the first limit entries of the merge, and those after them
