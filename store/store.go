@@ -39,7 +39,9 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 
 // New returns a Store over t. A Table that has a method Local() bool
 // returning true (an embedded store) is read sequentially; one that is a
-// RoundReader reads each round of a merge at once.
+// RoundReader reads each round of a merge at once, and one that is a
+// MergeReader reads a merge's first round as one merged read when the
+// sizing says so (Sizing.Merged).
 func New(t table.Table, opts ...Option) *Store {
 	s := &Store{
 		table:  t,
