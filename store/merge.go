@@ -49,8 +49,13 @@ func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownM
 		m.counted += p.Count // the partitions' counts, for sizing refills
 		all[i] = i
 	}
-	// First round: every partition in parallel, with its planned limit.
-	if err := s.fill(ctx, m.streams, all, pg, tr, func(st *stream) int { return st.part.Limit }); err != nil {
+	// First round: every partition in parallel, with its planned limit,
+	// or one merged read.
+	if s.sizing.Merged && s.merges != nil && len(all) > 1 && s.merges.Merges(plan.Partitions[0].Index) {
+		if err := s.mergedRound(ctx, m.streams, pg, tr); err != nil {
+			return nil, false, err
+		}
+	} else if err := s.fill(ctx, m.streams, all, pg, tr, func(st *stream) int { return st.part.Limit }); err != nil {
 		return nil, false, err
 	}
 	for len(m.out) < pg.size {
@@ -314,6 +319,30 @@ func (s *Store) fill(ctx context.Context, streams []*stream, idx []int, pg Page,
 		tr.Reads[i].Items += len(streams[i].buf) - had[n]
 	}
 	return err
+}
+
+// mergedRound is a first round read by the table's merge
+// (table.MergeReader): the page and one item more, in the streams of
+// their partitions. Each stream then holds nothing more before the
+// merge's bound (covered), or is exhausted.
+func (s *Store) mergedRound(ctx context.Context, streams []*stream, pg Page, tr *Trace) error {
+	tr.Rounds++
+	limit := pg.size + 1
+	queries := make([]table.Query, len(streams))
+	for i, st := range streams {
+		queries[i] = st.query(pg, limit)
+	}
+	res, bound, err := s.merges.QueryMerged(ctx, queries, limit)
+	for i, st := range streams {
+		tr.Reads[i].Limits = append(tr.Reads[i].Limits, limit)
+		tr.Reads[i].Calls++
+		if i < len(res) {
+			tr.Reads[i].Items += len(res[i].Items)
+			st.buf = res[i].Items // the first round: nothing buffered before
+		}
+		st.done, st.covered = bound == "", bound
+	}
+	return tableError(err)
 }
 
 // readRound runs queries, passing each result to take(n, result): at once

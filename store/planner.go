@@ -109,6 +109,13 @@ type Sizing struct {
 	// rounds; a first merged page without a hint reads equal shares rather
 	// than wait for its stats.
 	Finish bool
+	// Merged reads a merge's first round, on a table that merges
+	// partitions itself (table.MergeReader: the embedded store), as one
+	// merged read of the page and one item more: one round, and no item
+	// read past the page but that one. The other fields then size only
+	// the refills (rare: a page that drops items it read) and the reads of
+	// a table that does not merge.
+	Merged bool
 }
 
 // The named sizings (serve -merge-sizing).
@@ -128,7 +135,8 @@ var (
 	// page 1 takes 1.09 rounds, balanced 1.60); refills by share, rounded
 	// up. On bbolt a refill of one partition is a read transaction of its
 	// own, dearer than the few items the spread adds.
-	SpreadSizing = Sizing{Slack: -0.5, Spread: 1}
+	// On a table that merges partitions itself, one merged read (Merged).
+	SpreadSizing = Sizing{Slack: -0.5, Spread: 1, Merged: true}
 	// FewRoundsSizing reads half an item over the share, refills rounded
 	// up: the fewest refill round trips for a few more items. On DynamoDB
 	// with small items it is the fastest and the cheapest, because read

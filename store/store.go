@@ -18,6 +18,7 @@ type Store struct {
 	// one after another (a goroutine would cost more than the read).
 	local  bool
 	rounds table.RoundReader // the table, when it reads a round of queries at once
+	merges table.MergeReader // the table, when it merges partitions itself
 	sizing Sizing            // BalancedSizing unless WithSizing
 	now    func() time.Time
 	newID  func(time.Time) string
@@ -39,7 +40,9 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 
 // New returns a Store over t. A Table that has a method Local() bool
 // returning true (an embedded store) is read sequentially; one that is a
-// RoundReader reads each round of a merge at once.
+// RoundReader reads each round of a merge at once, and one that is a
+// MergeReader reads a merge's first round as one merged read when the
+// sizing says so (Sizing.Merged).
 func New(t table.Table, opts ...Option) *Store {
 	s := &Store{
 		table:  t,
@@ -54,6 +57,7 @@ func New(t table.Table, opts ...Option) *Store {
 		s.local = l.Local()
 	}
 	s.rounds, _ = t.(table.RoundReader)
+	s.merges, _ = t.(table.MergeReader)
 	return s
 }
 

@@ -127,7 +127,7 @@ func (c *Config) registerServer(fs *flag.FlagSet, devDefault bool) {
 	fs.BoolVar(&c.demo, "demo", devDefault, "load the demo data set when the store is empty (default true without a command word, false for the serve command: a production table never gets fake reviews unless asked)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may finish on SIGINT/SIGTERM")
 	fs.DurationVar(&c.loaderWait, "loader-wait", resolvers.DefaultLoaderWait, "how long a dataloader collects keys before its one batched read")
-	fs.StringVar(&c.typed.mergeSizing, "merge-sizing", "auto", "how a merge of several ratings sizes its queries: lean (fewest items read, most refill rounds), balanced, spread (first reads cover the share's spread: most pages need no refill), few-rounds, or one-round (at most two rounds, most pages one); auto is one-round on DynamoDB and spread on bolt")
+	fs.StringVar(&c.typed.mergeSizing, "merge-sizing", "auto", "how a merge of several ratings sizes its queries: lean (fewest items read, most refill rounds), balanced, spread (on bolt one merged read a page; elsewhere first reads cover the share's spread), few-rounds, or one-round (at most two rounds, most pages one); auto is one-round on DynamoDB and spread on bolt")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", resolvers.DefaultRequestTimeout, "bound on one request's work, store calls included")
 	fs.DurationVar(&c.readTimeout, "read-timeout", 15*time.Second, "how long a client may take to send a whole request, body included; a body that stalls past it gets 408")
 	fs.StringVar(&c.adminAddr, "admin-addr", "", "serve GET /backup and /export (unauthenticated: bind to loopback) on this address; empty: off")

@@ -186,7 +186,11 @@ func decodeValue(v string, pk string, keep *projection, kn *known) (table.Item, 
 	if !ok || count > uint64(len(s)/2+1) {
 		return nil, errCorrupt
 	}
-	it := make(table.Item, keep.size(int(count)))
+	size := keep.size(int(count))
+	if kn != nil && kn.size > 0 {
+		size = kn.size
+	}
+	it := make(table.Item, size)
 	src := sources{pk: pk}
 	var derived derivedSet
 	for range count {
@@ -224,6 +228,9 @@ func decodeValue(v string, pk string, keep *projection, kn *known) (table.Item, 
 		if err := derive(it, src, derived, keep, kn); err != nil {
 			return nil, err
 		}
+	}
+	if kn != nil {
+		kn.size = len(it) + 2 // and the key attributes
 	}
 	return it, nil
 }

@@ -21,6 +21,10 @@ type known struct {
 	times          bool  // sort holds the time secs, nanos at timeAt
 	timeAt         int   // 0, or countSortLen after a count
 	secs, nanos    int64 // since 1970
+	// size is the attributes the page's item before this one decoded to
+	// (0: none yet): the room its item is made with, as the items of a
+	// page are alike.
+	size int
 }
 
 // value returns the item's value of attribute name when the entry holds

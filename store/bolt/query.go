@@ -338,18 +338,9 @@ type pair struct{ k, v []byte }
 // walk returns the pairs of the page that c's bucket holds in [lo, hi)
 // for q, in q's order, and whether more follow them.
 func (sp *span) walk(c *bbolt.Cursor, lo, hi []byte, match func([]byte) bool, q *table.Query) ([]pair, bool) {
-	next := c.Next
-	if !q.Forward {
-		next = c.Prev
-	}
 	page := make([]pair, 0, min(q.Limit, 128))
-	for k, v := first(c, lo, hi, q.Forward); k != nil; k, v = next() {
-		if !within(k, lo, hi, q.Forward) {
-			break
-		}
-		if match != nil && !match(k) {
-			continue
-		}
+	e := entries{c: c, lo: lo, hi: hi, match: match, forward: q.Forward}
+	for k, v := e.first(); k != nil; k, v = e.next() {
 		if len(page) == q.Limit {
 			return page, true
 		}
@@ -358,31 +349,57 @@ func (sp *span) walk(c *bbolt.Cursor, lo, hi []byte, match func([]byte) bool, q 
 	return page, false
 }
 
-// first positions c at the first key of [lo, hi) in the order of a walk
-// forward or backward, and returns it: not necessarily within the range
-// (within tells).
-func first(c *bbolt.Cursor, lo, hi []byte, forward bool) ([]byte, []byte) {
-	switch {
-	case forward:
-		return c.Seek(lo)
-	case hi == nil:
-		return c.Last()
-	}
-	// The last key before hi: Seek finds the first key at or after hi,
-	// the one before it is the answer.
-	if k, _ := c.Seek(hi); k == nil {
-		return c.Last()
-	}
-	return c.Prev()
+// entries walks the keys of a cursor's bucket in [lo, hi) that match
+// (nil: all), ascending (forward) or descending.
+type entries struct {
+	c       *bbolt.Cursor
+	lo, hi  []byte
+	match   func([]byte) bool
+	forward bool
 }
 
-// within reports whether k, met walking forward or backward from first,
-// is still in [lo, hi).
-func within(k, lo, hi []byte, forward bool) bool {
-	if forward {
-		return hi == nil || bytes.Compare(k, hi) < 0
+// first returns the first pair of the walk (a nil key: none).
+func (e *entries) first() (k, v []byte) {
+	switch {
+	case e.forward:
+		k, v = e.c.Seek(e.lo)
+	case e.hi == nil:
+		k, v = e.c.Last()
+	default:
+		// The last key before hi: Seek finds the first key at or after
+		// hi, the one before it is the answer.
+		if k, _ = e.c.Seek(e.hi); k == nil {
+			k, v = e.c.Last()
+		} else {
+			k, v = e.c.Prev()
+		}
 	}
-	return bytes.Compare(k, lo) >= 0
+	return e.from(k, v)
+}
+
+// next returns the pair after the last one returned (a nil key: none).
+func (e *entries) next() (k, v []byte) { return e.from(e.step()) }
+
+// from returns the pair k, v when it is in the walk, else the first one
+// after it that is (a nil key: none).
+func (e *entries) from(k, v []byte) ([]byte, []byte) {
+	for ; k != nil; k, v = e.step() {
+		if e.forward && e.hi != nil && bytes.Compare(k, e.hi) >= 0 || !e.forward && bytes.Compare(k, e.lo) < 0 {
+			return nil, nil
+		}
+		if e.match == nil || e.match(k) {
+			return k, v
+		}
+	}
+	return nil, nil
+}
+
+// step moves the cursor one key in the walk's direction.
+func (e *entries) step() ([]byte, []byte) {
+	if e.forward {
+		return e.c.Next()
+	}
+	return e.c.Prev()
 }
 
 // pageReader reads the items of one page of a span, in its transaction.

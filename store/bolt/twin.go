@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"strings"
 
-	"go.etcd.io/bbolt"
 
 	"github.com/acme/comments-gateway/store/table"
 )
@@ -126,64 +125,36 @@ func zeroCond(op table.SortOp, v string) (table.SortOp, string, bool) {
 // index's. head is the entry it is at (nil at its end); the zero tail's
 // is the entry of an item of the zero tail, read (item).
 type twinSource struct {
-	c       *bbolt.Cursor
-	lo, hi  []byte
-	match   func([]byte) bool
-	forward bool
-	r       pageReader
-	head    []byte
-	headV   []byte
-	read    bool // the zero tail's head is read: item, sort, pk and sk are its
-	item    table.Item
-	sort    string
-	pk, sk  string
+	e      entries
+	r      pageReader
+	head   []byte
+	headV  []byte
+	read   bool // the zero tail's head is read: item, sort, pk and sk are its
+	item   table.Item
+	sort   string
+	pk, sk string
 }
 
 // newTwinSource returns the source reading the entries of span sp in
 // partition p for query q (the twin's or the base index's), projected as
 // twin projects them, positioned at its first entry.
 func newTwinSource(snap *snapshot, sp, twin *span, p *partition, q *table.Query) (*twinSource, error) {
-	s := &twinSource{forward: q.Forward}
 	b := snap.tx.Bucket(sp.bucket)
 	if b == nil {
 		return nil, table.Errorf(table.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
 	}
-	s.c = b.Cursor()
-	s.lo, s.hi, s.match = sp.bounds(p.prefix, p, q)
+	lo, hi, match := sp.bounds(p.prefix, p, q)
+	s := &twinSource{e: entries{c: b.Cursor(), lo: lo, hi: hi, match: match, forward: q.Forward}}
 	s.r = pageReader{sp: twin, p: p, items: snap.items}
 	s.r.e.sortAttr, s.r.e.hashAttr, s.r.e.hash = sp.sortAttr, sp.hashAttr, q.HashValue
-	s.head, s.headV = first(s.c, s.lo, s.hi, s.forward)
-	s.skip()
+	s.head, s.headV = s.e.first()
 	return s, nil
-}
-
-// skip moves past the entries of the range that the query's match
-// rejects, and ends the source at the end of its range.
-func (s *twinSource) skip() {
-	for ; s.head != nil; s.head, s.headV = s.step() {
-		if !within(s.head, s.lo, s.hi, s.forward) {
-			s.head = nil
-			return
-		}
-		if s.match == nil || s.match(s.head) {
-			return
-		}
-	}
-}
-
-// step moves the cursor to the next entry in the query's order.
-func (s *twinSource) step() ([]byte, []byte) {
-	if s.forward {
-		return s.c.Next()
-	}
-	return s.c.Prev()
 }
 
 // advance moves to the next entry.
 func (s *twinSource) advance() {
-	s.head, s.headV = s.step()
+	s.head, s.headV = s.e.next()
 	s.read = false
-	s.skip()
 }
 
 // fill reads the zero tail's head: past the base entries whose item is not

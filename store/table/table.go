@@ -153,3 +153,22 @@ type Table interface {
 type RoundReader interface {
 	QueryRound(ctx context.Context, qs []Query) ([]QueryResult, error)
 }
+
+// MergeReader is implemented by a table that reads several partitions of
+// one index as one k-way merge cheaper than partition by partition: the
+// embedded store, which merges the index entries and reads only the items
+// taken. QueryMerged runs qs, queries of one index in one direction, as
+// one merge by sort value (ties by table key): it returns the first limit
+// items of their union in that order, each in the result of the query
+// that matched it (results aligned with qs, LastKey always nil, the
+// queries' Limit ignored), and never stops between two items of equal sort
+// value. bound is "" when nothing more matches any query; otherwise it is
+// the sort value of the last item returned, and no query matches an item
+// at or before it (in the queries' direction) that was not returned. Each
+// query is accounted as a call of its own, with the items it returned.
+// Merges reports whether it reads the partitions of index so; the
+// caller reads the others query by query.
+type MergeReader interface {
+	Merges(index string) bool
+	QueryMerged(ctx context.Context, qs []Query, limit int) (res []QueryResult, bound string, err error)
+}
