@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"strings"
 
-
 	"github.com/acme/comments-gateway/store/table"
 )
 
