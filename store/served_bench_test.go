@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme/comments-gateway/demo"
 	"github.com/acme/comments-gateway/store"
 	"github.com/acme/comments-gateway/store/bolt/bolttest"
 )
@@ -22,15 +21,7 @@ import (
 func BenchmarkServedPages(b *testing.B) {
 	ctx := context.Background()
 	s := store.New(bolttest.Open(b), store.WithSizing(store.SpreadSizing))
-	cfg := demo.DefaultConfig()
-	cfg.Products, cfg.Comments = 1, 40_000
-	cs := demo.Generate(demo.NewRand(7), cfg)
-	if err := s.PutComments(ctx, cs); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.RebuildStats(ctx, 2); err != nil {
-		b.Fatal(err)
-	}
+	cs := loadOneProduct(ctx, b, s)
 	langs := map[string]int{}
 	for _, c := range cs {
 		langs[c.Language]++

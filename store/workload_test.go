@@ -133,15 +133,7 @@ func BenchmarkDeepPage(b *testing.B) {
 	tbl := bolttest.Open(b)
 	s := store.New(tbl)
 	ctx := context.Background()
-	cfg := demo.DefaultConfig()
-	cfg.Products, cfg.Comments = 1, 40_000
-	cs := demo.Generate(demo.NewRand(7), cfg)
-	if err := s.PutComments(ctx, cs); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.RebuildStats(ctx, 2); err != nil {
-		b.Fatal(err)
-	}
+	cs := loadOneProduct(ctx, b, s)
 	pid := cs[0].ProductID
 	sts, err := s.GetStats(ctx, []store.StatsID{{ProductID: pid}})
 	if err != nil {
@@ -242,4 +234,19 @@ func TestRemoteMergeSamePages(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loadOneProduct loads into s the 40,000 demo comments of one product
+// (seed 7) with their stats, as the deep-page benchmarks read them.
+func loadOneProduct(ctx context.Context, b *testing.B, s *store.Store) []*store.Comment {
+	cfg := demo.DefaultConfig()
+	cfg.Products, cfg.Comments = 1, 40_000
+	cs := demo.Generate(demo.NewRand(7), cfg)
+	if err := s.PutComments(ctx, cs); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.RebuildStats(ctx, 2); err != nil {
+		b.Fatal(err)
+	}
+	return cs
 }
