@@ -13,12 +13,8 @@ import (
 // Merges reports whether QueryMerged reads the partitions of index: every
 // index but the helpful twins, whose queries read two buckets (twin.go).
 func (t *Table) Merges(index string) bool {
-	for _, ix := range t.indexes {
-		if ix.def.Name == index {
-			return ix.base == nil
-		}
-	}
-	return false
+	ix := t.index(index)
+	return ix != nil && ix.base == nil
 }
 
 // QueryMerged runs queries of one index in one direction as one k-way

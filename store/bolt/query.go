@@ -29,6 +29,16 @@ type span struct {
 // startKey is a query's StartKey, checked.
 type startKey struct{ sort, pk, sk string }
 
+// index returns the index named name (nil: none).
+func (t *Table) index(name string) *index {
+	for _, ix := range t.indexes {
+		if ix.def.Name == name {
+			return ix
+		}
+	}
+	return nil
+}
+
 // plan validates q and computes the range it reads within its partition.
 func (t *Table) plan(q *table.Query) (*span, error) {
 	if q.Limit <= 0 {
@@ -36,12 +46,7 @@ func (t *Table) plan(q *table.Query) (*span, error) {
 	}
 	sp := &span{bucket: bucketItems, hashAttr: table.AttrPK, sortAttr: table.AttrSK}
 	if q.Index != "" {
-		for _, ix := range t.indexes {
-			if ix.def.Name == q.Index {
-				sp.ix = ix
-			}
-		}
-		if sp.ix == nil {
+		if sp.ix = t.index(q.Index); sp.ix == nil {
 			return nil, table.Errorf(table.EINVALID, "unknown index %q", q.Index)
 		}
 		sp.bucket, sp.hashAttr, sp.sortAttr = sp.ix.bucket, sp.ix.def.Hash, sp.ix.def.Sort
