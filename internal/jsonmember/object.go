@@ -3,9 +3,9 @@ package jsonmember
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/acme/comments-gateway/internal/jsonscan"
+	"github.com/acme/comments-gateway/internal/jsonvalue"
 )
 
 // Object is the members of a JSON object, in order, each with its value's
@@ -35,7 +35,7 @@ func Parse(body []byte) (obj Object, ok bool) {
 	obj = Object{}
 	for i = jsonscan.SkipSpace(body, i+1); i < len(body) && body[i] == '"'; i = jsonscan.SkipSpace(body, i+1) {
 		end := jsonscan.SkipString(body, i)
-		name := decodeName(body[i:end])
+		name := jsonvalue.String(body[i:end])
 		i = jsonscan.SkipSpace(body, jsonscan.SkipSpace(body, end)+1) // past the colon
 		end = jsonscan.SkipValue(body, i)
 		obj = append(obj, Member{Name: name, Value: body[i:end:end]})
@@ -44,17 +44,6 @@ func Parse(body []byte) (obj Object, ok bool) {
 		}
 	}
 	return obj, true
-}
-
-// decodeName decodes a JSON string (valid, quoted): as it is when it has
-// no escape.
-func decodeName(raw []byte) string {
-	if !strings.ContainsRune(string(raw), '\\') {
-		return string(raw[1 : len(raw)-1])
-	}
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
 }
 
 // Duplicate returns the first two member names of o that fold together,
