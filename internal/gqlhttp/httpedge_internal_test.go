@@ -348,9 +348,9 @@ func TestMarshalExtensionsAsJSON(t *testing.T) {
 	for _, ext := range []map[string]any{
 		{"cost": map[string]any{"itemsRead": int64(21), "requests": int64(1), "complexity": 23}},
 		{"cost": map[string]any{"z": -1, "a": map[string]any{}, "m": map[string]any(nil)}, "b": 0},
-		{"cost": map[string]any{"readCapacityUnits": 2.5, "itemsRead": int64(3)}},     // a float: json.Marshal
+		{"cost": map[string]any{"readCapacityUnits": 2.5, "itemsRead": int64(3)}},       // a float: json.Marshal
 		{"plan": []string{"a<b"}, "cost": map[string]any{"throttleStatus": struct{}{}}}, // other types
-		{"c<": 1, "": 2, "é": 3, "a b": 4},                                               // names JSON escapes or sorts by bytes
+		{"c<": 1, "": 2, "é": 3, "a b": 4},                                              // names JSON escapes or sorts by bytes
 	} {
 		got, err := marshalExtensions(ext)
 		want, wantErr := json.Marshal(ext)
