@@ -282,26 +282,28 @@ func decodeRequestStd(body []byte) (*graphql.RawParams, string) {
 		return nil, notARequest(body)
 	}
 	p := &graphql.RawParams{}
+	strs := map[string]*string{"query": &p.Query, "operationName": &p.OperationName}
+	objs := map[string]*map[string]any{"variables": &p.Variables, "extensions": &p.Extensions}
 	for _, m := range obj {
-		var msg string
-		switch jsonmember.Fold(m.Name) {
-		case foldQuery, foldOperationName:
-			dst := map[string]*string{foldQuery: &p.Query, foldOperationName: &p.OperationName}[jsonmember.Fold(m.Name)]
-			if err := json.Unmarshal(m.Value, dst); err != nil {
-				msg = fmt.Sprintf("%q must be a string", map[string]string{foldQuery: "query", foldOperationName: "operationName"}[jsonmember.Fold(m.Name)])
+		msg := ""
+		for name, dst := range strs {
+			if jsonmember.Same(m.Name, name) && json.Unmarshal(m.Value, dst) != nil {
+				msg = fmt.Sprintf("%q must be a string", name)
 			}
-		case foldVariables, foldExtensions:
-			dst := map[string]*map[string]any{foldVariables: &p.Variables, foldExtensions: &p.Extensions}[jsonmember.Fold(m.Name)]
-			if m.Value[0] != '{' && m.Value[0] != 'n' {
-				msg = fmt.Sprintf("%q must be a JSON object", map[string]string{foldVariables: "variables", foldExtensions: "extensions"}[jsonmember.Fold(m.Name)])
-				break
+		}
+		for name, dst := range objs {
+			if !jsonmember.Same(m.Name, name) {
+				continue
 			}
 			dec := json.NewDecoder(bytes.NewReader(m.Value))
 			dec.UseNumber()
-			if m.Value[0] == 'n' {
+			switch {
+			case m.Value[0] == 'n':
 				*dst = nil
-			} else if err := dec.Decode(dst); err != nil {
-				msg = err.Error()
+			case m.Value[0] != '{':
+				msg = fmt.Sprintf("%q must be a JSON object", name)
+			case dec.Decode(dst) != nil:
+				msg = "encoding/json refused it"
 			}
 		}
 		if msg != "" {

@@ -239,14 +239,6 @@ func decodeRequest(body []byte) (*graphql.RawParams, string) {
 	return nil, notARequest(body)
 }
 
-// The members of a request body, as jsonmember.Fold folds their names.
-var (
-	foldQuery         = jsonmember.Fold("query")
-	foldOperationName = jsonmember.Fold("operationName")
-	foldVariables     = jsonmember.Fold("variables")
-	foldExtensions    = jsonmember.Fold("extensions")
-)
-
 // decodeMembers decodes a request from its body's members, in their order
 // (the first mistake is reported, as encoding/json reports it; a later
 // member of a name replaces an earlier one).
@@ -254,14 +246,14 @@ func decodeMembers(obj jsonmember.Object) (*graphql.RawParams, string) {
 	p := &graphql.RawParams{}
 	for _, m := range obj {
 		var msg string
-		switch jsonmember.Fold(m.Name) {
-		case foldQuery:
+		switch {
+		case jsonmember.Same(m.Name, "query"):
 			msg = decodeString("query", m.Value, &p.Query)
-		case foldOperationName:
+		case jsonmember.Same(m.Name, "operationName"):
 			msg = decodeString("operationName", m.Value, &p.OperationName)
-		case foldVariables:
+		case jsonmember.Same(m.Name, "variables"):
 			msg = decodeMember("variables", m.Value, &p.Variables)
-		case foldExtensions:
+		case jsonmember.Same(m.Name, "extensions"):
 			msg = decodeMember("extensions", m.Value, &p.Extensions)
 		}
 		if msg != "" {
