@@ -24,6 +24,7 @@ type entry struct {
 	id    string
 	mu    sync.Mutex
 	attrs []slog.Attr
+	room  [6]slog.Attr // attrs' first backing array: a request's Sets allocate nothing
 }
 
 // RequestID returns the request id ctx carries, or "".
@@ -108,6 +109,7 @@ func Middleware(log *slog.Logger, next http.Handler) http.Handler {
 			id = NewID()
 		}
 		e := &entry{id: id}
+		e.attrs = e.room[:0]
 		w.Header().Set(Header, id)
 		rw := &statusWriter{ResponseWriter: w}
 		ctx := context.WithValue(r.Context(), ctxKey{}, e)
@@ -123,15 +125,15 @@ func Middleware(log *slog.Logger, next http.Handler) http.Handler {
 				level = slog.LevelWarn
 			}
 			e.mu.Lock()
-			attrs := append([]slog.Attr{
+			attrs := append(make([]slog.Attr, 0, 7+len(e.attrs)),
 				slog.String("requestId", id),
 				slog.String("method", r.Method),
 				slog.String("path", r.URL.Path),
 				slog.Int("status", rw.status),
 				slog.Int64("bytes", rw.bytes),
 				slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
-				slog.String("remote", r.RemoteAddr),
-			}, e.attrs...)
+				slog.String("remote", r.RemoteAddr))
+			attrs = append(attrs, e.attrs...)
 			e.mu.Unlock()
 			// The parent context: the id is already an attribute.
 			log.LogAttrs(r.Context(), level, "request", attrs...)

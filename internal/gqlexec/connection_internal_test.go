@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,7 +66,17 @@ func TestScalarsMatchGqlgen(t *testing.T) {
 		}
 		strs = append(strs, string(b))
 	}
+	for range 4000 { // longer, mostly plain: one byte to escape, or none, anywhere in a word
+		b := []byte(strings.Repeat("plain text é ", 1+rng.IntN(4)))
+		if k := rng.IntN(len(b) + 1); k < len(b) {
+			b[k] = []byte{'"', '\\', 0, 0x1f, '\n', 0x20, 0x7f, 0x80, '!', '#', '[', ']'}[rng.IntN(12)]
+		}
+		strs = append(strs, string(b))
+	}
 	for _, s := range strs {
+		if got, want := needsEscape(s), strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == '"' || r == '\\' }); got != want {
+			t.Errorf("needsEscape(%q) = %v, want %v", s, got, want)
+		}
 		if got, want := written(func(jw *jsonWriter) { jw.str(s) }), gqlgenJSON(graphql.MarshalString(s)); got != want {
 			t.Errorf("string %q: %s, want %s", s, got, want)
 		}

@@ -36,7 +36,11 @@ func readBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byte, b
 	}
 	var buf bytes.Buffer
 	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength))
+		// ReadFrom grows a buffer with less than MinRead bytes free before
+		// each read, the one that finds the end too: room for the body
+		// and MinRead is one allocation, where room for the body alone
+		// was two and a copy.
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
 	}
 	_, err := buf.ReadFrom(io.LimitReader(r.Body, maxBytes+1))
 	switch {

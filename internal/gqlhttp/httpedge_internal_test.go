@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/acme/comments-gateway/internal/jsonmember"
 )
 
 // variablesSchema has every kind of input type checkVariables knows.
@@ -242,6 +245,119 @@ func TestClipCutsOnACharacterBoundary(t *testing.T) {
 	} {
 		if got := Clip(c.s, c.n); got != c.want {
 			t.Errorf("Clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
+
+// TestDecodeRequestAsEncodingJSON: the request decodes to what
+// encoding/json decodes it to with UseNumber (the edge's decoder before
+// package jsonvalue): duplicate members, huge and exotic numbers, escapes,
+// nesting; and every body encoding/json refuses is refused with the same
+// message.
+func TestDecodeRequestAsEncodingJSON(t *testing.T) {
+	for _, body := range []string{
+		`{"query":"query Q($p: ID!) {\n  product(id: $p) { id }\n}\t\u00e9\u20ac","variables":{"p":"SKU-1"}}`,
+		`{"query":"{ a }","variables":{"a":1,"a":{"b":2}},"variables":{"c":3}}`, // a later "variables" adds to the first
+		`{"query":"{ a }","variables":{"n":1e400,"m":-0.0,"big":123456789012345678901234567890,"f":1.50}}`,
+		`{"query":"{ a }","variables":{"x":[[],{},[null,true,false]],"y":"\ud83d\ude00 \ud800 x","z":{"k":{"k":{"k":[1]}}}}}`,
+		`{"query":"{ a }","variables":null,"variables":{"a":1}}`,
+		`{"query":"{ a }","variables":{"a":1},"variables":null}`,
+		`{"query":"a","query":"b","operationName":"\"quoted\" \\ name"}`,
+		`{"query":"{ a }","extensions":{"persistedQuery":{"version":1,"sha256Hash":"abc"}}}`,
+		`{"query": 1}`, `{"variables":[1]}`, `{"variables":"x"}`, `{"operationName":true}`,
+		`{"query":"{ a }"`, `{"query":"{ a }"} {}`, `[]`, `null`, `{"variables":{"a":01}}`,
+	} {
+		got, gotMsg := decodeRequest([]byte(body))
+		want, wantMsg := decodeRequestStd([]byte(body))
+		if gotMsg != wantMsg || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %#v %q\nwant %#v %q", body, got, gotMsg, want, wantMsg)
+		}
+	}
+}
+
+// decodeRequestStd is the request decode with encoding/json alone.
+func decodeRequestStd(body []byte) (*graphql.RawParams, string) {
+	obj, ok := jsonmember.Parse(body)
+	if !ok {
+		return nil, notARequest(body)
+	}
+	p := &graphql.RawParams{}
+	strs := map[string]*string{"query": &p.Query, "operationName": &p.OperationName}
+	objs := map[string]*map[string]any{"variables": &p.Variables, "extensions": &p.Extensions}
+	for _, m := range obj {
+		msg := ""
+		for name, dst := range strs {
+			if jsonmember.Same(m.Name, name) && json.Unmarshal(m.Value, dst) != nil {
+				msg = fmt.Sprintf("%q must be a string", name)
+			}
+		}
+		for name, dst := range objs {
+			if !jsonmember.Same(m.Name, name) {
+				continue
+			}
+			dec := json.NewDecoder(bytes.NewReader(m.Value))
+			dec.UseNumber()
+			switch {
+			case m.Value[0] == 'n':
+				*dst = nil
+			case m.Value[0] != '{':
+				msg = fmt.Sprintf("%q must be a JSON object", name)
+			case dec.Decode(dst) != nil:
+				msg = "encoding/json refused it"
+			}
+		}
+		if msg != "" {
+			return nil, msg
+		}
+	}
+	return p, ""
+}
+
+// TestDecodeObjectAsEncodingJSON: a GET request's variables decode as
+// encoding/json decodes them, and what is not one valid JSON object gets
+// encoding/json's account of it.
+func TestDecodeObjectAsEncodingJSON(t *testing.T) {
+	for raw, wantMsg := range map[string]string{
+		` {"p":"SKU-1","after":"c2Vl\u006b","n":[1,2.5e3]} `: "",
+		`{"a":1,"a":2}`:   "",
+		`{"a":1`:          `"variables" is not valid JSON: it ends before its JSON value does`,
+		`{"a":1}}`:        `"variables" has data after its JSON object`,
+		`{"a":tru}`:       `"variables" is not valid JSON: invalid character '}' in literal true (expecting 'e') (at byte 9)`,
+		`[1]`:             `"variables" must be a JSON object`,
+		`{"a":1} {"b":2}`: `"variables" has data after its JSON object`,
+	} {
+		var got map[string]any
+		msg := decodeObject("variables", []byte(raw), &got)
+		if msg != wantMsg {
+			t.Errorf("%s: %q, want %q", raw, msg, wantMsg)
+			continue
+		}
+		if msg != "" {
+			continue
+		}
+		var want map[string]any
+		dec := json.NewDecoder(strings.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&want); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %#v, want %#v (%v)", raw, got, want, err)
+		}
+	}
+}
+
+// TestMarshalExtensionsAsJSON: a reply's extensions are written as
+// json.Marshal writes them, on the plain path and off it.
+func TestMarshalExtensionsAsJSON(t *testing.T) {
+	for _, ext := range []map[string]any{
+		{"cost": map[string]any{"itemsRead": int64(21), "requests": int64(1), "complexity": 23}},
+		{"cost": map[string]any{"z": -1, "a": map[string]any{}, "m": map[string]any(nil)}, "b": 0},
+		{"cost": map[string]any{"readCapacityUnits": 2.5, "itemsRead": int64(3)}},       // a float: json.Marshal
+		{"plan": []string{"a<b"}, "cost": map[string]any{"throttleStatus": struct{}{}}}, // other types
+		{"c<": 1, "": 2, "é": 3, "a b": 4},                                              // names JSON escapes or sorts by bytes
+	} {
+		got, err := marshalExtensions(ext)
+		want, wantErr := json.Marshal(ext)
+		if string(got) != string(want) || (err == nil) != (wantErr == nil) {
+			t.Errorf("%#v:\n got %s %v\nwant %s %v", ext, got, err, want, wantErr)
 		}
 	}
 }

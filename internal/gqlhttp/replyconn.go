@@ -44,7 +44,14 @@ func (l replyListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &replyConn{Conn: c}, nil
+	return newReplyConn(c), nil
+}
+
+// newReplyConn wraps c.
+func newReplyConn(c net.Conn) *replyConn {
+	rc := &replyConn{Conn: c}
+	rc.releaseFunc = rc.release
+	return rc
 }
 
 // replyConn is a connection whose writes can be held (hold) and then sent
@@ -54,7 +61,13 @@ type replyConn struct {
 	mu   sync.Mutex
 	held *[]byte // nil unless holding
 	err  error
+	// releaseFunc is release as a func value, made once per connection
+	// rather than once per reply.
+	releaseFunc func()
 }
+
+// noRelease is holdWrites' release when it holds nothing.
+func noRelease() {}
 
 var heldBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
@@ -66,14 +79,14 @@ var heldBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); retu
 func holdWrites(ctx context.Context, n int) (release func()) {
 	c, _ := ctx.Value(replyConnKey{}).(*replyConn)
 	if c == nil || n > maxHeld {
-		return func() {}
+		return noRelease
 	}
 	c.mu.Lock()
 	if c.held == nil {
 		c.held = heldBuffers.Get().(*[]byte)
 	}
 	c.mu.Unlock()
-	return c.release
+	return c.releaseFunc
 }
 
 // release sends what was held, in one write call.

@@ -136,7 +136,7 @@ func TestReplyInOneWrite(t *testing.T) {
 func TestReplyWriteError(t *testing.T) {
 	a, b := net.Pipe()
 	b.Close()
-	c := &replyConn{Conn: a}
+	c := newReplyConn(a)
 	ctx := context.WithValue(context.Background(), replyConnKey{}, c)
 	release := holdWrites(ctx, 5)
 	if n, err := c.Write([]byte("hello")); n != 5 || err != nil {

@@ -3,7 +3,9 @@ package gqlhttp
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -34,7 +36,7 @@ func writeResponse(ctx context.Context, w http.ResponseWriter, resp *graphql.Res
 		}
 	}
 	if len(resp.Extensions) > 0 {
-		if ext, err = json.Marshal(resp.Extensions); err != nil {
+		if ext, err = marshalExtensions(resp.Extensions); err != nil {
 			writeJSON(w, resp)
 			return
 		}
@@ -92,3 +94,57 @@ func writeParts(ctx context.Context, w http.ResponseWriter, parts ...[]byte) {
 
 // joinedBodies are the buffers writeParts joins a body's parts in.
 var joinedBodies = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// marshalExtensions is json.Marshal(ext) without reflection for what a
+// reply's extensions usually are (extensions.cost: objects of integers
+// under plain names), and json.Marshal itself for anything else.
+func marshalExtensions(ext map[string]any) ([]byte, error) {
+	if b, ok := appendPlain(make([]byte, 0, 128), ext); ok {
+		return b, nil
+	}
+	return json.Marshal(ext)
+}
+
+// appendPlain appends v as json.Marshal writes it when v is an integer or
+// an object of such values (nested) whose names are ASCII letters and
+// digits; false for anything else.
+func appendPlain(b []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), true
+	case int64:
+		return strconv.AppendInt(b, x, 10), true
+	case map[string]any:
+		if x == nil {
+			return append(b, "null"...), true
+		}
+		sep := byte('{')
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if !plainName(k) {
+				return b, false
+			}
+			b = append(append(append(append(b, sep, '"'), k...), '"'), ':')
+			sep = ','
+			var ok bool
+			if b, ok = appendPlain(b, x[k]); !ok {
+				return b, false
+			}
+		}
+		if sep == '{' {
+			b = append(b, sep)
+		}
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+// plainName reports whether s is ASCII letters and digits only: JSON
+// writes it between quotes as it is.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}

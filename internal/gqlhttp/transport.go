@@ -17,6 +17,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/acme/comments-gateway/internal/jsonmember"
+	"github.com/acme/comments-gateway/internal/jsonvalue"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -238,14 +239,6 @@ func decodeRequest(body []byte) (*graphql.RawParams, string) {
 	return nil, notARequest(body)
 }
 
-// The members of a request body, as jsonmember.Fold folds their names.
-var (
-	foldQuery         = jsonmember.Fold("query")
-	foldOperationName = jsonmember.Fold("operationName")
-	foldVariables     = jsonmember.Fold("variables")
-	foldExtensions    = jsonmember.Fold("extensions")
-)
-
 // decodeMembers decodes a request from its body's members, in their order
 // (the first mistake is reported, as encoding/json reports it; a later
 // member of a name replaces an earlier one).
@@ -253,14 +246,14 @@ func decodeMembers(obj jsonmember.Object) (*graphql.RawParams, string) {
 	p := &graphql.RawParams{}
 	for _, m := range obj {
 		var msg string
-		switch jsonmember.Fold(m.Name) {
-		case foldQuery:
+		switch {
+		case jsonmember.Same(m.Name, "query"):
 			msg = decodeString("query", m.Value, &p.Query)
-		case foldOperationName:
+		case jsonmember.Same(m.Name, "operationName"):
 			msg = decodeString("operationName", m.Value, &p.OperationName)
-		case foldVariables:
+		case jsonmember.Same(m.Name, "variables"):
 			msg = decodeMember("variables", m.Value, &p.Variables)
-		case foldExtensions:
+		case jsonmember.Same(m.Name, "extensions"):
 			msg = decodeMember("extensions", m.Value, &p.Extensions)
 		}
 		if msg != "" {
@@ -278,7 +271,7 @@ func decodeString(name string, raw []byte, dst *string) string {
 		*dst = ""
 		return ""
 	case '"':
-		_ = json.Unmarshal(raw, dst)
+		*dst = jsonvalue.String(raw)
 		return ""
 	}
 	return fmt.Sprintf("%q must be a string", name)
@@ -294,7 +287,8 @@ func decodeMember(name string, raw []byte, dst *map[string]any) string {
 	if raw[0] != '{' {
 		return fmt.Sprintf("%q must be a JSON object", name)
 	}
-	return decodeObject(name, raw, dst)
+	setObject(dst, jsonvalue.Object(raw))
+	return ""
 }
 
 // notARequest says why body, which is not one valid JSON object, is not a
@@ -331,10 +325,17 @@ func notARequest(body []byte) string {
 }
 
 // decodeObject decodes raw, which must be a JSON object, into dst with
-// numbers kept as json.Number (so that checkVariables sees what was sent).
+// numbers kept as json.Number (so that checkVariables sees what was sent):
+// valid text with package jsonvalue, and anything else with encoding/json,
+// which says what is wrong.
 func decodeObject(name string, raw []byte, dst *map[string]any) string {
-	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 || b[0] != '{' {
 		return fmt.Sprintf("%q must be a JSON object", name)
+	}
+	if json.Valid(b) {
+		setObject(dst, jsonvalue.Object(b))
+		return ""
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -345,6 +346,19 @@ func decodeObject(name string, raw []byte, dst *map[string]any) string {
 		return fmt.Sprintf("%q has data after its JSON object", name)
 	}
 	return ""
+}
+
+// setObject stores a decoded object in *dst as encoding/json decodes an
+// object into a map: into a new map, or added to the one already there
+// (a second member of the same name).
+func setObject(dst *map[string]any, obj map[string]any) {
+	if *dst == nil {
+		*dst = obj
+		return
+	}
+	for k, v := range obj {
+		(*dst)[k] = v
+	}
 }
 
 // jsonSyntaxMessage describes a JSON decoding error by its position, never

@@ -68,10 +68,10 @@ func checkVariables(schema *ast.Schema, op *ast.OperationDefinition, vars map[st
 			msg = fmt.Sprintf("Variable \"$%s\" of non-null type %q must not be null.", def.Variable, def.Type.String())
 		default:
 			c := coercion{schema: schema}
-			if at, why := c.check(def.Type, v, def.Variable); why != "" {
+			if at, why := c.check(def.Type, v); why != "" {
 				msg = fmt.Sprintf("Variable \"$%s\" got invalid value %s", def.Variable, showValue(at.value))
-				if at.path != def.Variable {
-					msg += fmt.Sprintf(" at %q", at.path)
+				if at.path != "" {
+					msg += fmt.Sprintf(" at %q", def.Variable+at.path)
 				}
 				msg += "; " + why
 			}
@@ -88,7 +88,8 @@ func checkVariables(schema *ast.Schema, op *ast.OperationDefinition, vars map[st
 // coercion checks one variable's value.
 type coercion struct{ schema *ast.Schema }
 
-// where is the part of a value that failed, and its path.
+// where is the part of a value that failed, and its path within the value
+// ("[2].name"; "" for the value itself), built only for a failure.
 type where struct {
 	value any
 	path  string
@@ -96,20 +97,21 @@ type where struct {
 
 // check returns where v fails to be a value of typ and why ("" when it is
 // one).
-func (c coercion) check(typ *ast.Type, v any, path string) (where, string) {
+func (c coercion) check(typ *ast.Type, v any) (where, string) {
 	if v == nil {
 		if typ.NonNull {
-			return where{v, path}, fmt.Sprintf("Expected non-nullable type %q not to be null.", typ.String())
+			return where{v, ""}, fmt.Sprintf("Expected non-nullable type %q not to be null.", typ.String())
 		}
 		return where{}, ""
 	}
 	if typ.Elem != nil {
 		list, ok := v.([]any)
 		if !ok { // a single value is coerced to a list of one
-			return c.check(typ.Elem, v, path)
+			return c.check(typ.Elem, v)
 		}
 		for i, e := range list {
-			if at, why := c.check(typ.Elem, e, fmt.Sprintf("%s[%d]", path, i)); why != "" {
+			if at, why := c.check(typ.Elem, e); why != "" {
+				at.path = fmt.Sprintf("[%d]", i) + at.path
 				return at, why
 			}
 		}
@@ -122,38 +124,39 @@ func (c coercion) check(typ *ast.Type, v any, path string) (where, string) {
 	switch def.Kind {
 	case ast.Scalar:
 		if why := checkScalar(def.Name, v); why != "" {
-			return where{v, path}, why
+			return where{v, ""}, why
 		}
 	case ast.Enum:
 		s, ok := v.(string)
 		if !ok || def.EnumValues.ForName(s) == nil {
-			return where{v, path}, fmt.Sprintf("Value %s does not exist in %q enum.", showValue(v), def.Name)
+			return where{v, ""}, fmt.Sprintf("Value %s does not exist in %q enum.", showValue(v), def.Name)
 		}
 	case ast.InputObject:
-		return c.checkObject(def, v, path)
+		return c.checkObject(def, v)
 	}
 	return where{}, ""
 }
 
-func (c coercion) checkObject(def *ast.Definition, v any, path string) (where, string) {
+func (c coercion) checkObject(def *ast.Definition, v any) (where, string) {
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return where{v, path}, fmt.Sprintf("Expected type %q to be an object.", def.Name)
+		return where{v, ""}, fmt.Sprintf("Expected type %q to be an object.", def.Name)
 	}
 	for name := range obj {
 		if def.Fields.ForName(name) == nil {
-			return where{v, path}, fmt.Sprintf("Field %q is not defined by type %q.", truncate(name, 64), def.Name)
+			return where{v, ""}, fmt.Sprintf("Field %q is not defined by type %q.", truncate(name, 64), def.Name)
 		}
 	}
 	for _, f := range def.Fields {
 		fv, ok := obj[f.Name]
 		if !ok {
 			if f.Type.NonNull && f.DefaultValue == nil {
-				return where{v, path}, fmt.Sprintf("Field %q of required type %q was not provided.", f.Name, f.Type.String())
+				return where{v, ""}, fmt.Sprintf("Field %q of required type %q was not provided.", f.Name, f.Type.String())
 			}
 			continue
 		}
-		if at, why := c.check(f.Type, fv, path+"."+f.Name); why != "" {
+		if at, why := c.check(f.Type, fv); why != "" {
+			at.path = "." + f.Name + at.path
 			return at, why
 		}
 	}

@@ -2,6 +2,7 @@ package jsonmember_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/acme/comments-gateway/internal/jsonmember"
@@ -94,5 +95,32 @@ func TestObjectSetDelete(t *testing.T) {
 	}
 	if string(obj.Get("query")) != `"a"` || obj.Get("documentId") == nil {
 		t.Errorf("Set and Delete changed the object they were called on: %v", obj)
+	}
+}
+
+// TestSameIsFold: Same(a, b) is Fold(a) == Fold(b).
+func TestSameIsFold(t *testing.T) {
+	names := []string{"", "q", "Q", "query", "QUERY", "Query", "querY ", "quer", "extenſions", "EXTENSIONS", "operatıonName", "OPERATIONNAME", "K", "k", "\u212a", "é", "É", "\xff", "\xfe"}
+	for _, a := range names {
+		for _, b := range names {
+			if got, want := jsonmember.Same(a, b), jsonmember.Fold(a) == jsonmember.Fold(b); got != want {
+				t.Errorf("Same(%q, %q) = %v, want %v", a, b, got, want)
+			}
+		}
+	}
+}
+
+// TestDuplicateOfALargeObject: past the pairwise size, the same answer.
+func TestDuplicateOfALargeObject(t *testing.T) {
+	var obj jsonmember.Object
+	for i := range 20 {
+		obj = append(obj, jsonmember.Member{Name: fmt.Sprintf("m%d", i)})
+	}
+	if _, _, ok := obj.Duplicate(); ok {
+		t.Fatal("no two names fold together")
+	}
+	obj = append(obj, jsonmember.Member{Name: "M7"}, jsonmember.Member{Name: "m3"})
+	if first, second, ok := obj.Duplicate(); !ok || first != "m7" || second != "M7" {
+		t.Errorf("Duplicate = %q, %q, %v; want m7, M7", first, second, ok)
 	}
 }

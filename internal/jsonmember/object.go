@@ -3,9 +3,9 @@ package jsonmember
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/acme/comments-gateway/internal/jsonscan"
+	"github.com/acme/comments-gateway/internal/jsonvalue"
 )
 
 // Object is the members of a JSON object, in order, each with its value's
@@ -32,10 +32,10 @@ func Parse(body []byte) (obj Object, ok bool) {
 	if i >= len(body) || body[i] != '{' {
 		return nil, false
 	}
-	obj = Object{}
+	obj = make(Object, 0, 4) // a request's query, operationName, variables, extensions
 	for i = jsonscan.SkipSpace(body, i+1); i < len(body) && body[i] == '"'; i = jsonscan.SkipSpace(body, i+1) {
 		end := jsonscan.SkipString(body, i)
-		name := decodeName(body[i:end])
+		name := jsonvalue.String(body[i:end])
 		i = jsonscan.SkipSpace(body, jsonscan.SkipSpace(body, end)+1) // past the colon
 		end = jsonscan.SkipValue(body, i)
 		obj = append(obj, Member{Name: name, Value: body[i:end:end]})
@@ -46,20 +46,29 @@ func Parse(body []byte) (obj Object, ok bool) {
 	return obj, true
 }
 
-// decodeName decodes a JSON string (valid, quoted): as it is when it has
-// no escape.
-func decodeName(raw []byte) string {
-	if !strings.ContainsRune(string(raw), '\\') {
-		return string(raw[1 : len(raw)-1])
-	}
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
-}
-
 // Duplicate returns the first two member names of o that fold together,
 // or ok false when there are none.
 func (o Object) Duplicate() (first, second string, ok bool) {
+	if len(o) > smallObject {
+		return o.duplicateByMap()
+	}
+	for i, m := range o {
+		for _, prev := range o[:i] {
+			if Same(prev.Name, m.Name) {
+				return prev.Name, m.Name, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// smallObject is the most members Duplicate compares pairwise (a request
+// has up to four); a larger object, which a client may send with a
+// hundred thousand members, is checked through a map.
+const smallObject = 8
+
+// duplicateByMap is Duplicate in time linear in len(o).
+func (o Object) duplicateByMap() (first, second string, ok bool) {
 	seen := make(map[string]string, len(o))
 	for _, m := range o {
 		key := Fold(m.Name)
@@ -79,9 +88,8 @@ func (o Object) Key(name string) (string, bool) {
 			return name, true
 		}
 	}
-	want := Fold(name)
 	for _, m := range o {
-		if Fold(m.Name) == want {
+		if Same(m.Name, name) {
 			return m.Name, true
 		}
 	}

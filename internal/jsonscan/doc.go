@@ -2,5 +2,5 @@
 // strings and whole values, for code that reads a few top-level members of
 // a large object (an import line's keys, a websocket message's type and
 // id). It validates nothing beyond the bytes it must look at; decode what
-// is kept with encoding/json.
+// is kept with encoding/json, or with package jsonvalue once validated.
 package jsonscan
