@@ -29,8 +29,8 @@ func variablesKey(docKey, operationName string, vars map[string]any) (string, bo
 	b := make([]byte, 0, len(docKey)+len(operationName)+2+64)
 	b = append(append(append(append(b, docKey...), 0), operationName...), 0)
 	n := len(b)
-	b = appendVariables(b, vars)
-	if len(b)-n > maxCachedVariables {
+	b, ok := appendVariables(b, vars)
+	if !ok || len(b)-n > maxCachedVariables {
 		return "", false
 	}
 	return string(b), true
@@ -41,16 +41,18 @@ func variablesKey(docKey, operationName string, vars map[string]any) (string, bo
 // each object's names sorted, strings quoted by strconv.Quote and numbers
 // as their json.Number text; for a value of any other type (not what the
 // transports decode), 'j' and vars' JSON, which is then the whole
-// encoding. Without json.Marshal's reflection: this runs on every request.
-func appendVariables(b []byte, vars map[string]any) []byte {
+// encoding; false when vars have no JSON (they are then measured each
+// time, never under a shared key). Without json.Marshal's reflection:
+// this runs on every request.
+func appendVariables(b []byte, vars map[string]any) ([]byte, bool) {
 	if out, ok := appendValue(append(b, 'v'), vars); ok {
-		return out
+		return out, true
 	}
 	j, err := json.Marshal(vars)
 	if err != nil {
-		return append(b, 'e') // cannot happen for decoded JSON; measured each time
+		return b, false
 	}
-	return append(append(b, 'j'), j...)
+	return append(append(b, 'j'), j...), true
 }
 
 // appendValue appends v's encoding (see appendVariables); false for a

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"math"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -60,6 +61,11 @@ func TestVariablesKeyIsOneToOne(t *testing.T) {
 	}
 	if _, ok := variablesKey("00ff", "Page", map[string]any{"p": strings.Repeat("x", maxCachedVariables)}); ok {
 		t.Error("variables over the limit got a key")
+	}
+	for _, vars := range []map[string]any{{"p": math.NaN()}, {"p": make(chan int)}} {
+		if k, ok := variablesKey("00ff", "Page", vars); ok {
+			t.Errorf("%#v has no JSON, yet got the key %q", vars, k)
+		}
 	}
 }
 
