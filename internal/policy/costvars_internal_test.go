@@ -1,8 +1,8 @@
 package policy
 
 import (
-	"math"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
