@@ -167,7 +167,7 @@ func copyStored(k, v []byte) (pk, sk, val string, err error) {
 // keep is nil); kn (nil: nothing) is what the index entry that led to the
 // item tells of it.
 func decodeKeyed(pk, sk, v string, keep *projection, kn *known) (table.Item, error) {
-	out := itemSink{keep: keep, kn: kn}
+	out := sink{keep: keep, kn: kn}
 	if err := decodeInto(&out, pk, sk, v, keep, kn); err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func decodeKeyed(pk, sk, v string, keep *projection, kn *known) (table.Item, err
 // decodeInto decodes value v of the item whose table key is pk and sk, as
 // decodeKeyed does, into out: the one decoding of an item, whether into an
 // Item or a Record.
-func decodeInto(out sink, pk, sk, v string, keep *projection, kn *known) error {
+func decodeInto(out *sink, pk, sk, v string, keep *projection, kn *known) error {
 	if err := decodeValue(v, pk, keep, kn, out); err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ const (
 // the attributes in keep (all when keep is nil). pk is the item's PK, the
 // source of derived attributes; kn is decodeKeyed's. The item's strings
 // are substrings of v, or kn's.
-func decodeValue(v string, pk string, keep *projection, kn *known, out sink) error {
+func decodeValue(v string, pk string, keep *projection, kn *known, out *sink) error {
 	if len(v) == 0 || (v[0] != codecV1 && v[0] != codecV2) {
 		return errCorrupt
 	}

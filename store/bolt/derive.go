@@ -191,7 +191,7 @@ func (s *sources) set(name string, v table.Value) {
 // sources are src; kn is decodeKeyed's. A rule whose sources are
 // missing means a corrupt value. The index entry that led to the item
 // holds its sort and hash values: those are kn's, not built again.
-func derive(out sink, src sources, names derivedSet, keep *projection, kn *known) error {
+func derive(out *sink, src sources, names derivedSet, keep *projection, kn *known) error {
 	for j, name := range deriveOrder {
 		// The id is a source of GSISK: derived even when not kept.
 		kept := keep.has(name, deriveCodes[j])

@@ -435,7 +435,7 @@ func (r *pageReader) read(res *table.QueryResult, k, v []byte, hint int) error {
 	if err != nil {
 		return err
 	}
-	out := recordSink{rec: r.recs.next(hint), cols: r.recs.cols}
+	out := sink{rec: r.recs.next(hint), cols: r.recs.cols}
 	keep, kn := r.projection()
 	if err := decodeInto(&out, pk, sk, val, keep, kn); err != nil {
 		return err

@@ -6,26 +6,25 @@ import (
 	"github.com/acme/comments-gateway/store/table"
 )
 
-// sink is where decoding puts the attributes of an item it keeps: an Item
-// (itemSink) or a Record of a query's columns (recordSink). The decoding
-// is one (decodeInto) whichever it fills, so the two cannot disagree.
-type sink interface {
-	// start is called before the attributes of an item of count
-	// attributes besides its key.
-	start(count int)
-	// put sets attribute name, whose code in dictNames is code (-1:
-	// none), and reports false when the item already had it.
-	put(name string, code int, v table.Value) bool
-}
-
-// itemSink decodes into a new Item.
-type itemSink struct {
+// sink is where decoding puts the attributes of an item it keeps: a new
+// Item (cols nil), or rec, a Record of cols, which drops the attributes
+// outside its columns. The decoding is one (decodeInto) whichever it
+// fills, so the two cannot disagree. A concrete type rather than an
+// interface, so that a sink stays on the stack.
+type sink struct {
 	it   table.Item
-	keep *projection
-	kn   *known
+	keep *projection // of an Item: sizes it
+	kn   *known      // of an Item: sizes it as the page's item before
+	rec  table.Record
+	cols *columns
 }
 
-func (s *itemSink) start(count int) {
+// start is called before the attributes of an item of count attributes
+// besides its key.
+func (s *sink) start(count int) {
+	if s.cols != nil {
+		return
+	}
 	size := s.keep.size(count)
 	if s.kn != nil && s.kn.size > 0 {
 		size = s.kn.size
@@ -33,22 +32,14 @@ func (s *itemSink) start(count int) {
 	s.it = make(table.Item, size)
 }
 
-func (s *itemSink) put(name string, _ int, v table.Value) bool {
-	n := len(s.it)
-	s.it[name] = v
-	return len(s.it) != n
-}
-
-// recordSink decodes into rec, a record of cols: an attribute outside the
-// columns is dropped.
-type recordSink struct {
-	rec  table.Record
-	cols *columns
-}
-
-func (s *recordSink) start(int) {}
-
-func (s *recordSink) put(name string, code int, v table.Value) bool {
+// put sets attribute name, whose code in dictNames is code (-1: none),
+// and reports false when the item already had it.
+func (s *sink) put(name string, code int, v table.Value) bool {
+	if s.cols == nil {
+		n := len(s.it)
+		s.it[name] = v
+		return len(s.it) != n
+	}
 	i := s.cols.index(name, code)
 	if i < 0 {
 		return true
