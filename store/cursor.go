@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"hash/fnv"
-	"slices"
 )
 
 // Cursor formats. A cursor is opaque to clients and valid across filters,
@@ -164,16 +163,15 @@ func DecodeCursor(c string) (string, error) {
 // ParseCursor decodes cursor c, with its position if it carries one.
 // Anything that is not a cursor this server issued is EINVALID.
 func ParseCursor(c string) (Cursor, error) {
-	bad := Errorf(EINVALID, "malformed cursor")
 	if c == "" {
 		return Cursor{}, Errorf(EINVALID, "cursor must not be empty")
 	}
 	if len(c) > 300 {
-		return Cursor{}, bad
+		return Cursor{}, malformedCursor()
 	}
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || len(b) < 2 {
-		return Cursor{}, bad
+		return Cursor{}, malformedCursor()
 	}
 	var cur Cursor
 	switch b[0] {
@@ -181,20 +179,24 @@ func ParseCursor(c string) (Cursor, error) {
 		cur.SortKey = string(b[1:])
 	case cursorV2:
 		if cur, err = parseV2(b[1:]); err != nil {
-			return Cursor{}, bad
+			return Cursor{}, malformedCursor()
 		}
 	case cursorV3:
 		if cur, err = parseV3(b[1:]); err != nil {
-			return Cursor{}, bad
+			return Cursor{}, malformedCursor()
 		}
 	default:
 		return Cursor{}, Errorf(EINVALID, "unsupported cursor version")
 	}
 	if _, _, err := parseSortKey(cur.SortKey); err != nil {
-		return Cursor{}, bad
+		return Cursor{}, malformedCursor()
 	}
 	return cur, nil
 }
+
+// malformedCursor is the error of a cursor that does not decode: made when
+// one does not, so that parsing a good cursor allocates no error.
+func malformedCursor() error { return Errorf(EINVALID, "malformed cursor") }
 
 // parseV2 decodes the body of a v2 cursor; every byte must be used.
 func parseV2(b []byte) (Cursor, error) {
@@ -208,23 +210,22 @@ func parseV2(b []byte) (Cursor, error) {
 
 // parseV3 decodes the body of a v3 cursor; every byte must be used.
 func parseV3(b []byte) (Cursor, error) {
-	bad := Errorf(EINVALID, "malformed cursor")
 	if len(b) < 1 || b[0] == byte(OrderNewest) || b[0] >= numOrders {
-		return Cursor{}, bad
+		return Cursor{}, malformedCursor()
 	}
 	cur := Cursor{Order: Order(b[0])}
 	b = b[1:]
 	switch {
 	case cur.Order.byRating():
 		if len(b) < 1 || validateRating(int(b[0])) != nil {
-			return Cursor{}, bad
+			return Cursor{}, malformedCursor()
 		}
 		cur.Rating = int(b[0])
 		b = b[1:]
 	case cur.Order == OrderMostHelpful:
 		v, k := binary.Uvarint(b)
 		if k <= 0 || v > maxHelpful {
-			return Cursor{}, bad
+			return Cursor{}, malformedCursor()
 		}
 		cur.Helpful = int64(v)
 		b = b[k:]
@@ -240,7 +241,7 @@ func parseV3(b []byte) (Cursor, error) {
 		cur.Pos, err = parsePosition(b[1:])
 		return cur, err
 	}
-	return Cursor{}, bad
+	return Cursor{}, malformedCursor()
 }
 
 // parseSortKeyBytes decodes uvarint n ‖ n bytes, a non-empty sort key, and
@@ -248,7 +249,7 @@ func parseV3(b []byte) (Cursor, error) {
 func parseSortKeyBytes(b []byte) (string, []byte, error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n == 0 || n > uint64(len(b)-k) {
-		return "", nil, Errorf(EINVALID, "malformed cursor")
+		return "", nil, malformedCursor()
 	}
 	b = b[k:]
 	return string(b[:n]), b[n:], nil
@@ -256,42 +257,45 @@ func parseSortKeyBytes(b []byte) (string, []byte, error) {
 
 // parsePosition decodes a position that takes all of b.
 func parsePosition(b []byte) (*Position, error) {
-	bad := Errorf(EINVALID, "malformed cursor")
 	if len(b) < 4 {
-		return nil, bad
+		return nil, malformedCursor()
 	}
 	pos := &Position{Filter: binary.BigEndian.Uint32(b)}
 	b = b[4:]
 	v, k := binary.Uvarint(b)
 	if k <= 0 || v > 1<<62 {
-		return nil, bad
+		return nil, malformedCursor()
 	}
 	pos.Version = int64(v)
 	b = b[k:]
 	if len(b) < 1 || b[0] < 1 || b[0] > maxPositionCounts {
-		return nil, bad
+		return nil, malformedCursor()
 	}
 	pos.Remaining = make([]int64, b[0])
 	b = b[1:]
 	for i := range pos.Remaining {
 		v, k := binary.Uvarint(b)
 		if k <= 0 || v > 1<<62 {
-			return nil, bad
+			return nil, malformedCursor()
 		}
 		pos.Remaining[i] = int64(v)
 		b = b[k:]
 	}
 	if len(b) != 0 {
-		return nil, bad
+		return nil, malformedCursor()
 	}
 	return pos, nil
 }
 
 // positionRatings are the ratings a Position of filter f counts, in order:
 // the selected ones, or {0} (all ratings together) when all are selected.
+// The slice is f's own or shared: callers read it only.
 func positionRatings(f Filter) []int {
 	if f.Ratings == nil || len(f.Ratings) == maxPositionCounts {
-		return []int{0}
+		return allRatingsTogether
 	}
-	return slices.Clone(f.Ratings)
+	return f.Ratings
 }
+
+// allRatingsTogether is positionRatings of a filter of all ratings.
+var allRatingsTogether = []int{0}

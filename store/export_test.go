@@ -12,3 +12,6 @@ var (
 
 // SetLocal makes a store merge as on a local (true) or remote table.
 func (s *Store) SetLocal(local bool) (old bool) { old, s.local = s.local, local; return old }
+
+// CommentColumns are the columns a page's comments are read in.
+var CommentColumns = commentColumns

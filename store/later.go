@@ -48,7 +48,7 @@ func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page
 	}
 	plan := orderPlan(s.planEarly(pid, f, pg, pg.position(pid, f), early), pg.order)
 	tr := &Trace{Plan: plan, Reads: make([]partitionReads, len(plan.Partitions))}
-	var items []table.Item
+	var items []table.Record
 	var more bool
 	var err error
 	if plan.Strategy != StrategyEmpty {

@@ -314,7 +314,7 @@ func (pg Page) counts(pid string, f Filter, st *Stats) (rem []int64, version int
 // fillConnection sets conn's edges, with the cursors of a page whose
 // remaining counts at its start are rem (nil: unknown) under stats version
 // version, and its "more" flag.
-func fillConnection(conn *Connection, pid string, f Filter, pg Page, items []table.Item, more bool, rem []int64, version int64) error {
+func fillConnection(conn *Connection, pid string, f Filter, pg Page, items []table.Record, more bool, rem []int64, version int64) error {
 	tr := conn.Trace
 	var next *Position
 	if rem != nil {
@@ -322,9 +322,10 @@ func fillConnection(conn *Connection, pid string, f Filter, pg Page, items []tab
 	}
 	ratings := positionRatings(f)
 	conn.Edges = make([]Edge, 0, len(items))
-	for _, it := range items {
-		c, err := CommentFromItem(it)
-		if err != nil {
+	comments := make([]Comment, len(items)) // one allocation for the page
+	for n, it := range items {
+		c := &comments[n]
+		if err := commentFrom(it, c); err != nil {
 			return err
 		}
 		if next != nil {
@@ -352,17 +353,17 @@ func fillConnection(conn *Connection, pid string, f Filter, pg Page, items []tab
 	return nil
 }
 
-// cursor returns the cursor of comment c, read as item it, on page pg,
+// cursor returns the cursor of comment c, read as record it, on page pg,
 // with position next (nil: none).
-func (pg Page) cursor(it table.Item, c *Comment, next *Position) string {
-	cur := Cursor{Order: pg.order, SortKey: it.S(table.AttrGSISK), Pos: next}
+func (pg Page) cursor(it table.Record, c *Comment, next *Position) string {
+	cur := Cursor{Order: pg.order, SortKey: it.S(colGSISK), Pos: next}
 	switch {
 	case pg.order.byRating():
 		cur.Rating = c.Rating
 	case pg.order == OrderMostHelpful:
 		// The HSK read is the position (the helpful attribute may be newer
 		// or not projected, and a helpful index holds no GSISK).
-		cur.Helpful, cur.SortKey = splitHSK(it.S(table.AttrHSK))
+		cur.Helpful, cur.SortKey = splitHSK(it.S(colHSK))
 	}
 	return cur.Encode()
 }

@@ -21,7 +21,7 @@ import (
 // to continue from while the partition may hold more.
 type stream struct {
 	part Partition
-	buf  []table.Item
+	buf  []table.Record
 	next table.Item // StartKey of the next read; nil once exhausted or covered
 	done bool       // exhausted (or past the stop bound)
 	// covered is set when a read bounded by until ended at its bound: the
@@ -41,8 +41,8 @@ type stream struct {
 // buffered does showing "more" take a read: none when knownMore (the counts
 // say so), else a read of one item (which costs nothing on an exhausted
 // partition).
-func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownMore func() bool) ([]table.Item, bool, error) {
-	m := &merger{s: s, plan: plan, pg: pg, tr: tr, streams: make([]*stream, len(plan.Partitions)), out: make([]table.Item, 0, pg.size)}
+func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownMore func() bool) ([]table.Record, bool, error) {
+	m := &merger{s: s, plan: plan, pg: pg, tr: tr, streams: make([]*stream, len(plan.Partitions)), out: make([]table.Record, 0, pg.size)}
 	all := make([]int, len(plan.Partitions))
 	for i, p := range plan.Partitions {
 		m.streams[i] = &stream{part: p}
@@ -82,7 +82,7 @@ type merger struct {
 	tr      *Trace
 	streams []*stream
 	counted int64 // the partitions' counts
-	out     []table.Item
+	out     []table.Record
 }
 
 // heads trims the buffers and returns the stream whose first buffered item
@@ -180,7 +180,7 @@ func (m *merger) bound(n int) string {
 	var keys []string
 	for _, st := range m.streams {
 		for _, it := range st.buf {
-			if m.plan.Keep == nil || slices.Contains(m.plan.Keep, int(it.N(table.AttrRating))) {
+			if m.plan.Keep == nil || slices.Contains(m.plan.Keep, int(it.N(colRating))) {
 				keys = append(keys, m.pg.sortKey(it))
 			}
 		}
@@ -242,7 +242,7 @@ func (st *stream) query(pg Page, limit int) table.Query {
 	if pg.asc {
 		past, upTo = table.SortGreater, table.SortLess
 	}
-	q := table.Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.asc, Limit: limit, StartKey: st.next}
+	q := table.Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.asc, Limit: limit, StartKey: st.next, Columns: commentColumns}
 	switch {
 	case st.until != "" && st.next != nil:
 		q.SortValue, q.SortOp = st.until, upTo
@@ -264,7 +264,7 @@ func (st *stream) trim(pg Page, keep []int) {
 			st.done, st.buf = true, nil
 			return
 		}
-		if keep != nil && !slices.Contains(keep, int(it.N(table.AttrRating))) {
+		if keep != nil && !slices.Contains(keep, int(it.N(colRating))) {
 			st.buf = st.buf[1:]
 			continue
 		}
@@ -281,9 +281,9 @@ func before(a, b string, asc bool) bool {
 	return a > b
 }
 
-// sortKey is item it's position in the page's partitions: its GSISK, or
-// its HSK in OrderMostHelpful.
-func (pg Page) sortKey(it table.Item) string { return it.S(pg.order.sortAttr()) }
+// sortKey is comment record r's position in the page's partitions: its
+// GSISK, or its HSK in OrderMostHelpful.
+func (pg Page) sortKey(r table.Record) string { return r.S(pg.order.sortColumn()) }
 
 // refillLimit sizes a refill read: the partition's share of the items still
 // needed, rounded up (lean: down, at least 1), at most remaining.
@@ -337,8 +337,8 @@ func (s *Store) mergedRound(ctx context.Context, streams []*stream, pg Page, tr 
 		tr.Reads[i].Limits = append(tr.Reads[i].Limits, limit)
 		tr.Reads[i].Calls++
 		if i < len(res) {
-			tr.Reads[i].Items += len(res[i].Items)
-			st.buf = res[i].Items // the first round: nothing buffered before
+			tr.Reads[i].Items += res[i].Len()
+			st.buf = records(res[i]) // the first round: nothing buffered before
 		}
 		st.done, st.covered = bound == "", bound
 	}
@@ -401,7 +401,7 @@ func (s *Store) each(ctx context.Context, n int, fn func(ctx context.Context, i 
 // take appends a read's items to the stream and notes where it stands: more
 // to read from next, covered up to its bound, or done.
 func (st *stream) take(res table.QueryResult) {
-	st.buf = append(st.buf, res.Items...)
+	st.buf = append(st.buf, records(res)...)
 	st.next = res.LastKey
 	switch {
 	case res.LastKey != nil:

@@ -239,41 +239,51 @@ func (c *Comment) Item() table.Item {
 // CommentFromItem decodes a comment item (from the table or an index). An
 // index item has no id (table.Indexes do not project it): its PK gives it.
 func CommentFromItem(it table.Item) (*Comment, error) {
-	t, err := parseTime(it.S(table.AttrCreatedAt))
-	if err != nil {
-		return nil, Wrap(EINTERNAL, err, "corrupt comment item %q", it.S(table.AttrPK))
-	}
-	id := it.S(table.AttrID)
-	if fromPK, ok := CommentIDFromPK(it.S(table.AttrPK)); ok && id == "" {
-		id = fromPK
-	}
-	c := &Comment{
-		ID:        id,
-		ProductID: it.S(table.AttrProductID),
-		Language:  it.S(table.AttrLanguage),
-		Rating:    int(it.N(table.AttrRating)),
-		Author:    it.S(table.AttrAuthor),
-		Title:     it.S(table.AttrTitle),
-		Body:      it.S(table.AttrBody),
-		CreatedAt: t,
-		Version:   it.N(table.AttrVersion),
-		AuthorID:  it.S(table.AttrAuthorID),
-
-		HelpfulCount:     it.N(table.AttrHelpful),
-		UnhelpfulCount:   it.N(table.AttrUnhelpful),
-		VerifiedPurchase: it.N(table.AttrVerified) == 1,
-	}
-	if err := c.readModeration(it); err != nil {
+	c := new(Comment)
+	if err := commentFrom(commentColumns.Record(it), c); err != nil {
 		return nil, err
 	}
-	if s, ok := it[table.AttrReply].Str(); ok {
-		r, err := decodeReply(s)
-		if err != nil {
-			return nil, Wrap(EINTERNAL, err, "corrupt reply on comment item %q", it.S(table.AttrPK))
-		}
-		c.Reply = r
-	}
 	return c, nil
+}
+
+// commentFrom decodes into c the comment whose item is record r, of
+// commentColumns: the one rule of "item → comment" (record.go).
+func commentFrom(r table.Record, c *Comment) error {
+	t, err := parseTime(r.S(colCreatedAt))
+	if err != nil {
+		return Wrap(EINTERNAL, err, "corrupt comment item %q", r.S(colPK))
+	}
+	id := r.S(colID)
+	if fromPK, ok := CommentIDFromPK(r.S(colPK)); ok && id == "" {
+		id = fromPK
+	}
+	*c = Comment{
+		ID:        id,
+		ProductID: r.S(colProductID),
+		Language:  r.S(colLanguage),
+		Rating:    int(r.N(colRating)),
+		Author:    r.S(colAuthor),
+		Title:     r.S(colTitle),
+		Body:      r.S(colBody),
+		CreatedAt: t,
+		Version:   r.N(colVersion),
+		AuthorID:  r.S(colAuthorID),
+
+		HelpfulCount:     r.N(colHelpful),
+		UnhelpfulCount:   r.N(colUnhelpful),
+		VerifiedPurchase: r.N(colVerified) == 1,
+	}
+	if err := c.readModeration(r); err != nil {
+		return err
+	}
+	if s, ok := r[colReply].Str(); ok {
+		reply, err := decodeReply(s)
+		if err != nil {
+			return Wrap(EINTERNAL, err, "corrupt reply on comment item %q", r.S(colPK))
+		}
+		c.Reply = reply
+	}
+	return nil
 }
 
 // StatsFromItem decodes a stats item; a nil item is all zeros.

@@ -167,20 +167,20 @@ func (c *Comment) moderationAttrs(it table.Item) {
 	}
 }
 
-// readModeration decodes the moderation attributes of a comment item.
-func (c *Comment) readModeration(it table.Item) error {
-	switch st := Status(it.S(table.AttrStatus)); st {
+// readModeration decodes the moderation attributes of a comment record.
+func (c *Comment) readModeration(r table.Record) error {
+	switch st := Status(r.S(colStatus)); st {
 	case StatusPublished, StatusPending, StatusRejected, StatusHidden:
 		c.Status = st
 	default:
-		return Errorf(EINTERNAL, "corrupt comment item %q: status %q", it.S(table.AttrPK), st)
+		return Errorf(EINTERNAL, "corrupt comment item %q: status %q", r.S(colPK), st)
 	}
 	var err error
-	c.Reports = it.N(table.AttrReports)
-	c.ModerationReason = it.S(table.AttrModerationReason)
-	if at := it.S(table.AttrModeratedAt); at != "" {
+	c.Reports = r.N(colReports)
+	c.ModerationReason = r.S(colModerationReason)
+	if at := r.S(colModeratedAt); at != "" {
 		if c.ModeratedAt, err = parseTime(at); err != nil {
-			return Wrap(EINTERNAL, err, "corrupt comment item %q: moderatedAt", it.S(table.AttrPK))
+			return Wrap(EINTERNAL, err, "corrupt comment item %q: moderatedAt", r.S(colPK))
 		}
 	}
 	return nil

@@ -55,13 +55,14 @@ func ParseOrder(name string) (Order, error) {
 // another (OrderHighestRating, OrderLowestRating) rather than merging.
 func (o Order) byRating() bool { return o == OrderHighestRating || o == OrderLowestRating }
 
-// sortAttr is the attribute the partitions of o are sorted by, the
-// position of a merged page.
-func (o Order) sortAttr() string {
+// sortColumn is the column (of commentColumns) of the attribute the
+// partitions of o are sorted by, the position of a merged page: HSK in
+// OrderMostHelpful, GSISK otherwise.
+func (o Order) sortColumn() int {
 	if o == OrderMostHelpful {
-		return table.AttrHSK
+		return colHSK
 	}
-	return table.AttrGSISK
+	return colGSISK
 }
 
 // ascending reports whether a page in order o, paged forward (or backward:

@@ -96,9 +96,9 @@ func (s *Store) listSequence(ctx context.Context, pid string, f Filter, pg Page,
 // page and one item more (which shows that more follow), or until the stop.
 // Before crossing into a partition, awaitStats (nil: no stats) may skip it:
 // it is dropped from the trace's plan and listed as Skipped.
-func (s *Store) sequence(ctx context.Context, pg Page, tr *Trace, awaitStats func() (*Stats, error)) ([]table.Item, bool, error) {
+func (s *Store) sequence(ctx context.Context, pg Page, tr *Trace, awaitStats func() (*Stats, error)) ([]table.Record, bool, error) {
 	need := pg.size + 1
-	out := make([]table.Item, 0, need)
+	out := make([]table.Record, 0, need)
 	kept := tr.Plan.Partitions[:0:0]
 	var reads []partitionReads
 	for i, part := range tr.Plan.Partitions {
@@ -117,7 +117,7 @@ func (s *Store) sequence(ctx context.Context, pg Page, tr *Trace, awaitStats fun
 		kept = append(kept, part)
 		reads = append(reads, partitionReads{})
 		r := &reads[len(reads)-1]
-		q := table.Query{Index: part.Index, HashValue: part.Key, Forward: pg.asc}
+		q := table.Query{Index: part.Index, HashValue: part.Key, Forward: pg.asc, Columns: commentColumns}
 		if part.Rating == pg.fromRating && pg.from != "" {
 			q.SortValue, q.SortOp = pg.from, table.SortLess
 			if pg.asc {
@@ -133,9 +133,9 @@ func (s *Store) sequence(ctx context.Context, pg Page, tr *Trace, awaitStats fun
 			if err != nil {
 				return nil, false, tableError(err)
 			}
-			r.Items += len(res.Items)
-			for _, it := range res.Items {
-				if part.Rating == pg.stopRating && pg.stop != "" && !before(it.S(table.AttrGSISK), pg.stop, pg.asc) {
+			r.Items += res.Len()
+			for _, it := range records(res) {
+				if part.Rating == pg.stopRating && pg.stop != "" && !before(it.S(colGSISK), pg.stop, pg.asc) {
 					tr.Plan.Partitions, tr.Reads = kept, reads
 					return out, false, nil // the stop: nothing after it
 				}

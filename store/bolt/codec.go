@@ -140,6 +140,16 @@ func decodeItem(k, v []byte) (table.Item, error) {
 // not alias k or v (bbolt's memory is valid only during its transaction):
 // its strings share one copy of both.
 func decodeProjected(k, v []byte, keep *projection) (table.Item, error) {
+	pk, sk, val, err := copyStored(k, v)
+	if err != nil {
+		return nil, err
+	}
+	return decodeKeyed(pk, sk, val, keep, nil)
+}
+
+// copyStored copies key k and value v of the items bucket into one new
+// string, and returns the item's PK, SK and value in it.
+func copyStored(k, v []byte) (pk, sk, val string, err error) {
 	var b strings.Builder
 	b.Grow(len(k) + len(v))
 	b.Write(k)
@@ -147,9 +157,9 @@ func decodeProjected(k, v []byte, keep *projection) (table.Item, error) {
 	kv := b.String()
 	pk, sk, ok := strings.Cut(kv[:len(k)], "\x00")
 	if !ok {
-		return nil, errCorrupt
+		return "", "", "", errCorrupt
 	}
-	return decodeKeyed(pk, sk, kv[len(k):], keep, nil)
+	return pk, sk, kv[len(k):], nil
 }
 
 // decodeKeyed decodes value v, a copy of the stored one, of the item whose
@@ -157,53 +167,67 @@ func decodeProjected(k, v []byte, keep *projection) (table.Item, error) {
 // keep is nil); kn (nil: nothing) is what the index entry that led to the
 // item tells of it.
 func decodeKeyed(pk, sk, v string, keep *projection, kn *known) (table.Item, error) {
-	it, err := decodeValue(v, pk, keep, kn)
-	if err != nil {
+	out := sink{keep: keep, kn: kn}
+	if err := decodeInto(&out, pk, sk, v, keep, kn); err != nil {
 		return nil, err
 	}
-	if keep.hasName(table.AttrPK) {
-		it[table.AttrPK] = table.S(pk)
+	if kn != nil {
+		kn.size = len(out.it) // the room the page's next item is made with
 	}
-	if keep.hasName(table.AttrSK) {
-		it[table.AttrSK] = table.S(sk)
-	}
-	return it, nil
+	return out.it, nil
 }
 
-// decodeValue decodes an encoded value (either version) into a new item,
-// keeping the attributes in keep (all when keep is nil), with room for the
-// key attributes. pk is the item's PK, the source of derived attributes;
-// kn is decodeKeyed's. The item's strings are substrings of v, or
-// kn's.
-func decodeValue(v string, pk string, keep *projection, kn *known) (table.Item, error) {
+// decodeInto decodes value v of the item whose table key is pk and sk, as
+// decodeKeyed does, into out: the one decoding of an item, whether into an
+// Item or a Record.
+func decodeInto(out *sink, pk, sk, v string, keep *projection, kn *known) error {
+	if err := decodeValue(v, pk, keep, kn, out); err != nil {
+		return err
+	}
+	if keep.hasName(table.AttrPK) {
+		out.put(table.AttrPK, codePK, table.S(pk))
+	}
+	if keep.hasName(table.AttrSK) {
+		out.put(table.AttrSK, codeSK, table.S(sk))
+	}
+	return nil
+}
+
+// Codes of the table key attributes in dictNames.
+const (
+	codePK = 0
+	codeSK = 1
+)
+
+// decodeValue decodes an encoded value (either version) into out, keeping
+// the attributes in keep (all when keep is nil). pk is the item's PK, the
+// source of derived attributes; kn is decodeKeyed's. The item's strings
+// are substrings of v, or kn's.
+func decodeValue(v string, pk string, keep *projection, kn *known, out *sink) error {
 	if len(v) == 0 || (v[0] != codecV1 && v[0] != codecV2) {
-		return nil, errCorrupt
+		return errCorrupt
 	}
 	v2 := v[0] == codecV2
 	s := v[1:]
 	count, i, ok := readUvarint(s, 0)
 	// Every attribute takes at least 2 bytes: a bound for corrupt counts.
 	if !ok || count > uint64(len(s)/2+1) {
-		return nil, errCorrupt
+		return errCorrupt
 	}
-	size := keep.size(int(count))
-	if kn != nil && kn.size > 0 {
-		size = kn.size
-	}
-	it := make(table.Item, size)
+	out.start(int(count))
 	src := sources{pk: pk}
 	var derived derivedSet
 	for range count {
 		var name string
 		var code int
 		if name, code, i, ok = readName(s, i); !ok || i >= len(s) {
-			return nil, errCorrupt
+			return errCorrupt
 		}
 		tag := s[i]
 		if tag == tagDerive && v2 {
 			j := deriveIndex(name, code)
 			if j < 0 || derived.has(j) {
-				return nil, errCorrupt
+				return errCorrupt
 			}
 			derived |= 1 << j
 			i++
@@ -211,28 +235,20 @@ func decodeValue(v string, pk string, keep *projection, kn *known) (table.Item, 
 		}
 		var val table.Value
 		if val, i, ok = readValue(s, i+1, tag, v2, kn); !ok {
-			return nil, errCorrupt
+			return errCorrupt
 		}
 		src.set(name, val)
-		if keep.has(name, code) {
-			n := len(it)
-			if it[name] = val; len(it) == n {
-				return nil, errCorrupt // a duplicate name
-			}
+		if keep.has(name, code) && !out.put(name, code, val) {
+			return errCorrupt // a duplicate name
 		}
 	}
 	if i != len(s) {
-		return nil, errCorrupt
+		return errCorrupt
 	}
 	if derived != 0 {
-		if err := derive(it, src, derived, keep, kn); err != nil {
-			return nil, err
-		}
+		return derive(out, src, derived, keep, kn)
 	}
-	if kn != nil {
-		kn.size = len(it) + 2 // and the key attributes
-	}
-	return it, nil
+	return nil
 }
 
 // readValue reads the value of tag at i of s (v2: of a version-2

@@ -186,12 +186,12 @@ func (s *sources) set(name string, v table.Value) {
 	}
 }
 
-// derive sets the attributes of the set names (each with a rule), of those
-// in keep (all when keep is nil), of it, an item decoded so far whose
+// derive puts the attributes of the set names (each with a rule), of those
+// in keep (all when keep is nil), into out, an item decoded so far whose
 // sources are src; kn is decodeKeyed's. A rule whose sources are
 // missing means a corrupt value. The index entry that led to the item
 // holds its sort and hash values: those are kn's, not built again.
-func derive(it table.Item, src sources, names derivedSet, keep *projection, kn *known) error {
+func derive(out *sink, src sources, names derivedSet, keep *projection, kn *known) error {
 	for j, name := range deriveOrder {
 		// The id is a source of GSISK: derived even when not kept.
 		kept := keep.has(name, deriveCodes[j])
@@ -207,7 +207,7 @@ func derive(it table.Item, src sources, names derivedSet, keep *projection, kn *
 			v = r.derive(src)
 		}
 		if kept {
-			it[name] = table.S(v)
+			out.put(name, deriveCodes[j], table.S(v))
 		}
 		if name == "id" {
 			src.id, src.hasID = v, true

@@ -14,7 +14,9 @@
 //     value and the item's table key (left out for a comment, whose key
 //     follows from its sort value), and an empty value (layout.go). A query
 //     walks the entries of a page, then reads each item from "items" in the
-//     same read transaction, returning the index's projection of it; what
+//     same read transaction, returning the index's projection of it (an
+//     Item, or a Record of the query's Columns: one decoding, record.go
+//     and decodeInto, fills either); what
 //     the entry holds (the sort value, the hash value, the table key, a
 //     time equal to the sort value's) is taken from it rather than derived
 //     from the item again (entry.go). An item lacking the index's hash or

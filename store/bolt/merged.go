@@ -29,7 +29,7 @@ func (t *Table) QueryMerged(ctx context.Context, qs []table.Query, limit int) (r
 	res = make([]table.QueryResult, len(qs))
 	defer func() {
 		for i, q := range qs {
-			table.Account(ctx, table.Call{Op: table.CallQuery, Index: q.Index, Items: len(res[i].Items)})
+			table.Account(ctx, table.Call{Op: table.CallQuery, Index: q.Index, Items: res[i].Len()})
 		}
 	}()
 	if err := ctxErr(ctx); err != nil {
@@ -55,6 +55,9 @@ func (t *Table) QueryMerged(ctx context.Context, qs []table.Query, limit int) (r
 	}
 	err = t.view(func(tx *bbolt.Tx) error {
 		m := merge{heads: heads}
+		if qs[0].Columns != nil {
+			m.recs = &recordArena{cols: columnsOf(qs[0].Columns)}
+		}
 		if err := m.open(tx); err != nil {
 			return err
 		}
@@ -78,6 +81,7 @@ type merge struct {
 	// kinds, so that entries compare by their decoded sort values rather
 	// than by their keys.
 	mixed bool
+	recs  *recordArena // the records of queries with columns (nil: Items)
 }
 
 // mergeHead is one query of a merged read: its walk of the index entries,
@@ -114,7 +118,7 @@ func (m *merge) open(tx *bbolt.Tx) error {
 		m.mixed = m.mixed || p.kind != kind
 		lo, hi, match := h.sp.bounds(p.prefix, &h.p, &h.q)
 		h.e = entries{c: b.Cursor(), lo: lo, hi: hi, match: match, forward: h.q.Forward}
-		h.r = pageReader{sp: h.sp, p: &h.p, items: ic}
+		h.r = pageReader{sp: h.sp, p: &h.p, items: ic, recs: m.recs}
 		h.r.e.sortAttr, h.r.e.hashAttr, h.r.e.hash = h.sp.sortAttr, h.sp.hashAttr, h.q.HashValue
 		h.k, h.v = h.e.first()
 	}
@@ -126,7 +130,11 @@ func (m *merge) open(tx *bbolt.Tx) error {
 func (m *merge) room(limit int) []table.QueryResult {
 	res := make([]table.QueryResult, len(m.heads))
 	for i := range res {
-		res[i].Items = make([]table.Item, 0, min(limit, limit/len(res)+4))
+		if m.recs != nil {
+			res[i].Records = make([]table.Record, 0, min(limit, limit/len(res)+4))
+		} else {
+			res[i].Items = make([]table.Item, 0, min(limit, limit/len(res)+4))
+		}
 	}
 	return res
 }
@@ -143,14 +151,11 @@ func (m *merge) read(res []table.QueryResult, limit int) (string, error) {
 			return "", nil
 		}
 		if n >= limit && !m.sameSort(last.p, lastK, h.p, h.k) {
-			items := res[last.n].Items
-			return items[len(items)-1].S(last.sp.sortAttr), nil
+			return last.r.e.sort, nil // the sort value of the item read last
 		}
-		it, err := h.r.item(h.k, h.v)
-		if err != nil {
+		if err := h.r.read(&res[h.n], h.k, h.v, limit+1-n); err != nil {
 			return "", err
 		}
-		res[h.n].Items = append(res[h.n].Items, it)
 		last, lastK = h, h.k
 		h.k, h.v = h.e.next()
 	}

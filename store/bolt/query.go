@@ -236,7 +236,7 @@ func (t *Table) QueryRound(ctx context.Context, qs []table.Query) (res []table.Q
 	tried := 0 // a call that fails before reading is still accounted
 	defer func() {
 		for i, q := range qs[:max(tried, 1)] {
-			table.Account(ctx, table.Call{Op: table.CallQuery, Index: q.Index, Items: len(res[i].Items)})
+			table.Account(ctx, table.Call{Op: table.CallQuery, Index: q.Index, Items: res[i].Len()})
 		}
 	}()
 	if err := ctxErr(ctx); err != nil {
@@ -315,7 +315,6 @@ func (sp *span) read(snap *snapshot, q *table.Query) (table.QueryResult, error) 
 	}
 	lo, hi, match := sp.bounds(prefix, p, q)
 	page, more := sp.walk(c, lo, hi, match, q)
-	res.Items = make([]table.Item, len(page))
 	r := pageReader{sp: sp, p: p, items: snap.items, buf: snap.buf}
 	if sp.ix != nil {
 		r.e.sortAttr, r.e.hashAttr, r.e.hash = sp.sortAttr, sp.hashAttr, q.HashValue
@@ -323,16 +322,20 @@ func (sp *span) read(snap *snapshot, q *table.Query) (table.QueryResult, error) 
 			r.buf = make([]byte, 0, 2*(len(commentPrefix)+store.MaxIDLen)+1) // a comment's key
 		}
 	}
-	for i, kv := range page {
-		it, err := r.item(kv.k, kv.v)
-		if err != nil {
+	if q.Columns != nil {
+		r.recs = &recordArena{cols: columnsOf(q.Columns)}
+		res.Records = make([]table.Record, 0, len(page))
+	} else {
+		res.Items = make([]table.Item, 0, len(page))
+	}
+	for _, kv := range page {
+		if err := r.read(&res, kv.k, kv.v, len(page)); err != nil {
 			return table.QueryResult{}, err
 		}
-		res.Items[i] = it
 	}
 	snap.buf = r.buf
 	if more {
-		res.LastKey = sp.lastKey(res.Items[len(res.Items)-1])
+		res.LastKey = r.lastKey()
 	}
 	return res, nil
 }
@@ -412,28 +415,88 @@ type pageReader struct {
 	sp    *span
 	p     *partition // the index partition; nil for the base table
 	items *bbolt.Cursor
-	e     entryItem // the current entry; its names and hash value are set once
-	buf   []byte    // for the index entries' item keys
+	e     entryItem    // the current entry; its names and hash value are set once
+	buf   []byte       // for the index entries' item keys
+	recs  *recordArena // the records of a query with columns (nil: Items)
+}
+
+// read appends the item of key k and value v of the span's bucket to res:
+// to its Items, or as a record of the query's columns to its Records; hint
+// is how many items the read may take.
+func (r *pageReader) read(res *table.QueryResult, k, v []byte, hint int) error {
+	if r.recs == nil {
+		it, err := r.item(k, v)
+		if err == nil {
+			res.Items = append(res.Items, it)
+		}
+		return err
+	}
+	pk, sk, val, err := r.value(k, v)
+	if err != nil {
+		return err
+	}
+	out := sink{rec: r.recs.next(hint), cols: r.recs.cols}
+	keep, kn := r.projection()
+	if err := decodeInto(&out, pk, sk, val, keep, kn); err != nil {
+		return err
+	}
+	res.Records = append(res.Records, out.rec)
+	return nil
+}
+
+// projection returns the attributes a read of the span keeps (nil: all)
+// and what the current entry tells of its item (nil: no entry).
+func (r *pageReader) projection() (*projection, *known) {
+	if r.sp.ix == nil {
+		return nil, nil
+	}
+	return r.sp.ix.keep, &r.e.known
+}
+
+// value returns the table key and the value, copied, of the item of key k
+// and value v of the span's bucket: the item itself in the items bucket,
+// the item an index entry points to, whose entry it reads into r.e.
+func (r *pageReader) value(k, v []byte) (pk, sk, val string, err error) {
+	ix := r.sp.ix
+	if ix == nil {
+		pk, sk, val, err = copyStored(k, v)
+		r.e.pk, r.e.sk = pk, sk
+		return pk, sk, val, err
+	}
+	ik, enc, buf, ok := r.p.itemKey(k, r.buf)
+	if r.buf = buf; !ok {
+		return "", "", "", table.Wrap(table.EINTERNAL, errCorrupt, "index %s: malformed entry %q", ix.def.Name, k)
+	}
+	fk, iv := r.items.Seek(ik)
+	if !bytes.Equal(fk, ik) || iv == nil {
+		return "", "", "", table.Errorf(table.EINTERNAL, "index %s: entry %q of a missing item", ix.def.Name, k)
+	}
+	val = r.p.readEntry(&r.e, enc, ik, iv)
+	return r.e.pk, r.e.sk, val, nil
 }
 
 // item returns the item of key k and value v of the span's bucket: the
 // item itself in the items bucket, the projection of the item it points to
 // in an index.
 func (r *pageReader) item(k, v []byte) (table.Item, error) {
-	ix := r.sp.ix
-	if ix == nil {
-		return decodeItem(k, v)
+	pk, sk, val, err := r.value(k, v)
+	if err != nil {
+		return nil, err
 	}
-	ik, enc, buf, ok := r.p.itemKey(k, r.buf)
-	if r.buf = buf; !ok {
-		return nil, table.Wrap(table.EINTERNAL, errCorrupt, "index %s: malformed entry %q", ix.def.Name, k)
+	keep, kn := r.projection()
+	return decodeKeyed(pk, sk, val, keep, kn)
+}
+
+// lastKey is the LastKey of a page ending with the item read last: the
+// table's key attributes and, on an index, the index's, which its entry
+// holds.
+func (r *pageReader) lastKey() table.Item {
+	k := table.Item{table.AttrPK: table.S(r.e.pk), table.AttrSK: table.S(r.e.sk)}
+	if r.sp.ix != nil {
+		k[r.sp.hashAttr] = table.S(r.e.hash)
+		k[r.sp.sortAttr] = table.S(r.e.sort)
 	}
-	fk, iv := r.items.Seek(ik)
-	if !bytes.Equal(fk, ik) || iv == nil {
-		return nil, table.Errorf(table.EINTERNAL, "index %s: entry %q of a missing item", ix.def.Name, k)
-	}
-	val := r.p.readEntry(&r.e, enc, ik, iv)
-	return decodeKeyed(r.e.pk, r.e.sk, val, ix.keep, &r.e.known)
+	return k
 }
 
 // Scan reads segment seg of total segments of the base table: the items

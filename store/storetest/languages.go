@@ -19,7 +19,7 @@ type readCounter struct {
 
 func (r *readCounter) Query(ctx context.Context, q table.Query) (table.QueryResult, error) {
 	res, err := r.Table.Query(ctx, q)
-	r.items.Add(int64(len(res.Items)))
+	r.items.Add(int64(res.Len()))
 	return res, err
 }
 

@@ -45,6 +45,7 @@ func Run(t *testing.T, newTable func(t *testing.T) table.Table) {
 		{"ScanEmpty", tableScanEmpty},
 		{"Cancelled", tableCancelled},
 		{"Accounting", tableAccounting},
+		{"Records", tableRecords},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

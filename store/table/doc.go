@@ -18,6 +18,11 @@
 // The zero Value (KindNone) is what an absent attribute reads as; it is
 // never stored, and a write holding one fails with EINVALID.
 //
+// A reader that wants fixed attributes asks a Query for Columns: the
+// backend may then answer with Records, an item's values by column, no
+// map per item (record.go). Columns.Record is the one conversion of an
+// Item to a Record, and a backend's Records equal it.
+//
 // # Keys, indexes and queries
 //
 // An item is addressed by its primary Key (PK, SK). Indexes declares the

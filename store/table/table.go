@@ -51,6 +51,12 @@ type Query struct {
 	// StartKey continues a previous query: it is the LastKey of the answer
 	// before (exclusive).
 	StartKey Item
+	// Columns, when set, lets the backend answer with Records in these
+	// columns instead of Items (QueryResult.Records): one that decodes
+	// its bytes straight into them does (store/bolt), others answer with
+	// Items, which the caller converts with Columns.Record. Projections,
+	// LastKey and accounting are those of the same query without it.
+	Columns *Columns
 }
 
 // QueryResult is one page of a Query. LastKey is nil when nothing more
@@ -63,9 +69,15 @@ type Query struct {
 // Index queries may be eventually consistent (they are on DynamoDB); Get,
 // BatchGet and base-table queries are strongly consistent.
 type QueryResult struct {
-	Items   []Item
+	Items []Item
+	// Records holds the items instead of Items when the query had
+	// Columns and the backend answers so (Items is then nil).
+	Records []Record
 	LastKey Item
 }
+
+// Len returns the number of items of the page, in Items or Records.
+func (r QueryResult) Len() int { return len(r.Items) + len(r.Records) }
 
 // OpKind is the kind of one operation of an atomic Write.
 type OpKind int
