@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"testing"
+	"time"
 )
 
 // TestBatchConnSendsAllInOrder: what is written through a batchConn reaches
@@ -32,7 +33,7 @@ func TestBatchConnSendsAllInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newBatchConn(raw)
+	c := newBatchConn(raw, time.Second)
 	var want bytes.Buffer
 	for i := range 5000 { // more than maxPendingWrite: writers wait for the sender
 		msg := fmt.Sprintf("message %d;", i)

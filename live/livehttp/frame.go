@@ -88,9 +88,13 @@ func (p payloads) of(resp *graphql.Response) []byte {
 	return b
 }
 
-// nextWriter writes a `next` message around an encoded payload.
+// nextWriter writes a `next` message around an encoded payload. Between
+// hold and release, its writes may be gathered and sent together (on
+// release at the latest).
 type nextWriter interface {
 	writeNext(payload []byte) error
+	hold()
+	release() error
 }
 
 // memberWriter returns how a subscription of oc on c writes its shared
@@ -104,8 +108,8 @@ func memberWriter(c *liveConn, oc *graphql.OperationContext) nextWriter {
 	case c.sse != nil:
 		return c.sse
 	}
-	if g, op := c.guard.Load(), wsOperationOf(oc); g != nil && op != nil {
-		return &wsNextWriter{g: g, op: op}
+	if g, op := c.guard.Load(), wsOperationOf(oc); g != nil && op != nil && c.batch != nil {
+		return &wsNextWriter{g: g, op: op, conn: c.batch}
 	}
 	return nil
 }
@@ -113,12 +117,17 @@ func memberWriter(c *liveConn, oc *graphql.OperationContext) nextWriter {
 // wsNextWriter writes the `next` messages of one graphql-transport-ws
 // operation (from its subscription's goroutine only).
 type wsNextWriter struct {
-	g   *wsGuard
-	op  *wsOpIDs
-	buf []byte // the last frame, reused: the connection copies it
+	g    *wsGuard
+	op   *wsOpIDs
+	conn *batchConn // the socket under g, held between hold and release
+	buf  []byte     // the last frame, reused: the connection copies it
 }
 
 func (w *wsNextWriter) writeNext(payload []byte) error {
 	w.buf = wsNextFrame(w.buf[:0], payload, w.op.clientJSON)
 	return w.g.writeFrame(w.op, w.buf)
 }
+
+func (w *wsNextWriter) hold() { w.conn.hold() }
+
+func (w *wsNextWriter) release() error { return w.conn.release() }
