@@ -70,12 +70,13 @@ type batchConn struct {
 	timeout  time.Duration // a send's least deadline; 0: none
 	mu       sync.Mutex
 	cond     sync.Cond
-	pending  []byte    // queued, not yet taken by a sender
-	spare    []byte    // the last send's buffer, reused
-	sending  bool      // a writer is sending
-	holds    int       // hold calls not yet released
-	deadline time.Time // the write deadline set on Conn, guarded by mu
-	err      error     // the first send error, or net.ErrClosed after Close
+	pending  []byte      // queued, not yet taken by a sender
+	spare    []byte      // the last send's buffer, reused
+	sending  bool        // a writer is sending
+	holds    int         // hold calls not yet released
+	deadline time.Time   // the write deadline set on Conn, guarded by mu
+	err      error       // the first send error, or net.ErrClosed after Close
+	lib      frameStream // the library's frames so far (wsframe.go)
 }
 
 func newBatchConn(conn net.Conn, timeout time.Duration) *batchConn {
@@ -97,13 +98,44 @@ func (c *batchConn) Write(p []byte) (int, error) {
 		return 0, c.err
 	}
 	c.pending = append(c.pending, p...)
-	if c.sending || (c.holds > 0 && len(c.pending) < maxPendingWrite) {
-		return len(p), nil
-	}
-	if c.flush(); c.err != nil {
+	c.lib.advance(p)
+	if c.sendOrQueue(); c.err != nil {
 		return 0, c.err
 	}
 	return len(p), nil
+}
+
+// writeText writes msg, an encoded message, as one text frame of its own
+// (wsframe.go), queued or sent as Write does. sent is false, nothing
+// written, when the library is amid a frame or has closed: the library
+// must write msg.
+func (c *batchConn) writeText(msg []byte) (sent bool, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.lib.between() || c.lib.closed {
+		return false, nil
+	}
+	for c.err == nil && c.sending && len(c.pending) > 0 && len(c.pending)+len(msg) > maxPendingWrite {
+		c.cond.Wait()
+		if !c.lib.between() || c.lib.closed {
+			return false, nil
+		}
+	}
+	if c.err != nil {
+		return true, c.err
+	}
+	c.pending = appendTextFrame(c.pending, msg)
+	c.sendOrQueue()
+	return true, c.err
+}
+
+// sendOrQueue sends what is queued unless another writer is sending or
+// the connection is held; c.mu is held.
+func (c *batchConn) sendOrQueue() {
+	if c.sending || (c.holds > 0 && len(c.pending) < maxPendingWrite) {
+		return
+	}
+	c.flush()
 }
 
 // hold queues the writes that follow until release.

@@ -123,9 +123,17 @@ type wsNextWriter struct {
 	buf  []byte     // the last frame, reused: the connection copies it
 }
 
+// writeNext writes the frame itself (batchConn.writeText) when it can,
+// else through the library.
 func (w *wsNextWriter) writeNext(payload []byte) error {
+	if w.g.stopped(w.op) {
+		return nil
+	}
 	w.buf = wsNextFrame(w.buf[:0], payload, w.op.clientJSON)
-	return w.g.writeFrame(w.op, w.buf)
+	if sent, err := w.conn.writeText(w.buf); sent {
+		return err
+	}
+	return writeFrame(w.g.WebsocketConn, w.buf)
 }
 
 func (w *wsNextWriter) hold() { w.conn.hold() }

@@ -537,16 +537,12 @@ func (g *wsGuard) WriteJSON(v any) error {
 	return g.WebsocketConn.WriteJSON(v)
 }
 
-// writeFrame sends frame, an encoded message of op (frame.go): nothing
-// once the client completed op.
-func (g *wsGuard) writeFrame(op *wsOpIDs, frame []byte) error {
+// stopped reports whether the client completed op: nothing more may be
+// sent for it (frame.go).
+func (g *wsGuard) stopped(op *wsOpIDs) bool {
 	g.mu.Lock()
-	stopped := op.stopped
-	g.mu.Unlock()
-	if stopped {
-		return nil
-	}
-	return writeFrame(g.WebsocketConn, frame)
+	defer g.mu.Unlock()
+	return op.stopped
 }
 
 // messageFields returns the Type and ID fields of gqlgen's message (a
