@@ -235,19 +235,24 @@ func (m *fanMember) next(ctx context.Context) *graphql.Response {
 
 // deliver handles d, taken from the queue (ok false: the queue is closed),
 // and then every delivery queued behind it, their frames gathered into as
-// few writes as the connection takes (nextWriter.hold): what arrived
-// together leaves together, and nothing waits for what has not arrived.
-// done reports that next returns resp.
+// few writes as the connection takes (nextWriter.hold, from the first
+// delivery found waiting behind another): what arrived together leaves
+// together, and nothing waits for what has not arrived. done reports that
+// next returns resp.
 func (m *fanMember) deliver(ctx context.Context, d delivery, ok bool) (resp *graphql.Response, done bool) {
-	if m.out != nil {
-		m.out.hold()
-		defer func() {
+	held := false
+	defer func() {
+		if held {
 			if err := m.out.release(); err != nil {
 				resp, done = nil, true
 			}
-		}()
-	}
+		}
+	}()
 	for {
+		if m.out != nil && !held && len(m.queue) > 0 {
+			m.out.hold()
+			held = true
+		}
 		if !ok {
 			if err := m.g.f.endedWith(m); err != nil {
 				m.conn.endSubscription(ctx, err)

@@ -126,7 +126,7 @@ type wsNextWriter struct {
 // writeNext writes the frame itself (batchConn.writeText) when it can,
 // else through the library.
 func (w *wsNextWriter) writeNext(payload []byte) error {
-	if w.g.stopped(w.op) {
+	if w.op.stopped.Load() { // the client completed it
 		return nil
 	}
 	w.buf = wsNextFrame(w.buf[:0], payload, w.op.clientJSON)
