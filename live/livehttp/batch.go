@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -54,17 +55,21 @@ func (w *batchingHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 func (w *batchingHijacker) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // batchConn is a net.Conn whose writes are gathered: a write that finds
-// the connection idle sends at once, from the writer's goroutine, and then
-// everything queued meanwhile; a write while another is sending is queued
-// and leaves with the sender's next call. Between hold and release, writes
-// are queued (up to maxPendingWrite), and release sends them in one call:
-// a subscriber that writes several queued events does so in one system
-// call, with no added wait. No goroutine and no timer per write.
+// the connection idle sends at once, from the writer's goroutine, what the
+// socket takes without waiting (writeNow); what it does not take is sent
+// by a sender goroutine started for it, which waits for the socket, and
+// writes made meanwhile are queued for that sender (a writer waits only
+// when maxPendingWrite bytes are queued, as before). Between hold and
+// release, writes are queued (up to maxPendingWrite), and release sends
+// them in one call: a subscriber that writes several queued events does so
+// in one system call, with no added wait. No goroutine and no timer per
+// write while the client keeps up.
 //
-// Each send has a deadline at least timeout away (set again only when the
-// one set is nearer: at most timeout + timeout/4 away), and a send that
-// fails, a stalled client's after that long, closes the connection. The
-// first error of a send is returned by every later write.
+// Each send that waits for the socket has a deadline at least timeout away
+// (set again only when the one set is nearer: at most timeout + timeout/4
+// away), and a send that fails, a stalled client's after that long, closes
+// the connection. The first error of a send is returned by every later
+// write.
 type batchConn struct {
 	net.Conn
 	timeout  time.Duration // a send's least deadline; 0: none
@@ -77,11 +82,17 @@ type batchConn struct {
 	deadline time.Time   // the write deadline set on Conn, guarded by mu
 	err      error       // the first send error, or net.ErrClosed after Close
 	lib      frameStream // the library's frames so far (wsframe.go)
+	raw      *rawWriter  // the socket's writes that never wait; nil: none
 }
 
 func newBatchConn(conn net.Conn, timeout time.Duration) *batchConn {
 	c := &batchConn{Conn: conn, timeout: timeout}
 	c.cond.L = &c.mu
+	if sc, ok := conn.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			c.raw = newRawWriter(raw)
+		}
+	}
 	return c
 }
 
@@ -156,9 +167,64 @@ func (c *batchConn) release() error {
 	return c.err
 }
 
-// flush sends what is queued, in as few calls as it takes, until nothing
-// is or a send fails; c.mu is held, and released during each send.
+// flush sends what is queued (no writer is sending): what the socket
+// takes at once, and the rest from a sender goroutine; c.mu is held.
+// Without writeNow, it sends and waits itself.
 func (c *batchConn) flush() {
+	if c.raw == nil {
+		c.sendAll()
+		return
+	}
+	if !c.writeNow() {
+		return
+	}
+	c.sending = true
+	go func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.sendAll()
+	}()
+}
+
+// writeNow writes what of the queue the socket takes without waiting, and
+// reports whether some is left; c.mu is held.
+func (c *batchConn) writeNow() (left bool) {
+	if c.err != nil || len(c.pending) == 0 {
+		return false
+	}
+	n, err := c.raw.writeNow(c.pending)
+	if err != nil {
+		c.fail(err)
+		return false
+	}
+	c.pending = append(c.pending[:0], c.pending[n:]...)
+	if len(c.pending) > 0 {
+		return true
+	}
+	if cap(c.pending) > keptWriteBuffer { // a burst's buffer: let it go
+		c.pending = nil
+	}
+	return false
+}
+
+// fail records err, the first send error, and closes the connection (a
+// stalled or broken client: its reader ends too); c.mu is held.
+func (c *batchConn) fail(err error) {
+	if c.err == nil {
+		c.err = err
+		_ = c.Conn.Close()
+	}
+	c.cond.Broadcast()
+}
+
+// sendAll sends what is queued, in as few calls as it takes and waiting
+// for the socket, until nothing is or a send fails; c.mu is held, and
+// released during each send.
+func (c *batchConn) sendAll() {
+	defer func() {
+		c.sending = false
+		c.cond.Broadcast()
+	}()
 	for c.err == nil && len(c.pending) > 0 {
 		out := c.pending
 		c.pending, c.sending = c.spare[:0], true
@@ -170,9 +236,8 @@ func (c *batchConn) flush() {
 		if cap(c.spare) > keptWriteBuffer { // a burst's buffer: let it go
 			c.spare = nil
 		}
-		if err != nil && c.err == nil {
-			c.err = err
-			_ = c.Conn.Close() // a stalled or broken client: the reader ends too
+		if err != nil {
+			c.fail(err)
 		}
 		c.cond.Broadcast()
 	}

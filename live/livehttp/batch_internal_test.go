@@ -123,12 +123,26 @@ func TestBatchConnHeldWritesLeaveInOneSend(t *testing.T) {
 	}
 }
 
-// TestBatchConnStalledPeerIsClosed: when the peer stops reading, a send
-// fails after the write timeout, the connection is closed (its reader
-// ends too) and every later write fails.
+// TestBatchConnStalledPeerIsClosed: when the peer stops reading, a write
+// the socket cannot take is left to a sender goroutine (the writer does
+// not wait for the socket), whose send fails after the write timeout; the
+// connection is then closed (its reader ends too) and every later write
+// fails.
 func TestBatchConnStalledPeerIsClosed(t *testing.T) {
 	_, server := loopbackPair(t) // the client never reads
 	c := newBatchConn(server, 100*time.Millisecond)
+	if c.raw == nil {
+		t.Skip("no writes that never wait on this platform")
+	}
+	if _, err := c.Write(make([]byte, 16<<20)); err != nil { // more than the socket's buffers
+		t.Fatalf("a write the socket cannot take whole: %v, want it queued", err)
+	}
+	c.mu.Lock()
+	queued := c.sending && len(c.pending) > 0
+	c.mu.Unlock()
+	if !queued {
+		t.Fatal("16 MiB to a peer that reads nothing: nothing left for the sender")
+	}
 	chunk := bytes.Repeat([]byte("x"), 64<<10)
 	done := make(chan error, 1)
 	go func() {
