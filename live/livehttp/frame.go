@@ -20,12 +20,17 @@ import (
 //
 //   - graphql-transport-ws: `{"payload":` + payload + `,"id":` + the
 //     client's id (JSON, encoded once per subscription) + `,"type":"next"}`,
-//     the bytes gqlgen's message encoding gives, through the protocol
-//     guard (nothing after the client's complete) and the write timeout;
+//     the bytes gqlgen's message encoding gives, unless the client
+//     completed the operation (the protocol guard), put on the socket as
+//     a frame of its own (batchConn.writeText, wsframe.go);
 //   - SSE: "event: next\ndata: " + payload + "\n\n", the same for every
 //     member, through the stream's writer, as the gateway's own events;
 //   - the legacy graphql-ws subprotocol: the handler returns the response
 //     and gqlgen encodes it, as before.
+//
+// A handler that finds deliveries queued behind the one it writes holds
+// its writer until the queue is empty (nextWriter.hold): their frames
+// leave in one system call.
 //
 // The handler returns to gqlgen only when the subscription ends, so the
 // messages of an operation keep their order: its frames, then gqlgen's
