@@ -2,9 +2,11 @@ package gqlhttp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"sync"
+	"syscall"
 )
 
 // One write call a reply. net/http buffers a connection's writes in 4 KB:
@@ -141,4 +143,14 @@ func (c *replyConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil
+}
+
+// SyscallConn is the connection's own, when it has one: a hijacked
+// connection (a websocket's) may write to its socket directly, as nothing
+// is held after a hijack.
+func (c *replyConn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
 }

@@ -25,10 +25,10 @@ type liveConn struct {
 	cancel context.CancelFunc
 	leave  func() // gives back the connection's slot among its client's (add)
 	subs   atomic.Int32
-	ops    int                                // queries and mutations in flight, guarded by l.mu
-	ws     atomic.Pointer[timedWebsocketConn] // websocket: set by liveWebsocket.Accept
-	guard  atomic.Pointer[wsGuard]            // websocket: its protocol guard (proto.go)
-	sse    *sseWriter                         // SSE: set before the connection is registered
+	ops    int                     // queries and mutations in flight, guarded by l.mu
+	guard  atomic.Pointer[wsGuard] // websocket: its protocol guard (proto.go), set by liveWebsocket.Accept
+	batch  *batchConn              // websocket: its socket, set before guard
+	sse    *sseWriter              // SSE: set before the connection is registered
 }
 
 type liveConnKey struct{}
@@ -148,7 +148,7 @@ func (c *liveConn) shutdown() {
 func (c *liveConn) endSubscription(ctx context.Context, err *gqlerror.Error) {
 	switch {
 	case c == nil:
-	case c.ws.Load() != nil:
+	case c.guard.Load() != nil:
 		transport.AddSubscriptionError(ctx, err)
 	case c.sse != nil:
 		b, _ := json.Marshal(map[string]any{"errors": []*gqlerror.Error{err}})
@@ -190,44 +190,23 @@ func (l *Live) initFunc(a *auth.Authenticator) transport.WebsocketInitFunc {
 }
 
 // liveWebsocket accepts websockets with gqlgen's coder/websocket adapter,
-// wrapped so that each write is bounded by WriteTimeout, the protocol and
-// the rate limit are enforced on each message (wsGuard), and the
-// connection is known to its liveConn.
+// on a batchConn whose sends are bounded by WriteTimeout, wrapped so that
+// the protocol and the rate limit are enforced on each message (wsGuard),
+// and the connection is known to its liveConn.
 type liveWebsocket struct{ l *Live }
 
 func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	conn, err := acceptWebsocket(batchingHijacker{w}, r, opts)
+	hj := &batchingHijacker{ResponseWriter: w, timeout: lw.l.cfg.WriteTimeout}
+	conn, err := acceptWebsocket(hj, r, opts)
 	if err != nil {
 		return nil, err
 	}
-	tc := &timedWebsocketConn{wrappedWebsocket: wrappedWebsocket{conn}, timeout: lw.l.cfg.WriteTimeout}
-	g := newWSGuard(r.Context(), tc, lw.l.deps.Rate)
+	g := newWSGuard(r.Context(), conn, lw.l.deps.Rate)
 	if c := liveConnFrom(r.Context()); c != nil {
-		c.ws.Store(tc)
+		c.batch = hj.conn
 		c.guard.Store(g)
 	}
 	return g, nil
-}
-
-// timedWebsocketConn closes the connection when one write takes longer
-// than timeout (the client stopped reading), so a stalled client never
-// holds a goroutine or a growing queue.
-type timedWebsocketConn struct {
-	wrappedWebsocket
-	timeout time.Duration
-}
-
-func (c *timedWebsocketConn) WriteJSON(v any) error {
-	t := time.AfterFunc(c.timeout, func() { _ = c.WebsocketConn.Close() })
-	defer t.Stop()
-	return c.WebsocketConn.WriteJSON(v)
-}
-
-// writeFrame writes an encoded message (frame.go), bounded as WriteJSON.
-func (c *timedWebsocketConn) writeFrame(frame []byte) error {
-	t := time.AfterFunc(c.timeout, func() { _ = c.WebsocketConn.Close() })
-	defer t.Stop()
-	return writeFrame(c.WebsocketConn, frame)
 }
 
 // wrappedWebsocket is a wrapper of a connection that passes the optional
@@ -254,12 +233,15 @@ func (c wrappedWebsocket) SetReadDeadline(t time.Time) error {
 // sseWriter is an SSE stream's ResponseWriter: each write is bounded by
 // timeout, writes are serialised (so the gateway can add an event), and
 // after stop nothing more is written (the stream ends without complete).
+// Between hold and release, the shared `next` events are flushed together
+// on release.
 type sseWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
 	mu      sync.Mutex
 	stopped bool
+	holds   int // hold calls not yet released
 }
 
 var errStreamStopped = errors.New("stream stopped")
@@ -293,12 +275,36 @@ func (w *sseWriter) writeEvent(ev string) {
 }
 
 // writeNext sends a `next` event around payload, an encoded response
-// (frame.go).
+// (frame.go): at once, or on release while held.
 func (w *sseWriter) writeNext(payload []byte) error {
 	if _, err := w.Write(sseNextFrame(payload)); err != nil {
 		return err
 	}
-	w.Flush()
+	w.mu.Lock()
+	held := w.holds > 0
+	w.mu.Unlock()
+	if !held {
+		w.Flush()
+	}
+	return nil
+}
+
+// hold keeps the `next` events written until release unflushed.
+func (w *sseWriter) hold() {
+	w.mu.Lock()
+	w.holds++
+	w.mu.Unlock()
+}
+
+// release ends a hold; the last one flushes what was written.
+func (w *sseWriter) release() error {
+	w.mu.Lock()
+	w.holds--
+	last := w.holds == 0
+	w.mu.Unlock()
+	if last {
+		w.Flush()
+	}
 	return nil
 }
 

@@ -16,8 +16,11 @@
 // reads them: malformed or out-of-order messages close the socket with
 // the protocol's codes, and a client whose rate budget is spent is
 // refused before its subscribe is read. Each write is bounded by
-// Config.WriteTimeout, so a client that stops reading costs a goroutine
-// for that long at most.
+// Config.WriteTimeout (a websocket's by a socket deadline at most 1.25
+// times that away), so a client that stops reading costs a goroutine for
+// that long at most. A websocket's writes are sent by the writer that
+// finds it idle, and the frames a subscriber finds queued leave in one
+// system call (batch.go).
 //
 // # Subscriptions
 //

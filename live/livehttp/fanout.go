@@ -224,23 +224,54 @@ func (m *fanMember) next(ctx context.Context) *graphql.Response {
 	for {
 		select {
 		case d, ok := <-m.queue:
-			if !ok {
-				if err := m.g.f.endedWith(m); err != nil {
-					m.conn.endSubscription(ctx, err)
-				}
-				return nil
-			}
-			if obs := m.g.f.observe; obs != nil && !d.published.IsZero() {
-				obs(time.Since(d.published))
-			}
-			if m.out == nil || d.payload == nil {
-				return d.resp
-			}
-			if err := m.out.writeNext(d.payload); err != nil {
-				return nil
+			if resp, done := m.deliver(ctx, d, ok); done {
+				return resp
 			}
 		case <-ctx.Done():
 			return nil
+		}
+	}
+}
+
+// deliver handles d, taken from the queue (ok false: the queue is closed),
+// and then every delivery queued behind it, their frames gathered into as
+// few writes as the connection takes (nextWriter.hold, from the first
+// delivery found waiting behind another): what arrived together leaves
+// together, and nothing waits for what has not arrived. done reports that
+// next returns resp.
+func (m *fanMember) deliver(ctx context.Context, d delivery, ok bool) (resp *graphql.Response, done bool) {
+	held := false
+	defer func() {
+		if held {
+			if err := m.out.release(); err != nil {
+				resp, done = nil, true
+			}
+		}
+	}()
+	for {
+		if m.out != nil && !held && len(m.queue) > 0 {
+			m.out.hold()
+			held = true
+		}
+		if !ok {
+			if err := m.g.f.endedWith(m); err != nil {
+				m.conn.endSubscription(ctx, err)
+			}
+			return nil, true
+		}
+		if obs := m.g.f.observe; obs != nil && !d.published.IsZero() {
+			obs(time.Since(d.published))
+		}
+		if m.out == nil || d.payload == nil {
+			return d.resp, true
+		}
+		if err := m.out.writeNext(d.payload); err != nil {
+			return nil, true
+		}
+		select {
+		case d, ok = <-m.queue:
+		default:
+			return nil, false
 		}
 	}
 }

@@ -20,12 +20,17 @@ import (
 //
 //   - graphql-transport-ws: `{"payload":` + payload + `,"id":` + the
 //     client's id (JSON, encoded once per subscription) + `,"type":"next"}`,
-//     the bytes gqlgen's message encoding gives, through the protocol
-//     guard (nothing after the client's complete) and the write timeout;
+//     the bytes gqlgen's message encoding gives, unless the client
+//     completed the operation (the protocol guard), put on the socket as
+//     a frame of its own (batchConn.writeText, wsframe.go);
 //   - SSE: "event: next\ndata: " + payload + "\n\n", the same for every
 //     member, through the stream's writer, as the gateway's own events;
 //   - the legacy graphql-ws subprotocol: the handler returns the response
 //     and gqlgen encodes it, as before.
+//
+// A handler that finds deliveries queued behind the one it writes holds
+// its writer until the queue is empty (nextWriter.hold): their frames
+// leave in one system call.
 //
 // The handler returns to gqlgen only when the subscription ends, so the
 // messages of an operation keep their order: its frames, then gqlgen's
@@ -88,9 +93,13 @@ func (p payloads) of(resp *graphql.Response) []byte {
 	return b
 }
 
-// nextWriter writes a `next` message around an encoded payload.
+// nextWriter writes a `next` message around an encoded payload. Between
+// hold and release, its writes may be gathered and sent together (on
+// release at the latest).
 type nextWriter interface {
 	writeNext(payload []byte) error
+	hold()
+	release() error
 }
 
 // memberWriter returns how a subscription of oc on c writes its shared
@@ -104,8 +113,8 @@ func memberWriter(c *liveConn, oc *graphql.OperationContext) nextWriter {
 	case c.sse != nil:
 		return c.sse
 	}
-	if g, op := c.guard.Load(), wsOperationOf(oc); g != nil && op != nil {
-		return &wsNextWriter{g: g, op: op}
+	if g, op := c.guard.Load(), wsOperationOf(oc); g != nil && op != nil && c.batch != nil {
+		return &wsNextWriter{g: g, op: op, conn: c.batch}
 	}
 	return nil
 }
@@ -113,12 +122,25 @@ func memberWriter(c *liveConn, oc *graphql.OperationContext) nextWriter {
 // wsNextWriter writes the `next` messages of one graphql-transport-ws
 // operation (from its subscription's goroutine only).
 type wsNextWriter struct {
-	g   *wsGuard
-	op  *wsOpIDs
-	buf []byte // the last frame, reused: the connection copies it
+	g    *wsGuard
+	op   *wsOpIDs
+	conn *batchConn // the socket under g, held between hold and release
+	buf  []byte     // the last frame, reused: the connection copies it
 }
 
+// writeNext writes the frame itself (batchConn.writeText) when it can,
+// else through the library.
 func (w *wsNextWriter) writeNext(payload []byte) error {
+	if w.op.stopped.Load() { // the client completed it
+		return nil
+	}
 	w.buf = wsNextFrame(w.buf[:0], payload, w.op.clientJSON)
-	return w.g.writeFrame(w.op, w.buf)
+	if sent, err := w.conn.writeText(w.buf); sent {
+		return err
+	}
+	return writeFrame(w.g.WebsocketConn, w.buf)
 }
+
+func (w *wsNextWriter) hold() { w.conn.hold() }
+
+func (w *wsNextWriter) release() error { return w.conn.release() }

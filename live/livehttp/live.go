@@ -62,7 +62,9 @@ type Config struct {
 	// (DefaultKeepAlive when 0).
 	KeepAlive time.Duration
 	// WriteTimeout closes a connection whose client accepts no data for
-	// this long (DefaultLiveWriteTimeout when 0).
+	// this long (DefaultLiveWriteTimeout when 0); a websocket's, after
+	// between this and 1.25 times this long (its write deadline is set
+	// again only when nearer than this: batch.go).
 	WriteTimeout time.Duration
 	// SubscriptionBudget bounds the summed complexity of one client's
 	// active subscriptions (DefaultSubscriptionBudget when 0; negative: no

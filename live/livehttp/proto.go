@@ -130,7 +130,7 @@ type wsGuard struct {
 // wsOpIDs is one operation's ids.
 type wsOpIDs struct {
 	client  string
-	stopped bool // the client sent complete: send nothing more
+	stopped atomic.Bool // the client sent complete: send nothing more (set under wsGuard.mu)
 	// clientJSON is client as a JSON string, for the shared frames
 	// (frame.go).
 	clientJSON []byte
@@ -436,7 +436,7 @@ func (g *wsGuard) admitComplete(m clientMessage) ([]byte, error) {
 		return nil, nil
 	}
 	delete(g.byClient, *m.ID)
-	g.byOp[internal].stopped = true
+	g.byOp[internal].stopped.Store(true)
 	return encodeMessage(msgComplete, internal, nil), nil
 }
 
@@ -525,28 +525,16 @@ func (g *wsGuard) WriteJSON(v any) error {
 	end := typ.String() == msgComplete || typ.String() == msgError
 	if op != nil && end {
 		delete(g.byOp, id.String())
-		if !op.stopped {
+		if !op.stopped.Load() {
 			delete(g.byClient, op.client)
 		}
 	}
 	g.mu.Unlock()
-	if op == nil || op.stopped {
+	if op == nil || op.stopped.Load() {
 		return nil
 	}
 	id.SetString(op.client)
 	return g.WebsocketConn.WriteJSON(v)
-}
-
-// writeFrame sends frame, an encoded message of op (frame.go): nothing
-// once the client completed op.
-func (g *wsGuard) writeFrame(op *wsOpIDs, frame []byte) error {
-	g.mu.Lock()
-	stopped := op.stopped
-	g.mu.Unlock()
-	if stopped {
-		return nil
-	}
-	return writeFrame(g.WebsocketConn, frame)
 }
 
 // messageFields returns the Type and ID fields of gqlgen's message (a

@@ -34,9 +34,11 @@ const log = (...a) => console.log('bench:', ...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const rssKiB = (pid) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]);
+// cpuTicks returns the process's user and system CPU time in clock ticks
+// (1/100 s): utime and stime, fields 14 and 15 of /proc/PID/stat.
 const cpuTicks = (pid) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(f[11]) + Number(f[12]); // utime + stime (fields 14, 15)
+  return { user: Number(f[11]), system: Number(f[12]) };
 };
 
 async function create(base, i) {
@@ -153,7 +155,10 @@ async function main() {
     }
     while (received < total * N && Date.now() - t0 < (SECONDS + 30) * 1000) await sleep(100);
     const wall = (Date.now() - t0) / 1000;
-    const cpu = (cpuTicks(gw.pid) - cpu0) / 100; // clock ticks are 1/100 s
+    const cpu1 = cpuTicks(gw.pid);
+    const cpuUser = (cpu1.user - cpu0.user) / 100; // clock ticks are 1/100 s
+    const cpuSystem = (cpu1.system - cpu0.system) / 100;
+    const cpu = cpuUser + cpuSystem;
     const hist1 = await deliveryHistogram(metricsURL);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     const short = createdIds.filter((id) => (perComment.get(id) ?? 0) < N).map((id) => `${id}:${perComment.get(id) ?? 0}`);
@@ -165,7 +170,8 @@ async function main() {
     const nodeCPU = process.cpuUsage(node0);
     log(`${created} comments created, the last ${((lastCreated - t0) / 1000).toFixed(1)} s after the first was sent; this client process used ${((nodeCPU.user + nodeCPU.system) / 1e6).toFixed(1)} s CPU`);
     log(`gateway CPU ${cpu.toFixed(1)} s in ${wall.toFixed(1)} s = ${((cpu / wall) * 100).toFixed(0)}% of one core`);
-    log(`gateway CPU per delivery ${((cpu * 1e6) / Math.max(received, 1)).toFixed(1)} µs (all of its CPU, writes included, over ${received} deliveries)`);
+    const perDelivery = (s) => ((s * 1e6) / Math.max(received, 1)).toFixed(1);
+    log(`gateway CPU per delivery ${perDelivery(cpu)} µs (all of its CPU, writes included, over ${received} deliveries): user ${perDelivery(cpuUser)} µs, system ${perDelivery(cpuSystem)} µs`);
     const ms = (s) => (s === Infinity ? '> 10000' : Number.isNaN(s) ? '(no histogram)' : String(Math.round(s * 1e4) / 10));
     log(`latency commit → handed to the connection (gateway histogram, bucket upper bounds): p50 ≤ ${ms(quantile(hist0, hist1, 0.5))} ms, p99 ≤ ${ms(quantile(hist0, hist1, 0.99))} ms`);
     const lo = latReply.filter(([id]) => replied.has(id)).map(([id, t]) => t - replied.get(id)).sort((a, b) => a - b);
