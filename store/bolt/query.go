@@ -198,13 +198,19 @@ func timeBounds(p *partition, q *table.Query) (lo, hi []byte, cond func(sort str
 	return nil, nil, nil
 }
 
-// lastKey is the LastKey of a page ending with it: the table's key
-// attributes and, on an index, the index's.
+// lastKey is the LastKey of a page ending with it.
 func (sp *span) lastKey(it table.Item) table.Item {
-	k := table.Item{table.AttrPK: it[table.AttrPK], table.AttrSK: it[table.AttrSK]}
+	return sp.key(it[table.AttrPK], it[table.AttrSK], it[sp.hashAttr], it[sp.sortAttr])
+}
+
+// key is the LastKey of a page ending with the item of table key pk, sk
+// and, on an index, index key hash, sort: the table's key attributes and,
+// on an index, the index's.
+func (sp *span) key(pk, sk, hash, sort table.Value) table.Item {
+	k := table.Item{table.AttrPK: pk, table.AttrSK: sk}
 	if sp.ix != nil {
-		k[sp.hashAttr] = it[sp.hashAttr]
-		k[sp.sortAttr] = it[sp.sortAttr]
+		k[sp.hashAttr] = hash
+		k[sp.sortAttr] = sort
 	}
 	return k
 }
@@ -487,16 +493,10 @@ func (r *pageReader) item(k, v []byte) (table.Item, error) {
 	return decodeKeyed(pk, sk, val, keep, kn)
 }
 
-// lastKey is the LastKey of a page ending with the item read last: the
-// table's key attributes and, on an index, the index's, which its entry
-// holds.
+// lastKey is the LastKey of a page ending with the item read last, from
+// its keys as its entry holds them.
 func (r *pageReader) lastKey() table.Item {
-	k := table.Item{table.AttrPK: table.S(r.e.pk), table.AttrSK: table.S(r.e.sk)}
-	if r.sp.ix != nil {
-		k[r.sp.hashAttr] = table.S(r.e.hash)
-		k[r.sp.sortAttr] = table.S(r.e.sort)
-	}
-	return k
+	return r.sp.key(table.S(r.e.pk), table.S(r.e.sk), table.S(r.e.hash), table.S(r.e.sort))
 }
 
 // Scan reads segment seg of total segments of the base table: the items
