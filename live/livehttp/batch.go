@@ -29,8 +29,9 @@ const closeFlushTimeout = time.Second
 // and flush each) can be gathered and sent together.
 type batchingHijacker struct {
 	http.ResponseWriter
-	timeout time.Duration
-	conn    *batchConn
+	timeout  time.Duration
+	interval time.Duration // the least time between two sends (pacer)
+	conn     *batchConn
 }
 
 // Hijack hijacks the underlying connection and wraps it in a batchConn.
@@ -45,7 +46,7 @@ func (w *batchingHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		conn.Close()
 		return nil, nil, err
 	}
-	bc := newBatchConn(conn, w.timeout)
+	bc := newBatchConn(conn, w.timeout, w.interval)
 	brw.Writer.Reset(bc)
 	w.conn = bc
 	return bc, brw, nil
@@ -63,7 +64,10 @@ func (w *batchingHijacker) Unwrap() http.ResponseWriter { return w.ResponseWrite
 // release, writes are queued (up to maxPendingWrite), and release sends
 // them in one call: a subscriber that writes several queued events does so
 // in one system call, with no added wait. No goroutine and no timer per
-// write while the client keeps up.
+// write while the client keeps up. Sends are paced (pace.go): one that
+// comes within the interval of the last waits for its end, and what is
+// queued meanwhile leaves with it; a full queue (maxPendingWrite) and
+// Close send at once.
 //
 // Each send that waits for the socket has a deadline at least timeout away
 // (set again only when the one set is nearer: at most timeout + timeout/4
@@ -83,10 +87,11 @@ type batchConn struct {
 	err      error       // the first send error, or net.ErrClosed after Close
 	lib      frameStream // the library's frames so far (wsframe.go)
 	raw      *rawWriter  // the socket's writes that never wait; nil: none
+	pace     pacer
 }
 
-func newBatchConn(conn net.Conn, timeout time.Duration) *batchConn {
-	c := &batchConn{Conn: conn, timeout: timeout}
+func newBatchConn(conn net.Conn, timeout, interval time.Duration) *batchConn {
+	c := &batchConn{Conn: conn, timeout: timeout, pace: pacer{interval: interval}}
 	c.cond.L = &c.mu
 	if sc, ok := conn.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
@@ -167,10 +172,37 @@ func (c *batchConn) release() error {
 	return c.err
 }
 
-// flush sends what is queued (no writer is sending): what the socket
+// flush sends what is queued (no writer is sending) when the pacer lets
+// it or the queue is full, and otherwise leaves it to the pacer's timer;
+// c.mu is held.
+func (c *batchConn) flush() {
+	if len(c.pending) < maxPendingWrite && !c.pace.ready(c.paced) {
+		return
+	}
+	c.flushNow()
+}
+
+// nextSend returns when the connection's next send may go (pacer.next).
+func (c *batchConn) nextSend() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pace.next()
+}
+
+// paced is the pacer's timer: it sends what was queued during the
+// interval, unless a hold or a sender will.
+func (c *batchConn) paced() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pace.fired() && c.holds == 0 && !c.sending {
+		c.flush()
+	}
+}
+
+// flushNow sends what is queued (no writer is sending): what the socket
 // takes at once, and the rest from a sender goroutine; c.mu is held.
 // Without writeNow, it sends and waits itself.
-func (c *batchConn) flush() {
+func (c *batchConn) flushNow() {
 	if c.raw == nil {
 		c.sendAll()
 		return
@@ -272,10 +304,11 @@ func (c *batchConn) send(out []byte, deadline time.Time) error {
 // connection is closed under the sender) and closes the connection.
 func (c *batchConn) Close() error {
 	c.mu.Lock()
+	c.pace.stop()
 	if c.err == nil && (c.sending || len(c.pending) > 0) {
 		t := time.AfterFunc(closeFlushTimeout, func() { _ = c.Conn.Close() })
 		if !c.sending {
-			c.flush()
+			c.flushNow()
 		}
 		for c.err == nil && c.sending {
 			c.cond.Wait()

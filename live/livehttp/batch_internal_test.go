@@ -35,7 +35,7 @@ func TestBatchConnSendsAllInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newBatchConn(raw, time.Second)
+	c := newBatchConn(raw, time.Second, 0)
 	var want bytes.Buffer
 	for i := range 5000 { // more than maxPendingWrite: writers wait for the sender
 		msg := fmt.Sprintf("message %d;", i)
@@ -97,7 +97,7 @@ func loopbackPair(t *testing.T) (client, server net.Conn) {
 func TestBatchConnHeldWritesLeaveInOneSend(t *testing.T) {
 	client, server := loopbackPair(t)
 	cc := &countingConn{Conn: server}
-	c := newBatchConn(cc, time.Second)
+	c := newBatchConn(cc, time.Second, 0)
 	c.hold()
 	for _, m := range []string{"one;", "two;", "three;"} {
 		if _, err := c.Write([]byte(m)); err != nil {
@@ -130,7 +130,7 @@ func TestBatchConnHeldWritesLeaveInOneSend(t *testing.T) {
 // fails.
 func TestBatchConnStalledPeerIsClosed(t *testing.T) {
 	_, server := loopbackPair(t) // the client never reads
-	c := newBatchConn(server, 100*time.Millisecond)
+	c := newBatchConn(server, 100*time.Millisecond, 0)
 	if c.raw == nil {
 		t.Skip("no writes that never wait on this platform")
 	}

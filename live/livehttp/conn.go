@@ -59,7 +59,8 @@ func (l *Live) Middleware(next http.Handler) http.Handler {
 			rc := http.NewResponseController(w)
 			// The stream outlives the server's ReadTimeout, its body not.
 			r.Body = &bodyThenStream{ReadCloser: r.Body, rc: rc}
-			c.sse = &sseWriter{ResponseWriter: w, rc: rc, timeout: l.cfg.WriteTimeout}
+			c.sse = &sseWriter{ResponseWriter: w, rc: rc, timeout: l.cfg.WriteTimeout, pace: pacer{interval: l.cfg.WriteInterval}}
+			defer c.sse.stop() // before the handler returns: no paced flush after it
 			w = c.sse
 		}
 		if err := l.add(c); err != nil {
@@ -196,7 +197,7 @@ func (l *Live) initFunc(a *auth.Authenticator) transport.WebsocketInitFunc {
 type liveWebsocket struct{ l *Live }
 
 func (lw liveWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	hj := &batchingHijacker{ResponseWriter: w, timeout: lw.l.cfg.WriteTimeout}
+	hj := &batchingHijacker{ResponseWriter: w, timeout: lw.l.cfg.WriteTimeout, interval: lw.l.cfg.WriteInterval}
 	conn, err := acceptWebsocket(hj, r, opts)
 	if err != nil {
 		return nil, err
@@ -234,7 +235,8 @@ func (c wrappedWebsocket) SetReadDeadline(t time.Time) error {
 // timeout, writes are serialised (so the gateway can add an event), and
 // after stop nothing more is written (the stream ends without complete).
 // Between hold and release, the shared `next` events are flushed together
-// on release.
+// on release; their flushes are paced as a websocket's sends are
+// (pace.go).
 type sseWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
@@ -242,6 +244,7 @@ type sseWriter struct {
 	mu      sync.Mutex
 	stopped bool
 	holds   int // hold calls not yet released
+	pace    pacer
 }
 
 var errStreamStopped = errors.New("stream stopped")
@@ -281,12 +284,34 @@ func (w *sseWriter) writeNext(payload []byte) error {
 		return err
 	}
 	w.mu.Lock()
-	held := w.holds > 0
-	w.mu.Unlock()
-	if !held {
-		w.Flush()
-	}
+	defer w.mu.Unlock()
+	w.flushPaced()
 	return nil
+}
+
+// flushPaced flushes what was written unless a hold or the pacer keeps
+// it; w.mu is held.
+func (w *sseWriter) flushPaced() {
+	if w.holds == 0 && !w.stopped && w.pace.ready(w.paced) {
+		_ = w.rc.Flush()
+	}
+}
+
+// nextSend returns when the stream's next flush may go (pacer.next).
+func (w *sseWriter) nextSend() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pace.next()
+}
+
+// paced is the pacer's timer: it flushes what was written during the
+// interval.
+func (w *sseWriter) paced() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pace.fired() {
+		w.flushPaced()
+	}
 }
 
 // hold keeps the `next` events written until release unflushed.
@@ -299,19 +324,19 @@ func (w *sseWriter) hold() {
 // release ends a hold; the last one flushes what was written.
 func (w *sseWriter) release() error {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.holds--
-	last := w.holds == 0
-	w.mu.Unlock()
-	if last {
-		w.Flush()
-	}
+	w.flushPaced()
 	return nil
 }
 
+// stop ends the stream's writes: nothing is written or flushed after it
+// returns (the server flushes what is buffered when the handler returns).
 func (w *sseWriter) stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.stopped = true
+	w.pace.stop()
 }
 
 // bodyThenStream is an SSE request's body: read under the server's

@@ -93,6 +93,9 @@ type fanMember struct {
 	ctx   context.Context
 	ready bool
 	queue chan delivery
+	// nudge cuts awaitSend short: the queue is half full, or closed.
+	nudge chan struct{}
+	wait  *time.Timer // awaitSend's, made on its first wait
 	once  sync.Once
 	shape *shape // the member's response keys (nil: its group is by exact text)
 	// out writes each delivery's shared payload (frame.go); nil: the
@@ -206,7 +209,7 @@ func (f *fanout) join(ctx context.Context, c *liveConn, pid string, topic live.T
 		g = &fanGroup{f: f, key: key, sub: sub}
 		f.groups[key] = g
 	}
-	m := &fanMember{g: g, conn: c, feed: feed, queue: make(chan delivery, f.hub.Buffer()), shape: slot.shape, client: client, cost: slot.cost}
+	m := &fanMember{g: g, conn: c, feed: feed, queue: make(chan delivery, f.hub.Buffer()), nudge: make(chan struct{}, 1), shape: slot.shape, client: client, cost: slot.cost}
 	g.members = append(g.members, m)
 	f.members++
 	m.stopDone = context.AfterFunc(ctx, func() { f.leave(m) })
@@ -227,9 +230,49 @@ func (m *fanMember) next(ctx context.Context) *graphql.Response {
 			if resp, done := m.deliver(ctx, d, ok); done {
 				return resp
 			}
+			if !m.awaitSend(ctx) {
+				return nil
+			}
 		case <-ctx.Done():
 			return nil
 		}
+	}
+}
+
+// awaitSend waits, when the member's connection paces its next send to a
+// later time (pace.go), until then: the deliveries that arrive meanwhile
+// are taken in one wake-up and leave in that send, instead of waking the
+// member once each only to be queued. A nudge (the queue half full or
+// closed) cuts the wait short. It reports false when ctx is done.
+func (m *fanMember) awaitSend(ctx context.Context) bool {
+	if m.out == nil {
+		return true
+	}
+	wait := time.Until(m.out.nextSend())
+	if wait <= 0 {
+		return true
+	}
+	if m.wait == nil {
+		m.wait = time.NewTimer(wait)
+	} else {
+		m.wait.Reset(wait)
+	}
+	select {
+	case <-m.wait.C:
+	case <-m.nudge:
+		m.wait.Stop()
+	case <-ctx.Done():
+		m.wait.Stop()
+		return false
+	}
+	return true
+}
+
+// poke nudges m out of awaitSend (at most one nudge is pending).
+func (m *fanMember) poke() {
+	select {
+	case m.nudge <- struct{}{}:
+	default:
 	}
 }
 
@@ -319,6 +362,7 @@ func (f *fanout) remove(m *fanMember, ended *gqlerror.Error) {
 	f.members--
 	m.stopDone()
 	close(m.queue)
+	m.poke()
 	f.budget.give(m.client, m.cost)
 	if m.conn != nil {
 		m.conn.subs.Add(-1)
@@ -445,6 +489,9 @@ func (g *fanGroup) deliver(d delivery, from *shape, views map[any]*graphql.Respo
 		md.payload = enc.of(md.resp)
 		select {
 		case m.queue <- md:
+			if len(m.queue) >= cap(m.queue)/2 {
+				m.poke()
+			}
 			i++
 		default:
 			g.f.remove(m, errSlowConsumer()) // removes members[i]

@@ -2,6 +2,7 @@ package livehttp
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
@@ -95,11 +96,13 @@ func (p payloads) of(resp *graphql.Response) []byte {
 
 // nextWriter writes a `next` message around an encoded payload. Between
 // hold and release, its writes may be gathered and sent together (on
-// release at the latest).
+// release at the latest). nextSend says when its connection's next send
+// may go (pace.go): what is written before then waits for it.
 type nextWriter interface {
 	writeNext(payload []byte) error
 	hold()
 	release() error
+	nextSend() time.Time
 }
 
 // memberWriter returns how a subscription of oc on c writes its shared
@@ -144,3 +147,5 @@ func (w *wsNextWriter) writeNext(payload []byte) error {
 func (w *wsNextWriter) hold() { w.conn.hold() }
 
 func (w *wsNextWriter) release() error { return w.conn.release() }
+
+func (w *wsNextWriter) nextSend() time.Time { return w.conn.nextSend() }

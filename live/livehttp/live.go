@@ -66,6 +66,11 @@ type Config struct {
 	// between this and 1.25 times this long (its write deadline is set
 	// again only when nearer than this: batch.go).
 	WriteTimeout time.Duration
+	// WriteInterval is the least time between two sends on one
+	// connection: events that come sooner leave together when it ends
+	// (pace.go). 0: every event at once (the serve command's default is
+	// DefaultLiveWriteInterval).
+	WriteInterval time.Duration
 	// SubscriptionBudget bounds the summed complexity of one client's
 	// active subscriptions (DefaultSubscriptionBudget when 0; negative: no
 	// bound; see budget.go).

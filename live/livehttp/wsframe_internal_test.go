@@ -14,7 +14,7 @@ import (
 // frames, in order, with headers for each payload length class.
 func TestBatchConnTextFramesGoBetweenLibraryFrames(t *testing.T) {
 	client, server := loopbackPair(t)
-	c := newBatchConn(server, time.Second)
+	c := newBatchConn(server, time.Second, 0)
 	long := []byte(strings.Repeat("y", 300))
 	libFrame := appendTextFrame(nil, long) // as the library would write it
 	huge := []byte(strings.Repeat("z", 70000))
