@@ -44,7 +44,7 @@ func (f *liveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.cfg.MaxInFlightPerClient, "live-max-inflight-client", livehttp.DefaultMaxInFlightPerClient, "most queries and mutations executing at once over all the websocket connections of one client")
 	fs.DurationVar(&f.cfg.KeepAlive, "live-keepalive", livehttp.DefaultKeepAlive, "websocket ping and SSE keep-alive comment interval")
 	fs.DurationVar(&f.cfg.WriteTimeout, "live-write-timeout", livehttp.DefaultLiveWriteTimeout, "close a live connection whose client accepts no data for this long")
-	fs.DurationVar(&f.cfg.WriteInterval, "live-write-interval", livehttp.DefaultLiveWriteInterval, "least time between two sends of subscription events on one connection; events that come sooner leave together when it ends (0: every event at once)")
+	fs.DurationVar(&f.cfg.WriteInterval, "live-write-interval", livehttp.DefaultLiveWriteInterval, "one send of subscription events per this interval on one connection, on average (up to four at once after a quiet spell); events that come sooner leave together when the next send is due (0: every event at once)")
 	fs.IntVar(&f.buffer, "live-buffer", live.DefaultBuffer, "events held per subscriber; a subscriber that falls further behind is ended with SLOW_CONSUMER")
 	fs.IntVar(&f.shards, "live-shards", DefaultLiveShards, "DynamoDB: change log partitions, by product (every instance on a table must use the same number)")
 	fs.DurationVar(&f.poll, "live-poll", live.DefaultPollInterval, "DynamoDB: how often an instance with subscribers reads the change log")

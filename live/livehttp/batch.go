@@ -65,9 +65,8 @@ func (w *batchingHijacker) Unwrap() http.ResponseWriter { return w.ResponseWrite
 // them in one call: a subscriber that writes several queued events does so
 // in one system call, with no added wait. No goroutine and no timer per
 // write while the client keeps up. Sends are paced (pace.go): one that
-// comes within the interval of the last waits for its end, and what is
-// queued meanwhile leaves with it; a full queue (maxPendingWrite) and
-// Close send at once.
+// finds no token waits for the next, and what is queued meanwhile leaves
+// with it; a full queue (maxPendingWrite) and Close send at once.
 //
 // Each send that waits for the socket has a deadline at least timeout away
 // (set again only when the one set is nearer: at most timeout + timeout/4

@@ -66,9 +66,9 @@ type Config struct {
 	// between this and 1.25 times this long (its write deadline is set
 	// again only when nearer than this: batch.go).
 	WriteTimeout time.Duration
-	// WriteInterval is the least time between two sends on one
-	// connection: events that come sooner leave together when it ends
-	// (pace.go). 0: every event at once (the serve command's default is
+	// WriteInterval paces the sends of one connection: one per interval
+	// on average, up to pacedBurst at once; events that come sooner leave
+	// together when the next send is due (pace.go). 0: every event at once (the serve command's default is
 	// DefaultLiveWriteInterval).
 	WriteInterval time.Duration
 	// SubscriptionBudget bounds the summed complexity of one client's

@@ -5,30 +5,36 @@ import "time"
 // DefaultLiveWriteInterval is Config.WriteInterval's default.
 const DefaultLiveWriteInterval = 100 * time.Millisecond
 
-// pacer spaces the sends of one live connection at least an interval
-// apart. A send that finds the connection quiet for the interval goes at
-// once; one that comes sooner waits for the interval's end, and what is
-// written meanwhile leaves with it, in one write. Most of a delivery's CPU
-// is the kernel's part of a send (the system call, TCP, the receiver's
-// wake-up), so a burst of events to a connection costs one send per
-// interval instead of one per event, and the CPU of a product's fan-out
-// is bounded by its subscribers and the interval, not by how fast its
-// comments are written. An event after a quiet spell is not delayed.
+// pacedBurst is how many sends a quiet connection makes at once before
+// the pacer spaces them: enough for the few subscriptions of one page that
+// an event reaches together.
+const pacedBurst = 4
+
+// pacer spaces the sends of one live connection: one per interval on
+// average, with up to pacedBurst at once from a quiet connection (the
+// generic cell rate algorithm: a token bucket kept as one time). A send
+// that finds a token goes at once; one that does not waits for the next,
+// and what is written meanwhile leaves with it, in one write. Most of a
+// delivery's CPU is the kernel's part of a send (the system call, TCP, the
+// receiver's wake-up), so a burst of events to a connection costs one
+// send per interval instead of one per event, and the CPU of a product's
+// fan-out is bounded by its subscribers and the interval, not by how fast
+// its comments are written. An event after a quiet spell is not delayed.
 // Interval 0: every send at once.
 //
 // A pacer is used under its connection's lock; the function its timer
 // calls takes that lock.
 type pacer struct {
 	interval time.Duration
-	last     time.Time   // the last paced send
-	timer    *time.Timer // calls flush when the interval ends
+	tat      time.Time   // when the bucket is full again (theoretical arrival time)
+	timer    *time.Timer // calls flush when the next token comes
 	armed    bool        // the timer is set
 	stopped  bool
 }
 
-// ready reports whether a send may go now (and counts it as the last).
-// When not, it sets the timer, once, to call flush when the interval
-// ends; flush takes the connection's lock and calls ready again.
+// ready reports whether a send may go now (and takes its token). When
+// not, it sets the timer, once, to call flush when the next token comes;
+// flush takes the connection's lock and calls ready again.
 func (p *pacer) ready(flush func()) bool {
 	if p.interval <= 0 {
 		return true
@@ -37,9 +43,9 @@ func (p *pacer) ready(flush func()) bool {
 		return false
 	}
 	now := time.Now()
-	wait := p.last.Add(p.interval).Sub(now)
+	wait := p.next().Sub(now)
 	if wait <= 0 {
-		p.last = now
+		p.tat = later(p.tat, now).Add(p.interval)
 		return true
 	}
 	p.armed = true
@@ -54,10 +60,17 @@ func (p *pacer) ready(flush func()) bool {
 // next returns when the next send may go: the zero time or a past one
 // for now.
 func (p *pacer) next() time.Time {
-	if p.interval <= 0 || p.stopped {
+	if p.interval <= 0 || p.stopped || p.tat.IsZero() {
 		return time.Time{}
 	}
-	return p.last.Add(p.interval)
+	return p.tat.Add(-(pacedBurst - 1) * p.interval)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // fired is the timer's first step, under the connection's lock: the
