@@ -30,7 +30,7 @@ const closeFlushTimeout = time.Second
 type batchingHijacker struct {
 	http.ResponseWriter
 	timeout  time.Duration
-	interval time.Duration // the least time between two sends (pacer)
+	interval time.Duration // paces the sends (pacer)
 	conn     *batchConn
 }
 
