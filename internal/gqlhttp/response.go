@@ -3,7 +3,6 @@ package gqlhttp
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -119,7 +118,16 @@ func appendPlain(b []byte, v any) ([]byte, bool) {
 			return append(b, "null"...), true
 		}
 		sep := byte('{')
-		for _, k := range slices.Sorted(maps.Keys(x)) {
+		// The names sorted, in an array on the stack for the few names
+		// of a reply's extensions (slices.Sorted(maps.Keys) grows a
+		// slice on the heap: 0.7% of a served page's CPU).
+		var room [8]string
+		keys := room[:0]
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
 			if !plainName(k) {
 				return b, false
 			}
