@@ -13,6 +13,8 @@ import (
 type Collectors struct {
 	itemsRead   *prometheus.CounterVec
 	requests    *prometheus.CounterVec
+	tableItems  tableSeries // itemsRead's series (tablecalls.go)
+	tableCalls  tableSeries // requests' series
 	gqlRequests *prometheus.CounterVec
 	gqlDuration *prometheus.HistogramVec
 	gqlErrors   *prometheus.CounterVec      // errors.go
@@ -43,6 +45,7 @@ func New(reg prometheus.Registerer) *Collectors {
 		caches:    newCaches(),
 		dynamo:    newDynamoCollectors(),
 	}
+	c.tableItems.vec, c.tableCalls.vec = c.itemsRead, c.requests
 	c.ops.evicted = func(op string) {
 		c.gqlRequests.DeleteLabelValues(op)
 		c.gqlDuration.DeleteLabelValues(op)
@@ -82,9 +85,9 @@ func (c *Collectors) Account(call table.Call) {
 	if index == "" {
 		index = "table"
 	}
-	c.requests.WithLabelValues(call.Op, index).Inc()
+	c.tableCalls.counter(call.Op, index).Inc()
 	if call.Items > 0 {
-		c.itemsRead.WithLabelValues(call.Op, index).Add(float64(call.Items))
+		c.tableItems.counter(call.Op, index).Add(float64(call.Items))
 	}
 }
 

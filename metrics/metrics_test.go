@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/acme/comments-gateway/store/table"
 )
@@ -30,11 +29,7 @@ func TestAccountLabelsByOpAndIndex(t *testing.T) {
 		{c.itemsRead, "get", "table", 0},
 		{c.requests, "write", "table", 1},
 	} {
-		var m dto.Metric
-		if err := tc.counter.WithLabelValues(tc.op, tc.index).Write(&m); err != nil {
-			t.Fatal(err)
-		}
-		if got := m.GetCounter().GetValue(); got != tc.want {
+		if got := counterValue(t, tc.counter, tc.op, tc.index); got != tc.want {
 			t.Errorf("{op=%q,index=%q} = %v, want %v", tc.op, tc.index, got, tc.want)
 		}
 	}
