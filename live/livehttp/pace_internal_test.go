@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,14 +16,14 @@ import (
 // up to pacedBurst of them; the writes that follow wait, and leave
 // together when the next send is due (never sooner than an interval
 // after the first), or at once when the queue is full or the connection
-// closes.
+// closes. (Counts are asserted with an interval of an hour only: a
+// machine that pauses a test for a short interval would make them
+// wrong.)
 func TestBatchConnPacesSends(t *testing.T) {
-	t.Run("held for the interval, then together", func(t *testing.T) {
-		const interval = 50 * time.Millisecond
+	t.Run("held while the interval runs", func(t *testing.T) {
 		client, server := loopbackPair(t)
 		cc := &countingConn{Conn: server}
-		c := newBatchConn(cc, time.Second, interval)
-		start := time.Now()
+		c := newBatchConn(cc, time.Second, time.Hour)
 		want := burst(t, c) + "one;two;three;"
 		for _, m := range []string{"one;", "two;", "three;"} {
 			if _, err := c.Write([]byte(m)); err != nil {
@@ -32,17 +33,36 @@ func TestBatchConnPacesSends(t *testing.T) {
 		if n := cc.writes.Load(); n != pacedBurst {
 			t.Fatalf("%d sends right after the burst and three more writes, want %d (the burst's)", n, pacedBurst)
 		}
-		got := make([]byte, len(want))
-		if _, err := io.ReadFull(client, got); err != nil || string(got) != want {
-			t.Fatalf("the peer got %q (%v), want %q", got, err, want)
-		}
-		if since := time.Since(start); since < interval {
-			t.Errorf("the paced writes arrived %v after the first, before the %v interval ended", since, interval)
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
 		}
 		if n := cc.writes.Load(); n != pacedBurst+1 {
-			t.Errorf("%d sends, want %d (the burst's, then the three paced together)", n, pacedBurst+1)
+			t.Errorf("%d sends, want %d (the burst's, then the three held, together at Close)", n, pacedBurst+1)
 		}
-		c.Close()
+		if got, err := io.ReadAll(client); err != nil || string(got) != want {
+			t.Errorf("the peer got %q (%v), want %q", got, err, want)
+		}
+	})
+	t.Run("sent when due, never sooner", func(t *testing.T) {
+		const interval = 50 * time.Millisecond
+		client, server := loopbackPair(t)
+		c := newBatchConn(server, time.Second, interval)
+		defer c.Close()
+		start := time.Now()
+		want := burst(t, c) + "one;two;three;"
+		for _, m := range []string{"one;", "two;", "three;"} {
+			if _, err := c.Write([]byte(m)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = client.SetReadDeadline(time.Now().Add(10 * time.Second))
+		got := make([]byte, len(want))
+		if _, err := io.ReadFull(client, got); err != nil || string(got) != want {
+			t.Fatalf("the peer got %q (%v), want %q without a Close", got, err, want)
+		}
+		if since := time.Since(start); since < interval {
+			t.Errorf("the writes after the burst arrived %v after the first, before the %v interval ended", since, interval)
+		}
 	})
 	t.Run("a full queue and Close go at once", func(t *testing.T) {
 		client, server := loopbackPair(t)
@@ -98,31 +118,43 @@ func (w *flushCounter) Flush() { w.flushes.Add(1); w.ResponseRecorder.Flush() }
 // a websocket's are sent: a burst at once, those that follow together
 // when the next flush is due; after stop, nothing is flushed.
 func TestSSEWriterPacesFlushes(t *testing.T) {
-	rec := &flushCounter{ResponseRecorder: httptest.NewRecorder()}
-	w := &sseWriter{ResponseWriter: rec, rc: http.NewResponseController(rec), timeout: time.Second, pace: pacer{interval: 30 * time.Millisecond}}
 	const events = pacedBurst + 2
-	for i := range events {
-		if err := w.writeNext([]byte(fmt.Sprintf(`{"data":%d}`, i))); err != nil {
-			t.Fatal(err)
+	newWriter := func(interval time.Duration) (*sseWriter, *flushCounter) {
+		rec := &flushCounter{ResponseRecorder: httptest.NewRecorder()}
+		return &sseWriter{ResponseWriter: rec, rc: http.NewResponseController(rec), timeout: time.Second, pace: pacer{interval: interval}}, rec
+	}
+	writeAll := func(t *testing.T, w *sseWriter) {
+		for i := range events {
+			if err := w.writeNext([]byte(fmt.Sprintf(`{"data":%d}`, i))); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	if n := rec.flushes.Load(); n != pacedBurst {
-		t.Fatalf("%d flushes right after %d events, want %d (the burst)", n, events, pacedBurst)
-	}
-	waitFor(t, func() bool { return rec.flushes.Load() == pacedBurst+1 })
-	w.stop()
-	if err := w.writeNext([]byte(`{"data":4}`)); err == nil {
-		t.Error("an event written after stop")
-	}
-	time.Sleep(60 * time.Millisecond)
-	if n := rec.flushes.Load(); n != pacedBurst+1 {
-		t.Errorf("%d flushes after stop, want still %d", n, pacedBurst+1)
-	}
-	w.mu.Lock() // the recorder is not safe for concurrent use
-	defer w.mu.Unlock()
-	if got := rec.Body.String(); bytes.Count([]byte(got), []byte("event: next")) != events {
-		t.Errorf("body %q, want the %d events", got, events)
-	}
+	t.Run("held while the interval runs", func(t *testing.T) {
+		w, rec := newWriter(time.Hour)
+		writeAll(t, w)
+		if n := rec.flushes.Load(); n != pacedBurst {
+			t.Fatalf("%d flushes right after %d events, want %d (the burst)", n, events, pacedBurst)
+		}
+		w.stop()
+		if err := w.writeNext([]byte(`{"data":"late"}`)); err == nil {
+			t.Error("an event written after stop")
+		}
+		if got := rec.Body.String(); strings.Count(got, "event: next") != events {
+			t.Errorf("body %q, want the %d events (the server flushes the rest when the handler returns)", got, events)
+		}
+	})
+	t.Run("flushed when due, nothing after stop", func(t *testing.T) {
+		w, rec := newWriter(30 * time.Millisecond)
+		writeAll(t, w)
+		waitFor(t, func() bool { return rec.flushes.Load() > pacedBurst })
+		w.stop()
+		n := rec.flushes.Load()
+		time.Sleep(60 * time.Millisecond)
+		if m := rec.flushes.Load(); m != n {
+			t.Errorf("%d flushes after stop, want none", m-n)
+		}
+	})
 }
 
 // TestPacerBurstThenInterval: a quiet pacer lets pacedBurst sends go at
