@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +20,8 @@ type recordingWriter struct {
 	mu       sync.Mutex
 	calls    []string
 	released chan struct{}
-	sendAt   time.Time // what nextSend returns
+	sendAt   time.Time    // what nextSend returns
+	asked    atomic.Int32 // nextSend calls: the member is about to wait
 }
 
 func (w *recordingWriter) writeNext(payload []byte) error {
@@ -35,7 +37,10 @@ func (w *recordingWriter) release() error {
 	return nil
 }
 
-func (w *recordingWriter) nextSend() time.Time { return w.sendAt }
+func (w *recordingWriter) nextSend() time.Time {
+	w.asked.Add(1)
+	return w.sendAt
+}
 
 func (w *recordingWriter) record(call string) {
 	w.mu.Lock()
@@ -109,7 +114,7 @@ func TestMemberAwaitsPacedSend(t *testing.T) {
 	}
 	written := func() string { return strings.NewReplacer(`{"data":"`, "", `"}`, "").Replace(w.written()) }
 	send("e0")
-	waitFor(t, func() bool { return written() == "e0" })
+	waitFor(t, func() bool { return written() == "e0" && w.asked.Load() == 1 }) // e0 written, the member waiting
 	send("e1")
 	time.Sleep(50 * time.Millisecond) // time enough to take e1, were it not waiting
 	if got := written(); got != "e0" {
