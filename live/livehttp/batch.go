@@ -106,7 +106,7 @@ func newBatchConn(conn net.Conn, timeout, interval time.Duration) *batchConn {
 func (c *batchConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for c.err == nil && c.sending && len(c.pending) > 0 && len(c.pending)+len(p) > maxPendingWrite {
+	for c.mustWait(len(p)) {
 		c.cond.Wait()
 	}
 	if c.err != nil {
@@ -130,7 +130,7 @@ func (c *batchConn) writeText(msg []byte) (sent bool, err error) {
 	if !c.lib.between() || c.lib.closed {
 		return false, nil
 	}
-	for c.err == nil && c.sending && len(c.pending) > 0 && len(c.pending)+len(msg) > maxPendingWrite {
+	for c.mustWait(len(msg)) {
 		c.cond.Wait()
 		if !c.lib.between() || c.lib.closed {
 			return false, nil
@@ -142,6 +142,12 @@ func (c *batchConn) writeText(msg []byte) (sent bool, err error) {
 	c.pending = appendTextFrame(c.pending, msg)
 	c.sendOrQueue()
 	return true, c.err
+}
+
+// mustWait reports whether a write of n bytes waits for the sender: one
+// is sending, and n more would queue over maxPendingWrite; c.mu is held.
+func (c *batchConn) mustWait(n int) bool {
+	return c.err == nil && c.sending && len(c.pending) > 0 && len(c.pending)+n > maxPendingWrite
 }
 
 // sendOrQueue sends what is queued unless another writer is sending or

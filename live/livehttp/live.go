@@ -68,8 +68,8 @@ type Config struct {
 	WriteTimeout time.Duration
 	// WriteInterval paces the sends of one connection: one per interval
 	// on average, up to pacedBurst at once; events that come sooner leave
-	// together when the next send is due (pace.go). 0: every event at once (the serve command's default is
-	// DefaultLiveWriteInterval).
+	// together when the next send is due (pace.go). 0: every event at
+	// once (the serve command's default is DefaultLiveWriteInterval).
 	WriteInterval time.Duration
 	// SubscriptionBudget bounds the summed complexity of one client's
 	// active subscriptions (DefaultSubscriptionBudget when 0; negative: no

@@ -60,7 +60,7 @@ func (p *pacer) ready(flush func()) bool {
 // next returns when the next send may go: the zero time or a past one
 // for now.
 func (p *pacer) next() time.Time {
-	if p.interval <= 0 || p.stopped || p.tat.IsZero() {
+	if p.interval <= 0 || p.stopped {
 		return time.Time{}
 	}
 	return p.tat.Add(-(pacedBurst - 1) * p.interval)
