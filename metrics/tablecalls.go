@@ -24,33 +24,28 @@ type tableSeries struct {
 // counter returns the series of op and index.
 func (s *tableSeries) counter(op, index string) prometheus.Counter {
 	key := [2]string{op, index}
-	if m := s.m.Load(); m != nil {
-		if c, ok := (*m)[key]; ok {
-			return c
-		}
+	if c, ok := s.lookup(key); ok {
+		return c
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := s.m.Load()
-	if old != nil {
-		if c, ok := (*old)[key]; ok {
-			return c
-		}
+	if c, ok := s.lookup(key); ok { // made while this call waited
+		return c
 	}
-	m := maps.Clone(derefOrNil(old))
-	if m == nil {
-		m = map[[2]string]prometheus.Counter{}
+	m := map[[2]string]prometheus.Counter{key: s.vec.WithLabelValues(op, index)}
+	if old := s.m.Load(); old != nil {
+		maps.Copy(m, *old)
 	}
-	c := s.vec.WithLabelValues(op, index)
-	m[key] = c
 	s.m.Store(&m)
-	return c
+	return m[key]
 }
 
-// derefOrNil is *m, or nil for a nil m.
-func derefOrNil(m *map[[2]string]prometheus.Counter) map[[2]string]prometheus.Counter {
+// lookup returns the series of key, if made.
+func (s *tableSeries) lookup(key [2]string) (prometheus.Counter, bool) {
+	m := s.m.Load()
 	if m == nil {
-		return nil
+		return nil, false
 	}
-	return *m
+	c, ok := (*m)[key]
+	return c, ok
 }
