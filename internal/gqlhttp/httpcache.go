@@ -169,8 +169,7 @@ func (c *Cache) run(w http.ResponseWriter, r *http.Request, next http.Handler, a
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Add("Vary", varyHeaders)
 		w.WriteHeader(buf.status)
-		defer holdWrites(r.Context(), buf.body.Len())()
-		_, _ = w.Write(buf.body.Bytes())
+		writeWhole(r.Context(), w, buf.body.Bytes())
 		return nil, 0
 	}
 	p := out.policy
@@ -201,8 +200,7 @@ func writeValidated(w http.ResponseWriter, r *http.Request, cacheControl, etag s
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
-	defer holdWrites(r.Context(), len(body))()
-	_, _ = w.Write(body)
+	writeWhole(r.Context(), w, body)
 }
 
 // strongETag is a strong entity tag of body: its SHA-256, base64url, quoted.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"sync"
 	"syscall"
 )
@@ -15,7 +16,7 @@ import (
 // body, each a system call and, on a loopback or a LAN, a segment of its
 // own. A server whose listener is a ReplyListener, with ReplyConnContext
 // as its ConnContext, lets the edge hold a connection's writes while it
-// writes a whole reply body (holdWrites) and send them in one call.
+// writes a whole reply body (writeWhole) and send them in one call.
 // Nothing else changes: a connection's other writes (streams, websockets
 // after the upgrade, files) pass straight through.
 
@@ -51,9 +52,7 @@ func (l replyListener) Accept() (net.Conn, error) {
 
 // newReplyConn wraps c.
 func newReplyConn(c net.Conn) *replyConn {
-	rc := &replyConn{Conn: c}
-	rc.releaseFunc = rc.release
-	return rc
+	return &replyConn{Conn: c}
 }
 
 // replyConn is a connection whose writes can be held (hold) and then sent
@@ -63,32 +62,44 @@ type replyConn struct {
 	mu   sync.Mutex
 	held *[]byte // nil unless holding
 	err  error
-	// releaseFunc is release as a func value, made once per connection
-	// rather than once per reply.
-	releaseFunc func()
 }
-
-// noRelease is holdWrites' release when it holds nothing.
-func noRelease() {}
 
 var heldBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-// holdWrites holds the writes of ctx's connection, when it has one, until
-// the function it returns is called: the n bytes of a reply body written
-// in one w.Write between the two leave with their headers in one write
-// call. Call it only around a write of a whole body, never across a
-// stream's flushes.
-func holdWrites(ctx context.Context, n int) (release func()) {
+// writeWhole writes body, a whole reply body, to w: when ctx's connection
+// can hold its writes (ReplyConnContext) and body is at most maxHeld, the
+// body leaves with its headers in one write call. Write the headers (the
+// status, Content-Length) first; never use it for a stream's parts.
+//
+// net/http's 4 KB buffer sends what fills it as it fills and keeps the
+// rest until the handler returns: the connection holds what the buffer
+// sends, the buffer is flushed into the held bytes (through w's wrappers,
+// by http.ResponseController), and both leave together. (Without the
+// flush a body of 4 to 8 KB, a typical page, left in two calls: the held
+// part, then the rest when net/http finished the request.) A body being
+// encoded (Content-Encoding set) is not flushed: the compressor outside
+// writes it when the handler returns, and a flush would end its stream's
+// block early, one more call.
+func writeWhole(ctx context.Context, w http.ResponseWriter, body []byte) {
 	c, _ := ctx.Value(replyConnKey{}).(*replyConn)
-	if c == nil || n > maxHeld {
-		return noRelease
+	if c == nil || len(body) > maxHeld {
+		_, _ = w.Write(body)
+		return
 	}
+	c.hold()
+	defer c.release()
+	if _, err := w.Write(body); err == nil && w.Header().Get("Content-Encoding") == "" {
+		_ = http.NewResponseController(w).Flush()
+	}
+}
+
+// hold starts holding the connection's writes.
+func (c *replyConn) hold() {
 	c.mu.Lock()
 	if c.held == nil {
 		c.held = heldBuffers.Get().(*[]byte)
 	}
 	c.mu.Unlock()
-	return c.releaseFunc
 }
 
 // release sends what was held, in one write call.

@@ -6,11 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -69,20 +72,22 @@ func serveCounting(t testing.TB, h http.Handler, reply bool) (url string, writes
 	return "http://" + ln.Addr().String(), writes
 }
 
-// TestReplyInOneWrite: over a ReplyListener a 9 KB reply leaves in one
-// write call (two without it: net/http's 4 KB buffer), on one kept-alive
-// connection, the bytes unchanged; a file is still sent whole, and a
-// stream's flushed parts still leave as they are flushed.
+// TestReplyInOneWrite: over a ReplyListener a reply leaves in one write
+// call whatever its size up to maxHeld (without it, net/http sends what
+// passes its 4 KB buffer in two: 6 KB, a typical page, as well as 9 KB),
+// on one kept-alive connection, the bytes unchanged; a file is still sent
+// whole, and a stream's flushed parts still leave as they are flushed.
 func TestReplyInOneWrite(t *testing.T) {
-	data, _ := json.Marshal(map[string]string{"page": strings.Repeat("comment ", 1150)})
-	want, _ := json.Marshal(map[string]json.RawMessage{"data": data})
+	sizes := []int{1 << 10, 6 << 10, 9 << 10, 40 << 10} // of the reply's data
+	without := []int64{1, 2, 2, 2}                      // write calls without a ReplyListener
 	file := filepath.Join(t.TempDir(), "f.txt")
 	if err := os.WriteFile(file, bytes.Repeat([]byte("file "), 20_000), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/reply", func(w http.ResponseWriter, r *http.Request) {
-		writeResponse(r.Context(), w, &graphql.Response{Data: data})
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		writeResponse(r.Context(), w, &graphql.Response{Data: pageOf(n)})
 	})
 	mux.HandleFunc("/file", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, file) })
 	mux.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) {
@@ -93,19 +98,27 @@ func TestReplyInOneWrite(t *testing.T) {
 	for _, reply := range []bool{false, true} {
 		url, writes := serveCounting(t, mux, reply)
 		client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}, Timeout: 10 * time.Second}
-		for range 3 {
-			resp, err := client.Get(url + "/reply")
-			if err != nil {
-				t.Fatal(err)
+		for i, n := range sizes {
+			want, _ := json.Marshal(map[string]json.RawMessage{"data": pageOf(n)})
+			before := writes.Load()
+			for range 3 {
+				resp, err := client.Get(fmt.Sprintf("%s/reply?n=%d", url, n))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if !bytes.Equal(got, want) {
+					t.Fatalf("%d-byte data: reply %d bytes, want %d", n, len(got), len(want))
+				}
 			}
-			got, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if !bytes.Equal(got, want) {
-				t.Fatalf("reply %d bytes, want %d", len(got), len(want))
+			perReply := without[i]
+			if reply {
+				perReply = 1
 			}
-		}
-		if n, perReply := writes.Load(), map[bool]int64{false: 2, true: 1}[reply]; n != 3*perReply {
-			t.Errorf("reply listener %v: %d write calls for 3 replies, want %d", reply, n, 3*perReply)
+			if got := writes.Load() - before; got != 3*perReply {
+				t.Errorf("reply listener %v, %d-byte data: %d write calls for 3 replies, want %d", reply, n, got, 3*perReply)
+			}
 		}
 		resp, err := client.Get(url + "/file")
 		if err != nil {
@@ -131,18 +144,23 @@ func TestReplyInOneWrite(t *testing.T) {
 	}
 }
 
+// pageOf is a reply's data of n bytes.
+func pageOf(n int) json.RawMessage {
+	data, _ := json.Marshal(map[string]string{"page": strings.Repeat("c", n-len(`{"page":""}`))})
+	return data
+}
+
 // TestReplyWriteError: a held reply that fails to leave fails every later
 // write of the connection, so that net/http closes it.
 func TestReplyWriteError(t *testing.T) {
 	a, b := net.Pipe()
 	b.Close()
 	c := newReplyConn(a)
-	ctx := context.WithValue(context.Background(), replyConnKey{}, c)
-	release := holdWrites(ctx, 5)
+	c.hold()
 	if n, err := c.Write([]byte("hello")); n != 5 || err != nil {
 		t.Fatalf("held write: %d, %v", n, err)
 	}
-	release()
+	c.release()
 	if _, err := c.Write([]byte("x")); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("write after a failed release: %v, want %v", err, io.ErrClosedPipe)
 	}
@@ -178,5 +196,39 @@ func BenchmarkReplyWrite(b *testing.B) {
 			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(writes.Load())/float64(b.N), "writes/op")
 		})
+	}
+}
+
+// flushCounter counts the flushes it is asked for.
+type flushCounter struct {
+	http.ResponseWriter
+	flushes int
+}
+
+func (w *flushCounter) Flush() { w.flushes++ }
+
+// encodingWriter stands for a compressor outside the edge: it marks the
+// reply as encoded on its first write.
+type encodingWriter struct{ *flushCounter }
+
+func (w encodingWriter) Write(p []byte) (int, error) {
+	w.Header().Set("Content-Encoding", "gzip")
+	return w.ResponseWriter.Write(p)
+}
+
+// TestWriteWholeLeavesEncodedBodiesToTheEncoder: a body being encoded is
+// not flushed (the compressor writes it when the handler returns; a flush
+// would end its block early); a plain one is, into the held bytes.
+func TestWriteWholeLeavesEncodedBodiesToTheEncoder(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	go func() { _, _ = io.Copy(io.Discard, b) }()
+	ctx := context.WithValue(context.Background(), replyConnKey{}, newReplyConn(a))
+	encoded := encodingWriter{&flushCounter{ResponseWriter: httptest.NewRecorder()}}
+	writeWhole(ctx, encoded, []byte("page"))
+	plain := &flushCounter{ResponseWriter: httptest.NewRecorder()}
+	writeWhole(ctx, plain, []byte("page"))
+	if encoded.flushes != 0 || plain.flushes != 1 {
+		t.Errorf("flushes: encoded %d, want 0; plain %d, want 1", encoded.flushes, plain.flushes)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // is application/json, never HTML.) The data is written where it is, between
 // the few bytes before and after it, not copied into a body of its own
 // first: the copy was the reply's largest allocation. The body leaves in
-// one write call where the server allows it (holdWrites).
+// one write call where the server allows it (writeWhole).
 func writeResponse(ctx context.Context, w http.ResponseWriter, resp *graphql.Response) {
 	if resp == nil || len(resp.Data) == 0 || resp.Label != "" || len(resp.Path) > 0 || resp.HasNext != nil {
 		writeJSON(w, resp) // no data, or an incremental part: the general path
@@ -60,7 +60,7 @@ func writeResponse(ctx context.Context, w http.ResponseWriter, resp *graphql.Res
 var closeObject = []byte("}")
 
 // writeParts writes a whole reply body made of parts in one Write with
-// its Content-Length (see writeBody): straight into the body the cache
+// its Content-Length (see writeWhole): straight into the body the cache
 // buffers (bufferedResponse), sized once, else joined in a pooled buffer.
 // (Writing the parts in turn to net/http's writer would leave the last
 // ones in its buffer until the handler returns, a write call of their
@@ -82,9 +82,8 @@ func writeParts(ctx context.Context, w http.ResponseWriter, parts ...[]byte) {
 	for _, p := range parts {
 		*buf = append(*buf, p...)
 	}
-	release := holdWrites(ctx, n)
-	writeBody(w, *buf)
-	release()
+	w.Header().Set("Content-Length", strconv.Itoa(n))
+	writeWhole(ctx, w, *buf)
 	if cap(*buf) <= maxPooledBody {
 		*buf = (*buf)[:0]
 		joinedBodies.Put(buf)
