@@ -166,36 +166,40 @@ func TestReplyWriteError(t *testing.T) {
 	}
 }
 
-// BenchmarkReplyWrite serves a 9 KB reply over loopback, kept alive, to
-// one client in the same process, with and without a ReplyListener:
-// cpu-ns/op is the process's CPU (server and client) a reply.
+// BenchmarkReplyWrite serves a reply of 6 KB (a page of short comments)
+// and one of 9 KB over loopback, kept alive, to one client in the same
+// process, with and without a ReplyListener: cpu-ns/op is the process's
+// CPU (server and client) a reply.
 //
 //	go test -run '^$' -bench ReplyWrite -count 5 ./internal/gqlhttp/
 func BenchmarkReplyWrite(b *testing.B) {
-	data, _ := json.Marshal(map[string]string{"page": strings.Repeat("comment ", 1150)})
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeResponse(r.Context(), w, &graphql.Response{Data: data})
-	})
-	for _, reply := range []bool{false, true} {
-		b.Run(map[bool]string{false: "net-http", true: "reply-listener"}[reply], func(b *testing.B) {
-			url, writes := serveCounting(b, h, reply)
-			client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
-			var ru0, ru1 syscall.Rusage
-			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
-			writes.Store(0)
-			for b.Loop() {
-				resp, err := client.Get(url)
-				if err != nil {
-					b.Fatal(err)
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-			cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
-			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
-			b.ReportMetric(float64(writes.Load())/float64(b.N), "writes/op")
+	for _, size := range []int{6 << 10, 9 << 10} {
+		data := pageOf(size)
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			writeResponse(r.Context(), w, &graphql.Response{Data: data})
 		})
+		for _, reply := range []bool{false, true} {
+			name := fmt.Sprintf("%dKB/%s", size>>10, map[bool]string{false: "net-http", true: "reply-listener"}[reply])
+			b.Run(name, func(b *testing.B) {
+				url, writes := serveCounting(b, h, reply)
+				client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+				var ru0, ru1 syscall.Rusage
+				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+				writes.Store(0)
+				for b.Loop() {
+					resp, err := client.Get(url)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+				cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
+				b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(writes.Load())/float64(b.N), "writes/op")
+			})
+		}
 	}
 }
 
