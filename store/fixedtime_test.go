@@ -29,13 +29,36 @@ func TestFixedTime(t *testing.T) {
 			t.Fatalf("parseTime(%q) = %v, %v", want, got, err)
 		}
 	}
-	for _, bad := range []string{"2025-13-01T00:00:00.000000000Z", "2025-02-29T00:00:00.000000000Z", "2025-01-01T24:00:00.000000000Z",
+	// The edges of the calendar: year 0 (a leap year), the leap days of
+	// 1900 (none), 2000 and 2024, the ends of months, 9999.
+	for _, s := range []string{"0000-01-01T00:00:00.000000000Z", "0000-02-29T23:59:59.999999999Z", "0000-03-01T00:00:00.000000000Z",
+		"0001-01-01T00:00:00.000000000Z", "1899-12-31T23:59:59.000000001Z", "1900-02-28T12:00:00.000000000Z", "1969-12-31T23:59:59.999999999Z",
+		"1970-01-01T00:00:00.000000000Z", "2000-02-29T00:00:00.000000000Z", "2024-02-29T08:30:00.500000000Z", "2025-04-30T00:00:00.000000000Z",
+		"2025-12-31T23:59:59.999999999Z", "9999-12-31T23:59:59.999999999Z"} {
+		want, err := time.Parse(table.TimeLayout, s)
+		if secs, nanos, ok := table.ParseFixedTime(s); err != nil || !ok || secs != want.Unix() || nanos != int64(want.Nanosecond()) {
+			t.Errorf("ParseFixedTime(%q) = %d, %d, %v; package time: %d, %d (%v)", s, secs, nanos, ok, want.Unix(), want.Nanosecond(), err)
+		}
+	}
+	for _, bad := range []string{"2025-13-01T00:00:00.000000000Z", "2025-02-29T00:00:00.000000000Z", "1900-02-29T00:00:00.000000000Z",
+		"2025-04-31T00:00:00.000000000Z", "2025-00-10T00:00:00.000000000Z", "2025-01-00T00:00:00.000000000Z", "2025-01-01T24:00:00.000000000Z",
 		"2025-01-01T00:60:00.000000000Z", "2025-01-01T00:00:60.000000000Z", "2025-01-01T00:00:00.00000000xZ", "+025-01-01T00:00:00.000000000Z"} {
 		if _, _, ok := table.ParseFixedTime(bad); ok {
 			t.Errorf("ParseFixedTime(%q) accepted it", bad)
 		}
 		if _, err := parseTime(bad); err == nil {
 			t.Errorf("parseTime(%q) accepted it", bad)
+		}
+	}
+}
+
+// BenchmarkParseFixedTime parses a createdAt, as every comment read does.
+//
+//	go test -run '^$' -bench ParseFixedTime ./store/
+func BenchmarkParseFixedTime(b *testing.B) {
+	for b.Loop() {
+		if _, _, ok := table.ParseFixedTime("2025-12-31T23:59:49.415000000Z"); !ok {
+			b.Fatal("refused")
 		}
 	}
 }

@@ -19,30 +19,65 @@ func ParseFixedTime(s string) (int64, int64, bool) {
 		s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
 		return 0, 0, false
 	}
-	num := func(i, j int) (int, bool) {
-		n := 0
-		for ; i < j; i++ {
-			if s[i] < '0' || s[i] > '9' {
-				return 0, false
-			}
-			n = n*10 + int(s[i]-'0')
-		}
-		return n, true
-	}
-	var f [7]int
-	for k, r := range [7][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}, {20, 29}} {
-		n, ok := num(r[0], r[1])
-		if !ok {
-			return 0, 0, false
-		}
-		f[k] = n
-	}
-	t := time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], f[6], time.UTC)
-	// time.Date normalises out-of-range fields: only a valid time survives.
-	if t.Year() != f[0] || int(t.Month()) != f[1] || t.Day() != f[2] || t.Hour() != f[3] || t.Minute() != f[4] || t.Second() != f[5] {
+	y, ok1 := fixedDigits(s[0:4])
+	mo, ok2 := fixedDigits(s[5:7])
+	d, ok3 := fixedDigits(s[8:10])
+	h, ok4 := fixedDigits(s[11:13])
+	mi, ok5 := fixedDigits(s[14:16])
+	sec, ok6 := fixedDigits(s[17:19])
+	nanos, ok7 := fixedDigits(s[20:29])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) ||
+		mo < 1 || mo > 12 || d < 1 || d > daysIn(mo, y) || h > 23 || mi > 59 || sec > 59 {
 		return 0, 0, false
 	}
-	return t.Unix(), int64(f[6]), true
+	return daysSinceEpoch(y, mo, d)*86400 + h*3600 + mi*60 + sec, nanos, true
+}
+
+// fixedDigits returns the number s spells in decimal digits only.
+func fixedDigits(s string) (int64, bool) {
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c)
+	}
+	return n, true
+}
+
+// daysIn returns the days of month mo (1–12) of year y, proleptic
+// Gregorian.
+func daysIn(mo, y int64) int64 {
+	switch mo {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysSinceEpoch returns the days from 1970-01-01 to y-mo-d (a valid date
+// of year 0–9999), by the civil-from-days algorithm read backwards
+// (Howard Hinnant, "chrono-Compatible Low-Level Date Algorithms"): the
+// year counted from March, so that the leap day ends it, in eras of 400
+// years.
+func daysSinceEpoch(y, mo, d int64) int64 {
+	if mo <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400                     // [0, 399]
+	doy := (153*((mo+9)%12)+2)/5 + d - 1   // [0, 365], from March 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy // [0, 146096]
+	return era*146097 + doe - 719468       // 719468: 0000-03-01 to 1970-01-01
 }
 
 // FormatFixedTime formats a time given as seconds and nanoseconds since
