@@ -35,5 +35,11 @@
 // that run (PostgreSQL's backends are children of the postmaster), divided
 // by the requests answered.
 //
+// The summary gives two views of the rounds: the ratio of each system's
+// median, and each round's own ratio (the two systems' runs of a round
+// next to each other in time) as a median and a range. On a shared box
+// the peer's CPU a request can move by half between runs; the range says
+// how far a single round can be trusted.
+//
 // It only targets loopback addresses. Not part of the tests.
 package main

@@ -165,6 +165,36 @@ func summarize(out io.Writer, scs []*scenario, res results, gwName, pgName strin
 			sc.name, gwRate, pgRate, gwRate/pgRate, gwCPU, pgCPU, pgCPU/gwCPU, client, errs, slow)
 	}
 	fmt.Fprintf(out, "(PG'ile: %s; client ms/req: the load generator's own CPU per request, on the gateway/on PostGraphile)\n", pgName)
+	fmt.Fprintf(out, "\nratios round by round (the two systems' runs of one round are minutes apart at most):\n%-40s %-28s %s\n",
+		"scenario", "req/s ratio: median (range)", "CPU ratio: median (range)")
+	for _, sc := range scs {
+		gw, pg := res[sc.name][gwName], res[sc.name][pgName]
+		rate := roundRatios(pg, gw, result.reqPerSec)
+		cpu := roundRatios(gw, pg, result.cpuMsPerReq)
+		fmt.Fprintf(out, "%-40s %-28s %s\n", sc.name, spread(rate), spread(cpu))
+	}
+}
+
+// roundRatios are, round by round, num's figure over den's: the gateway's
+// req/s over the peer's, or the peer's CPU a request over the gateway's
+// (so that both read "times better"). A round either system did not
+// answer in is left out.
+func roundRatios(den, num []result, f func(result) float64) []float64 {
+	var rs []float64
+	for i := range min(len(den), len(num)) {
+		if d, n := f(den[i]), f(num[i]); d > 0 && n > 0 {
+			rs = append(rs, n/d)
+		}
+	}
+	return rs
+}
+
+// spread writes ratios as their median and range.
+func spread(rs []float64) string {
+	if len(rs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f× (%.2f–%.2f×)", median(rs), slices.Min(rs), slices.Max(rs))
 }
 
 func medianOf(rs []result, f func(result) float64) float64 {
