@@ -2,7 +2,7 @@
 # Side-by-side load comparison of the gateway and PostGraphile (issues 15
 # and 26). Not part of the tests; run it when asked:
 #
-#   ./scripts/bench-postgraphile.sh            # 1,000,001 comments, 15 s, 3 rounds, PostGraphile 5
+#   ./scripts/bench-postgraphile.sh            # 1,000,001 comments, 10 s, 5 rounds, PostGraphile 5
 #   COMMENTS=200000 DURATION=5s ROUNDS=2 ./scripts/bench-postgraphile.sh
 #   PEER=both TOTAL=false ./scripts/bench-postgraphile.sh  # against 5, then against 4
 #   WRK=1 SCENARIO=walk ./scripts/bench-postgraphile.sh   # one scenario, Go client then wrk
@@ -32,7 +32,9 @@
 # in ROUNDS alternating rounds of DURATION each, CONCURRENCY clients, checking
 # the ids of every page against the ids both returned on a walk made first.
 # It prints req/s, CPU ms per request (from /proc: the gateway's process; the
-# node process plus every PostgreSQL process) and their ratios, and the load
+# node process plus every PostgreSQL process) and their ratios (of the
+# medians, and each round's own: median and range; more rounds, shorter,
+# follow a drifting box better than a few long ones), and the load
 # generator's own CPU ms per request (/proc/self), so that a reader sees what
 # the client costs. The client replays request bodies encoded once, reuses
 # its buffers, and checks each reply by its bytes against the reply recorded
@@ -62,7 +64,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 comments=${COMMENTS:-1000001} products=${PRODUCTS:-200}
-duration=${DURATION:-15s} rounds=${ROUNDS:-3} conc=${CONCURRENCY:-8}
+duration=${DURATION:-10s} rounds=${ROUNDS:-5} conc=${CONCURRENCY:-8}
 depth=${DEPTH:-10000} walk=${WALK:-600} scenario=${SCENARIO:-filtered page 1}
 peer=${PEER:-pg5}
 case $peer in
