@@ -23,10 +23,15 @@
 # It installs what else it needs: PostgreSQL 15 (Debian's postgresql-15,
 # when initdb is missing; needs root). Then it makes COMMENTS comments on
 # PRODUCTS products with
-# the demo generator (`seed` into a bbolt file, `export` as JSON lines), loads
-# the same JSON lines into PostgreSQL (bench/postgraphile/schema.sql: one
-# table, the gateway's four orderings as indexes), serves the bbolt file with
-# `serve` and the table with PostGraphile, all on 127.0.0.1, and runs
+# the demo generator (`seed` into a scratch bbolt file, `export` as JSON
+# lines), then loads those JSON lines into each system with its bulk
+# loader: the gateway's `import` into the bbolt file it serves (pages
+# filled in key order, as PostgreSQL's COPY and index builds fill theirs;
+# the seed's file, a million writes in random key order, is about 1.6
+# times as large and its pages half full), PostgreSQL's COPY
+# (bench/postgraphile/schema.sql: one table, the gateway's four orderings
+# as indexes). It serves the bbolt file with `serve` and the table with
+# PostGraphile, all on 127.0.0.1, and runs
 # cmd/sidebyside: the issue's four scenarios (filtered page 1, unfiltered page
 # 1, a filtered page DEPTH comments deep, a walk of WALK cursors) against both
 # in ROUNDS alternating rounds of DURATION each, CONCURRENCY clients, checking
@@ -57,9 +62,9 @@
 # PPROF=1 serves the gateway's profiles on 127.0.0.1:18104/debug/pprof/
 # (`serve -pprof`, which also samples the heap: profile under load with
 # `go tool pprof -seconds 10 http://127.0.0.1:18104/debug/pprof/profile`).
-# BENCH_DIR keeps the data between runs (the seed, the export and the loaded
-# database are reused when present); by default a temporary directory is
-# used and removed. Everything started is stopped by its pid. Results and the
+# BENCH_DIR keeps the data between runs (the export, the imported bolt file
+# and the loaded database are reused when present); by default a temporary
+# directory is used and removed. Everything started is stopped by its pid. Results and the
 # command used: docs/BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -110,19 +115,27 @@ go build -o "$work/sidebyside" ./cmd/sidebyside
 # The data: the demo generator's comments, exported as the JSON lines both load.
 if [[ ! -s $work/comments.jsonl ]]; then
 	log "seeding $comments comments on $products products"
-	rm -f "$work/gw.db"
-	"$work/gw" seed -store "bolt:$work/gw.db" -products "$products" -comments "$comments" >/dev/null
-	"$work/gw" export -store "bolt:$work/gw.db" "$work/comments.jsonl.tmp" 2>/dev/null
+	rm -f "$work/seed.db" "$work/imported.db"
+	"$work/gw" seed -store "bolt:$work/seed.db" -products "$products" -comments "$comments" >/dev/null
+	"$work/gw" export -store "bolt:$work/seed.db" "$work/comments.jsonl.tmp" 2>/dev/null
+	rm -f "$work/seed.db"
 	mv "$work/comments.jsonl.tmp" "$work/comments.jsonl"
 fi
+if [[ ! -s $work/imported.db ]]; then
+	log "importing the JSON lines into the gateway's bolt file"
+	rm -f "$work/imported.db.tmp"
+	"$work/gw" import -store "bolt:$work/imported.db.tmp" "$work/comments.jsonl" >/dev/null
+	mv "$work/imported.db.tmp" "$work/imported.db"
+fi
 
-# PostgreSQL on 127.0.0.1 only, its socket in the work directory.
+# PostgreSQL on 127.0.0.1 only, its socket in the work directory (which
+# the postgres user must be able to enter: mktemp -d makes it 0700).
+chmod a+rx "$work"
 if [[ ! -d $work/pg ]]; then
 	install -d -o postgres -g postgres "$work/pg" 2>/dev/null || mkdir -p "$work/pg"
 	as_pg "$pgbin/initdb" -D "$work/pg" -U bench --auth=trust -E UTF8 --locale=C >/dev/null
 fi
 install -d -o postgres -g postgres "$work/pgsock" 2>/dev/null || mkdir -p "$work/pgsock"
-chmod a+rx "$work"
 as_pg "$pgbin/pg_ctl" -D "$work/pg" -w -l "$work/pgsock/pg.log" -o "-p $pg_port -k $work/pgsock -c listen_addresses=127.0.0.1 -c shared_buffers=512MB -c effective_cache_size=4GB -c work_mem=16MB -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_wal_size=4GB" start >/dev/null
 pg_started=1
 dburl=postgres://bench@127.0.0.1:$pg_port/postgres
@@ -150,7 +163,7 @@ for p in "${peers[@]}"; do
 	esac
 	peer_pid[$p]=$!
 done
-"$work/gw" serve -store "bolt:$work/gw.db" -addr "127.0.0.1:$gw_port" -demo=false -open-mutations \
+"$work/gw" serve -store "bolt:$work/imported.db" -addr "127.0.0.1:$gw_port" -demo=false -open-mutations \
 	${PPROF:+-metrics-addr "127.0.0.1:$pprof_port" -pprof} >"$work/gw.log" 2>&1 &
 gw_pid=$!
 for port in $gw_port $(for p in "${peers[@]}"; do echo "${peer_port[$p]}"; done); do
