@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	mrand "math/rand"
 	"testing"
 	"time"
@@ -61,4 +62,47 @@ func BenchmarkParseFixedTime(b *testing.B) {
 			b.Fatal("refused")
 		}
 	}
+}
+
+// FuzzParseFixedTime: ParseFixedTime accepts exactly the strings of
+// TimeLayout's form that package time parses with it, and agrees with it
+// on the time.
+func FuzzParseFixedTime(f *testing.F) {
+	for _, s := range []string{"2025-12-31T23:59:49.415000000Z", "0000-02-29T00:00:00.000000000Z", "1900-02-29T00:00:00.000000000Z",
+		"9999-12-31T23:59:59.999999999Z", "2025-04-31T00:00:00.000000000Z", "2025-01-01T24:00:00.000000000Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		secs, nanos, ok := table.ParseFixedTime(s)
+		want, err := time.Parse(table.TimeLayout, s)
+		if !fixedForm(s) {
+			// time.Parse is laxer: fewer fraction digits, a comma for the
+			// point, a sign in the fraction.
+			err = errors.Join(err, errors.New("not the fixed form"))
+		}
+		switch {
+		case ok != (err == nil):
+			t.Fatalf("ParseFixedTime(%q) ok %v; time.Parse: %v", s, ok, err)
+		case ok && (secs != want.Unix() || nanos != int64(want.Nanosecond())):
+			t.Fatalf("ParseFixedTime(%q) = %d, %d; time.Parse: %d, %d", s, secs, nanos, want.Unix(), want.Nanosecond())
+		}
+	})
+}
+
+// fixedForm reports whether s has TimeLayout's form: a digit where the
+// layout has one, the layout's byte elsewhere.
+func fixedForm(s string) bool {
+	if len(s) != len(table.TimeLayout) {
+		return false
+	}
+	for i := range len(s) {
+		if l := table.TimeLayout[i]; l >= '0' && l <= '9' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != l {
+			return false
+		}
+	}
+	return true
 }
