@@ -168,6 +168,7 @@ func (c *Cache) run(w http.ResponseWriter, r *http.Request, next http.Handler, a
 	if buf.status != http.StatusOK || !out.cacheable {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Add("Vary", varyHeaders)
+		w.Header().Set("Content-Length", strconv.Itoa(buf.body.Len()))
 		w.WriteHeader(buf.status)
 		writeWhole(r.Context(), w, buf.body.Bytes())
 		return nil, 0

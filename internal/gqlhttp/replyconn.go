@@ -76,10 +76,11 @@ var heldBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); retu
 // sends, the buffer is flushed into the held bytes (through w's wrappers,
 // by http.ResponseController), and both leave together. (Without the
 // flush a body of 4 to 8 KB, a typical page, left in two calls: the held
-// part, then the rest when net/http finished the request.) A body being
-// encoded (Content-Encoding set) is not flushed: the compressor outside
-// writes it when the handler returns, and a flush would end its stream's
-// block early, one more call.
+// part, then the rest when net/http finished the request.) Only a reply
+// whose length its headers declare is flushed: one without would turn
+// chunked. Nor is a body being encoded (Content-Encoding set): the
+// compressor outside writes it when the handler returns, and a flush
+// would end its stream's block early, one more call.
 func writeWhole(ctx context.Context, w http.ResponseWriter, body []byte) {
 	c, _ := ctx.Value(replyConnKey{}).(*replyConn)
 	if c == nil || len(body) > maxHeld {
@@ -88,7 +89,8 @@ func writeWhole(ctx context.Context, w http.ResponseWriter, body []byte) {
 	}
 	c.hold()
 	defer c.release()
-	if _, err := w.Write(body); err == nil && w.Header().Get("Content-Encoding") == "" {
+	h := w.Header()
+	if _, err := w.Write(body); err == nil && h.Get("Content-Length") != "" && h.Get("Content-Encoding") == "" {
 		_ = http.NewResponseController(w).Flush()
 	}
 }

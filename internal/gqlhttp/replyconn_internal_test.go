@@ -222,17 +222,25 @@ func (w encodingWriter) Write(p []byte) (int, error) {
 
 // TestWriteWholeLeavesEncodedBodiesToTheEncoder: a body being encoded is
 // not flushed (the compressor writes it when the handler returns; a flush
-// would end its block early); a plain one is, into the held bytes.
+// would end its block early); a plain one is, into the held bytes; one
+// whose length is not declared is not (a flush would make it chunked).
 func TestWriteWholeLeavesEncodedBodiesToTheEncoder(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
 	go func() { _, _ = io.Copy(io.Discard, b) }()
 	ctx := context.WithValue(context.Background(), replyConnKey{}, newReplyConn(a))
-	encoded := encodingWriter{&flushCounter{ResponseWriter: httptest.NewRecorder()}}
+	declared := func() *flushCounter {
+		w := &flushCounter{ResponseWriter: httptest.NewRecorder()}
+		w.Header().Set("Content-Length", "4")
+		return w
+	}
+	encoded := encodingWriter{declared()}
 	writeWhole(ctx, encoded, []byte("page"))
-	plain := &flushCounter{ResponseWriter: httptest.NewRecorder()}
+	plain := declared()
 	writeWhole(ctx, plain, []byte("page"))
-	if encoded.flushes != 0 || plain.flushes != 1 {
-		t.Errorf("flushes: encoded %d, want 0; plain %d, want 1", encoded.flushes, plain.flushes)
+	undeclared := &flushCounter{ResponseWriter: httptest.NewRecorder()}
+	writeWhole(ctx, undeclared, []byte("page"))
+	if encoded.flushes != 0 || plain.flushes != 1 || undeclared.flushes != 0 {
+		t.Errorf("flushes: encoded %d, want 0; plain %d, want 1; undeclared %d, want 0", encoded.flushes, plain.flushes, undeclared.flushes)
 	}
 }

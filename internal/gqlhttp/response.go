@@ -70,8 +70,8 @@ func writeParts(ctx context.Context, w http.ResponseWriter, parts ...[]byte) {
 	for _, p := range parts {
 		n += len(p)
 	}
+	w.Header().Set("Content-Length", strconv.Itoa(n))
 	if b, ok := w.(*bufferedResponse); ok {
-		w.Header().Set("Content-Length", strconv.Itoa(n))
 		b.body.Grow(n)
 		for _, p := range parts {
 			b.body.Write(p)
@@ -82,7 +82,6 @@ func writeParts(ctx context.Context, w http.ResponseWriter, parts ...[]byte) {
 	for _, p := range parts {
 		*buf = append(*buf, p...)
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(n))
 	writeWhole(ctx, w, *buf)
 	if cap(*buf) <= maxPooledBody {
 		*buf = (*buf)[:0]
