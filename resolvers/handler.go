@@ -21,6 +21,7 @@ import (
 	"github.com/acme/comments-gateway/clientaddr"
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/internal/complexity"
+	"github.com/acme/comments-gateway/internal/gqlexec"
 	"github.com/acme/comments-gateway/internal/gqlhttp"
 	"github.com/acme/comments-gateway/internal/policy"
 	"github.com/acme/comments-gateway/live/livehttp"
@@ -112,10 +113,11 @@ const DefaultAPQCacheSize = 1000
 // core is assembled in steps (newServer).
 func NewHandler(cfg Config) http.Handler {
 	cfg = cfg.withDefaults()
-	es := graph.NewExecutableSchema(graph.Config{
-		Resolvers:  &Resolver{Store: cfg.Store, Logger: cfg.Logger, Live: cfg.Live},
+	root := &Resolver{Store: cfg.Store, Logger: cfg.Logger, Live: cfg.Live}
+	es := gqlexec.PageQuery(graph.NewExecutableSchema(graph.Config{
+		Resolvers:  root,
 		Complexity: complexity.Root(),
-	})
+	}), gqlexec.PageResolvers{Product: root.Query().Product, Comments: root.Product().Comments})
 	rl := policy.NewRateLimiter(cfg.RateLimit) // nil: no rate limit
 	// HTTP caching (gqlhttp.Cache): Cache-Control, ETag and 304, micro-cache.
 	micro := cfg.MicroCache

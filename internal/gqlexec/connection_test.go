@@ -3,12 +3,10 @@ package gqlexec_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -92,18 +90,7 @@ func awkward() []*store.Comment {
 // and requires the same data and errors, byte for byte; and each case's
 // pages are written in one pass exactly where expected (onePass).
 func TestCommentConnectionMatchesGenerated(t *testing.T) {
-	s := store.New(bolttest.Open(t))
-	ctx := context.Background()
-	if err := s.PutComments(ctx, awkward()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.RebuildStats(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	cfg := resolvers.Config{Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	h := resolvers.NewHandler(cfg)
-	cfg.TracerProvider = noop.NewTracerProvider()
-	traced := resolvers.NewHandler(cfg)
+	h, traced := handlers(t, awkward())
 	for _, c := range connectionCases {
 		for _, yes := range []bool{true, false} {
 			vars := map[string]any{"p": "p1", "yes": yes, "no": !yes}
@@ -117,6 +104,25 @@ func TestCommentConnectionMatchesGenerated(t *testing.T) {
 			}
 		}
 	}
+}
+
+// handlers serves comments from a new store through the whole handler as
+// configured (h) and with tracing on (traced: its extension is a field
+// interceptor, so every operation runs gqlgen's generated code).
+func handlers(t *testing.T, comments []*store.Comment) (h, traced http.Handler) {
+	t.Helper()
+	s := store.New(bolttest.Open(t))
+	ctx := context.Background()
+	if err := s.PutComments(ctx, comments); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RebuildStats(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	cfg := resolvers.Config{Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	h = resolvers.NewHandler(cfg)
+	cfg.TracerProvider = noop.NewTracerProvider()
+	return h, resolvers.NewHandler(cfg)
 }
 
 // pagesInOnePass reports whether CommentConnection writes a page of
@@ -160,17 +166,6 @@ func pagesInOnePass(t *testing.T, query string, vars map[string]any) bool {
 // timings), failing on a reply that is not JSON.
 func post(t *testing.T, h http.Handler, query string, vars map[string]any) []byte {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	var out struct {
-		Data   json.RawMessage `json:"data"`
-		Errors json.RawMessage `json:"errors"`
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
-		t.Fatalf("%s: HTTP %d, not JSON: %v: %s", query, rec.Code, err, rec.Body.Bytes())
-	}
-	return append(append(out.Data, '|'), out.Errors...)
+	got, _ := postRead(t, h, query, vars)
+	return got
 }

@@ -11,6 +11,14 @@
 // gqlgen's pass-through (middleware.go). With tracing on, whose extension
 // intercepts fields, pages take the generated marshalling.
 //
+// PageQuery wraps the executable schema and runs the most common
+// operation, a query of one product's page of comments
+// (`product(id) { comments(…) { … } }` and nothing else), without the
+// generated code above the page: it resolves the two fields through
+// gqlgen's graphql.ResolveField, as the generated code does, and writes
+// the two objects around the one-pass page itself (page.go). Any other
+// operation runs the generated code.
+//
 // Upstream (gqlgen's tracker, read for v0.17.95): no hook can replace the
 // rewrite yet. A per-type @concurrent directive (#3202, PR #3203) shipped in
 // v0.17.50 and was reverted (#3287) because it broke dataloaders (#3285);

@@ -19,6 +19,7 @@ func OnePass(m graphql.Marshaler) bool {
 var Implementors = map[string][]string{
 	"CommentConnection": connectionImplementors, "CommentEdge": edgeImplementors,
 	"Comment": commentImplementors, "PageInfo": pageInfoImplementors,
+	"Query": queryImplementors, "Product": productImplementors,
 }
 
 // PlanKept plans the page of sel as CommentConnection does and reports
@@ -30,4 +31,10 @@ func PlanKept(oc *graphql.OperationContext, sel ast.SelectionSet) bool {
 	defer connectionPlans.mu.RUnlock()
 	cp, kept := connectionPlans.plans[planKey{first: ids[0], n: len(ids)}]
 	return kept && slices.Equal(cp.nodes, ids)
+}
+
+// PageOperation reports whether PageQuery runs oc's operation itself.
+func PageOperation(oc *graphql.OperationContext) bool {
+	_, ok := planPage(oc)
+	return ok
 }
