@@ -38,3 +38,10 @@ func PageOperation(oc *graphql.OperationContext) bool {
 	_, ok := planPage(oc)
 	return ok
 }
+
+// OnlyField is onlyField for any name: the one field sel selects on an
+// object of type typ.
+func OnlyField(oc *graphql.OperationContext, sel ast.SelectionSet, typ string) graphql.CollectedField {
+	f, _ := onlyField(oc, sel, Implementors[typ], "")
+	return f
+}

@@ -78,6 +78,13 @@ func planPage(oc *graphql.OperationContext) (*pagePlan, bool) {
 // onlyField returns the one field sel selects on an object of
 // implementors, if it is name, without directives and not deferred.
 func onlyField(oc *graphql.OperationContext, sel ast.SelectionSet, implementors []string, name string) (graphql.CollectedField, bool) {
+	if len(sel) == 1 {
+		if f, ok := sel[0].(*ast.Field); ok && len(f.Directives) == 0 {
+			// What CollectFields makes of one field without directives,
+			// without its per-request collection (1% of a page's CPU).
+			return graphql.CollectedField{Field: f, Selections: f.SelectionSet, IsNonDeferrable: true}, f.Name == name
+		}
+	}
 	fields := graphql.CollectFields(oc, sel, implementors)
 	if len(fields) != 1 {
 		return graphql.CollectedField{}, false

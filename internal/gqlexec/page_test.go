@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/acme/comments-gateway/graph"
 	"github.com/acme/comments-gateway/graph/model"
@@ -205,6 +207,26 @@ func TestPageQueryRecoversAsGenerated(t *testing.T) {
 		got := serve(gqlexec.PageQuery(es, gqlexec.PageResolvers{Product: r.Query().Product, Comments: r.Product().Comments}))
 		if !bytes.Equal(got, want) || !bytes.Contains(got, []byte("internal system error")) {
 			t.Errorf("product panics %v, comments %v:\nPageQuery %s\ngenerated %s", r.product, r.comments, got, want)
+		}
+	}
+}
+
+// TestOnlyFieldAsCollected: the one field of a selection, found without
+// gqlgen's collection, is the field CollectFields collects.
+func TestOnlyFieldAsCollected(t *testing.T) {
+	for _, q := range []string{
+		`{ product(id: "p") { comments { totalCount } } }`,
+		`{ x: product(id: "p") { y: comments(first: 2) { edges { cursor } } } }`,
+		`{ product(id: "p") { comments { ... on CommentConnection { totalCount } } } }`,
+	} {
+		oc := operation(t, q, nil)
+		for typ, sel := range map[string]ast.SelectionSet{"Query": oc.Operation.SelectionSet,
+			"Product": oc.Operation.SelectionSet[0].(*ast.Field).SelectionSet} {
+			got := gqlexec.OnlyField(oc, sel, typ)
+			want := graphql.CollectFields(oc, sel, gqlexec.Implementors[typ])
+			if len(want) != 1 || !reflect.DeepEqual(got, want[0]) {
+				t.Errorf("%s, %s: found %+v, collected %+v", q, typ, got, want)
+			}
 		}
 	}
 }
