@@ -67,8 +67,8 @@ var pageCases = []struct {
 
 // TestPageQueryMatchesGenerated sends every case through the whole handler
 // as configured and with tracing on (a field interceptor: every operation
-// runs the generated code), and requires the same data, errors and items
-// read, byte for byte; and PageQuery runs exactly the expected cases.
+// runs the generated code), and requires the same data and errors, byte
+// for byte, and items read; and PageQuery runs exactly the expected cases.
 func TestPageQueryMatchesGenerated(t *testing.T) {
 	h, traced := handlers(t, awkward())
 	cursor := pageCursor(t, h)
@@ -82,7 +82,9 @@ func TestPageQueryMatchesGenerated(t *testing.T) {
 			if page := gqlexec.PageOperation(operation(t, c.query, vars)); page != c.page {
 				t.Errorf("%s: run by PageQuery %v, want %v", c.name, page, c.page)
 			}
-			if !bytes.Equal(got, want) || gotRead != wantRead {
+			// Items read are compared where PageQuery runs the page (with
+			// @defer, gqlgen may reply before the deferred page is read).
+			if !bytes.Equal(got, want) || c.page && gotRead != wantRead {
 				t.Errorf("%s %v:\nPageQuery %s (items read %d)\ngenerated %s (items read %d)", c.name, vars, got, gotRead, want, wantRead)
 			}
 		}
