@@ -64,7 +64,7 @@ func appendValue(b []byte, v any) ([]byte, bool) {
 	case bool:
 		return strconv.AppendBool(b, x), true
 	case string:
-		return strconv.AppendQuote(b, x), true
+		return appendQuoted(b, x), true
 	case json.Number:
 		if !isNumberText(string(x)) {
 			return b, false
@@ -104,13 +104,25 @@ func appendObject(b []byte, m map[string]any) ([]byte, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(strconv.AppendQuote(b, k), ':')
+		b = append(appendQuoted(b, k), ':')
 		var ok bool
 		if b, ok = appendValue(b, m[k]); !ok {
 			return b, false
 		}
 	}
 	return append(b, '}'), true
+}
+
+// appendQuoted is strconv.AppendQuote(b, s), without its rune by rune
+// pass over a string of printable ASCII other than a quote or a backslash,
+// which it quotes as is (a page's cursor and ids: 0.9% of a page's CPU).
+func appendQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 // isNumberText reports whether s has only the bytes of a JSON number, so

@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -76,4 +77,18 @@ func mustKey(t *testing.T, vars map[string]any) string {
 		t.Fatalf("%#v: no key", vars)
 	}
 	return k
+}
+
+// TestAppendQuotedIsStrconvs: appendQuoted quotes as strconv.AppendQuote
+// does, every byte alone and among printable ASCII.
+func TestAppendQuotedIsStrconvs(t *testing.T) {
+	strs := []string{"", "plain", "01GP4GXWR84Z3AYM578ERXGEW1", "with space~", "é", "\u2028", "\xff", "a\"b", `a\b`}
+	for c := range 256 {
+		strs = append(strs, string(rune(c)), "x"+string([]byte{byte(c)})+"y")
+	}
+	for _, s := range strs {
+		if got, want := string(appendQuoted([]byte("k"), s)), string(strconv.AppendQuote([]byte("k"), s)); got != want {
+			t.Errorf("%q: %s, strconv %s", s, got, want)
+		}
+	}
 }
