@@ -135,8 +135,15 @@ func Middleware(log *slog.Logger, next http.Handler) http.Handler {
 				slog.String("remote", r.RemoteAddr))
 			attrs = append(attrs, e.attrs...)
 			e.mu.Unlock()
-			// The parent context: the id is already an attribute.
-			log.LogAttrs(r.Context(), level, "request", attrs...)
+			// The parent context: the id is already an attribute. The
+			// record has no caller (pc 0): the access line is always this
+			// one, and Logger.LogAttrs would walk the stack for it on
+			// every request.
+			if h := log.Handler(); h.Enabled(r.Context(), level) {
+				rec := slog.NewRecord(time.Now(), level, "request", 0)
+				rec.AddAttrs(attrs...)
+				_ = h.Handle(r.Context(), rec)
+			}
 		}()
 		next.ServeHTTP(rw, r.WithContext(ctx))
 	})
