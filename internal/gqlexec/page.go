@@ -42,8 +42,9 @@ type pageSchema struct {
 	r PageResolvers
 }
 
-// productImplementors are the types whose fragments apply to a Product
-// (gqlgen's generated productImplementors; a test checks them).
+// The types whose fragments apply to a Query and to a Product: the
+// generated code's queryImplementors and productImplementors
+// (TestImplementorsMatchSchema checks them against the schema).
 var (
 	queryImplementors   = []string{"Query"}
 	productImplementors = []string{"Product", "Node", "_Entity"}
