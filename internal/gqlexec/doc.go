@@ -13,7 +13,8 @@
 //
 // PageQuery wraps the executable schema and runs the most common
 // operation, a query of one product's page of comments
-// (`product(id) { comments(…) { … } }` and nothing else), without the
+// (`product(id) { comments(…) { … } }`, the product's __typename and id
+// at most beside it, as client libraries add them), without the
 // generated code above the page: it resolves the two fields through
 // gqlgen's graphql.ResolveField, as the generated code does, and writes
 // the two objects around the one-pass page itself (page.go). Any other

@@ -22,8 +22,9 @@ type PageResolvers struct {
 
 // PageQuery returns es executing the page operation itself: a query whose
 // selection is one product field and, in it, one comments field whose page
-// CommentConnection writes in one pass (no field middleware, no @defer,
-// no other field). It resolves the two fields through gqlgen's
+// CommentConnection writes in one pass, beside the product's __typename
+// and id at most (what Apollo Client, urql and Relay add to a selection),
+// with no field middleware, directive or @defer. It resolves the two fields through gqlgen's
 // graphql.ResolveField, as the generated code does (field contexts, panics
 // recovered, errors on their path, null for a null product or page), and
 // writes the two objects around the page itself, without the generated
@@ -50,11 +51,31 @@ var (
 	productImplementors = []string{"Product", "Node", "_Entity"}
 )
 
-// pagePlan is a page operation's two fields and the page's plan.
+// pagePlan is a page operation's two resolved fields, the fields of its
+// product object in their order, and the page's plan.
 type pagePlan struct {
 	product, comments graphql.CollectedField
+	fields            []productField
 	page              []plannedField
 }
+
+// productField is a field of the page's product object: its JSON key
+// (jsonKey) and what it is.
+type productField struct {
+	key  string
+	kind productKind
+}
+
+type productKind uint8
+
+const (
+	productComments productKind = iota
+	productTypename
+	productID
+)
+
+// productKinds are the fields a page's product object may select.
+var productKinds = map[string]productKind{"comments": productComments, "__typename": productTypename, "id": productID}
 
 // planPage returns the plan of oc's operation, or false when it is not a
 // page operation.
@@ -67,7 +88,7 @@ func planPage(oc *graphql.OperationContext) (*pagePlan, bool) {
 	if pl.product, ok = onlyField(oc, oc.Operation.SelectionSet, queryImplementors, "product"); !ok {
 		return nil, false
 	}
-	if pl.comments, ok = onlyField(oc, pl.product.Selections, productImplementors, "comments"); !ok {
+	if pl.comments, pl.fields, ok = productFields(oc, pl.product.Selections); !ok {
 		return nil, false
 	}
 	if pl.page, ok = connectionPlans.plan(oc, pl.comments.Selections, connectionPlan); !ok {
@@ -92,6 +113,29 @@ func onlyField(oc *graphql.OperationContext, sel ast.SelectionSet, implementors 
 	}
 	f := fields[0]
 	return f, f.Name == name && len(f.Directives) == 0 && !f.IsDeferred()
+}
+
+// productFields returns the comments field of a page's product selection
+// sel and the object's fields in their order; false when sel selects
+// another field, comments twice, or a field with a directive or deferred.
+func productFields(oc *graphql.OperationContext, sel ast.SelectionSet) (graphql.CollectedField, []productField, bool) {
+	if f, ok := onlyField(oc, sel, productImplementors, "comments"); ok {
+		return f, []productField{{key: jsonKey(f.Alias), kind: productComments}}, true
+	}
+	var comments graphql.CollectedField
+	collected := graphql.CollectFields(oc, sel, productImplementors)
+	fields := make([]productField, 0, len(collected))
+	for _, f := range collected {
+		kind, known := productKinds[f.Name]
+		if !known || len(f.Directives) > 0 || f.IsDeferred() || kind == productComments && comments.Field != nil {
+			return graphql.CollectedField{}, nil, false
+		}
+		if kind == productComments {
+			comments = f
+		}
+		fields = append(fields, productField{key: jsonKey(f.Alias), kind: kind})
+	}
+	return comments, fields, comments.Field != nil
 }
 
 // pageArgs are the two fields' arguments, coerced as the generated code
@@ -223,7 +267,7 @@ func (s *pageSchema) run(ctx context.Context, oc *graphql.OperationContext, pl *
 		return nil, unfit
 	}
 	var b bytes.Buffer
-	(&objectJSON{key: jsonKey(pl.product.Alias), value: m}).MarshalGQL(&b)
+	(&objectJSON{keys: []string{jsonKey(pl.product.Alias)}, values: []graphql.Marshaler{m}}).MarshalGQL(&b)
 	return b.Bytes(), nil
 }
 
@@ -260,22 +304,42 @@ func (s *pageSchema) comments(ctx context.Context, oc *graphql.OperationContext,
 			},
 			true, false)
 	}()
-	return &objectJSON{key: jsonKey(pl.comments.Alias), value: m}
+	keys, values := make([]string, len(pl.fields)), make([]graphql.Marshaler, len(pl.fields))
+	for i, f := range pl.fields {
+		keys[i] = f.key
+		switch f.kind {
+		case productComments:
+			values[i] = m
+		case productTypename:
+			values[i] = graphql.MarshalString("Product")
+		case productID:
+			values[i] = graphql.MarshalID(obj.ID)
+		}
+	}
+	return &objectJSON{keys: keys, values: values}
 }
 
-// objectJSON writes an object of one field, as gqlgen's field set does.
+// objectJSON writes an object's fields, as gqlgen's field set does: each
+// value under its key (jsonKey), a nil one (from a recovered panic) as
+// null.
 type objectJSON struct {
-	key   string // jsonKey
-	value graphql.Marshaler
+	keys   []string
+	values []graphql.Marshaler
 }
 
 func (o *objectJSON) MarshalGQL(w io.Writer) {
-	_, _ = io.WriteString(w, "{")
-	_, _ = io.WriteString(w, o.key)
-	if o.value == nil {
-		_, _ = io.WriteString(w, "null")
-	} else {
-		o.value.MarshalGQL(w)
+	for i, key := range o.keys {
+		sep := ","
+		if i == 0 {
+			sep = "{"
+		}
+		_, _ = io.WriteString(w, sep)
+		_, _ = io.WriteString(w, key)
+		if v := o.values[i]; v == nil {
+			_, _ = io.WriteString(w, "null")
+		} else {
+			v.MarshalGQL(w)
+		}
 	}
 	_, _ = io.WriteString(w, "}")
 }

@@ -53,8 +53,18 @@ var pageCases = []struct {
 	{"cursor of another order", `query($p: ID!, $after: String) { product(id: $p) { comments(orderBy: OLDEST, after: $after) {
   totalCount } } }`, true},
 	{"int out of range", `{ product(id: "p1") { comments(first: 99999999999) { totalCount } } }`, true},
-	{"product's typename", `query($p: ID!) { product(id: $p) { __typename comments(first: 2) { totalCount } } }`, false},
-	{"product's id", `query($p: ID!) { product(id: $p) { id comments(first: 2) { totalCount } } }`, false},
+	{"product's typename and id", `query($p: ID!) { product(id: $p) { __typename id comments(first: 2) { totalCount } } }`, true},
+	{"as Apollo Client sends it", `query Page($p: ID!) { product(id: $p) { id comments(first: 2) { edges { cursor node { id title
+  __typename } __typename } pageInfo { endCursor hasNextPage __typename } __typename } __typename } }`, true},
+	{"product's fields aliased, merged, after", `query($p: ID!) { product(id: $p) { c: comments(first: 2) { totalCount }
+  t: __typename pid: id ... on Product { pid: id } __typename } }`, true},
+	{"product's id of an unknown product", `{ product(id: "nobody") { comments(first: 1) { totalCount } id } }`, true},
+	{"product's typename twice aliased", `query($p: ID!) { product(id: $p) { a: __typename b: __typename comments { totalCount } } }`, true},
+	{"product's stats", `query($p: ID!) { product(id: $p) { stats { total } comments(first: 2) { totalCount } } }`, false},
+	{"product's nodeId", `query($p: ID!) { product(id: $p) { nodeId comments(first: 2) { totalCount } } }`, false},
+	{"a directive on the product's id", `query($p: ID!) { product(id: $p) { id @skip(if: false) comments(first: 2) {
+  totalCount } } }`, false},
+	{"no comments", `query($p: ID!) { product(id: $p) { id __typename } }`, false},
 	{"two roots", `query($p: ID!) { product(id: $p) { comments(first: 2) { totalCount } } p2: product(id: "p2") {
   comments(first: 1) { totalCount } } }`, false},
 	{"skip on product", `query($p: ID!, $no: Boolean!) { product(id: $p) @skip(if: $no) { comments(first: 2) { totalCount } } }`, false},
