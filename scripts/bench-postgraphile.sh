@@ -64,8 +64,9 @@
 # `go tool pprof -seconds 10 http://127.0.0.1:18104/debug/pprof/profile`).
 # BENCH_DIR keeps the data between runs (the export, the imported bolt file
 # and the loaded database are reused when present); by default a temporary
-# directory is used and removed. Everything started is stopped by its pid. Results and the
-# command used: docs/BENCHMARKS.md.
+# directory is used and removed. Everything started is stopped by its pid.
+# Results and the command used: docs/BENCHMARKS.md (its headline runs
+# without totalCount with ROUNDS=9).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 comments=${COMMENTS:-1000001} products=${PRODUCTS:-200}
