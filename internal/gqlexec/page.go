@@ -55,13 +55,14 @@ var (
 // product object in their order, and the page's plan.
 type pagePlan struct {
 	product, comments graphql.CollectedField
-	fields            []productField
+	fields            []objectField
 	page              []plannedField
 }
 
-// productField is a field of the page's product object: its JSON key
-// (jsonKey) and what it is.
-type productField struct {
+// objectField is a field of an object PageQuery writes (the root's
+// product, the product's fields): its JSON key (jsonKey) and, in the
+// product, what it is.
+type objectField struct {
 	key  string
 	kind productKind
 }
@@ -73,6 +74,10 @@ const (
 	productTypename
 	productID
 )
+
+// commentsOnly is the most common product object: comments alone,
+// unaliased (shared, never changed).
+var commentsOnly = []objectField{{key: jsonKey("comments"), kind: productComments}}
 
 // productKinds are the fields a page's product object may select.
 var productKinds = map[string]productKind{"comments": productComments, "__typename": productTypename, "id": productID}
@@ -118,13 +123,16 @@ func onlyField(oc *graphql.OperationContext, sel ast.SelectionSet, implementors 
 // productFields returns the comments field of a page's product selection
 // sel and the object's fields in their order; false when sel selects
 // another field, comments twice, or a field with a directive or deferred.
-func productFields(oc *graphql.OperationContext, sel ast.SelectionSet) (graphql.CollectedField, []productField, bool) {
+func productFields(oc *graphql.OperationContext, sel ast.SelectionSet) (graphql.CollectedField, []objectField, bool) {
 	if f, ok := onlyField(oc, sel, productImplementors, "comments"); ok {
-		return f, []productField{{key: jsonKey(f.Alias), kind: productComments}}, true
+		if f.Alias == f.Name {
+			return f, commentsOnly, true
+		}
+		return f, []objectField{{key: jsonKey(f.Alias), kind: productComments}}, true
 	}
 	var comments graphql.CollectedField
 	collected := graphql.CollectFields(oc, sel, productImplementors)
-	fields := make([]productField, 0, len(collected))
+	fields := make([]objectField, 0, len(collected))
 	for _, f := range collected {
 		kind, known := productKinds[f.Name]
 		if !known || len(f.Directives) > 0 || f.IsDeferred() || kind == productComments && comments.Field != nil {
@@ -133,7 +141,7 @@ func productFields(oc *graphql.OperationContext, sel ast.SelectionSet) (graphql.
 		if kind == productComments {
 			comments = f
 		}
-		fields = append(fields, productField{key: jsonKey(f.Alias), kind: kind})
+		fields = append(fields, objectField{key: jsonKey(f.Alias), kind: kind})
 	}
 	return comments, fields, comments.Field != nil
 }
@@ -267,7 +275,9 @@ func (s *pageSchema) run(ctx context.Context, oc *graphql.OperationContext, pl *
 		return nil, unfit
 	}
 	var b bytes.Buffer
-	(&objectJSON{keys: []string{jsonKey(pl.product.Alias)}, values: []graphql.Marshaler{m}}).MarshalGQL(&b)
+	root := &objectJSON{fields: []objectField{{key: jsonKey(pl.product.Alias)}}}
+	root.values = append(root.one[:0], m)
+	root.MarshalGQL(&b)
 	return b.Bytes(), nil
 }
 
@@ -304,37 +314,40 @@ func (s *pageSchema) comments(ctx context.Context, oc *graphql.OperationContext,
 			},
 			true, false)
 	}()
-	keys, values := make([]string, len(pl.fields)), make([]graphql.Marshaler, len(pl.fields))
-	for i, f := range pl.fields {
-		keys[i] = f.key
+	o := &objectJSON{fields: pl.fields}
+	o.values = o.one[:0]
+	for _, f := range pl.fields {
+		var v graphql.Marshaler
 		switch f.kind {
 		case productComments:
-			values[i] = m
+			v = m
 		case productTypename:
-			values[i] = graphql.MarshalString("Product")
+			v = graphql.MarshalString("Product")
 		case productID:
-			values[i] = graphql.MarshalID(obj.ID)
+			v = graphql.MarshalID(obj.ID)
 		}
+		o.values = append(o.values, v)
 	}
-	return &objectJSON{keys: keys, values: values}
+	return o
 }
 
 // objectJSON writes an object's fields, as gqlgen's field set does: each
-// value under its key (jsonKey), a nil one (from a recovered panic) as
-// null.
+// value under its field's key, a nil one (from a recovered panic) as
+// null. one holds the values of an object of one field.
 type objectJSON struct {
-	keys   []string
+	fields []objectField
 	values []graphql.Marshaler
+	one    [1]graphql.Marshaler
 }
 
 func (o *objectJSON) MarshalGQL(w io.Writer) {
-	for i, key := range o.keys {
+	for i, f := range o.fields {
 		sep := ","
 		if i == 0 {
 			sep = "{"
 		}
 		_, _ = io.WriteString(w, sep)
-		_, _ = io.WriteString(w, key)
+		_, _ = io.WriteString(w, f.key)
 		if v := o.values[i]; v == nil {
 			_, _ = io.WriteString(w, "null")
 		} else {
