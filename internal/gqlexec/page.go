@@ -55,16 +55,15 @@ var (
 // product object in their order, and the page's plan.
 type pagePlan struct {
 	product, comments graphql.CollectedField
-	fields            []objectField
+	object            productObject
 	page              []plannedField
 }
 
-// objectField is a field of an object PageQuery writes (the root's
-// product, the product's fields): its JSON key (jsonKey) and, in the
-// product, what it is.
-type objectField struct {
-	key  string
-	kind productKind
+// productObject is the product object of a page operation: its fields'
+// JSON keys (jsonKey) and what each is, in their order.
+type productObject struct {
+	keys  []string
+	kinds []productKind
 }
 
 type productKind uint8
@@ -77,7 +76,7 @@ const (
 
 // commentsOnly is the most common product object: comments alone,
 // unaliased (shared, never changed).
-var commentsOnly = []objectField{{key: jsonKey("comments"), kind: productComments}}
+var commentsOnly = productObject{keys: []string{jsonKey("comments")}, kinds: []productKind{productComments}}
 
 // productKinds are the fields a page's product object may select.
 var productKinds = map[string]productKind{"comments": productComments, "__typename": productTypename, "id": productID}
@@ -93,7 +92,7 @@ func planPage(oc *graphql.OperationContext) (*pagePlan, bool) {
 	if pl.product, ok = onlyField(oc, oc.Operation.SelectionSet, queryImplementors, "product"); !ok {
 		return nil, false
 	}
-	if pl.comments, pl.fields, ok = productFields(oc, pl.product.Selections); !ok {
+	if pl.comments, pl.object, ok = productFields(oc, pl.product.Selections); !ok {
 		return nil, false
 	}
 	if pl.page, ok = connectionPlans.plan(oc, pl.comments.Selections, connectionPlan); !ok {
@@ -123,27 +122,27 @@ func onlyField(oc *graphql.OperationContext, sel ast.SelectionSet, implementors 
 // productFields returns the comments field of a page's product selection
 // sel and the object's fields in their order; false when sel selects
 // another field, comments twice, or a field with a directive or deferred.
-func productFields(oc *graphql.OperationContext, sel ast.SelectionSet) (graphql.CollectedField, []objectField, bool) {
+func productFields(oc *graphql.OperationContext, sel ast.SelectionSet) (graphql.CollectedField, productObject, bool) {
 	if f, ok := onlyField(oc, sel, productImplementors, "comments"); ok {
 		if f.Alias == f.Name {
 			return f, commentsOnly, true
 		}
-		return f, []objectField{{key: jsonKey(f.Alias), kind: productComments}}, true
+		return f, productObject{keys: []string{jsonKey(f.Alias)}, kinds: commentsOnly.kinds}, true
 	}
 	var comments graphql.CollectedField
 	collected := graphql.CollectFields(oc, sel, productImplementors)
-	fields := make([]objectField, 0, len(collected))
+	o := productObject{keys: make([]string, 0, len(collected)), kinds: make([]productKind, 0, len(collected))}
 	for _, f := range collected {
 		kind, known := productKinds[f.Name]
 		if !known || len(f.Directives) > 0 || f.IsDeferred() || kind == productComments && comments.Field != nil {
-			return graphql.CollectedField{}, nil, false
+			return graphql.CollectedField{}, productObject{}, false
 		}
 		if kind == productComments {
 			comments = f
 		}
-		fields = append(fields, objectField{key: jsonKey(f.Alias), kind: kind})
+		o.keys, o.kinds = append(o.keys, jsonKey(f.Alias)), append(o.kinds, kind)
 	}
-	return comments, fields, comments.Field != nil
+	return comments, o, comments.Field != nil
 }
 
 // pageArgs are the two fields' arguments, coerced as the generated code
@@ -251,11 +250,7 @@ func (s *pageSchema) run(ctx context.Context, oc *graphql.OperationContext, pl *
 	ctx = graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{Object: pl.product.Name, Field: pl.product})
 	var unfit *model.CommentConnection
 	m := oc.RootResolverMiddleware(ctx, func(ctx context.Context) (res graphql.Marshaler) {
-		defer func() {
-			if r := recover(); r != nil {
-				oc.Error(ctx, oc.Recover(ctx, r))
-			}
-		}()
+		defer recoverField(ctx, oc)
 		return graphql.ResolveField(ctx, oc, pl.product,
 			func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 				return &graphql.FieldContext{Object: "Query", Field: field, IsMethod: true, IsResolver: true,
@@ -275,7 +270,7 @@ func (s *pageSchema) run(ctx context.Context, oc *graphql.OperationContext, pl *
 		return nil, unfit
 	}
 	var b bytes.Buffer
-	root := &objectJSON{fields: []objectField{{key: jsonKey(pl.product.Alias)}}}
+	root := &objectJSON{keys: []string{jsonKey(pl.product.Alias)}}
 	root.values = append(root.one[:0], m)
 	root.MarshalGQL(&b)
 	return b.Bytes(), nil
@@ -288,11 +283,7 @@ func (s *pageSchema) comments(ctx context.Context, oc *graphql.OperationContext,
 	obj *model.Product, unfit **model.CommentConnection) graphql.Marshaler {
 	var m graphql.Marshaler
 	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				oc.Error(ctx, oc.Recover(ctx, r))
-			}
-		}()
+		defer recoverField(ctx, oc)
 		m = graphql.ResolveField(ctx, oc, pl.comments,
 			func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 				return &graphql.FieldContext{Object: "Product", Field: field, IsMethod: true, IsResolver: true,
@@ -314,11 +305,11 @@ func (s *pageSchema) comments(ctx context.Context, oc *graphql.OperationContext,
 			},
 			true, false)
 	}()
-	o := &objectJSON{fields: pl.fields}
+	o := &objectJSON{keys: pl.object.keys}
 	o.values = o.one[:0]
-	for _, f := range pl.fields {
+	for _, kind := range pl.object.kinds {
 		var v graphql.Marshaler
-		switch f.kind {
+		switch kind {
 		case productComments:
 			v = m
 		case productTypename:
@@ -331,23 +322,32 @@ func (s *pageSchema) comments(ctx context.Context, oc *graphql.OperationContext,
 	return o
 }
 
+// recoverField records a panic of the field being resolved as the
+// generated code does: an error at the field's path. Each field PageQuery
+// resolves defers it.
+func recoverField(ctx context.Context, oc *graphql.OperationContext) {
+	if r := recover(); r != nil {
+		oc.Error(ctx, oc.Recover(ctx, r))
+	}
+}
+
 // objectJSON writes an object's fields, as gqlgen's field set does: each
-// value under its field's key, a nil one (from a recovered panic) as
+// value under its key (jsonKey), a nil one (from a recovered panic) as
 // null. one holds the values of an object of one field.
 type objectJSON struct {
-	fields []objectField
+	keys   []string
 	values []graphql.Marshaler
 	one    [1]graphql.Marshaler
 }
 
 func (o *objectJSON) MarshalGQL(w io.Writer) {
-	for i, f := range o.fields {
+	for i, key := range o.keys {
 		sep := ","
 		if i == 0 {
 			sep = "{"
 		}
 		_, _ = io.WriteString(w, sep)
-		_, _ = io.WriteString(w, f.key)
+		_, _ = io.WriteString(w, key)
 		if v := o.values[i]; v == nil {
 			_, _ = io.WriteString(w, "null")
 		} else {
