@@ -6,6 +6,7 @@
 #   COMMENTS=200000 DURATION=5s ROUNDS=2 ./scripts/bench-postgraphile.sh
 #   PEER=both TOTAL=false ./scripts/bench-postgraphile.sh  # against 5, then against 4
 #   WRK=1 SCENARIO=walk ./scripts/bench-postgraphile.sh   # one scenario, Go client then wrk
+#   WRK=only TOTAL=false ./scripts/bench-postgraphile.sh  # every scenario, driven by wrk
 #
 # PEER picks the PostGraphile compared: pg5 (the default, the best peer),
 # pg4 or both (one comparison after the other, each with its own rounds).
@@ -51,6 +52,12 @@
 # when missing; 2 threads, CONCURRENCY connections) replaying the same
 # bodies through cmd/sidebyside/replay.lua, which counts every reply that is
 # not byte-identical to one recorded on the walk as an error.
+#
+# WRK=only drives every scenario (or those SCENARIO selects) with wrk
+# alone, as above; the Go client still makes the verified walk. wrk costs
+# about half the Go client's CPU a request, which on a 2-core box leaves
+# the servers more of it: the req/s ratio then measures the servers rather
+# than the load generator (docs/BENCHMARKS.md).
 #
 # SCENARIO alone (without WRK) runs just the scenarios whose name starts
 # with it.
@@ -182,6 +189,8 @@ for p in "${peers[@]}"; do
 		-duration "$duration" -rounds "$rounds" -concurrency "$conc" -depth "$depth" -walk "$walk" ${PRODUCT:+-product "$PRODUCT"} ${TOTAL:+-total="$TOTAL"})
 	if [[ -z ${WRK:-} ]]; then
 		"${sidebyside[@]}" ${SCENARIO:+-only "$SCENARIO"}
+	elif [[ $WRK == only ]]; then
+		"${sidebyside[@]}" ${SCENARIO:+-only "$SCENARIO"} -wrk "$(command -v wrk)"
 	else
 		log "one scenario ($scenario), driven by the Go client, then by wrk"
 		"${sidebyside[@]}" -only "$scenario"

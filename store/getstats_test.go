@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/acme/comments-gateway/store"
@@ -85,4 +87,105 @@ func TestReadStatsReadsSumToUsage(t *testing.T) {
 			t.Errorf("%s: reads %+v total %d calls, %d items; the backend accounted %d, %d (want %d calls)", name, reads, calls, items, u.Requests(), u.ItemsRead(), wantCalls[name])
 		}
 	}
+}
+
+// TestReadStatsCurrentUntilAWrite: on the embedded store, stats read again
+// with no write since are answered without a read (no call, no item) and
+// equal a fresh read; after a write they are read again and count it. The
+// counts are recounted from what the test wrote.
+func TestReadStatsCurrentUntilAWrite(t *testing.T) {
+	tbl := bolttest.Open(t)
+	s := store.New(tbl)
+	ctx := context.Background()
+	var want [6]int64 // of p1 in en
+	create := func(i int) {
+		t.Helper()
+		in := store.NewComment{ProductID: "p1", Language: "en", Rating: 1 + i%5, Author: "a", Title: "t", Body: fmt.Sprint(i)}
+		if _, err := s.CreateComment(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		want[in.Rating]++
+	}
+	ids := []store.StatsID{{ProductID: "p1", Language: "en"}, {ProductID: "p2"}}
+	read := func(step string, wantRead bool) *store.Stats {
+		t.Helper()
+		got, reads, err := s.ReadStats(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, _, err := store.New(remoteTable{tbl}).ReadStats(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, fresh) {
+			t.Errorf("%s: %+v, %+v; a fresh read %+v, %+v", step, got[0], got[1], fresh[0], fresh[1])
+		}
+		if read := reads[0].Calls+reads[1].Calls > 0; read != wantRead {
+			t.Errorf("%s: reads %+v, want a read: %v", step, reads, wantRead)
+		}
+		if got[0].Counts != want {
+			t.Errorf("%s: counts %v, want %v", step, got[0].Counts, want)
+		}
+		return got[0]
+	}
+	for i := range 10 {
+		create(i)
+	}
+	read("first read", true)
+	read("read again", false)
+	create(10)
+	read("after a write", true)
+	read("read again after it", false)
+}
+
+// TestReadStatsSeesEveryReturnedWrite: stats read beside concurrent writers
+// count every write that had returned before the read began, whether they
+// were read or answered as last read.
+func TestReadStatsSeesEveryReturnedWrite(t *testing.T) {
+	s := store.New(bolttest.Open(t))
+	ctx := context.Background()
+	var returned atomic.Int64
+	var writers, readers sync.WaitGroup
+	for w := range 2 {
+		writers.Go(func() {
+			for i := range 40 {
+				in := store.NewComment{ProductID: "p1", Language: "en", Rating: 1 + i%5, Author: "a", Title: "t", Body: fmt.Sprint(w, i)}
+				if _, err := s.CreateComment(ctx, in); err != nil {
+					t.Error(err)
+					return
+				}
+				returned.Add(1)
+			}
+		})
+	}
+	done := make(chan struct{})
+	var answered atomic.Int64
+	for range 2 {
+		readers.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				n := returned.Load()
+				st, reads, err := s.ReadStats(ctx, []store.StatsID{{ProductID: "p1", Language: "en"}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if st[0].Total < n {
+					t.Errorf("stats count %d comments after %d writes returned", st[0].Total, n)
+					return
+				}
+				if reads[0].Calls == 0 {
+					answered.Add(1)
+				}
+			}
+		})
+	}
+	writers.Wait()
+	close(done)
+	readers.Wait()
+	t.Logf("%d reads answered as last read", answered.Load())
 }

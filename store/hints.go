@@ -8,27 +8,55 @@ const maxHints = 10_000
 // statsHints are the stats a Store last read, per product and language: a
 // hint that sizes a merge's first reads while its stats load (see
 // ListComments). A hint may be stale, or missing; it never decides what a
-// page holds.
+// page holds, unless it is current: read by ReadStats from a table that
+// counts its writes, with no write counted since (see current).
 type statsHints struct {
 	mu  sync.Mutex
-	m   map[StatsID]Stats
+	m   map[StatsID]hint
 	sum [6]int64 // the hints' counts per rating, summed (prior)
+}
+
+// hint is the stats of one product and language as last read and, when
+// counted, the table's write count before they were read.
+type hint struct {
+	st      Stats
+	writes  uint64
+	counted bool
 }
 
 // get returns the hint for id, or nil.
 func (h *statsHints) get(id StatsID) *Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	st, ok := h.m[id]
+	e, ok := h.m[id]
 	if !ok {
 		return nil
 	}
-	return &st
+	return &e.st
 }
 
-// put records st as the hint for its product and language; when full, an
-// arbitrary hint makes room.
-func (h *statsHints) put(st *Stats) {
+// current returns the stats of ids when every one of them was read with
+// the table's write count at writes, which is still its count: no write
+// has returned since they were read (table.WriteCounter says why they are
+// then what a read would return); false otherwise.
+func (h *statsHints) current(ids []StatsID, writes uint64) ([]*Stats, bool) {
+	out := make([]*Stats, len(ids))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, id := range ids {
+		e, ok := h.m[id]
+		if !ok || !e.counted || e.writes != writes {
+			return nil, false
+		}
+		out[i] = &e.st
+	}
+	return out, true
+}
+
+// put records st as the hint for its product and language (see hint for
+// writes and counted); when full, an arbitrary hint makes room. The same
+// stats put again uncounted keep their count.
+func (h *statsHints) put(st *Stats, writes uint64, counted bool) {
 	if st == nil {
 		return
 	}
@@ -36,9 +64,12 @@ func (h *statsHints) put(st *Stats) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.m == nil {
-		h.m = map[StatsID]Stats{}
+		h.m = map[StatsID]hint{}
 	}
 	old, ok := h.m[id]
+	if ok && old.counted && !counted && old.st == *st {
+		return
+	}
 	if !ok && len(h.m) >= maxHints {
 		for k, v := range h.m {
 			old = v
@@ -47,9 +78,9 @@ func (h *statsHints) put(st *Stats) {
 		}
 	}
 	for r := range h.sum {
-		h.sum[r] += st.Counts[r] - old.Counts[r]
+		h.sum[r] += st.Counts[r] - old.st.Counts[r]
 	}
-	h.m[id] = *st
+	h.m[id] = hint{st: *st, writes: writes, counted: counted}
 }
 
 // prior returns the counts of all the hints summed, per rating: how the

@@ -13,13 +13,15 @@ func TestHintsPrior(t *testing.T) {
 	want := func() (sum [6]int64) {
 		for _, st := range h.m {
 			for r := range sum {
-				sum[r] += st.Counts[r]
+				sum[r] += st.st.Counts[r]
 			}
 		}
 		return sum
 	}
 	for i := range maxHints + 50 { // the last 50 evict
-		h.put(&Stats{ProductID: fmt.Sprint("p", i%(maxHints+20)), Counts: [6]int64{0, int64(i % 7), 1, 0, 2, int64(i)}})
+		st := &Stats{ProductID: fmt.Sprint("p", i%(maxHints+20)), Counts: [6]int64{0, int64(i % 7), 1, 0, 2, int64(i)}}
+		h.put(st, uint64(i), i%2 == 0)
+		h.put(st, 0, false) // the same again, uncounted
 	}
 	if got := h.prior(); got != want() {
 		t.Fatalf("prior %v, want %v", got, want())

@@ -33,7 +33,7 @@ func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page
 			if err != nil {
 				return nil, err
 			}
-			s.hints.put(st)
+			s.hints.put(st, 0, false)
 			return s.listPage(ctx, pid, f, pg, st)
 		}
 	}
@@ -124,7 +124,7 @@ func (s *Store) planEarly(pid string, f Filter, pg Page, pos *Position, early *P
 func (s *Store) loadStats(stats StatsFunc) func() (*Stats, error) {
 	read := func() (r statsResult) {
 		if r.st, r.err = stats(); r.err == nil {
-			s.hints.put(r.st)
+			s.hints.put(r.st, 0, false)
 		}
 		return r
 	}

@@ -126,12 +126,14 @@ func BenchmarkRatingOrderDeepPage(b *testing.B) {
 
 // TestRatingOrderDeepPage: page 500 of HIGHEST_RATING reads what page 1
 // reads (items and calls), and a page that crosses from one rating to the
-// next makes two queries.
+// next makes two queries. (Both pages are read after the walk to page 500,
+// so that the stats are current for both: store.ReadStats.)
 func TestRatingOrderDeepPage(t *testing.T) {
 	page := ratingOrderPages(t)
 	for _, f := range []store.Filter{{}, {Ratings: []int{1, 3, 5}}} {
+		deep := deepCursor(t, page, store.OrderHighestRating, f, 499)
 		_, r1, c1 := page(store.OrderHighestRating, f, nil)
-		_, r500, c500 := page(store.OrderHighestRating, f, deepCursor(t, page, store.OrderHighestRating, f, 499))
+		_, r500, c500 := page(store.OrderHighestRating, f, deep)
 		if r500 != r1 || c500 != c1 {
 			t.Errorf("%+v: page 500 read %d items in %d calls, page 1 %d in %d", f, r500, c500, r1, c1)
 		}

@@ -17,9 +17,10 @@ type Store struct {
 	// local: the table answers in-process, so a merge reads its partitions
 	// one after another (a goroutine would cost more than the read).
 	local  bool
-	rounds table.RoundReader // the table, when it reads a round of queries at once
-	merges table.MergeReader // the table, when it merges partitions itself
-	sizing Sizing            // BalancedSizing unless WithSizing
+	writes table.WriteCounter // the table, when it counts its writes (ReadStats)
+	rounds table.RoundReader  // the table, when it reads a round of queries at once
+	merges table.MergeReader  // the table, when it merges partitions itself
+	sizing Sizing             // BalancedSizing unless WithSizing
 	now    func() time.Time
 	newID  func(time.Time) string
 	mod    Moderation // off unless WithModeration
@@ -42,7 +43,8 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // returning true (an embedded store) is read sequentially; one that is a
 // RoundReader reads each round of a merge at once, and one that is a
 // MergeReader reads a merge's first round as one merged read when the
-// sizing says so (Sizing.Merged).
+// sizing says so (Sizing.Merged); one that is a WriteCounter lets ReadStats
+// answer stats read since its last write without reading them again.
 func New(t table.Table, opts ...Option) *Store {
 	s := &Store{
 		table:  t,
@@ -56,6 +58,7 @@ func New(t table.Table, opts ...Option) *Store {
 	if l, ok := t.(interface{ Local() bool }); ok {
 		s.local = l.Local()
 	}
+	s.writes, _ = t.(table.WriteCounter)
 	s.rounds, _ = t.(table.RoundReader)
 	s.merges, _ = t.(table.MergeReader)
 	return s

@@ -106,23 +106,28 @@ func TestCommentConnectionMatchesGenerated(t *testing.T) {
 	}
 }
 
-// handlers serves comments from a new store through the whole handler as
-// configured (h) and with tracing on (traced: its extension is a field
-// interceptor, so every operation runs gqlgen's generated code).
+// handlers serves comments through the whole handler as configured (h)
+// and with tracing on (traced: its extension is a field interceptor, so
+// every operation runs gqlgen's generated code), each from a new store of
+// its own: the stats one store answers as last read (store.ReadStats) are
+// then current in the other only when the same requests were sent to both.
 func handlers(t *testing.T, comments []*store.Comment) (h, traced http.Handler) {
 	t.Helper()
-	s := store.New(bolttest.Open(t))
 	ctx := context.Background()
-	if err := s.PutComments(ctx, comments); err != nil {
-		t.Fatal(err)
+	cfg := resolvers.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, handler := range []*http.Handler{&h, &traced} {
+		s := store.New(bolttest.Open(t))
+		if err := s.PutComments(ctx, comments); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.RebuildStats(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Store = s
+		*handler = resolvers.NewHandler(cfg)
+		cfg.TracerProvider = noop.NewTracerProvider()
 	}
-	if _, err := s.RebuildStats(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	cfg := resolvers.Config{Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	h = resolvers.NewHandler(cfg)
-	cfg.TracerProvider = noop.NewTracerProvider()
-	return h, resolvers.NewHandler(cfg)
+	return h, traced
 }
 
 // pagesInOnePass reports whether CommentConnection writes a page of

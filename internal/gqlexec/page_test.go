@@ -82,6 +82,9 @@ var pageCases = []struct {
 func TestPageQueryMatchesGenerated(t *testing.T) {
 	h, traced := handlers(t, awkward())
 	cursor := pageCursor(t, h)
+	if pageCursor(t, traced) != cursor { // and the same requests to both
+		t.Fatal("the two stores' cursors differ")
+	}
 	for _, c := range pageCases {
 		for _, vars := range []map[string]any{
 			{"p": "p1", "lang": "fr", "r": []int{1, 3, 4}, "after": nil, "yes": true, "no": false},

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -67,9 +68,13 @@ type Table struct {
 	indexes   []*index
 	batchSize int
 	log       *slog.Logger
+	writes    atomic.Uint64 // write transactions ended (Writes)
 }
 
-var _ table.Table = (*Table)(nil)
+var (
+	_ table.Table        = (*Table)(nil)
+	_ table.WriteCounter = (*Table)(nil)
+)
 
 // index is one index of table.AllIndexes as this store keeps it.
 type index struct {
@@ -263,7 +268,15 @@ func (t *Table) view(fn func(*bbolt.Tx) error) error {
 }
 
 // update runs fn in a write transaction, synced to disk on commit, and
-// translates its error.
+// translates its error; the transaction is counted (Writes) after it ends.
 func (t *Table) update(fn func(*bbolt.Tx) error) error {
-	return wrapErr(t.db.Update(fn))
+	err := wrapErr(t.db.Update(fn))
+	t.writes.Add(1)
+	return err
 }
+
+// Writes returns how many write transactions the Table has ended
+// (table.WriteCounter): each is counted after its commit, before the write
+// returns to its caller, and every write to the file goes through this
+// Table (bbolt locks the file against other writers).
+func (t *Table) Writes() uint64 { return t.writes.Load() }

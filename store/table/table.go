@@ -158,6 +158,17 @@ type Table interface {
 	Close() error
 }
 
+// WriteCounter is implemented by a table through which every write to its
+// data goes, and that counts them: the embedded store (one process holds
+// its file). Writes grows after each write commits and before the write
+// returns, so that a read begun after Writes returned n sees every write
+// counted in n, and while Writes still returns n no write has returned
+// since: the read is still current. A table that other processes write
+// (DynamoDB) does not implement it.
+type WriteCounter interface {
+	Writes() uint64
+}
+
 // RoundReader is implemented by a table that reads several queries at once
 // cheaper than one by one: the embedded store, in one read transaction. A
 // merge reads each round of its partitions so. The results are aligned
