@@ -247,7 +247,10 @@ func TestProductionModeDefaults(t *testing.T) {
 				return true
 			}
 			if rec["requestId"] == "trace-42" && rec["msg"] == "request" {
-				found = rec["operation"] == "query Named" && rec["status"] == float64(200) && rec["itemsRead"] == float64(1)
+				// itemsRead is 0: the query before read the same stats, and
+				// nothing was written since (store.ReadStats).
+				found = rec["operation"] == "query Named" && rec["status"] == float64(200) &&
+					rec["itemsRead"] == float64(0) && rec["storeRequests"] == float64(0)
 			}
 		}
 		return found
