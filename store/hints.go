@@ -54,8 +54,8 @@ func (h *statsHints) current(ids []StatsID, writes uint64) ([]*Stats, bool) {
 }
 
 // put records st as the hint for its product and language (see hint for
-// writes and counted); when full, an arbitrary hint makes room. The same
-// stats put again uncounted keep their count.
+// writes and counted); when full, an arbitrary hint makes room. ReadStats
+// puts every stats it reads.
 func (h *statsHints) put(st *Stats, writes uint64, counted bool) {
 	if st == nil {
 		return
@@ -67,9 +67,6 @@ func (h *statsHints) put(st *Stats, writes uint64, counted bool) {
 		h.m = map[StatsID]hint{}
 	}
 	old, ok := h.m[id]
-	if ok && old.counted && !counted && old.st == *st {
-		return
-	}
 	if !ok && len(h.m) >= maxHints {
 		for k, v := range h.m {
 			old = v

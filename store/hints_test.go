@@ -21,7 +21,6 @@ func TestHintsPrior(t *testing.T) {
 	for i := range maxHints + 50 { // the last 50 evict
 		st := &Stats{ProductID: fmt.Sprint("p", i%(maxHints+20)), Counts: [6]int64{0, int64(i % 7), 1, 0, 2, int64(i)}}
 		h.put(st, uint64(i), i%2 == 0)
-		h.put(st, 0, false) // the same again, uncounted
 	}
 	if got := h.prior(); got != want() {
 		t.Fatalf("prior %v, want %v", got, want())

@@ -33,7 +33,6 @@ func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page
 			if err != nil {
 				return nil, err
 			}
-			s.hints.put(st, 0, false)
 			return s.listPage(ctx, pid, f, pg, st)
 		}
 	}
@@ -116,16 +115,14 @@ func (s *Store) planEarly(pid string, f Filter, pg Page, pos *Position, early *P
 	return planQuery(pid, f, nil, need, s.sizing)
 }
 
-// loadStats calls stats and returns a function that waits for its result;
-// the stats read are the Store's hint from then on. On a remote table stats
-// runs in its own goroutine, alongside the page's reads (a panic there is
-// an EINTERNAL error); on a local one, where a read takes microseconds and
-// a goroutine would cost more than it saves, at the first wait.
+// loadStats calls stats and returns a function that waits for its result.
+// On a remote table stats runs in its own goroutine, alongside the page's
+// reads (a panic there is an EINTERNAL error); on a local one, where a
+// read takes microseconds and a goroutine would cost more than it saves,
+// at the first wait.
 func (s *Store) loadStats(stats StatsFunc) func() (*Stats, error) {
 	read := func() (r statsResult) {
-		if r.st, r.err = stats(); r.err == nil {
-			s.hints.put(r.st, 0, false)
-		}
+		r.st, r.err = stats()
 		return r
 	}
 	wait := read

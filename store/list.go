@@ -196,8 +196,9 @@ type CommentsQuery struct {
 }
 
 // StatsFunc returns the stats of the product and language being listed. A
-// resolver passes its request's batched loader, so the stats read is shared
-// with the request's other stats. It is called at most once, possibly in
+// resolver passes its request's batched loader of ReadStats, so the stats
+// read is shared with the request's other stats and is the Store's hint
+// from then on. It is called at most once, possibly in
 // another goroutine while the page's reads run.
 type StatsFunc func() (*Stats, error)
 
