@@ -40,14 +40,16 @@ func (h *statsHints) get(id StatsID) *Stats {
 // has returned since they were read (table.WriteCounter says why they are
 // then what a read would return); false otherwise.
 func (h *statsHints) current(ids []StatsID, writes uint64) ([]*Stats, bool) {
-	out := make([]*Stats, len(ids))
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for i, id := range ids {
-		e, ok := h.m[id]
-		if !ok || !e.counted || e.writes != writes {
+	for _, id := range ids {
+		if e, ok := h.m[id]; !ok || !e.counted || e.writes != writes {
 			return nil, false
 		}
+	}
+	out := make([]*Stats, len(ids))
+	for i, id := range ids {
+		e := h.m[id]
 		out[i] = &e.st
 	}
 	return out, true

@@ -24,11 +24,12 @@ type PageResolvers struct {
 // selection is one product field and, in it, one comments field whose page
 // CommentConnection writes in one pass, beside the product's __typename
 // and id at most (what Apollo Client, urql and Relay add to a selection),
-// with no field middleware, directive or @defer. It resolves the two fields through gqlgen's
-// graphql.ResolveField, as the generated code does (field contexts, panics
-// recovered, errors on their path, null for a null product or page), and
-// writes the two objects around the page itself, without the generated
-// code's field sets, concurrency and per-request maps: the same bytes.
+// with no field middleware, directive or @defer. It resolves the two
+// fields through gqlgen's graphql.ResolveField, as the generated code does
+// (field contexts, panics recovered, errors on their path, null for a null
+// product or page), and writes the two objects around the page itself,
+// without the generated code's field sets, concurrency and per-request
+// maps: the same bytes.
 // Every other operation, and every page operation whose arguments gqlgen
 // would refuse, runs the generated code (es.Exec). A page that does not
 // fit one pass (fitsConnection) is handed to the generated code with the
