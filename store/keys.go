@@ -104,7 +104,8 @@ func parseSortKey(sk string) (time.Time, string, error) {
 	}
 	// time.Parse is lenient (it accepts "," before the fraction): only the
 	// exact form SortKey writes is a sort key.
-	if SortKey(t, id) != sk {
+	var b [len(timeLayout)]byte
+	if string(t.UTC().AppendFormat(b[:0], timeLayout)) != sk[:len(timeLayout)] {
 		return time.Time{}, "", Errorf(EINVALID, "malformed sort key")
 	}
 	return t, id, nil

@@ -184,10 +184,10 @@ func decodeInto(out *sink, pk, sk, v string, keep *projection, kn *known) error 
 	if err := decodeValue(v, pk, keep, kn, out); err != nil {
 		return err
 	}
-	if keep.hasName(table.AttrPK) {
+	if keep.has(table.AttrPK, codePK) {
 		out.put(table.AttrPK, codePK, table.S(pk))
 	}
-	if keep.hasName(table.AttrSK) {
+	if keep.has(table.AttrSK, codeSK) {
 		out.put(table.AttrSK, codeSK, table.S(sk))
 	}
 	return nil
@@ -340,9 +340,6 @@ func (p *projection) has(name string, code int) bool {
 	}
 	return p.names[name]
 }
-
-// hasName reports whether the projection keeps name.
-func (p *projection) hasName(name string) bool { return p == nil || p.names[name] }
 
 // zigzag decodes a zigzag-encoded varint.
 func zigzag(n uint64) int64 {

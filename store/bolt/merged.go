@@ -104,7 +104,10 @@ func (m *merge) open(tx *bbolt.Tx) error {
 		return table.Errorf(table.EINTERNAL, "bolt store has no bucket %q", m.heads[0].sp.bucket)
 	}
 	ic := items.Cursor() // one cursor for every item the merge reads
-	var kind byte        // of the first partition found
+	// One block for the heads' item keys: each head builds its entries'
+	// keys in its own part (itemKey).
+	keys := make([]byte, len(m.heads)*itemKeyLen)
+	var kind byte // of the first partition found
 	for i := range m.heads {
 		h := &m.heads[i]
 		p, ok := partitions{b: parts}.get(partitionName(h.q.HashValue, h.sp.sortAttr))
@@ -118,7 +121,7 @@ func (m *merge) open(tx *bbolt.Tx) error {
 		m.mixed = m.mixed || p.kind != kind
 		lo, hi, match := h.sp.bounds(p.prefix, &h.p, &h.q)
 		h.e = entries{c: b.Cursor(), lo: lo, hi: hi, match: match, forward: h.q.Forward}
-		h.r = pageReader{sp: h.sp, p: &h.p, items: ic, recs: m.recs}
+		h.r = pageReader{sp: h.sp, p: &h.p, items: ic, recs: m.recs, buf: keys[i*itemKeyLen : i*itemKeyLen : (i+1)*itemKeyLen]}
 		h.r.e.sortAttr, h.r.e.hashAttr, h.r.e.hash = h.sp.sortAttr, h.sp.hashAttr, h.q.HashValue
 		h.k, h.v = h.e.first()
 	}

@@ -69,3 +69,24 @@ func TestOldProjectionFileShowsTheNewFields(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyCodesAreTheKeyNames: decodeInto looks the table key attributes up
+// in a projection by codePK and codeSK, which must be their dictNames
+// codes; a projection keeps them exactly when it names them.
+func TestKeyCodesAreTheKeyNames(t *testing.T) {
+	if dictNames[codePK] != table.AttrPK || dictNames[codeSK] != table.AttrSK {
+		t.Fatalf("dictNames[%d], dictNames[%d] = %q, %q; want %q, %q",
+			codePK, codeSK, dictNames[codePK], dictNames[codeSK], table.AttrPK, table.AttrSK)
+	}
+	for _, names := range [][]string{{table.AttrPK}, {table.AttrSK}, {table.AttrPK, table.AttrSK, table.AttrBody}, {table.AttrBody}} {
+		p := newProjection(names)
+		for _, k := range []struct {
+			name string
+			code int
+		}{{table.AttrPK, codePK}, {table.AttrSK, codeSK}} {
+			if got, want := p.has(k.name, k.code), slices.Contains(names, k.name); got != want {
+				t.Errorf("projection %v keeps %s: %v, want %v", names, k.name, got, want)
+			}
+		}
+	}
+}

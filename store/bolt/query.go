@@ -325,7 +325,7 @@ func (sp *span) read(snap *snapshot, q *table.Query) (table.QueryResult, error) 
 	if sp.ix != nil {
 		r.e.sortAttr, r.e.hashAttr, r.e.hash = sp.sortAttr, sp.hashAttr, q.HashValue
 		if r.buf == nil {
-			r.buf = make([]byte, 0, 2*(len(commentPrefix)+store.MaxIDLen)+1) // a comment's key
+			r.buf = make([]byte, 0, itemKeyLen)
 		}
 	}
 	if q.Columns != nil {
@@ -415,6 +415,10 @@ func (e *entries) step() ([]byte, []byte) {
 	}
 	return e.c.Prev()
 }
+
+// itemKeyLen is the length of the longest items-bucket key itemKey builds
+// (a comment's: COMMENT#id twice), the room of the buffer it builds in.
+const itemKeyLen = 2*(len(commentPrefix)+store.MaxIDLen) + 1
 
 // pageReader reads the items of one page of a span, in its transaction.
 type pageReader struct {
