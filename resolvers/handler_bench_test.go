@@ -243,6 +243,10 @@ func BenchmarkHandler(b *testing.B) {
 		u := getURL(pageQuery, deepVars)
 		runParallel(b, h, func() *http.Request { return httptest.NewRequest(http.MethodGet, u, nil) })
 	})
+	b.Run("deep-nototal-GET", func(b *testing.B) {
+		u := getURL(pageNoTotalQuery, deepVars)
+		runParallel(b, h, func() *http.Request { return httptest.NewRequest(http.MethodGet, u, nil) })
+	})
 	b.Run("product-GET", func(b *testing.B) {
 		u := getURL(productQuery, vars)
 		runParallel(b, h, func() *http.Request { return httptest.NewRequest(http.MethodGet, u, nil) })
