@@ -50,8 +50,10 @@ func (s *Store) listPageLater(ctx context.Context, pid string, f Filter, pg Page
 	var items []table.Record
 	var more bool
 	var err error
+	arena := new(table.RecordArena) // the page's records, until they are its comments
+	defer arena.Free()
 	if plan.Strategy != StrategyEmpty {
-		items, more, err = s.merge(ctx, plan, pg, tr, knownMore)
+		items, more, err = s.merge(ctx, plan, pg, tr, arena, knownMore)
 	}
 	st, serr := await()
 	if err != nil {

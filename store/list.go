@@ -286,7 +286,9 @@ func (s *Store) listPage(ctx context.Context, pid string, f Filter, pg Page, st 
 	if plan.Strategy == StrategyEmpty {
 		return conn, nil
 	}
-	items, more, err := s.merge(ctx, plan, pg, tr, func() bool { return knownMore })
+	arena := new(table.RecordArena) // the page's records, until they are its comments
+	defer arena.Free()
+	items, more, err := s.merge(ctx, plan, pg, tr, arena, func() bool { return knownMore })
 	if err != nil {
 		return nil, err
 	}

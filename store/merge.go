@@ -20,10 +20,11 @@ import (
 // stream is one partition being merged: a buffer of read items, and the key
 // to continue from while the partition may hold more.
 type stream struct {
-	part Partition
-	buf  []table.Record
-	next table.Item // StartKey of the next read; nil once exhausted or covered
-	done bool       // exhausted (or past the stop bound)
+	part  Partition
+	arena *table.RecordArena // where its reads' records are lent from
+	buf   []table.Record
+	next  table.Item // StartKey of the next read; nil once exhausted or covered
+	done  bool       // exhausted (or past the stop bound)
 	// covered is set when a read bounded by until ended at its bound: the
 	// partition holds nothing more before that sort key (in page order),
 	// and its next read starts past it.
@@ -40,12 +41,13 @@ type stream struct {
 // item past it; such an item also shows that more follow. Only when none is
 // buffered does showing "more" take a read: none when knownMore (the counts
 // say so), else a read of one item (which costs nothing on an exhausted
-// partition).
-func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, knownMore func() bool) ([]table.Record, bool, error) {
+// partition). The records are lent by arena: the caller reads them until
+// it frees it.
+func (s *Store) merge(ctx context.Context, plan Plan, pg Page, tr *Trace, arena *table.RecordArena, knownMore func() bool) ([]table.Record, bool, error) {
 	m := &merger{s: s, plan: plan, pg: pg, tr: tr, streams: make([]*stream, len(plan.Partitions)), out: make([]table.Record, 0, pg.size)}
 	all := make([]int, len(plan.Partitions))
 	for i, p := range plan.Partitions {
-		m.streams[i] = &stream{part: p}
+		m.streams[i] = &stream{part: p, arena: arena}
 		m.counted += p.Count // the partitions' counts, for sizing refills
 		all[i] = i
 	}
@@ -242,7 +244,7 @@ func (st *stream) query(pg Page, limit int) table.Query {
 	if pg.asc {
 		past, upTo = table.SortGreater, table.SortLess
 	}
-	q := table.Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.asc, Limit: limit, StartKey: st.next, Columns: commentColumns}
+	q := table.Query{Index: st.part.Index, HashValue: st.part.Key, Forward: pg.asc, Limit: limit, StartKey: st.next, Columns: commentColumns, Arena: st.arena}
 	switch {
 	case st.until != "" && st.next != nil:
 		q.SortValue, q.SortOp = st.until, upTo

@@ -56,7 +56,7 @@ func (t *Table) QueryMerged(ctx context.Context, qs []table.Query, limit int) (r
 	err = t.view(func(tx *bbolt.Tx) error {
 		m := merge{heads: heads}
 		if qs[0].Columns != nil {
-			m.recs = &recordArena{cols: columnsOf(qs[0].Columns)}
+			m.recs = &recordArena{cols: columnsOf(qs[0].Columns), shared: qs[0].Arena}
 		}
 		if err := m.open(tx); err != nil {
 			return err

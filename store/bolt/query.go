@@ -329,7 +329,7 @@ func (sp *span) read(snap *snapshot, q *table.Query) (table.QueryResult, error) 
 		}
 	}
 	if q.Columns != nil {
-		r.recs = &recordArena{cols: columnsOf(q.Columns)}
+		r.recs = &recordArena{cols: columnsOf(q.Columns), shared: q.Arena}
 		res.Records = make([]table.Record, 0, len(page))
 	} else {
 		res.Items = make([]table.Item, 0, len(page))

@@ -85,8 +85,9 @@ func columnsOf(tc *table.Columns) *columns {
 // recordArena hands out the records of a read, of columns cols, from blocks
 // of values allocated a page at a time rather than one by one.
 type recordArena struct {
-	cols *columns
-	free []table.Value
+	cols   *columns
+	free   []table.Value
+	shared *table.RecordArena // the query's (Query.Arena), where blocks come from
 }
 
 // next returns a new zero record; hint is how many more the read may
@@ -94,7 +95,7 @@ type recordArena struct {
 func (a *recordArena) next(hint int) table.Record {
 	w := a.cols.Len()
 	if len(a.free) < w {
-		a.free = make([]table.Value, w*max(hint, 1))
+		a.free = a.shared.Block(w * max(hint, 1))
 	}
 	r := a.free[:w:w]
 	a.free = a.free[w:]

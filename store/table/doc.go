@@ -21,7 +21,9 @@
 // A reader that wants fixed attributes asks a Query for Columns: the
 // backend may then answer with Records, an item's values by column, no
 // map per item (record.go). Columns.Record is the one conversion of an
-// Item to a Record, and a backend's Records equal it.
+// Item to a Record, and a backend's Records equal it. A reader that drops
+// a page's records at once may lend their room from a RecordArena
+// (arena.go), which keeps it for the next page.
 //
 // # Keys, indexes and queries
 //

@@ -57,6 +57,9 @@ type Query struct {
 	// Items, which the caller converts with Columns.Record. Projections,
 	// LastKey and accounting are those of the same query without it.
 	Columns *Columns
+	// Arena, with Columns, is where the backend may take the room of the
+	// Records it answers with (see RecordArena); nil: it allocates it.
+	Arena *RecordArena
 }
 
 // QueryResult is one page of a Query. LastKey is nil when nothing more
