@@ -73,7 +73,8 @@ func shapeItems(pid string) []table.Item {
 // a query with columns answers either Items (which the caller converts) or
 // Records equal, column by column, to Columns.Record of the Items the same
 // query answers without them, with the same LastKey and the same
-// accounting; merged and round reads too (table.MergeReader,
+// accounting, whether or not a RecordArena lends their room; merged and
+// round reads too (table.MergeReader,
 // table.RoundReader). The items are comments of every shape
 // (CommentShapes), the columns every attribute they hold and one they
 // do not: an attribute the typed decoding misses fails it.
@@ -112,14 +113,30 @@ func allIndexNames() []string {
 	return out
 }
 
-// recordsAgree runs q without and with cols and checks that they agree;
-// it returns the LastKey.
+// readWay is one way a query reads its records: without columns, with
+// them, or with them lent by an arena (Query.Arena).
+type readWay struct {
+	cols  *table.Columns
+	arena *table.RecordArena
+}
+
+// readWays are the three ways, with cols and arena; the arena is freed
+// after the answers are compared, its blocks then lent to later queries.
+func readWays(cols *table.Columns, arena *table.RecordArena) []readWay {
+	return []readWay{{nil, nil}, {cols, nil}, {cols, arena}}
+}
+
+// recordsAgree runs q without cols, with them, and with them and an arena,
+// and checks that they agree; it returns the LastKey.
 func recordsAgree(t *testing.T, tbl table.Table, q table.Query, cols *table.Columns) table.Item {
 	t.Helper()
-	var res [2][]table.QueryResult
-	var calls [2][]table.Call
-	for i, c := range []*table.Columns{nil, cols} {
-		q.Columns = c
+	arena := new(table.RecordArena)
+	defer arena.Free()
+	ways := readWays(cols, arena)
+	res := make([][]table.QueryResult, len(ways))
+	calls := make([][]table.Call, len(ways))
+	for i, w := range ways {
+		q.Columns, q.Arena = w.cols, w.arena
 		res[i], calls[i] = accounted(t, func(ctx context.Context) ([]table.QueryResult, error) {
 			if rr, ok := tbl.(table.RoundReader); ok {
 				return rr.QueryRound(ctx, []table.Query{q, q})
@@ -128,11 +145,14 @@ func recordsAgree(t *testing.T, tbl table.Table, q table.Query, cols *table.Colu
 			return []table.QueryResult{r, r}, err
 		})
 	}
-	if !reflect.DeepEqual(calls[0], calls[1]) {
-		t.Fatalf("%s %q: accounted %v without columns, %v with", q.Index, q.HashValue, calls[0], calls[1])
-	}
-	for n := range res[0] {
-		sameAnswer(t, fmt.Sprintf("%s %q", q.Index, q.HashValue), res[0][n], res[1][n], cols)
+	for i := 1; i < len(ways); i++ {
+		what := fmt.Sprintf("%s %q (arena: %v)", q.Index, q.HashValue, ways[i].arena != nil)
+		if !reflect.DeepEqual(calls[0], calls[i]) {
+			t.Fatalf("%s: accounted %v without columns, %v with", what, calls[0], calls[i])
+		}
+		for n := range res[0] {
+			sameAnswer(t, what, res[0][n], res[i][n], cols)
+		}
 	}
 	return res[0][0].LastKey
 }
@@ -153,24 +173,30 @@ func mergedRecordsAgree(t *testing.T, tbl table.Table, items []table.Item, cols 
 			qs = append(qs, table.Query{Index: d.Name, HashValue: h, Limit: 1})
 		}
 		for _, limit := range []int{1, 7, len(items)} {
-			var res [2][]table.QueryResult
-			var bound [2]string
-			var calls [2][]table.Call
-			for i, c := range []*table.Columns{nil, cols} {
+			arena := new(table.RecordArena)
+			ways := readWays(cols, arena)
+			res := make([][]table.QueryResult, len(ways))
+			bound := make([]string, len(ways))
+			calls := make([][]table.Call, len(ways))
+			for i, w := range ways {
 				for j := range qs {
-					qs[j].Columns = c
+					qs[j].Columns, qs[j].Arena = w.cols, w.arena
 				}
 				res[i], calls[i] = accounted(t, func(ctx context.Context) (r []table.QueryResult, err error) {
 					r, bound[i], err = mr.QueryMerged(ctx, qs, limit)
 					return r, err
 				})
 			}
-			if bound[0] != bound[1] || !reflect.DeepEqual(calls[0], calls[1]) {
-				t.Fatalf("merged %s: bound %q, %v without columns; %q, %v with", d.Name, bound[0], calls[0], bound[1], calls[1])
+			for i := 1; i < len(ways); i++ {
+				what := fmt.Sprintf("merged %s (arena: %v)", d.Name, ways[i].arena != nil)
+				if bound[0] != bound[i] || !reflect.DeepEqual(calls[0], calls[i]) {
+					t.Fatalf("%s: bound %q, %v without columns; %q, %v with", what, bound[0], calls[0], bound[i], calls[i])
+				}
+				for n := range res[0] {
+					sameAnswer(t, what, res[0][n], res[i][n], cols)
+				}
 			}
-			for n := range res[0] {
-				sameAnswer(t, "merged "+d.Name, res[0][n], res[1][n], cols)
-			}
+			arena.Free()
 		}
 	}
 }
