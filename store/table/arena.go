@@ -31,6 +31,7 @@ func (a *RecordArena) Block(n int) []Value {
 		return make([]Value, n)
 	}
 	b := arenaBlocks.Get().(*[]Value)
+	*b = (*b)[:n] // what is lent, and what Free clears
 	a.mu.Lock()
 	if a.blocks == nil {
 		a.blocks = a.one[:0]
@@ -40,8 +41,9 @@ func (a *RecordArena) Block(n int) []Value {
 	return (*b)[:n:n]
 }
 
-// Free gives the arena's blocks back to the pool, cleared. No record the
-// arena lent may be read after it; the arena may lend again.
+// Free gives the arena's blocks back to the pool, cleared: the values it
+// lent of each (the rest of a block was never lent, so is still zero). No
+// record the arena lent may be read after it; the arena may lend again.
 func (a *RecordArena) Free() {
 	if a == nil {
 		return
@@ -50,6 +52,7 @@ func (a *RecordArena) Free() {
 	defer a.mu.Unlock()
 	for i, b := range a.blocks {
 		clear(*b)
+		*b = (*b)[:arenaBlock]
 		arenaBlocks.Put(b)
 		a.blocks[i] = nil
 	}
