@@ -10,7 +10,8 @@
 // page by page, and stops with an error at the first page whose ids,
 // totalCount or hasNextPage differ. The walk gives each system's own cursors
 // (cursors are opaque and differ between the systems), the ids expected on
-// each page, and each page's request body and reply bytes on each system.
+// each page, and each page's request body and reply bytes on each system
+// (the second reply to the request, as a load sees it).
 //
 // The load measures the servers, not itself: each client replays the
 // request bodies the walk encoded (no encoding per request), over one

@@ -128,8 +128,8 @@ type system struct {
 }
 
 // page requests one page of the list f selects, after the cursor (""
-// for page 1), and returns the exchange the load replays for it (the
-// request body and the reply recorded) and the page decoded.
+// for page 1), twice, and returns the exchange the load replays for it
+// (the request body and the second reply) and the page decoded.
 func (s *system) page(ctx context.Context, product string, f *filter, after string) (*exchange, *connection, error) {
 	q := s.dialect.query
 	if s.noTotal {
@@ -139,9 +139,16 @@ func (s *system) page(ctx context.Context, product string, f *filter, after stri
 	if err != nil {
 		return nil, nil, err
 	}
-	status, reply, err := s.client.send(ctx, body)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", s.name, err)
+	// The reply recorded is the second to the same request: the steady
+	// state the load sees. A first request may read what later ones are
+	// answered as last read (the gateway's stats), and its extensions
+	// then count reads that later replies do not.
+	var status int
+	var reply []byte
+	for range 2 {
+		if status, reply, err = s.client.send(ctx, body); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", s.name, err)
+		}
 	}
 	data, err := graphqlData(status, reply)
 	if err != nil {
