@@ -42,14 +42,18 @@ func (h *statsHints) get(id StatsID) *Stats {
 func (h *statsHints) current(ids []StatsID, writes uint64) ([]*Stats, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, id := range ids {
-		if e, ok := h.m[id]; !ok || !e.counted || e.writes != writes {
+	if len(ids) == 0 {
+		return []*Stats{}, true
+	}
+	var out []*Stats // made once the first id is current: one lookup an id
+	for i, id := range ids {
+		e, ok := h.m[id]
+		if !ok || !e.counted || e.writes != writes {
 			return nil, false
 		}
-	}
-	out := make([]*Stats, len(ids))
-	for i, id := range ids {
-		e := h.m[id]
+		if out == nil {
+			out = make([]*Stats, len(ids))
+		}
 		out[i] = &e.st
 	}
 	return out, true
