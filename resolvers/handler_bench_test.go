@@ -247,6 +247,13 @@ func BenchmarkHandler(b *testing.B) {
 		u := getURL(pageNoTotalQuery, deepVars)
 		runParallel(b, h, func() *http.Request { return httptest.NewRequest(http.MethodGet, u, nil) })
 	})
+	for _, order := range []string{"HIGHEST_RATING", "MOST_HELPFUL"} {
+		q := strings.Replace(pageNoTotalQuery, "first: 20,", "orderBy: "+order+", first: 20,", 1)
+		b.Run("page1-nototal-"+order+"-GET", func(b *testing.B) {
+			u := getURL(q, vars)
+			runParallel(b, h, func() *http.Request { return httptest.NewRequest(http.MethodGet, u, nil) })
+		})
+	}
 	b.Run("product-GET", func(b *testing.B) {
 		u := getURL(productQuery, vars)
 		runParallel(b, h, func() *http.Request { return httptest.NewRequest(http.MethodGet, u, nil) })

@@ -434,24 +434,45 @@ type pageReader struct {
 // to its Items, or as a record of the query's columns to its Records; hint
 // is how many items the read may take.
 func (r *pageReader) read(res *table.QueryResult, k, v []byte, hint int) error {
+	it, rec, err := r.row(k, v, nil, hint)
+	if err == nil {
+		appendRow(res, it, rec)
+	}
+	return err
+}
+
+// row reads the item of key k and value v of the span's bucket as its
+// query asks: an Item, or a record of the query's columns, decoded into
+// room when it is not nil (zero, of the columns' width), else into a
+// record of the arena (hint as recordArena.next's).
+func (r *pageReader) row(k, v []byte, room table.Record, hint int) (table.Item, table.Record, error) {
 	if r.recs == nil {
 		it, err := r.item(k, v)
-		if err == nil {
-			res.Items = append(res.Items, it)
-		}
-		return err
+		return it, nil, err
 	}
 	pk, sk, val, err := r.value(k, v)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	out := sink{rec: r.recs.next(hint), cols: r.recs.cols}
+	if room == nil {
+		room = r.recs.next(hint)
+	}
+	out := sink{rec: room, cols: r.recs.cols}
 	keep, kn := r.projection()
 	if err := decodeInto(&out, pk, sk, val, keep, kn); err != nil {
-		return err
+		return nil, nil, err
 	}
-	res.Records = append(res.Records, out.rec)
-	return nil
+	return nil, out.rec, nil
+}
+
+// appendRow appends an item read by row to res: to its Records when it is
+// a record, else to its Items.
+func appendRow(res *table.QueryResult, it table.Item, rec table.Record) {
+	if rec != nil {
+		res.Records = append(res.Records, rec)
+	} else {
+		res.Items = append(res.Items, it)
+	}
 }
 
 // projection returns the attributes a read of the span keeps (nil: all)

@@ -122,32 +122,49 @@ func zeroCond(op table.SortOp, v string) (table.SortOp, string, bool) {
 // twinSource is one of the two ordered sources of a twin query: the
 // entries stored in the twin's bucket, or the zero tail in the base
 // index's. head is the entry it is at (nil at its end); the zero tail's
-// is the entry of an item of the zero tail, read (item).
+// is the entry of an item of the zero tail, read as the query asks (item
+// or rec, pageReader.row).
 type twinSource struct {
 	e      entries
 	r      pageReader
 	head   []byte
 	headV  []byte
-	read   bool // the zero tail's head is read: item, sort, pk and sk are its
+	read   bool // the zero tail's head is read: item or rec, sort, pk and sk are its
 	item   table.Item
+	rec    table.Record
+	hsk    int // the column of HSK in a rec
 	sort   string
 	pk, sk string
 }
 
 // newTwinSource returns the source reading the entries of span sp in
 // partition p for query q (the twin's or the base index's), projected as
-// twin projects them, positioned at its first entry.
-func newTwinSource(snap *snapshot, sp, twin *span, p *partition, q *table.Query) (*twinSource, error) {
+// twin projects them into Items, or into records of recs when it is not
+// nil (twinRecords), positioned at its first entry.
+func newTwinSource(snap *snapshot, sp, twin *span, p *partition, q *table.Query, recs *recordArena) (*twinSource, error) {
 	b := snap.tx.Bucket(sp.bucket)
 	if b == nil {
 		return nil, table.Errorf(table.EINTERNAL, "bolt store has no bucket %q", sp.bucket)
 	}
 	lo, hi, match := sp.bounds(p.prefix, p, q)
 	s := &twinSource{e: entries{c: b.Cursor(), lo: lo, hi: hi, match: match, forward: q.Forward}}
-	s.r = pageReader{sp: twin, p: p, items: snap.items}
+	s.r = pageReader{sp: twin, p: p, items: snap.items, recs: recs}
 	s.r.e.sortAttr, s.r.e.hashAttr, s.r.e.hash = sp.sortAttr, sp.hashAttr, q.HashValue
+	if recs != nil {
+		s.hsk = recs.cols.Index(table.AttrHSK)
+	}
 	s.head, s.headV = s.e.first()
 	return s, nil
+}
+
+// twinRecords returns the record arena of a twin query with columns q,
+// nil when it reads Items: without columns, or with columns that leave out
+// HSK, which a read of the zero tail tells its items by.
+func twinRecords(q *table.Query) *recordArena {
+	if q.Columns == nil || q.Columns.Index(table.AttrHSK) < 0 {
+		return nil
+	}
+	return &recordArena{cols: columnsOf(q.Columns), shared: q.Arena}
 }
 
 // advance moves to the next entry.
@@ -157,19 +174,38 @@ func (s *twinSource) advance() {
 }
 
 // fill reads the zero tail's head: past the base entries whose item is not
-// of the zero tail, to the next one that is (none: head is nil).
-func (s *twinSource) fill() error {
+// of the zero tail, to the next one that is (none: head is nil). A record
+// read of an item passed over is the room of the next one; hint is how
+// many items the query may still take.
+func (s *twinSource) fill(hint int) error {
 	for ; s.head != nil && !s.read; s.advance() {
-		it, err := s.r.item(s.head, s.headV)
+		clear(s.rec)
+		it, rec, err := s.r.row(s.head, s.headV, s.rec, hint)
 		if err != nil {
 			return err
 		}
-		if hsk, ok := it[table.AttrHSK].Str(); ok && isZeroHSK(hsk, s.r.e.sort) {
-			s.item, s.sort, s.pk, s.sk, s.read = it, hsk, s.r.e.pk, s.r.e.sk, true
+		s.item, s.rec = it, rec
+		if hsk, ok := s.headHSK(); ok && isZeroHSK(hsk, s.r.e.sort) {
+			s.sort, s.pk, s.sk, s.read = hsk, s.r.e.pk, s.r.e.sk, true
 			return nil
 		}
 	}
 	return nil
+}
+
+// headHSK returns the HSK of the item read at the head.
+func (s *twinSource) headHSK() (string, bool) {
+	if s.rec != nil {
+		return s.rec[s.hsk].Str()
+	}
+	return s.item[table.AttrHSK].Str()
+}
+
+// take appends the zero tail's head, read, to res: the record is then the
+// page's, not the room of the next read.
+func (s *twinSource) take(res *table.QueryResult) {
+	appendRow(res, s.item, s.rec)
+	s.item, s.rec = nil, nil
 }
 
 // key returns the stored source's head as (sort, pk, sk).
@@ -199,60 +235,71 @@ func (s *twinSource) side() int {
 // each source read only as far as the page needs.
 func (sp *span) readTwin(snap *snapshot, q *table.Query) (res table.QueryResult, err error) {
 	ps := partitions{b: snap.partitions}
+	recs := twinRecords(q)
 	stored, zero := &twinSource{}, &twinSource{}
 	if p, ok := ps.get(partitionName(q.HashValue, sp.sortAttr)); ok {
-		if stored, err = newTwinSource(snap, sp, sp, &p, q); err != nil {
+		if stored, err = newTwinSource(snap, sp, sp, &p, q, recs); err != nil {
 			return table.QueryResult{}, err
 		}
 	}
 	if z := sp.twin.zero; z != nil {
 		if p, ok := ps.get(partitionName(q.HashValue, z.sortAttr)); ok {
-			if zero, err = newTwinSource(snap, z, sp, &p, &sp.twin.q); err != nil {
+			if zero, err = newTwinSource(snap, z, sp, &p, &sp.twin.q, recs); err != nil {
 				return table.QueryResult{}, err
 			}
 		}
 	}
-	res.Items = make([]table.Item, 0, min(q.Limit, 128))
-	for len(res.Items) < q.Limit {
-		src, err := nextSource(stored, zero, q.Forward)
+	if recs != nil {
+		res.Records = make([]table.Record, 0, min(q.Limit, 128))
+	} else {
+		res.Items = make([]table.Item, 0, min(q.Limit, 128))
+	}
+	var last table.Item // the key attributes of the item read last
+	for res.Len() < q.Limit {
+		left := q.Limit - res.Len()
+		src, err := nextSource(stored, zero, q.Forward, left)
 		if err != nil {
 			return table.QueryResult{}, err
 		}
 		if src == nil {
 			return res, nil
 		}
-		it := src.item
 		if src == stored {
-			if it, err = stored.r.item(stored.head, stored.headV); err != nil {
+			if err := stored.r.read(&res, stored.head, stored.headV, left); err != nil {
 				return table.QueryResult{}, err
 			}
+			e := &stored.r.e
+			last = sp.key(table.S(e.pk), table.S(e.sk), table.S(e.hash), table.S(e.sort))
+		} else {
+			zero.take(&res)
+			last = sp.key(table.S(zero.pk), table.S(zero.sk), table.S(q.HashValue), table.S(zero.sort))
 		}
-		res.Items = append(res.Items, it)
 		src.advance()
 	}
 	// A full page: more follow when either source has an entry left.
 	if stored.head == nil {
-		if err := zero.fill(); err != nil {
+		if err := zero.fill(1); err != nil {
 			return table.QueryResult{}, err
 		}
 		if zero.head == nil {
 			return res, nil
 		}
 	}
-	res.LastKey = sp.lastKey(res.Items[len(res.Items)-1])
+	res.LastKey = last
 	return res, nil
 }
 
 // nextSource returns the source whose head comes next in the query's
 // order (nil when both are at their end): the stored entry when it is on
-// the near side of the zero tail, else the first of the two heads.
-func nextSource(stored, zero *twinSource, forward bool) (*twinSource, error) {
+// the near side of the zero tail, else the first of the two heads; left
+// is how many items the query may still take.
+func nextSource(stored, zero *twinSource, forward bool, left int) (*twinSource, error) {
 	if stored.head != nil {
 		if side := stored.side(); forward && side < 0 || !forward && side > 0 {
 			return stored, nil
 		}
 	}
-	if err := zero.fill(); err != nil {
+	if err := zero.fill(left); err != nil {
 		return nil, err
 	}
 	switch {

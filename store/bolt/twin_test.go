@@ -3,6 +3,8 @@ package bolt
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -72,12 +74,23 @@ func isProjected(d table.IndexDef, got, it table.Item) bool {
 }
 
 // checkTwin compares every page of q (a twin's) with twinModel: the
-// items, as projected, and the last key of each page.
+// items, as projected, and the last key of each page; and reads each page
+// again with the columns of every attribute of all, from an arena, which
+// must answer the same as records (twinRecords).
 func checkTwin(t *testing.T, tbl *Table, d table.IndexDef, q table.Query, all []table.Item) {
 	t.Helper()
 	want := twinModel(d, q, all)
+	cols := columnsOfAll(all)
+	arena := new(table.RecordArena)
+	defer arena.Free()
 	for page := 0; ; page++ {
 		res := storetest.MustQuery(t, tbl, q)
+		rq := q
+		rq.Columns, rq.Arena = cols, arena
+		if recs := storetest.MustQuery(t, tbl, rq); !sameRecords(cols, res, recs) {
+			t.Fatalf("%+v, page %d: with columns %d records %v and %d items, last key %v; without, items %v, last key %v",
+				q, page, len(recs.Records), recs.Records, len(recs.Items), recs.LastKey, res.Items, res.LastKey)
+		}
 		n := min(q.Limit, len(want))
 		for i, it := range res.Items {
 			if i >= n || !isProjected(d, it, want[i].it) {
@@ -96,6 +109,32 @@ func checkTwin(t *testing.T, tbl *Table, d table.IndexDef, q table.Query, all []
 		}
 		q.StartKey = res.LastKey
 	}
+}
+
+// columnsOfAll returns the columns of every attribute of all, and one
+// that none has.
+func columnsOfAll(all []table.Item) *table.Columns {
+	names := map[string]bool{"absent": true}
+	for _, it := range all {
+		for n := range it {
+			names[n] = true
+		}
+	}
+	return table.NewColumns(slices.Sorted(maps.Keys(names))...)
+}
+
+// sameRecords reports whether recs, a read with columns cols, answers
+// res's items as records (and no items), with its last key.
+func sameRecords(cols *table.Columns, res, recs table.QueryResult) bool {
+	if recs.Items != nil || len(recs.Records) != len(res.Items) || !reflect.DeepEqual(recs.LastKey, res.LastKey) {
+		return false
+	}
+	for i, it := range res.Items {
+		if !slices.Equal(recs.Records[i], cols.Record(it)) {
+			return false
+		}
+	}
+	return true
 }
 
 // twinFixture is a product whose comments have helpful counts with ties
@@ -231,6 +270,16 @@ func TestTwinZeroTail(t *testing.T) {
 	storetest.MustBatchPut(t, tbl, all[:30])
 	storetest.MustPut(t, tbl, all[30:]...) // the writer's path too
 	checkTwins(t, tbl, all, nil)
+	// Columns without HSK: the zero tail cannot be told from a record, so
+	// the read answers Items, as without columns.
+	for _, d := range table.HelpfulIndexes {
+		q := table.Query{Index: d.Name, HashValue: all[0].S(d.Hash), Limit: 20}
+		plain := storetest.MustQuery(t, tbl, q)
+		q.Columns = table.NewColumns(table.AttrPK, table.AttrSK)
+		if got := storetest.MustQuery(t, tbl, q); got.Records != nil || !reflect.DeepEqual(got.Items, plain.Items) || len(plain.Items) == 0 {
+			t.Fatalf("%s without HSK in the columns: %d records, items %v; want the items %v", d.Name, len(got.Records), got.Items, plain.Items)
+		}
+	}
 	c := all[12] // no vote
 	for _, n := range []int64{3, 5, 0, 1, 0} {
 		set := table.Item{table.AttrHSK: table.S(store.HelpfulSortKey(n, c.S(table.AttrGSISK)))}
