@@ -11,9 +11,16 @@ import (
 
 // TestPageOutlivesItsRecords: a page's records are lent by an arena that
 // the next pages' reads reuse once the page is built; the page's comments
-// and cursors must not change when they do. Pages of every filter are
-// read after the first, which is then checked against what was created.
+// and cursors must not change when they do. In each order, pages of every
+// filter are read after the first, which is then checked against what was
+// created.
 func TestPageOutlivesItsRecords(t *testing.T) {
+	for _, order := range []store.Order{store.OrderNewest, store.OrderOldest, store.OrderHighestRating, store.OrderLowestRating, store.OrderMostHelpful} {
+		t.Run(fmt.Sprint(order), func(t *testing.T) { pageOutlivesItsRecords(t, order) })
+	}
+}
+
+func pageOutlivesItsRecords(t *testing.T, order store.Order) {
 	s := store.New(bolttest.Open(t))
 	ctx := context.Background()
 	created := map[string]store.NewComment{} // by id
@@ -35,7 +42,7 @@ func TestPageOutlivesItsRecords(t *testing.T) {
 			}
 			return sts[0], nil
 		}
-		conn, err := s.ListComments(ctx, store.CommentsQuery{ProductID: "p1", Filter: f, Page: store.PageArgs{After: after}}, stats)
+		conn, err := s.ListComments(ctx, store.CommentsQuery{ProductID: "p1", Filter: f, Page: store.PageArgs{Order: order, After: after}}, stats)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -70,7 +70,9 @@ func (s *Store) listSequence(ctx context.Context, pid string, f Filter, pg Page,
 	}
 	plan := planSequence(pid, f, pg, nil)
 	tr := &Trace{Plan: plan, Reads: make([]partitionReads, len(plan.Partitions))}
-	items, more, err := s.sequence(ctx, pg, tr, await)
+	arena := new(table.RecordArena) // the page's records, until they are its comments
+	defer arena.Free()
+	items, more, err := s.sequence(ctx, pg, tr, arena, await)
 	var st *Stats
 	if await != nil {
 		var serr error
@@ -95,8 +97,9 @@ func (s *Store) listSequence(ctx context.Context, pid string, f Filter, pg Page,
 // from the page's start (the first) or its beginning, until it has the
 // page and one item more (which shows that more follow), or until the stop.
 // Before crossing into a partition, awaitStats (nil: no stats) may skip it:
-// it is dropped from the trace's plan and listed as Skipped.
-func (s *Store) sequence(ctx context.Context, pg Page, tr *Trace, awaitStats func() (*Stats, error)) ([]table.Record, bool, error) {
+// it is dropped from the trace's plan and listed as Skipped. The records
+// are lent by arena, as merge's are.
+func (s *Store) sequence(ctx context.Context, pg Page, tr *Trace, arena *table.RecordArena, awaitStats func() (*Stats, error)) ([]table.Record, bool, error) {
 	need := pg.size + 1
 	out := make([]table.Record, 0, need)
 	kept := tr.Plan.Partitions[:0:0]
@@ -117,7 +120,7 @@ func (s *Store) sequence(ctx context.Context, pg Page, tr *Trace, awaitStats fun
 		kept = append(kept, part)
 		reads = append(reads, partitionReads{})
 		r := &reads[len(reads)-1]
-		q := table.Query{Index: part.Index, HashValue: part.Key, Forward: pg.asc, Columns: commentColumns}
+		q := table.Query{Index: part.Index, HashValue: part.Key, Forward: pg.asc, Columns: commentColumns, Arena: arena}
 		if part.Rating == pg.fromRating && pg.from != "" {
 			q.SortValue, q.SortOp = pg.from, table.SortLess
 			if pg.asc {
