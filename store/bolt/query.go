@@ -198,11 +198,6 @@ func timeBounds(p *partition, q *table.Query) (lo, hi []byte, cond func(sort str
 	return nil, nil, nil
 }
 
-// lastKey is the LastKey of a page ending with it.
-func (sp *span) lastKey(it table.Item) table.Item {
-	return sp.key(it[table.AttrPK], it[table.AttrSK], it[sp.hashAttr], it[sp.sortAttr])
-}
-
 // key is the LastKey of a page ending with the item of table key pk, sk
 // and, on an index, index key hash, sort: the table's key attributes and,
 // on an index, the index's.
