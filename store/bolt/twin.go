@@ -254,7 +254,7 @@ func (sp *span) readTwin(snap *snapshot, q *table.Query) (res table.QueryResult,
 	} else {
 		res.Items = make([]table.Item, 0, min(q.Limit, 128))
 	}
-	var last table.Item // the key attributes of the item read last
+	var last table.Item // the LastKey of the item read last: a zero-tail entry's sort value is its HSK
 	for res.Len() < q.Limit {
 		left := q.Limit - res.Len()
 		src, err := nextSource(stored, zero, q.Forward, left)
@@ -268,8 +268,7 @@ func (sp *span) readTwin(snap *snapshot, q *table.Query) (res table.QueryResult,
 			if err := stored.r.read(&res, stored.head, stored.headV, left); err != nil {
 				return table.QueryResult{}, err
 			}
-			e := &stored.r.e
-			last = sp.key(table.S(e.pk), table.S(e.sk), table.S(e.hash), table.S(e.sort))
+			last = stored.r.lastKey()
 		} else {
 			zero.take(&res)
 			last = sp.key(table.S(zero.pk), table.S(zero.sk), table.S(q.HashValue), table.S(zero.sort))
