@@ -42,17 +42,11 @@ func (h *statsHints) get(id StatsID) *Stats {
 func (h *statsHints) current(ids []StatsID, writes uint64) ([]*Stats, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(ids) == 0 {
-		return []*Stats{}, true
-	}
-	var out []*Stats // made once the first id is current: one lookup an id
+	out := make([]*Stats, len(ids)) // a miss reads the stats: its make is nothing beside that
 	for i, id := range ids {
 		e, ok := h.m[id]
 		if !ok || !e.counted || e.writes != writes {
 			return nil, false
-		}
-		if out == nil {
-			out = make([]*Stats, len(ids))
 		}
 		out[i] = &e.st
 	}

@@ -254,7 +254,9 @@ func (sp *span) readTwin(snap *snapshot, q *table.Query) (res table.QueryResult,
 	} else {
 		res.Items = make([]table.Item, 0, min(q.Limit, 128))
 	}
-	var last table.Item // the LastKey of the item read last: a zero-tail entry's sort value is its HSK
+	// The keys of the item read last, made the page's LastKey once it is
+	// full: a zero-tail item's sort value in the twin is its HSK.
+	var lastPK, lastSK, lastSort string
 	for res.Len() < q.Limit {
 		left := q.Limit - res.Len()
 		src, err := nextSource(stored, zero, q.Forward, left)
@@ -268,10 +270,10 @@ func (sp *span) readTwin(snap *snapshot, q *table.Query) (res table.QueryResult,
 			if err := stored.r.read(&res, stored.head, stored.headV, left); err != nil {
 				return table.QueryResult{}, err
 			}
-			last = stored.r.lastKey()
+			lastPK, lastSK, lastSort = stored.r.e.pk, stored.r.e.sk, stored.r.e.sort
 		} else {
 			zero.take(&res)
-			last = sp.key(table.S(zero.pk), table.S(zero.sk), table.S(q.HashValue), table.S(zero.sort))
+			lastPK, lastSK, lastSort = zero.pk, zero.sk, zero.sort
 		}
 		src.advance()
 	}
@@ -284,7 +286,7 @@ func (sp *span) readTwin(snap *snapshot, q *table.Query) (res table.QueryResult,
 			return res, nil
 		}
 	}
-	res.LastKey = last
+	res.LastKey = sp.key(table.S(lastPK), table.S(lastSK), table.S(q.HashValue), table.S(lastSort))
 	return res, nil
 }
 
