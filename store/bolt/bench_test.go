@@ -177,3 +177,58 @@ func BenchmarkQuery(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkTwinDenseVotes reads a helpful twin (Limit 1) of one partition
+// of 20,000 comments in which all but one have a helpful vote: its zero
+// tail, the lone unvoted comment, comes from the public index, whose
+// entries of voted comments a read skips item by item (twin.go). With the
+// unvoted comment first in the read's direction the read stops at it;
+// with it last, the read skips every voted comment before it, and a
+// descending read every one after it, to know whether more follow
+// (docs/design.md, "Sparse twins").
+func BenchmarkTwinDenseVotes(b *testing.B) {
+	const n = 20_000
+	at := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	for _, unvoted := range []string{"oldest", "newest"} {
+		t, err := Open(filepath.Join(b.TempDir(), "dense.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		items := make([]table.Item, n)
+		for i := range items {
+			c := store.Comment{ID: fmt.Sprintf("c%06d", i), ProductID: "p", Language: "en", Rating: 5,
+				Author: "a", Title: "t", Body: "a comment", CreatedAt: at.Add(time.Duration(i) * time.Second), HelpfulCount: 1}
+			if unvoted == "oldest" && i == 0 || unvoted == "newest" && i == n-1 {
+				c.HelpfulCount = 0
+			}
+			items[i] = c.Item()
+		}
+		if err := t.BatchPut(b.Context(), items); err != nil {
+			b.Fatal(err)
+		}
+		// The descending read starts past the least helpful voted comment,
+		// as the page after it does: in the zero tail.
+		least := items[0]
+		if unvoted == "oldest" {
+			least = items[1]
+		}
+		d := table.HelpfulIndexes[0]
+		for _, q := range []table.Query{
+			{Index: d.Name, HashValue: items[0].S(d.Hash), Limit: 1, Forward: true},
+			{Index: d.Name, HashValue: items[0].S(d.Hash), Limit: 1, SortOp: table.SortLess, SortValue: least.S(table.AttrHSK)},
+		} {
+			dir := "ascending"
+			if !q.Forward {
+				dir = "descending-zero-tail"
+			}
+			b.Run(fmt.Sprintf("unvoted=%s/%s", unvoted, dir), func(b *testing.B) {
+				for b.Loop() {
+					if res, err := t.Query(b.Context(), q); err != nil || res.Len() != 1 {
+						b.Fatalf("%d items, %v", res.Len(), err)
+					}
+				}
+			})
+		}
+		t.Close()
+	}
+}

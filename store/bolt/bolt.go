@@ -88,6 +88,9 @@ type index struct {
 	// which holds the twin's entries of comments without a helpful vote
 	// (twin.go); nil on the others.
 	base *index
+	// passes is set on a twin's base: its entries of items outside the
+	// twin's zero tail are marked (entryRef.pass).
+	passes bool
 }
 
 // entry returns the entry of it in the index, or false when it is absent
@@ -103,18 +106,30 @@ func (ix *index) entry(it table.Item) (entryRef, bool) {
 	if !ok || ix.base != nil && zeroTail(s, it) {
 		return entryRef{}, false
 	}
-	return entryRef{hash: partitionName(h, ix.def.Sort), sort: s, pk: it.S(table.AttrPK), sk: it.S(table.AttrSK)}, true
+	e := entryRef{hash: partitionName(h, ix.def.Sort), sort: s, pk: it.S(table.AttrPK), sk: it.S(table.AttrSK)}
+	if ix.passes {
+		hsk, ok := it[table.AttrHSK].Str()
+		e.pass = !ok || !zeroTail(hsk, it)
+	}
+	return e, true
 }
 
-// signature describes the index definitions; the index buckets are rebuilt
-// when it changes.
+// signature describes the index definitions and the layout of their
+// entries; the index buckets are rebuilt when it changes.
 func signature(defs []table.IndexDef) string {
 	var b strings.Builder
+	b.WriteString(entryLayout + "\n")
 	for _, d := range defs {
 		fmt.Fprintf(&b, "%s|%s|%s|%t|%s\n", d.Name, d.Hash, d.Sort, d.ProjectAll, strings.Join(d.Projection, ","))
 	}
 	return b.String()
 }
+
+// entryLayout names what index entries hold beyond their keys: the mark
+// of a twin's base index (passValue). A file whose buckets were built
+// without it is rebuilt at Open, and rebuilt again by a program that
+// does not know it.
+const entryLayout = "pass-marks"
 
 type options struct {
 	lockTimeout time.Duration
@@ -175,7 +190,9 @@ func Open(path string, opts ...Option) (*Table, error) {
 		t.indexes = append(t.indexes, ix)
 	}
 	for _, ix := range t.indexes {
-		ix.base = twinBase(ix.def, t.indexes)
+		if ix.base = twinBase(ix.def, t.indexes); ix.base != nil {
+			ix.base.passes = true
+		}
 	}
 	if err := t.init(); err != nil {
 		db.Close()

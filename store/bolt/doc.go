@@ -12,7 +12,9 @@
 //   - one bucket per index of table.AllIndexes ("ix:<name>") holds one entry
 //     per item in the index: a key of the partition's number, the sort
 //     value and the item's table key (left out for a comment, whose key
-//     follows from its sort value), and an empty value (layout.go). A query
+//     follows from its sort value), and an empty value (layout.go) but in
+//     a helpful twin's base index, where the entries of the items outside
+//     the twin's zero tail are marked (passValue). A query
 //     walks the entries of a page, then reads each item from "items" in the
 //     same read transaction, returning the index's projection of it (an
 //     Item, or a Record of the query's Columns: one decoding, record.go
@@ -27,7 +29,8 @@
 //     public index of the same partitions (the twin's base); a query on a
 //     twin merges its stored entries with those (twin.go), and answers for
 //     the whole index DynamoDB holds, conditions, start keys and limits
-//     included;
+//     included. The base's entries of voted comments are marked, so that
+//     the merge passes them by without reading their items;
 //   - bucket "partitions" numbers the partitions of the indexes: their hash
 //     key values, with the sort attribute for an index not sorted by GSISK
 //     (the helpful twins, whose hash values are the public indexes');
@@ -37,7 +40,8 @@
 // Open migrates a file of format 1 (whose index entries held a copy of the
 // projected item), 2 (before the helpful twins) or 3 (an entry in every
 // twin for every comment, voted or not: see formatVersion) and rebuilds the
-// index buckets when table.AllIndexes has changed, a chunk of items per
+// index buckets when table.AllIndexes or the entries' layout (entryLayout)
+// has changed, a chunk of items per
 // transaction, resuming where it stopped if it was interrupted
 // (migrate.go).
 //

@@ -54,7 +54,8 @@ func prefixEnd(p []byte) []byte {
 	return nil
 }
 
-// An index entry (format 2) is a key with an empty value:
+// An index entry (format 2) is a key with an empty value (but for the
+// mark of a twin's base index, passValue):
 //
 //	entry = partition:uvarint sort "\x00" tail
 //	sort  = bytes                              (a partition of strings)
@@ -117,8 +118,31 @@ const (
 )
 
 // entryRef is an index entry before it has a key: the name of its
-// partition (partitionName), its sort value and its item's table key.
-type entryRef struct{ hash, sort, pk, sk string }
+// partition (partitionName), its sort value and its item's table key; and,
+// in the base index of a helpful twin, whether its item is outside the
+// twin's zero tail (pass: the entry's value is passValue).
+type entryRef struct {
+	hash, sort, pk, sk string
+	pass               bool
+}
+
+// value is the value of entry e: passValue for an entry a read of a zero
+// tail passes by, else empty.
+func (e entryRef) value() []byte {
+	if e.pass {
+		return passValue
+	}
+	return noValue
+}
+
+// noValue is the value of an index entry, but for passValue.
+var noValue = []byte{}
+
+// passValue is the value of an entry of a helpful twin's base index whose
+// item is not of the twin's zero tail (it has a helpful vote, or no HSK):
+// a read of the zero tail passes it by without reading the item (twin.go).
+// An entry written before it existed has no value and is read as before.
+var passValue = []byte{'p'}
 
 // partitionName is the name in the partitions bucket of the partition of
 // hash value hash in an index sorted by sortAttr.

@@ -142,7 +142,7 @@ func (sp *span) bounds(prefix []byte, p *partition, q *table.Query) (lo, hi []by
 		var start []byte
 		if p == nil {
 			start = baseKey(table.Key{PK: st.pk, SK: st.sk})
-		} else if k, ok := p.key(entryRef{q.HashValue, st.sort, st.pk, st.sk}); ok {
+		} else if k, ok := p.key(entryRef{hash: q.HashValue, sort: st.sort, pk: st.pk, sk: st.sk}); ok {
 			start = k
 		} else {
 			conds = append(conds, func(s, pk, sk string) bool {

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"cmp"
 	"strings"
 
@@ -179,6 +180,9 @@ func (s *twinSource) advance() {
 // many items the query may still take.
 func (s *twinSource) fill(hint int) error {
 	for ; s.head != nil && !s.read; s.advance() {
+		if bytes.Equal(s.headV, passValue) {
+			continue // marked as outside the zero tail: its item is not read
+		}
 		clear(s.rec)
 		it, rec, err := s.r.row(s.head, s.headV, s.rec, hint)
 		if err != nil {

@@ -56,24 +56,26 @@ func (w *writer) put(key []byte, old, it table.Item) error {
 	}
 	for i, ix := range w.t.indexes {
 		var oldKey, newKey []byte
+		var was entryRef
 		if old != nil {
-			oldKey = w.existingEntryKey(i, old)
+			oldKey, was = w.existingEntry(i, old)
 		}
-		if e, ok := ix.entry(it); ok {
+		e, ok := ix.entry(it)
+		if ok {
 			if newKey, err = w.entryKey(i, e); err != nil {
 				return err
 			}
 		}
-		if bytes.Equal(oldKey, newKey) {
-			continue // the entry stays: an index entry holds no value
+		if bytes.Equal(oldKey, newKey) && (newKey == nil || was.pass == e.pass) {
+			continue // the entry stays as it is
 		}
-		if oldKey != nil {
+		if oldKey != nil && !bytes.Equal(oldKey, newKey) {
 			if err := w.idx[i].Delete(oldKey); err != nil {
 				return err
 			}
 		}
 		if newKey != nil {
-			if err := w.idx[i].Put(newKey, noValue); err != nil {
+			if err := w.idx[i].Put(newKey, e.value()); err != nil {
 				return err
 			}
 		}
@@ -107,15 +109,16 @@ func (w *writer) entryKey(i int, e entryRef) ([]byte, error) {
 // times, as a partition of strings, and returns it.
 func (w *writer) toStrings(i int, hash string, p partition) (partition, error) {
 	var refs []entryRef
-	var keys [][]byte
+	var keys, values [][]byte
 	c := w.idx[i].Cursor()
-	for k, _ := c.Seek(p.prefix); k != nil && bytes.HasPrefix(k, p.prefix); k, _ = c.Next() {
+	for k, v := c.Seek(p.prefix); k != nil && bytes.HasPrefix(k, p.prefix); k, v = c.Next() {
 		sort, ik, ok := p.decode(k)
 		if !ok {
 			return p, table.Errorf(table.EINTERNAL, "index %s: malformed entry %q", w.t.indexes[i].def.Name, k)
 		}
 		pk, sk, _ := splitBaseKey(ik)
-		refs, keys = append(refs, entryRef{hash, sort, pk, sk}), append(keys, bytes.Clone(k))
+		refs = append(refs, entryRef{hash: hash, sort: sort, pk: pk, sk: sk})
+		keys, values = append(keys, bytes.Clone(k)), append(values, bytes.Clone(v))
 	}
 	for _, k := range keys {
 		if err := w.idx[i].Delete(k); err != nil {
@@ -126,9 +129,9 @@ func (w *writer) toStrings(i int, hash string, p partition) (partition, error) {
 	if err := w.parts.put(hash, p); err != nil {
 		return p, err
 	}
-	for _, e := range refs {
+	for n, e := range refs {
 		k, _ := p.key(e)
-		if err := w.idx[i].Put(k, noValue); err != nil {
+		if err := w.idx[i].Put(k, values[n]); err != nil {
 			return p, err
 		}
 	}
@@ -138,16 +141,23 @@ func (w *writer) toStrings(i int, hash string, p partition) (partition, error) {
 // existingEntryKey returns the key of the entry of old, a stored item, in
 // index i, or nil when it has none.
 func (w *writer) existingEntryKey(i int, old table.Item) []byte {
+	k, _ := w.existingEntry(i, old)
+	return k
+}
+
+// existingEntry returns the key of the entry of old, a stored item, in
+// index i (nil when it has none) and the entry.
+func (w *writer) existingEntry(i int, old table.Item) ([]byte, entryRef) {
 	e, ok := w.t.indexes[i].entry(old)
 	if !ok {
-		return nil
+		return nil, e
 	}
 	p, ok := w.parts.get(e.hash)
 	if !ok {
-		return nil
+		return nil, e
 	}
 	k, _ := p.key(e) // nil when the partition cannot hold it: it is not there
-	return k
+	return k, e
 }
 
 // delete removes old, stored at key, and its index entries.
@@ -318,9 +328,6 @@ const maxChunkBytes = 32 << 20
 // kv is a key and value to put.
 type kv struct{ k, v []byte }
 
-// noValue is the value of every index entry.
-var noValue = []byte{}
-
 // chunk is a part of a BatchPut, encoded.
 type chunk struct {
 	t     *Table
@@ -415,7 +422,7 @@ func (c *chunk) write(tx *bbolt.Tx) error {
 			if err != nil {
 				return err
 			}
-			if err := w.idx[j].Put(k, noValue); err != nil {
+			if err := w.idx[j].Put(k, e.value()); err != nil {
 				return err
 			}
 		}
