@@ -1,9 +1,11 @@
 package bolt
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -330,4 +332,58 @@ func TestFormat3Migrates(t *testing.T) {
 		t.Errorf("%s stores %d entries, want %d", table.IndexHelpfulAll, n, voted)
 	}
 	checkTwins(t, tbl, all, nil)
+}
+
+// TestUnmarkedFileGetsMarks: a file whose public indexes hold no marks
+// (written before passValue, with the signature of then) has its index
+// buckets rebuilt at Open, marks and all, and its twins answer as the
+// whole index.
+func TestUnmarkedFileGetsMarks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "comments.db")
+	tbl, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := twinFixture()
+	storetest.MustBatchPut(t, tbl, all)
+	marked := 0
+	err = tbl.db.Update(func(tx *bbolt.Tx) error {
+		old := strings.TrimPrefix(signature(table.AllIndexes), entryLayout+"\n")
+		if err := tx.Bucket(bucketMeta).Put(metaIndexes, []byte(old)); err != nil {
+			return err
+		}
+		for _, ix := range tbl.indexes {
+			if !ix.passes {
+				continue
+			}
+			b := tx.Bucket(ix.bucket)
+			var keys [][]byte
+			if err := b.ForEach(func(k, v []byte) error {
+				if len(v) > 0 {
+					keys = append(keys, bytes.Clone(k))
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+			for _, k := range keys {
+				if err := b.Put(k, noValue); err != nil {
+					return err
+				}
+			}
+			marked += len(keys)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if marked == 0 || tbl.checkIndexes() == nil {
+		t.Fatalf("%d marks cleared, and the unmarked file passes the check", marked)
+	}
+	tbl.Close()
+	tbl = MustOpenPath(t, path) // checks every entry's value when the test ends
+	// The rebuild gives the legacy comment its HSK: the model is the
+	// items as they are now.
+	checkTwins(t, tbl, storetest.MustScanAll(t, tbl, 0, 1, 1000), nil)
 }
